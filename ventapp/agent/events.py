@@ -1,0 +1,257 @@
+"""The wire contract: every event a run emits, as a discriminated union.
+
+This module is the single source of the field names that the 1.5 frontend reads
+(spec 002, "SSE 事件契约"); the SSE encoder (``ventapp.api.sse``) and the UI
+reducer (``ventapp.state``) both consume these classes, so a field is added once
+and both clients see it. The contract only grows: never rename or drop a field
+(spec 000 §4).
+
+Every event serialises to a flat JSON object whose ``type`` is the event name;
+the transport adds ``session_id`` and ``trace_id``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    def to_wire(self) -> dict[str, Any]:
+        """Return the event as the JSON-ready dict sent to clients (``type`` first)."""
+        return self.model_dump(mode="json")
+
+
+class AgentStart(_Event):
+    """A (sub-)agent started working. ``agent`` is the internal name, ``cn_agent`` the display name."""
+
+    type: Literal["agent_start"] = "agent_start"
+    agent: str
+    cn_agent: str
+    agent_id: str = "main"
+
+
+class Thinking(_Event):
+    """A status line such as "正在思考…"; not part of the answer."""
+
+    type: Literal["thinking"] = "thinking"
+    message: str
+    cn_agent: str
+
+
+class ThinkingToken(_Event):
+    """A piece of the model's reasoning text (providers that stream reasoning)."""
+
+    type: Literal["thinking_token"] = "thinking_token"
+    content: str
+
+
+class Executing(_Event):
+    """The agent is about to run the listed tools (one model step may call several)."""
+
+    type: Literal["executing"] = "executing"
+    message: str
+    cn_agent: str
+    tools: list[str]
+    cn_tools: list[str]
+
+
+class ToolCall(_Event):
+    """One tool call, complete with its arguments.
+
+    ``tool_call_id`` is the 2.0 addition that keys the UI's tool card (pitfall 12):
+    the same tool is often called several times in one step.
+    """
+
+    type: Literal["tool_call"] = "tool_call"
+    tool: str
+    cn_tool: str
+    args: dict[str, Any]
+    agent_id: str = "main"
+    tool_call_id: str
+
+
+class ToolResult(_Event):
+    """The result of the tool call ``tool_call_id``; ``error`` is True when the tool failed."""
+
+    type: Literal["tool_result"] = "tool_result"
+    tool: str
+    cn_tool: str
+    content: str
+    error: bool = False
+    agent_id: str = "main"
+    tool_call_id: str
+
+
+class Token(_Event):
+    """A piece of the main agent's answer text (only ever from an ``AIMessageChunk``, pitfall 5)."""
+
+    type: Literal["token"] = "token"
+    content: str
+
+
+class UpdatedTodoList(_Event):
+    """The agent's todo list after ``write_todos``: items ``{content, status}``."""
+
+    type: Literal["updated_todo_list"] = "updated_todo_list"
+    todos: list[dict[str, Any]]
+
+
+class Progress(_Event):
+    """A free-form progress note."""
+
+    type: Literal["progress"] = "progress"
+    message: str
+
+
+class Interrupt(_Event):
+    """The run paused for a person: a tool approval, questions, or a plain message."""
+
+    type: Literal["interrupt"] = "interrupt"
+    tool_approval: dict[str, Any] | None = None
+    ask_user: dict[str, Any] | None = None
+    message: str | None = None
+    interrupt_token: str | None = None
+    tool_call_ids: list[str] = Field(default_factory=list)
+
+
+class Citation(BaseModel):
+    """One source a tool returned (invariant 4): never written by the model."""
+
+    model_config = ConfigDict(frozen=True)
+
+    title: str
+    url: str
+    snippet: str = ""
+    score: float | None = None
+    tool: str = ""
+    tool_call_id: str = ""
+
+
+class Citations(_Event):
+    """All sources collected in the run so far, de-duplicated by URL.
+
+    ``model_only`` is True when the answer had no tool-backed source at all.
+    """
+
+    type: Literal["citations"] = "citations"
+    items: list[Citation]
+    model_only: bool = False
+
+
+class AgentDone(_Event):
+    """A (sub-)agent finished. ``context_tokens``: input tokens of its last model call."""
+
+    type: Literal["agent_done"] = "agent_done"
+    agent: str
+    cn_agent: str
+    duration_ms: int
+    progress: int = 100
+    context_tokens: int = 0
+    agent_id: str = "main"
+
+
+class AgentError(_Event):
+    """A sub-agent failed; the main run may continue."""
+
+    type: Literal["agent_error"] = "agent_error"
+    agent: str
+    cn_agent: str
+    message: str
+    duration_ms: int
+    agent_id: str = "main"
+
+
+class Usage(BaseModel):
+    """Tokens of one run, summed over every model call.
+
+    ``input_tokens`` is the billing figure; ``context_tokens`` is the input of the
+    last main-thread call (context occupancy). ``usage_source`` is ``provider``
+    when every call reported usage, else ``estimate`` (invariant 3).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    total_tokens: int = 0
+    context_tokens: int = 0
+    context_limit: int = 0
+    model_calls: int = 0
+    usage_source: Literal["provider", "estimate", "none"] = "none"
+
+
+class Done(_Event):
+    """The run finished successfully; ends the stream."""
+
+    type: Literal["done"] = "done"
+    duration_ms: int
+    usage: Usage
+    run_id: str = ""
+
+
+ErrorCode = Literal[
+    "bad_request",
+    "not_found",
+    "model_unconfigured",
+    "model_unreachable",
+    "model_error",
+    "tool_error",
+    "busy",
+    "internal",
+]
+
+
+class Error(_Event):
+    """The run failed; ends the stream. ``message`` is a sentence for people, never ``str(exc)``."""
+
+    type: Literal["error"] = "error"
+    message: str
+    code: ErrorCode
+    retry_after: int | None = None
+
+
+ContractEvent = Annotated[
+    AgentStart
+    | Thinking
+    | ThinkingToken
+    | Executing
+    | ToolCall
+    | ToolResult
+    | Token
+    | UpdatedTodoList
+    | Progress
+    | Interrupt
+    | Citations
+    | AgentDone
+    | AgentError
+    | Done
+    | Error,
+    Field(discriminator="type"),
+]
+"""Any contract event; narrow on ``.type``."""
+
+EVENT_ADAPTER: TypeAdapter[ContractEvent] = TypeAdapter(ContractEvent)
+"""Parses a wire dict back into its event class (used by tests and the history view)."""
+
+EVENT_TYPES: tuple[str, ...] = (
+    "agent_start",
+    "thinking",
+    "thinking_token",
+    "executing",
+    "tool_call",
+    "tool_result",
+    "token",
+    "updated_todo_list",
+    "progress",
+    "interrupt",
+    "citations",
+    "agent_done",
+    "agent_error",
+    "done",
+    "error",
+)
+"""The 14 business events plus ``error``, in the order of spec 002's table."""
