@@ -1,0 +1,75 @@
+# VentAgent — every set-up step lives here so a fresh machine needs only `make run` / `make test`.
+# Set-up is idempotent: stamps make a second run finish in seconds.
+
+SHELL := /bin/bash
+PY := .venv/bin/python
+VENV_STAMP := .venv/.requirements-installed
+NODE_BIN := $(CURDIR)/.tools/node_modules/.bin
+NODE := $(NODE_BIN)/node
+DEMO_LLM_PORT ?= 8765
+
+# Reflex offline switches (DESIGN.md): npm instead of bun, no telemetry, no version probe,
+# and Node 22 from the project-local tools folder first on PATH.
+export PATH := $(NODE_BIN):$(CURDIR)/.venv/bin:$(PATH)
+export REFLEX_USE_NPM := 1
+export REFLEX_TELEMETRY_ENABLED := false
+export REFLEX_CHECK_LATEST_VERSION := 0
+export NPM_CONFIG_REGISTRY ?= $(shell npm config get registry 2>/dev/null || echo https://registry.npmjs.org/)
+export NPM_CONFIG_FUND := false
+export NPM_CONFIG_AUDIT := false
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: setup run dev api demo migrate test lint chromium clean help
+
+help:
+	@echo "make run        set up, migrate, serve UI + /api on one port (default 3000)"
+	@echo "make dev        the same with hot reload (UI on 3000, API on 8000)"
+	@echo "make api PORT=N backend only (API + event backend) on port N"
+	@echo "make demo       run against the scripted demo model (no API key needed)"
+	@echo "make test       set up, lint, and run the whole test suite (incl. browser tests)"
+
+$(VENV_STAMP): requirements.txt
+	test -x $(PY) || python3 -m venv .venv
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(NODE):
+	mkdir -p .tools
+	cd .tools && npm install --no-save --no-audit --no-fund --prefix . node@22 >/dev/null
+	$(NODE) --version
+
+setup: $(VENV_STAMP) $(NODE) migrate
+
+migrate: $(VENV_STAMP)
+	$(PY) -m alembic upgrade head
+
+# Port: `make api PORT=8123`; otherwise PORT from .env / the environment via ventapp.config.
+APP_PORT = $(or $(PORT),$(shell $(PY) -c "from ventapp.config import get_settings; print(get_settings().port)"))
+
+run: setup
+	.venv/bin/reflex run --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT)
+
+dev: setup
+	.venv/bin/reflex run --env dev
+
+api: setup
+	.venv/bin/reflex run --env prod --backend-only --backend-port $(APP_PORT)
+
+demo: setup
+	@$(PY) -m tests.scripted_llm --port $(DEMO_LLM_PORT) & llm=$$!; trap "kill $$llm" EXIT; \
+	DEEP_AGENT_ENV_PRIORITY=process OPENAI_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 OPENAI_API_KEY=scripted \
+	MODEL_NAME=scripted-demo DEMO_MODE=1 \
+	.venv/bin/reflex run --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT)
+
+chromium:
+	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+
+lint: $(VENV_STAMP)
+	.venv/bin/ruff check .
+	.venv/bin/lint-imports
+
+test: setup chromium lint
+	$(PY) -m pytest -q
+
+clean:
+	rm -rf .web .states .pytest_cache .ruff_cache

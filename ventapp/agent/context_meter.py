@@ -1,0 +1,81 @@
+"""Context metering: provider usage first, an offline estimate only when it is missing (invariant 3).
+
+Two figures are kept apart on purpose (spec 002, "上下文计量"):
+
+* ``input_tokens`` summed over every model call of the run — the billing figure,
+  sub-agent calls included;
+* ``context_tokens`` — the input of the *last main-thread* call, i.e. how full the
+  context window is now. Sub-agent calls never change it.
+
+When a call reports no ``usage_metadata`` its tokens are estimated with LangChain's
+offline approximate counter (about 4 characters per token, no tokenizer download),
+and the run's ``usage_source`` becomes ``estimate`` so nobody mistakes it for a
+provider figure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from langchain_core.messages import AIMessage
+from langchain_core.messages.utils import count_tokens_approximately
+
+from ventapp.agent.events import Usage
+
+
+@dataclass
+class ContextMeter:
+    """Accumulates the usage of one run, one model call at a time.
+
+    Attributes:
+        context_limit: The declared window (tokens), reported alongside occupancy.
+    """
+
+    context_limit: int
+    input_tokens: int = 0
+    output_tokens: int = 0
+    context_tokens: int = 0
+    model_calls: int = 0
+    estimated_calls: int = 0
+    _seen: set[str] = field(default_factory=set)
+
+    def observe(self, message: AIMessage, *, main_thread: bool) -> None:
+        """Count one finished model call (an ``AIMessage`` from a model node update).
+
+        Args:
+            message: The call's complete message; its ``usage_metadata`` is preferred.
+            main_thread: True for the main agent; only then does ``context_tokens`` move.
+        """
+        key = message.id or str(id(message))
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        self.model_calls += 1
+        usage = message.usage_metadata
+        if usage:
+            call_input, call_output = int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
+        else:
+            self.estimated_calls += 1
+            call_input, call_output = 0, count_tokens_approximately([message])
+        self.input_tokens += call_input
+        self.output_tokens += call_output
+        if main_thread and call_input:
+            self.context_tokens = call_input
+
+    def usage(self) -> Usage:
+        """The run's usage so far; ``usage_source`` is ``estimate`` if any call lacked provider usage."""
+        if self.model_calls == 0:
+            source = "none"
+        elif self.estimated_calls:
+            source = "estimate"
+        else:
+            source = "provider"
+        return Usage(
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            total_tokens=self.input_tokens + self.output_tokens,
+            context_tokens=self.context_tokens,
+            context_limit=self.context_limit,
+            model_calls=self.model_calls,
+            usage_source=source,
+        )

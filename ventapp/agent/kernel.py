@@ -1,0 +1,252 @@
+"""The kernel: turns the deep agent's stream into typed contract events.
+
+Input is ``graph.astream(input, config, stream_mode=["updates", "messages"],
+subgraphs=True)``, which yields ``(namespace, mode, data)``; ``namespace == ()`` is
+the main agent, ``("tools:<task id>", ...)`` a sub-agent running inside ``task``.
+
+Channel roles (spec 000 pitfall 5):
+
+* ``messages`` → ``token`` / ``thinking_token`` — only ``AIMessageChunk`` of the
+  main agent; ``ToolMessage`` travels on this channel too and would leak raw JSON
+  into the answer; summarisation calls are skipped by their ``lc_source``/``nostream`` tag;
+* ``updates`` → complete tool calls (``executing`` + ``tool_call``), tool results
+  (``tool_result``, ``citations``), ``updated_todo_list``, usage (``ContextMeter``)
+  and ``__interrupt__``.
+
+The kernel also keeps the :class:`RunTranscript` that finalisation persists.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+
+from ventapp.agent import events as ev
+from ventapp.agent.context_meter import ContextMeter
+from ventapp.agent.source_tracker import SourceTracker
+from ventapp.agent.subagent_tracker import SubagentTracker
+from ventapp.tools.registry import tool_label
+
+MAIN_AGENT = "ventagent"
+MAIN_AGENT_LABEL = "通风智能体"
+MAIN_ID = "main"
+
+# Display names of deepagents' built-in tools (ours come from the registry).
+_BUILTIN_LABELS = {
+    "write_todos": "任务清单",
+    "ls": "列目录",
+    "read_file": "读文件",
+    "write_file": "写文件",
+    "edit_file": "改文件",
+    "glob": "查找文件",
+    "grep": "搜索文件",
+    "execute": "执行命令",
+    "task": "子智能体",
+}
+
+
+def label_for(tool: str) -> str:
+    """Display name of a tool: the registry's label, a built-in's, or the name itself."""
+    return _BUILTIN_LABELS.get(tool) or tool_label(tool)
+
+
+@dataclass
+class ToolCard:
+    """One tool call as the transcript keeps it, keyed by ``tool_call_id`` (pitfall 12)."""
+
+    tool_call_id: str
+    tool: str
+    cn_tool: str
+    args: dict[str, Any]
+    agent_id: str = MAIN_ID
+    content: str | None = None
+    error: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form stored with the assistant message."""
+        return dict(self.__dict__)
+
+
+@dataclass
+class RunTranscript:
+    """What a run produced so far: answer text, tool cards, citations, usage, interrupt."""
+
+    answer: str = ""
+    tool_cards: dict[str, ToolCard] = field(default_factory=dict)
+    sources: SourceTracker = field(default_factory=SourceTracker)
+    meter: ContextMeter = field(default_factory=lambda: ContextMeter(context_limit=0))
+    todos: list[dict[str, Any]] = field(default_factory=list)
+    interrupt: ev.Interrupt | None = None
+
+
+def _text_of(content: Any) -> str:
+    """Text of a message content: a str, or the ``text`` parts of a content list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            part.get("text", "") if isinstance(part, dict) and part.get("type") == "text" else ""
+            for part in content
+            if isinstance(part, dict | str)
+        )
+    return ""
+
+
+def _is_internal_call(metadata: dict[str, Any]) -> bool:
+    tags = metadata.get("tags") or []
+    return metadata.get("lc_source") == "summarization" or "nostream" in tags
+
+
+def _messages_in(update: Any) -> list[Any]:
+    if not isinstance(update, dict):
+        return []
+    messages = update.get("messages")
+    value = getattr(messages, "value", messages)  # langgraph's Overwrite wraps the list
+    return list(value) if isinstance(value, list) else []
+
+
+class Kernel:
+    """Consumes one graph stream and yields contract events, filling ``transcript``."""
+
+    def __init__(self, context_limit: int) -> None:
+        self.transcript = RunTranscript(meter=ContextMeter(context_limit=context_limit))
+        self.subagents = SubagentTracker()
+
+    async def run(self, stream: AsyncIterator[Any]) -> AsyncIterator[ev.ContractEvent]:
+        """Translate the ``(namespace, mode, data)`` stream. Exceptions propagate to the pipeline."""
+        async for namespace, mode, data in stream:
+            main = len(namespace) == 0
+            if mode == "messages":
+                for event in self._on_message_chunk(main, *data):
+                    yield event
+            elif mode == "updates":
+                agent_id = MAIN_ID if main else self.subagents.agent_id_for(namespace)
+                for event in self._on_update(main, agent_id, data):
+                    yield event
+
+    def _on_message_chunk(self, main: bool, chunk: Any, metadata: dict[str, Any]) -> list[ev.ContractEvent]:
+        # Sub-agent text is the sub-agent's business; it reaches the answer only through `task`'s result.
+        if not main or not isinstance(chunk, AIMessageChunk) or _is_internal_call(metadata):
+            return []
+        out: list[ev.ContractEvent] = []
+        reasoning = chunk.additional_kwargs.get("reasoning_content")
+        if isinstance(reasoning, str) and reasoning:
+            out.append(ev.ThinkingToken(content=reasoning))
+        text = _text_of(chunk.content)
+        if text:
+            self.transcript.answer += text
+            out.append(ev.Token(content=text))
+        return out
+
+    def _on_update(self, main: bool, agent_id: str, data: dict[str, Any]) -> list[ev.ContractEvent]:
+        out: list[ev.ContractEvent] = []
+        for node, update in data.items():
+            if node == "__interrupt__":
+                out.extend(self._on_interrupt(update))
+                continue
+            if isinstance(update, dict) and main and "todos" in update and isinstance(update["todos"], list):
+                self.transcript.todos = [dict(item) for item in update["todos"]]
+                out.append(ev.UpdatedTodoList(todos=self.transcript.todos))
+            for message in _messages_in(update):
+                if isinstance(message, AIMessage):
+                    out.extend(self._on_ai_message(message, main, agent_id))
+                elif isinstance(message, ToolMessage):
+                    out.extend(self._on_tool_message(message, agent_id))
+        return out
+
+    def _on_ai_message(self, message: AIMessage, main: bool, agent_id: str) -> list[ev.ContractEvent]:
+        self.transcript.meter.observe(message, main_thread=main)
+        calls = [call for call in message.tool_calls if call.get("id") not in self.transcript.tool_cards]
+        if not calls:
+            return []
+        names = [call["name"] for call in calls]
+        labels = [label_for(name) for name in names]
+        cn_agent = MAIN_AGENT_LABEL if main else self.subagents.label_of(agent_id)
+        out: list[ev.ContractEvent] = [
+            ev.Executing(message=f"正在调用 {'、'.join(labels)}", cn_agent=cn_agent, tools=names, cn_tools=labels)
+        ]
+        for call, label in zip(calls, labels, strict=True):
+            call_id = call.get("id") or f"call_{len(self.transcript.tool_cards)}"
+            card = ToolCard(call_id, call["name"], label, dict(call.get("args") or {}), agent_id)
+            self.transcript.tool_cards[call_id] = card
+            out.append(ev.ToolCall(tool=card.tool, cn_tool=label, args=card.args, agent_id=agent_id, tool_call_id=call_id))
+            if card.tool == "task":
+                started = self.subagents.start(call_id, card.args)
+                out.append(ev.AgentStart(agent=started.type, cn_agent=started.label, agent_id=call_id))
+        return out
+
+    def _on_tool_message(self, message: ToolMessage, agent_id: str) -> list[ev.ContractEvent]:
+        card = self.transcript.tool_cards.get(message.tool_call_id)
+        if card is None or card.content is not None:
+            return []
+        card.content = _text_of(message.content) if not isinstance(message.content, str) else message.content
+        card.error = message.status == "error"
+        out: list[ev.ContractEvent] = [
+            ev.ToolResult(
+                tool=card.tool,
+                cn_tool=card.cn_tool,
+                content=card.content,
+                error=card.error,
+                agent_id=agent_id,
+                tool_call_id=card.tool_call_id,
+            )
+        ]
+        if card.tool == "task":
+            finished = self.subagents.finish(card.tool_call_id)
+            if finished is not None:
+                if card.error:
+                    out.append(
+                        ev.AgentError(
+                            agent=finished.type,
+                            cn_agent=finished.label,
+                            message=card.content[:500],
+                            duration_ms=finished.duration_ms,
+                            agent_id=card.tool_call_id,
+                        )
+                    )
+                else:
+                    out.append(
+                        ev.AgentDone(
+                            agent=finished.type,
+                            cn_agent=finished.label,
+                            duration_ms=finished.duration_ms,
+                            agent_id=card.tool_call_id,
+                        )
+                    )
+        if self.transcript.sources.add_tool_output(card.content, tool=card.tool, tool_call_id=card.tool_call_id):
+            out.append(ev.Citations(items=self.transcript.sources.items))
+        return out
+
+    def _on_interrupt(self, interrupts: Any) -> list[ev.ContractEvent]:
+        if self.transcript.interrupt is not None:
+            return []
+        for item in interrupts or ():
+            value = getattr(item, "value", item)
+            token = getattr(item, "id", None)
+            requests = value.get("action_requests") if isinstance(value, dict) else None
+            if requests:
+                first = requests[0]
+                approval = {
+                    "tool": first.get("name", ""),
+                    "args": first.get("args", {}),
+                    "reason": first.get("description", ""),
+                    "side_effect": True,
+                    "count": len(requests),
+                    "requests": [
+                        {"tool": r.get("name", ""), "args": r.get("args", {}), "reason": r.get("description", "")}
+                        for r in requests
+                    ],
+                }
+                event = ev.Interrupt(tool_approval=approval, interrupt_token=token)
+            elif isinstance(value, dict) and "questions" in value:
+                event = ev.Interrupt(ask_user={"questions": list(value["questions"])}, interrupt_token=token)
+            else:
+                text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+                event = ev.Interrupt(message=text, interrupt_token=token)
+            self.transcript.interrupt = event
+            return [event]
+        return []

@@ -1,0 +1,124 @@
+"""The process-wide agent runtime: database engine, checkpointer and the compiled agent.
+
+Opened once by the app's lifespan task and closed there (DESIGN.md: the SQLite
+checkpointer binds the running loop at construction and, left open, keeps a
+non-daemon thread that hangs shutdown). Both sinks (API and UI) reach it through
+:func:`get_runtime`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from sqlalchemy.engine import Engine
+
+from ventapp.agent.agent_factory import build_agent
+from ventapp.agent.model_factory import build_model
+from ventapp.config import Settings, get_settings, warn_conflicts
+from ventapp.db import chat_store
+from ventapp.db.engine import make_engine, upgrade_to_head
+from ventapp.obs.logs import setup_logging
+
+logger = logging.getLogger(__name__)
+
+
+class AgentRuntime:
+    """Resources shared by every run. Create with :meth:`open`, release with :meth:`close`."""
+
+    def __init__(self, settings: Settings, engine: Engine, checkpointer: Any, exit_stack: contextlib.AsyncExitStack):
+        self.settings = settings
+        self.engine = engine
+        self.checkpointer = checkpointer
+        self._exit_stack = exit_stack
+        self._agent: Any = None
+        self._session_locks: dict[str, asyncio.Lock] = {}
+
+    @classmethod
+    async def open(cls, settings: Settings) -> AgentRuntime:
+        """Migrate the database, mark crashed runs, open the checkpointer.
+
+        Raises:
+            sqlalchemy.exc.OperationalError: The database cannot be reached or migrated.
+        """
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(upgrade_to_head, settings.database_url)
+        engine = make_engine(settings.database_url)
+        stale = await asyncio.to_thread(chat_store.mark_running_interrupted, engine)
+        if stale:
+            logger.warning("marked %d run(s) left running by a previous process as interrupted", stale)
+        stack = contextlib.AsyncExitStack()
+        if settings.checkpointer == "memory":
+            checkpointer: Any = InMemorySaver()
+        else:
+            checkpointer = await stack.enter_async_context(
+                AsyncSqliteSaver.from_conn_string(str(settings.checkpoint_path))
+            )
+        return cls(settings, engine, checkpointer, stack)
+
+    async def close(self) -> None:
+        """Close the checkpointer connection and dispose of the engine."""
+        await self._exit_stack.aclose()
+        self.engine.dispose()
+
+    @property
+    def agent(self) -> Any:
+        """The compiled deep agent, built on first use."""
+        if self._agent is None:
+            self._agent = build_agent(build_model(self.settings), self.checkpointer)
+        return self._agent
+
+    def session_lock(self, session_id: str) -> asyncio.Lock:
+        """The lock that keeps one run per session at a time."""
+        return self._session_locks.setdefault(session_id, asyncio.Lock())
+
+
+_current: AgentRuntime | None = None
+
+
+def set_runtime(runtime: AgentRuntime | None) -> None:
+    """Install (or clear) the process-wide runtime; called by the lifespan task."""
+    global _current
+    _current = runtime
+
+
+def get_runtime() -> AgentRuntime:
+    """The process-wide runtime.
+
+    Raises:
+        RuntimeError: The app's lifespan has not opened it (yet).
+    """
+    if _current is None:
+        raise RuntimeError("The agent runtime is not started; it opens in the app's lifespan task.")
+    return _current
+
+
+@contextlib.asynccontextmanager
+async def runtime_lifespan(settings: Settings | None = None) -> AsyncIterator[AgentRuntime]:
+    """Open the runtime for the app's lifetime and always close it (Reflex lifespan task).
+
+    Args:
+        settings: Defaults to ``config.get_settings()``.
+    """
+    settings = settings or get_settings()
+    setup_logging(settings.log_level)
+    warn_conflicts(settings)
+    runtime = await AgentRuntime.open(settings)
+    set_runtime(runtime)
+    logger.info(
+        "agent runtime ready: model=%s endpoint=%s configured=%s checkpointer=%s",
+        settings.model_name,
+        settings.openai_base_url or "(OpenAI default)",
+        settings.model_configured,
+        settings.checkpointer,
+    )
+    try:
+        yield runtime
+    finally:
+        set_runtime(None)
+        await runtime.close()

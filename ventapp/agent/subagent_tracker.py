@@ -1,0 +1,66 @@
+"""Sub-agent tracking by ``tool_call_id`` (spec 002, "子智能体跟踪").
+
+The table ``tool_call_id → {type, description, started}`` is written the moment the
+``task`` call is seen, and looked up by id afterwards; nothing is reverse-engineered
+from namespace strings that compaction can cut. Namespaces (``tools:<task id>``) are
+bound to the pending ``task`` calls in the order they first stream.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+_LABELS = {"general-purpose": "通用子智能体", "researcher": "资料检索员"}
+
+
+@dataclass
+class SubagentRun:
+    """One sub-agent invocation. ``duration_ms`` is filled when it finishes."""
+
+    tool_call_id: str
+    type: str
+    description: str
+    started: float = field(default_factory=time.monotonic)
+    duration_ms: int = 0
+
+    @property
+    def label(self) -> str:
+        """Display name of the sub-agent type."""
+        return _LABELS.get(self.type, self.type)
+
+
+class SubagentTracker:
+    """Owns the id table for one run."""
+
+    def __init__(self) -> None:
+        self._runs: dict[str, SubagentRun] = {}
+        self._by_namespace: dict[str, str] = {}
+
+    def start(self, tool_call_id: str, args: dict[str, Any]) -> SubagentRun:
+        """Register a ``task`` call (``args``: ``subagent_type``, ``description``)."""
+        run = SubagentRun(tool_call_id, str(args.get("subagent_type") or "general-purpose"), str(args.get("description") or ""))
+        self._runs[tool_call_id] = run
+        return run
+
+    def finish(self, tool_call_id: str) -> SubagentRun | None:
+        """Close a run when its ``task`` result arrives; None if it was never started."""
+        run = self._runs.get(tool_call_id)
+        if run is not None:
+            run.duration_ms = int((time.monotonic() - run.started) * 1000)
+        return run
+
+    def agent_id_for(self, namespace: tuple[str, ...]) -> str:
+        """The ``tool_call_id`` of the sub-agent streaming under ``namespace`` (``"main"`` if unknown)."""
+        key = namespace[0]
+        if key not in self._by_namespace:
+            bound = set(self._by_namespace.values())
+            pending = [cid for cid, run in self._runs.items() if cid not in bound and not run.duration_ms]
+            self._by_namespace[key] = pending[0] if pending else "main"
+        return self._by_namespace[key]
+
+    def label_of(self, agent_id: str) -> str:
+        """Display name of the sub-agent with this id."""
+        run = self._runs.get(agent_id)
+        return run.label if run else agent_id

@@ -1,0 +1,27 @@
+"""The FastAPI app that Reflex mounts through ``api_transformer`` (our routes match first)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import FastAPI
+
+from ventapp.agent.pipeline import ChatRejected
+from ventapp.api import chat_routes, health_routes
+from ventapp.api.errors import chat_rejected_handler
+
+
+def create_api(lifespan: Callable[[FastAPI], Any] | None = None) -> FastAPI:
+    """Build the API app.
+
+    Args:
+        lifespan: Only for running the API on its own (tests); under Reflex the
+            transformer app's lifespan does not run and the runtime opens in
+            ``app.register_lifespan_task`` instead.
+    """
+    api = FastAPI(title="VentAgent API", version="0.1.0", lifespan=lifespan)
+    api.add_exception_handler(ChatRejected, chat_rejected_handler)
+    api.include_router(chat_routes.router)
+    api.include_router(health_routes.router)
+    return api

@@ -1,0 +1,88 @@
+"""``POST /api/chat`` (the 1.5 SSE contract, spec 002) and ``GET /api/chat/history/{id}``.
+
+Thin handlers: admission, streaming and finalisation live in ``ventapp.agent.pipeline``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, UploadFile
+from fastapi.responses import StreamingResponse
+from starlette.background import BackgroundTask
+
+from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat
+from ventapp.api.deps import CurrentUser, RuntimeDep
+from ventapp.api.errors import error_response
+from ventapp.api.sse import SSE_HEADERS, sse_frame
+from ventapp.db import chat_store
+
+router = APIRouter(prefix="/api/chat", tags=["chat"])
+
+
+@router.post("", response_class=StreamingResponse)
+async def chat(
+    runtime: RuntimeDep,
+    message: Annotated[str | None, Form()] = None,
+    session_id: Annotated[str | None, Form()] = None,
+    thread_id: Annotated[str | None, Form()] = None,
+    mode: Annotated[str | None, Form()] = None,
+    user_name: Annotated[str, Form()] = "default",
+    request_id: Annotated[str | None, Form()] = None,
+    file: Annotated[UploadFile | None, File()] = None,
+) -> StreamingResponse:
+    """Run one chat turn and stream its contract events as SSE.
+
+    Multipart fields per spec 002. Errors before the stream starts are JSON: 400
+    (blank message), 404 (unknown or foreign session, thread_id ≠ session_id), 409
+    (session busy), 422 (bad mode). Failures after it starts are ``error`` frames.
+    """
+    request = ChatRequest(
+        message=message or "",
+        user_name=(user_name or "default").strip(),
+        session_id=session_id or None,
+        thread_id=thread_id or None,
+        mode=mode or None,
+    )
+    run = await start_chat(runtime, request)
+
+    async def frames() -> Any:
+        async for event in run.events():
+            yield sse_frame(event, session_id=run.session_id, trace_id=run.trace_id)
+
+    headers = {**SSE_HEADERS, "X-Session-Id": run.session_id, "X-Trace-Id": run.trace_id, "X-Run-Id": run.run_id}
+    return StreamingResponse(
+        frames(), media_type="text/event-stream", headers=headers, background=BackgroundTask(run.release)
+    )
+
+
+@router.get("/history/{session_id}")
+async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Any:
+    """The session's messages in order: ``{session_id, title, messages: [...]}``; 404 if not the user's."""
+    session = await asyncio.to_thread(chat_store.get_session, runtime.engine, session_id)
+    if session is None or session.user_name != user_name:
+        return error_response(404, "not_found", "Session not found.")
+    rows = await asyncio.to_thread(chat_store.list_messages, runtime.engine, session_id)
+    return {
+        "session_id": session.id,
+        "title": session.title,
+        "mode": session.mode,
+        "messages": [
+            {
+                "id": row.id,
+                "role": row.role,
+                "content": row.content,
+                "tool_calls": row.tool_calls,
+                "citations": row.citations,
+                "usage": row.usage,
+                "status": row.status,
+                "run_id": row.run_id,
+                "created_at": row.created_at.isoformat(),
+            }
+            for row in rows
+        ],
+    }
+
+
+__all__ = ["ChatRejected", "router"]

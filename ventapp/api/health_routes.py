@@ -1,0 +1,76 @@
+"""``GET /health`` (per-subsystem health), the legacy test page and knowledge-base documents."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from fastapi import APIRouter
+from fastapi.responses import FileResponse, PlainTextResponse
+
+from ventapp.agent.runtime import get_runtime
+from ventapp.api.errors import error_response
+from ventapp.config import get_settings
+from ventapp.tools.knowledge import get_document
+
+router = APIRouter(tags=["ops"])
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+def _ping_database(engine: sa.Engine) -> None:
+    with engine.connect() as connection:
+        connection.execute(sa.text("SELECT 1"))
+
+
+@router.get("/health")
+async def health() -> Any:
+    """``{status, model{configured,name,base_url,demo}, database, checkpointer, config_conflicts[]}``.
+
+    ``status`` is ``ok`` when every subsystem is up, ``degraded`` when the model is
+    unconfigured, ``starting`` before the runtime opened, ``error`` if the database fails.
+    """
+    settings = get_settings()
+    body: dict[str, Any] = {
+        "status": "ok",
+        "model": {
+            "configured": settings.model_configured,
+            "name": settings.model_name,
+            "base_url": settings.openai_base_url or "https://api.openai.com/v1",
+            "demo": settings.demo_mode,
+            "context_limit": settings.context_limit,
+        },
+        "config_conflicts": [conflict.public() for conflict in settings.conflicts],
+        "env_priority": settings.env_priority,
+    }
+    try:
+        runtime = get_runtime()
+    except RuntimeError:
+        body.update(status="starting", database="unknown", checkpointer="unknown")
+        return body
+    try:
+        await asyncio.to_thread(_ping_database, runtime.engine)
+        body["database"] = "ok"
+    except Exception:
+        body.update(status="error", database="error")
+    body["checkpointer"] = settings.checkpointer
+    if body["status"] == "ok" and not settings.model_configured:
+        body["status"] = "degraded"
+    return body
+
+
+@router.get("/static/index.html", include_in_schema=False)
+async def legacy_test_page() -> FileResponse:
+    """The spec's minimal test page, streaming from ``/api/chat``."""
+    return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+
+@router.get("/api/kb/{doc_id}")
+async def knowledge_document(doc_id: str) -> Any:
+    """One knowledge-base document as Markdown (the target of citation links)."""
+    doc = get_document(doc_id)
+    if doc is None:
+        return error_response(404, "not_found", "No such knowledge-base document.")
+    return PlainTextResponse(doc.text, media_type="text/markdown; charset=utf-8")

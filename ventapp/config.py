@@ -1,0 +1,227 @@
+"""Configuration: the only module that reads the environment (spec 000 §三, pitfall 1).
+
+Every key has a default that runs without set-up (spec 000 §四). Values come from
+two places, the project's ``.env`` file and the process environment; which one
+wins is ``DEEP_AGENT_ENV_PRIORITY``:
+
+* ``dotenv`` (default) — ``.env`` wins, so a stray global ``OPENAI_API_KEY`` in a
+  shell cannot silently replace the project's key;
+* ``process`` — the process environment wins (variant instances);
+* ``none`` — ``.env`` is ignored (tests, CI).
+
+A key set to different values in both places is a *conflict*: it is logged once as
+a WARNING with both values masked and listed by ``/health`` under
+``config_conflicts``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from dotenv import dotenv_values
+
+logger = logging.getLogger(__name__)
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+"""The checkout's top folder (holds ``.env``, ``alembic/``, ``skills/``)."""
+
+PRIORITIES = ("dotenv", "process", "none")
+
+# key -> (default, one line of meaning). `.env.example` is checked against this table by a test.
+KEYS: dict[str, tuple[str, str]] = {
+    "DEEP_AGENT_ENV_PRIORITY": ("dotenv", "Which wins when .env and the process disagree: dotenv | process | none"),
+    "OPENAI_BASE_URL": ("", "OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1 (empty: OpenAI's own)"),
+    "OPENAI_API_KEY": ("", "API key for that endpoint (local servers accept any non-empty value)"),
+    "MODEL_NAME": ("gpt-4o-mini", "Model name sent to the endpoint"),
+    "CONTEXT_LIMIT": ("128000", "Declared context window in tokens; compaction triggers at 85% of it"),
+    "DATA_DIR": ("data", "Folder for the SQLite files and workspaces (relative to the project root)"),
+    "DATABASE_URL": ("", "SQLAlchemy URL of the relational store (empty: sqlite file DATA_DIR/ventagent.db)"),
+    "CHECKPOINTER": ("sqlite", "Graph-state store: sqlite (DATA_DIR/checkpoints.db) | memory (lost on restart)"),
+    "PORT": ("3000", "Port the app serves on (make run / make api)"),
+    "DEMO_MODE": ("0", "1 when the model is the scripted demo server (the UI labels it)"),
+    "MODEL_TEMPERATURE": ("0.2", "Sampling temperature sent to the model"),
+    "MODEL_TIMEOUT_S": ("120", "Seconds to wait for one model response before failing the run"),
+    "MODEL_MAX_RETRIES": ("1", "Retries of a failed model call (connection errors, 5xx)"),
+    "LOG_LEVEL": ("INFO", "Python log level of the app's loggers"),
+}
+
+
+def mask(value: str) -> str:
+    """Mask a configuration value for logs: keep a hint of its shape, never the secret.
+
+    ``"sk-abcdef123456"`` → ``"sk-a…3456 (14 chars)"``; short values become ``"***"``.
+    """
+    if not value:
+        return "(empty)"
+    if len(value) <= 8:
+        return f"*** ({len(value)} chars)"
+    return f"{value[:4]}…{value[-4:]} ({len(value)} chars)"
+
+
+@dataclass(frozen=True)
+class ConfigConflict:
+    """A key set differently in ``.env`` and the process; ``used`` names the winner."""
+
+    key: str
+    dotenv_value: str
+    process_value: str
+    used: str
+
+    def public(self) -> dict[str, str]:
+        """The conflict with both values masked, as ``/health`` shows it."""
+        return {
+            "key": self.key,
+            "dotenv": mask(self.dotenv_value),
+            "process": mask(self.process_value),
+            "used": self.used,
+        }
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The typed settings object. Build it with :func:`load_settings`; never read ``os.environ`` elsewhere."""
+
+    env_priority: str
+    openai_base_url: str
+    openai_api_key: str
+    model_name: str
+    context_limit: int
+    data_dir: Path
+    database_url: str
+    checkpointer: str
+    port: int
+    demo_mode: bool
+    model_temperature: float
+    model_timeout_s: float
+    model_max_retries: int
+    log_level: str
+    conflicts: tuple[ConfigConflict, ...] = field(default=())
+
+    @property
+    def model_configured(self) -> bool:
+        """True when an endpoint or a key is set; without either no model call can succeed."""
+        return bool(self.openai_api_key or self.openai_base_url)
+
+    @property
+    def checkpoint_path(self) -> Path:
+        """SQLite file of the graph-state checkpointer."""
+        return self.data_dir / "checkpoints.db"
+
+    @property
+    def workspaces_dir(self) -> Path:
+        """Root of the per-session agent workspaces."""
+        return self.data_dir / "workspaces"
+
+
+def _merge(
+    dotenv: Mapping[str, str | None], environ: Mapping[str, str], priority: str
+) -> tuple[dict[str, str], list[ConfigConflict]]:
+    values: dict[str, str] = {}
+    conflicts: list[ConfigConflict] = []
+    for key, (default, _) in KEYS.items():
+        in_file = dotenv.get(key)
+        in_proc = environ.get(key)
+        if priority == "none":
+            chosen, source = in_proc, "process"
+        elif priority == "process":
+            chosen, source = (in_proc, "process") if in_proc is not None else (in_file, "dotenv")
+        else:
+            chosen, source = (in_file, "dotenv") if in_file is not None else (in_proc, "process")
+        if priority != "none" and in_file is not None and in_proc is not None and in_file != in_proc:
+            conflicts.append(ConfigConflict(key, in_file, in_proc, source))
+        values[key] = default if chosen is None else chosen.strip()
+    return values, conflicts
+
+
+def _as_int(values: dict[str, str], key: str, minimum: int = 0) -> int:
+    try:
+        number = int(values[key])
+    except ValueError:
+        raise ValueError(f"{key} must be a whole number, got {values[key]!r}") from None
+    if number < minimum:
+        raise ValueError(f"{key} must be at least {minimum}, got {number}")
+    return number
+
+
+def _as_float(values: dict[str, str], key: str) -> float:
+    try:
+        return float(values[key])
+    except ValueError:
+        raise ValueError(f"{key} must be a number, got {values[key]!r}") from None
+
+
+def load_settings(
+    environ: Mapping[str, str] | None = None, env_file: Path | None = None
+) -> Settings:
+    """Build :class:`Settings` from ``.env`` and the process environment.
+
+    Args:
+        environ: The process environment (default ``os.environ``).
+        env_file: The dotenv file (default ``PROJECT_ROOT/.env``; a missing file is empty).
+
+    Returns:
+        The settings, with ``conflicts`` listing keys that differ between the two sources.
+
+    Raises:
+        ValueError: A value is malformed; the message names the key to fix.
+    """
+    environ = os.environ if environ is None else environ
+    env_file = PROJECT_ROOT / ".env" if env_file is None else env_file
+    dotenv = dict(dotenv_values(env_file)) if env_file.is_file() else {}
+    # The priority itself can only come from the process when .env is ignored.
+    priority = (environ.get("DEEP_AGENT_ENV_PRIORITY") or dotenv.get("DEEP_AGENT_ENV_PRIORITY") or "dotenv")
+    priority = priority.strip().lower()
+    if priority not in PRIORITIES:
+        raise ValueError(f"DEEP_AGENT_ENV_PRIORITY must be one of {', '.join(PRIORITIES)}, got {priority!r}")
+    values, conflicts = _merge(dotenv, environ, priority)
+    values["DEEP_AGENT_ENV_PRIORITY"] = priority
+
+    data_dir = Path(values["DATA_DIR"])
+    if not data_dir.is_absolute():
+        data_dir = PROJECT_ROOT / data_dir
+    checkpointer = values["CHECKPOINTER"].lower()
+    if checkpointer not in ("sqlite", "memory"):
+        raise ValueError(f"CHECKPOINTER must be sqlite or memory, got {checkpointer!r}")
+    database_url = values["DATABASE_URL"] or f"sqlite:///{data_dir / 'ventagent.db'}"
+    return Settings(
+        env_priority=priority,
+        openai_base_url=values["OPENAI_BASE_URL"],
+        openai_api_key=values["OPENAI_API_KEY"],
+        model_name=values["MODEL_NAME"] or KEYS["MODEL_NAME"][0],
+        context_limit=_as_int(values, "CONTEXT_LIMIT", minimum=1024),
+        data_dir=data_dir,
+        database_url=database_url,
+        checkpointer=checkpointer,
+        port=_as_int(values, "PORT", minimum=1),
+        demo_mode=values["DEMO_MODE"] in ("1", "true", "yes"),
+        model_temperature=_as_float(values, "MODEL_TEMPERATURE"),
+        model_timeout_s=_as_float(values, "MODEL_TIMEOUT_S"),
+        model_max_retries=_as_int(values, "MODEL_MAX_RETRIES"),
+        log_level=values["LOG_LEVEL"].upper(),
+        conflicts=tuple(conflicts),
+    )
+
+
+def warn_conflicts(settings: Settings) -> None:
+    """Log one WARNING per conflicting key, values masked (called once at start-up)."""
+    for conflict in settings.conflicts:
+        logger.warning(
+            "config conflict: %s is %s in .env but %s in the process environment; using the %s value "
+            "(DEEP_AGENT_ENV_PRIORITY=%s)",
+            conflict.key,
+            mask(conflict.dotenv_value),
+            mask(conflict.process_value),
+            conflict.used,
+            settings.env_priority,
+        )
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, loaded on first use. Tests call ``get_settings.cache_clear()``."""
+    return load_settings()

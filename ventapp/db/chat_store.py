@@ -1,0 +1,160 @@
+"""Storage of sessions, messages and execution runs. Access only: no business rules here.
+
+Every function is synchronous and opens one short transaction; async callers run
+them through ``asyncio.to_thread`` so a slow query never blocks the event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from ventapp.db.models import ChatMessage, ChatSession, ExecutionRun, utcnow
+
+
+def get_session(engine: Engine, session_id: str) -> ChatSession | None:
+    """The session with this id, whoever owns it, or None."""
+    with Session(engine) as db:
+        return db.get(ChatSession, session_id)
+
+
+def create_session(engine: Engine, session_id: str, user_name: str, title: str, mode: str) -> ChatSession:
+    """Insert a new session and return it. ``title`` must already be 1–200 characters."""
+    with Session(engine, expire_on_commit=False) as db:
+        row = ChatSession(id=session_id, user_name=user_name, title=title, mode=mode)
+        db.add(row)
+        db.commit()
+        return row
+
+
+def list_sessions(engine: Engine, user_name: str, limit: int = 200) -> Sequence[ChatSession]:
+    """The user's sessions, pinned first, then most recently updated."""
+    with Session(engine) as db:
+        query = (
+            select(ChatSession)
+            .where(ChatSession.user_name == user_name)
+            .order_by(col(ChatSession.pinned).desc(), col(ChatSession.updated_at).desc())
+            .limit(limit)
+        )
+        return db.exec(query).all()
+
+
+def add_message(
+    engine: Engine,
+    session_id: str,
+    role: str,
+    content: str,
+    *,
+    run_id: str | None = None,
+    tool_calls: list[dict[str, Any]] | None = None,
+    citations: list[dict[str, Any]] | None = None,
+    usage: dict[str, Any] | None = None,
+    status: str = "complete",
+) -> ChatMessage:
+    """Append a message and touch the session's ``updated_at``.
+
+    The timestamp is forced to be later than the session's newest message so that
+    order by ``created_at`` is always the order of writing (pitfall 8).
+    """
+    with Session(engine, expire_on_commit=False) as db:
+        now = utcnow()
+        newest = db.exec(
+            select(ChatMessage.created_at)
+            .where(ChatMessage.session_id == session_id)
+            .order_by(col(ChatMessage.created_at).desc())
+            .limit(1)
+        ).first()
+        if newest is not None and now <= newest:
+            now = newest + timedelta(microseconds=1)
+        row = ChatMessage(
+            session_id=session_id,
+            role=role,
+            content=content,
+            run_id=run_id,
+            tool_calls=tool_calls or [],
+            citations=citations or [],
+            usage=usage or {},
+            status=status,
+            created_at=now,
+        )
+        db.add(row)
+        session = db.get(ChatSession, session_id)
+        if session is not None:
+            session.updated_at = now
+            db.add(session)
+        db.commit()
+        return row
+
+
+def list_messages(engine: Engine, session_id: str) -> Sequence[ChatMessage]:
+    """The session's messages in the order they were written (``created_at``, microseconds)."""
+    with Session(engine) as db:
+        query = (
+            select(ChatMessage)
+            .where(ChatMessage.session_id == session_id)
+            .order_by(col(ChatMessage.created_at), col(ChatMessage.id))
+        )
+        return db.exec(query).all()
+
+
+def start_run(engine: Engine, run_id: str, session_id: str, user_name: str, trace_id: str, kind: str) -> None:
+    """Record a run as ``running``."""
+    with Session(engine) as db:
+        db.add(ExecutionRun(id=run_id, session_id=session_id, user_name=user_name, trace_id=trace_id, kind=kind))
+        db.commit()
+
+
+def finish_run(
+    engine: Engine,
+    run_id: str,
+    status: str,
+    *,
+    error: str | None = None,
+    error_code: str | None = None,
+    input_tokens: int = 0,
+    output_tokens: int = 0,
+    first_token_ms: int | None = None,
+) -> None:
+    """Set a run's final status, error and timings (``duration_ms`` from ``started_at``)."""
+    with Session(engine) as db:
+        run = db.get(ExecutionRun, run_id)
+        if run is None:
+            return
+        now = utcnow()
+        run.status = status
+        run.error = error
+        run.error_code = error_code
+        run.input_tokens = input_tokens
+        run.output_tokens = output_tokens
+        run.first_token_ms = first_token_ms
+        run.finished_at = now
+        run.duration_ms = int((now - run.started_at).total_seconds() * 1000)
+        db.add(run)
+        db.commit()
+
+
+def get_run(engine: Engine, run_id: str) -> ExecutionRun | None:
+    """One run by id, or None."""
+    with Session(engine) as db:
+        return db.get(ExecutionRun, run_id)
+
+
+def mark_running_interrupted(engine: Engine) -> int:
+    """At start-up: every run still ``running`` was cut off by a crash; mark it ``interrupted``.
+
+    Returns:
+        How many rows changed.
+    """
+    with Session(engine) as db:
+        rows = db.exec(select(ExecutionRun).where(ExecutionRun.status == "running")).all()
+        for run in rows:
+            run.status = "interrupted"
+            run.error = "The server stopped while this run was in progress."
+            run.finished_at = utcnow()
+            db.add(run)
+        db.commit()
+        return len(rows)

@@ -1,0 +1,89 @@
+"""Relational data: users' chat sessions, their messages and execution runs (SQLModel).
+
+Timestamps carry microseconds (pitfall 8): a user message and its answer written in
+the same second must still sort in the order they were said. SQLite stores them
+as ISO text with microseconds; MySQL gets ``DATETIME(6)`` through the variant.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
+from sqlmodel import JSON, Column, Field, SQLModel
+
+TIMESTAMP = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql")
+"""Column type with microsecond precision on every dialect (pitfall 8)."""
+
+RUN_STATUSES = ("running", "waiting_input", "success", "failed", "cancelled", "interrupted")
+SESSION_MODES = ("full", "plan")
+
+
+def utcnow() -> datetime:
+    """Current UTC time as a naive datetime with microseconds (stored as UTC everywhere)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+def new_id() -> str:
+    """A new primary key: a UUID4 string (36 characters)."""
+    return str(uuid.uuid4())
+
+
+class ChatSession(SQLModel, table=True):
+    """A conversation owned by ``user_name``. Its id is also the graph's thread_id (invariant 1)."""
+
+    __tablename__ = "chat_sessions"
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=36)
+    user_name: str = Field(index=True, max_length=128)
+    title: str = Field(default="New chat", max_length=200)
+    pinned: bool = Field(default=False)
+    mode: str = Field(default="full", max_length=16)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)
+    updated_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP, index=True)
+
+
+class ChatMessage(SQLModel, table=True):
+    """One message of a session. ``tool_calls`` and ``citations`` hold the cards as shown.
+
+    ``tool_calls``: list of ``{tool_call_id, tool, cn_tool, args, content, error}``.
+    ``citations``: list of ``{title, url, snippet, score}``.
+    ``usage``: the run's usage dict for assistant messages (tokens), else empty.
+    """
+
+    __tablename__ = "chat_messages"
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=36)
+    session_id: str = Field(foreign_key="chat_sessions.id", index=True, max_length=36, ondelete="CASCADE")
+    run_id: str | None = Field(default=None, max_length=36)
+    role: str = Field(max_length=16)
+    content: str = Field(default="", sa_type=sa.Text)
+    tool_calls: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
+    citations: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
+    usage: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    status: str = Field(default="complete", max_length=16)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP, index=True)
+
+
+class ExecutionRun(SQLModel, table=True):
+    """One run of the pipeline: its status (one of ``RUN_STATUSES``), error and timings (ms)."""
+
+    __tablename__ = "execution_runs"
+
+    id: str = Field(default_factory=new_id, primary_key=True, max_length=36)
+    session_id: str = Field(foreign_key="chat_sessions.id", index=True, max_length=36, ondelete="CASCADE")
+    user_name: str = Field(index=True, max_length=128)
+    trace_id: str = Field(default="", max_length=64)
+    kind: str = Field(default="chat", max_length=16)
+    status: str = Field(default="running", max_length=16, index=True)
+    error: str | None = Field(default=None, sa_type=sa.Text)
+    error_code: str | None = Field(default=None, max_length=32)
+    input_tokens: int = Field(default=0)
+    output_tokens: int = Field(default=0)
+    started_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)
+    finished_at: datetime | None = Field(default=None, sa_type=TIMESTAMP)
+    duration_ms: int | None = Field(default=None)
+    first_token_ms: int | None = Field(default=None)
