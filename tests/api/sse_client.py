@@ -1,0 +1,33 @@
+"""Reads an SSE response the way a client does: ``data: {json}\\n\\n`` frames, nothing else."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+
+def read_frames(response: httpx.Response) -> list[dict[str, Any]]:
+    """Parse every frame of a streamed response; fails on any line that is not framing."""
+    buffer = ""
+    frames: list[dict[str, Any]] = []
+    for text in response.iter_text():
+        buffer += text
+        while "\n\n" in buffer:
+            block, buffer = buffer.split("\n\n", 1)
+            assert block.startswith("data: "), f"not an SSE data frame: {block!r}"
+            assert "\n" not in block, f"frame spans several lines: {block!r}"
+            frames.append(json.loads(block[len("data: ") :]))
+    assert buffer == "", f"stream ended mid-frame: {buffer!r}"
+    return frames
+
+
+def post_chat(client: httpx.Client, **fields: str) -> tuple[httpx.Response, list[dict[str, Any]]]:
+    """POST /api/chat as multipart and read the whole stream (or the JSON error body)."""
+    files = {key: (None, value) for key, value in fields.items()}
+    with client.stream("POST", "/api/chat", files=files) as response:
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            return response, read_frames(response)
+        response.read()
+        return response, []

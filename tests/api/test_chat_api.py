@@ -1,0 +1,162 @@
+"""POST /api/chat and GET /api/chat/history over real HTTP against the scripted model (spec 002)."""
+
+from __future__ import annotations
+
+import uuid
+
+import httpx
+
+from tests.api.sse_client import post_chat
+from tests.scripted_llm.server import ScriptedServer
+
+
+def _types(frames: list[dict]) -> list[str]:
+    return [frame["type"] for frame in frames]
+
+
+def test_chat_streams_tool_call_and_answer_with_contract_headers(client: httpx.Client) -> None:
+    response, frames = post_chat(client, message="please calculate (12+8)*3")
+
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/event-stream")
+    assert response.headers["cache-control"] == "no-cache"
+    assert response.headers["x-accel-buffering"] == "no"
+    session_id = response.headers["x-session-id"]
+    trace_id = response.headers["x-trace-id"]
+    assert uuid.UUID(session_id) and uuid.UUID(response.headers["x-run-id"])
+    assert all(frame["session_id"] == session_id and frame["trace_id"] == trace_id for frame in frames)
+
+    types = _types(frames)
+    assert types[0] == "agent_start" and types[-1] == "done"
+    call = next(frame for frame in frames if frame["type"] == "tool_call")
+    result = next(frame for frame in frames if frame["type"] == "tool_result")
+    assert call["tool"] == "calculate" and call["args"] == {"expression": "(12+8)*3"}
+    assert call["cn_tool"] == "计算器"
+    assert result["tool_call_id"] == call["tool_call_id"] and result["content"] == "60" and result["error"] is False
+    assert types.index("tool_call") < types.index("tool_result") < types.index("done")
+    answer = "".join(frame["content"] for frame in frames if frame["type"] == "token")
+    assert "60" in answer
+    done = frames[-1]
+    assert done["usage"]["input_tokens"] > 0 and done["usage"]["usage_source"] == "provider"
+    assert done["duration_ms"] >= 0
+
+
+def test_tool_json_never_leaks_into_tokens(client: httpx.Client) -> None:
+    """Pitfall 5: ToolMessages also travel on the messages channel; only AIMessageChunk is a token."""
+    _, frames = post_chat(client, message="search fan laws affinity")
+    result = next(frame for frame in frames if frame["type"] == "tool_result")
+    answer = "".join(frame["content"] for frame in frames if frame["type"] == "token")
+    assert '"sources"' in result["content"]
+    assert '"sources"' not in answer and "{" not in answer
+
+
+def test_knowledge_search_produces_deduplicated_citations(client: httpx.Client, llm: ScriptedServer) -> None:
+    llm.push(
+        {
+            "tool_calls": [
+                {"name": "knowledge_search", "arguments": {"query": "fan laws", "limit": 3}},
+                {"name": "knowledge_search", "arguments": {"query": "fan affinity laws speed", "limit": 3}},
+            ]
+        },
+        {"content": "Fan laws: flow scales with speed."},
+    )
+    _, frames = post_chat(client, message="tell me about fans")
+    results = [frame for frame in frames if frame["type"] == "tool_result"]
+    assert len(results) == 2 and results[0]["tool_call_id"] != results[1]["tool_call_id"]
+    citations = [frame for frame in frames if frame["type"] == "citations"][-1]
+    urls = [item["url"] for item in citations["items"]]
+    assert urls, "a knowledge search must yield citations"
+    assert len(urls) == len(set(urls)), "citations are de-duplicated by URL"
+    assert all(url.startswith("/kb/") and item["title"] for url, item in zip(urls, citations["items"], strict=True))
+    assert citations["model_only"] is False
+
+
+def test_session_continues_with_history(client: httpx.Client, llm: ScriptedServer) -> None:
+    response, _ = post_chat(client, message="hello there, my fan is 30 kW")
+    session_id = response.headers["x-session-id"]
+    response2, frames2 = post_chat(client, message="and again", session_id=session_id, thread_id=session_id)
+    assert response2.headers["x-session-id"] == session_id and frames2[-1]["type"] == "done"
+    # The checkpointer gave the model the earlier turn: thread_id = session_id (invariant 1).
+    last_request = llm.requests()[-1]
+    texts = " ".join(str(message.get("content")) for message in last_request["messages"])
+    assert "my fan is 30 kW" in texts
+
+    history = client.get(f"/api/chat/history/{session_id}").json()
+    roles = [message["role"] for message in history["messages"]]
+    assert roles == ["user", "assistant", "user", "assistant"]
+    assert history["messages"][0]["content"] == "hello there, my fan is 30 kW"
+    stamps = [message["created_at"] for message in history["messages"]]
+    assert stamps == sorted(stamps) and "." in stamps[0], "microsecond timestamps, in order (pitfall 8)"
+    assert history["title"].startswith("hello there")
+
+
+def test_history_keeps_tool_cards_and_citations(client: httpx.Client) -> None:
+    response, _ = post_chat(client, message="search gas limits methane")
+    history = client.get(f"/api/chat/history/{response.headers['x-session-id']}").json()
+    answer = history["messages"][-1]
+    assert answer["role"] == "assistant" and answer["tool_calls"][0]["tool"] == "knowledge_search"
+    assert answer["tool_calls"][0]["content"] and answer["citations"]
+
+
+def test_blank_message_is_400_json(client: httpx.Client) -> None:
+    for fields in ({"message": "   "}, {"user_name": "alice"}):
+        response, _ = post_chat(client, **fields)
+        assert response.status_code == 400
+        assert response.json()["code"] == "bad_request" and response.json()["message"]
+
+
+def test_thread_id_must_equal_session_id(client: httpx.Client) -> None:
+    response, _ = post_chat(client, message="hi")
+    session_id = response.headers["x-session-id"]
+    other = str(uuid.uuid4())
+    for fields in ({"session_id": session_id, "thread_id": other}, {"thread_id": other}):
+        bad, _ = post_chat(client, message="hi", **fields)
+        assert bad.status_code == 404, fields
+        assert bad.json()["code"] == "not_found"
+
+
+def test_another_users_session_is_404(client: httpx.Client, llm: ScriptedServer) -> None:
+    response, _ = post_chat(client, message="secret plans", user_name="alice")
+    session_id = response.headers["x-session-id"]
+    calls_before = len(llm.requests())
+    stolen, _ = post_chat(client, message="show me", session_id=session_id, user_name="mallory")
+    assert stolen.status_code == 404
+    assert len(llm.requests()) == calls_before, "nothing ran for the intruder"
+    assert client.get(f"/api/chat/history/{session_id}", params={"user_name": "mallory"}).status_code == 404
+    own = client.get(f"/api/chat/history/{session_id}", params={"user_name": "alice"})
+    assert own.status_code == 200 and len(own.json()["messages"]) == 2
+
+
+def test_bad_mode_is_422(client: httpx.Client) -> None:
+    response, _ = post_chat(client, message="hi", mode="yolo")
+    assert response.status_code == 422
+
+
+def test_model_failure_is_an_error_frame_and_keeps_the_message(client: httpx.Client, llm: ScriptedServer) -> None:
+    llm.push({"error": 500, "message": "upstream exploded"})
+    response, frames = post_chat(client, message="this will fail")
+    assert response.status_code == 200
+    error = frames[-1]
+    assert error["type"] == "error" and error["code"] == "model_error"
+    assert "upstream exploded" not in error["message"] and "HTTP 500" in error["message"]
+    assert "done" not in _types(frames)
+    history = client.get(f"/api/chat/history/{response.headers['x-session-id']}").json()
+    assert history["messages"][0]["content"] == "this will fail"
+    assert history["messages"][-1]["status"] == "failed"
+
+
+def test_history_of_unknown_session_is_404(client: httpx.Client) -> None:
+    response = client.get(f"/api/chat/history/{uuid.uuid4()}")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+def test_health_reports_model_and_subsystems(client: httpx.Client) -> None:
+    body = client.get("/health").json()
+    assert body["status"] == "ok" and body["database"] == "ok"
+    assert body["model"]["configured"] is True and body["model"]["name"] == "scripted-demo"
+    assert body["config_conflicts"] == []
+
+
+def test_legacy_test_page_is_served(client: httpx.Client) -> None:
+    response = client.get("/static/index.html")
+    assert response.status_code == 200 and "/api/chat" in response.text

@@ -1,0 +1,33 @@
+"""A scripted, deterministic OpenAI-compatible chat server for tests and demos.
+
+Run it standalone with ``python -m tests.scripted_llm --port 8765`` or in-process
+with :class:`ScriptedServer`; see :func:`tests.scripted_llm.script.rule_reply` for
+how it decides what to answer.
+"""
+
+from tests.scripted_llm.script import (
+    MODEL_NAME,
+    ErrorReply,
+    Reply,
+    Script,
+    TextReply,
+    ToolCallSpec,
+    ToolCallsReply,
+    count_prompt_tokens,
+    rule_reply,
+)
+from tests.scripted_llm.server import ScriptedServer, create_app
+
+__all__ = [
+    "MODEL_NAME",
+    "ErrorReply",
+    "Reply",
+    "Script",
+    "ScriptedServer",
+    "TextReply",
+    "ToolCallSpec",
+    "ToolCallsReply",
+    "count_prompt_tokens",
+    "create_app",
+    "rule_reply",
+]

@@ -1,0 +1,448 @@
+"""The scripted model's brain: reply types, the FIFO queue and the rule-based default.
+
+Everything here is pure (no HTTP), so the rules can be unit-tested and the server
+in ``server.py`` only has to render a :data:`Reply` as OpenAI JSON or SSE.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+MODEL_NAME = "scripted-demo"
+
+_EXPRESSION_RUN = re.compile(r"[0-9+\-*/().^ %]+")
+# "how" and "what is" are common words, so they only count as whole words; otherwise
+# "show me" would turn every greeting into a knowledge search.
+_SEARCH_TRIGGERS = (
+    re.compile(r"search", re.IGNORECASE),
+    re.compile(r"knowledge", re.IGNORECASE),
+    re.compile(r"\bwhat is\b", re.IGNORECASE),
+    re.compile(r"\bhow\b", re.IGNORECASE),
+)
+_LONG_ANSWER_VOCABULARY = (
+    "Ventilation systems move fresh air through a building while removing stale air, "
+    "heat, moisture and pollutants so that occupants stay healthy and comfortable"
+).split()
+
+MARKDOWN_ANSWER = """# Ventilation overview
+
+Key points:
+
+- Supply air brings fresh outdoor air in.
+- Exhaust air removes stale indoor air.
+- Heat recovery saves energy.
+
+| Room | Air changes per hour |
+| --- | --- |
+| Office | 4 |
+| Kitchen | 10 |
+
+```python
+def airflow(volume_m3: float, ach: float) -> float:
+    return volume_m3 * ach
+```
+"""
+
+
+@dataclass(frozen=True)
+class TextReply:
+    """A plain assistant answer, streamed word by word.
+
+    Attributes:
+        content: The full answer text.
+    """
+
+    content: str
+
+
+@dataclass(frozen=True)
+class ToolCallSpec:
+    """One tool call the model makes.
+
+    Attributes:
+        name: Tool name, e.g. ``"calculate"``.
+        arguments: JSON-serialisable arguments, e.g. ``{"expression": "1+1"}``.
+        id: Optional fixed call id; the server generates ``call_<request>_<index>`` if empty.
+    """
+
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    id: str = ""
+
+
+@dataclass(frozen=True)
+class ToolCallsReply:
+    """An assistant turn consisting only of tool calls (finish reason ``tool_calls``).
+
+    Attributes:
+        calls: The calls, rendered with indices 0, 1, ... in this order.
+    """
+
+    calls: tuple[ToolCallSpec, ...]
+
+
+@dataclass(frozen=True)
+class ErrorReply:
+    """An HTTP error in OpenAI's shape ``{"error": {"message", "type", "code"}}``.
+
+    Attributes:
+        status: HTTP status code, e.g. 500.
+        message: Human-readable error message.
+    """
+
+    status: int
+    message: str
+
+
+Reply = TextReply | ToolCallsReply | ErrorReply
+
+
+def reply_from_dict(data: Mapping[str, Any]) -> Reply:
+    """Parse one queued response as posted to ``/_script``.
+
+    Args:
+        data: One of ``{"content": "text"}``,
+            ``{"tool_calls": [{"name": str, "arguments": dict | str, "id"?: str}]}`` or
+            ``{"error": 500, "message": "..."}``.
+
+    Returns:
+        The matching :data:`Reply`.
+
+    Raises:
+        ValueError: If the dict matches none of the shapes.
+    """
+    if "error" in data:
+        return ErrorReply(status=int(data["error"]), message=str(data.get("message", "scripted error")))
+    if "tool_calls" in data:
+        calls = []
+        for raw in data["tool_calls"]:
+            args = raw.get("arguments", {})
+            # Accept the OpenAI wire form (a JSON string) as well as a plain dict.
+            if isinstance(args, str):
+                args = json.loads(args) if args.strip() else {}
+            calls.append(ToolCallSpec(name=str(raw["name"]), arguments=dict(args), id=str(raw.get("id", ""))))
+        if not calls:
+            raise ValueError("tool_calls must not be empty")
+        return ToolCallsReply(calls=tuple(calls))
+    if "content" in data:
+        return TextReply(content=str(data["content"]))
+    raise ValueError(f"unrecognised scripted response: {dict(data)!r}")
+
+
+def _as_reply(item: Reply | Mapping[str, Any]) -> Reply:
+    if isinstance(item, TextReply | ToolCallsReply | ErrorReply):
+        return item
+    return reply_from_dict(item)
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """Return the text of an OpenAI-format message.
+
+    Args:
+        message: ``{"role": ..., "content": str | list[{"type": "text", "text": str}, ...] | None}``.
+
+    Returns:
+        The content string, or the text parts joined by single spaces; ``""`` for none.
+    """
+    content = message.get("content")
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    parts = []
+    for part in content:
+        if isinstance(part, str):
+            parts.append(part)
+        elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
+            parts.append(part["text"])
+    return " ".join(parts)
+
+
+def count_prompt_tokens(messages: Iterable[Mapping[str, Any]]) -> int:
+    """Deterministic stand-in for a tokenizer, so tests can predict ``usage``.
+
+    Args:
+        messages: OpenAI-format messages of the request.
+
+    Returns:
+        ``sum(len(message_text(m))) // 4 + 10 * len(messages)``; tool definitions and
+        tool-call arguments are not counted.
+    """
+    messages = list(messages)
+    return sum(len(message_text(m)) for m in messages) // 4 + 10 * len(messages)
+
+
+def split_words(text: str) -> list[str]:
+    """Split text into stream pieces: each word with its trailing whitespace.
+
+    Args:
+        text: Answer text.
+
+    Returns:
+        Pieces whose concatenation is ``text`` minus any leading whitespace; at least one piece.
+    """
+    return re.findall(r"\S+\s*", text) or [text]
+
+
+def split_arguments(arguments: str) -> list[str]:
+    """Split a tool call's argument JSON into 3 (at least 2) pieces, as real models do.
+
+    Args:
+        arguments: The serialised arguments, e.g. ``'{"expression": "1+1"}'``.
+
+    Returns:
+        Non-empty pieces whose concatenation is ``arguments``.
+    """
+    size = max(1, -(-len(arguments) // 3))
+    return [arguments[i : i + size] for i in range(0, len(arguments), size)] or [arguments]
+
+
+def extract_expression(text: str) -> str:
+    """Find the arithmetic expression in a user request.
+
+    Args:
+        text: e.g. ``"please calculate (12+8)*3"``.
+
+    Returns:
+        The longest run of ``0-9+-*/().^ %`` containing a digit, stripped (``"(12+8)*3"``),
+        or ``""`` if there is none.
+    """
+    runs = [run.strip() for run in _EXPRESSION_RUN.findall(text) if any(ch.isdigit() for ch in run)]
+    return max(runs, key=len, default="")
+
+
+def _tool_names(body: Mapping[str, Any]) -> set[str]:
+    names = set()
+    for tool in body.get("tools") or []:
+        function = tool.get("function") or {}
+        if function.get("name"):
+            names.add(function["name"])
+    return names
+
+
+def _tool_name_for(messages: list[Mapping[str, Any]], tool_call_id: str) -> str:
+    # Chat Completions tool messages carry no tool name, so recover it from the
+    # assistant turn that issued the call.
+    for message in reversed(messages):
+        for call in message.get("tool_calls") or []:
+            if call.get("id") == tool_call_id:
+                return (call.get("function") or {}).get("name", "")
+    return ""
+
+
+def _summarise_calculate(content: str) -> str:
+    value: Any = content.strip()
+    try:
+        parsed = json.loads(content)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, Mapping):
+        if "error" in parsed:
+            return f"The calculation failed: {parsed['error']}."
+        for key in ("result", "value", "answer"):
+            if key in parsed:
+                value = parsed[key]
+                break
+    elif isinstance(parsed, int | float) and not isinstance(parsed, bool):
+        value = parsed
+    if not isinstance(value, str):
+        value = json.dumps(value)
+    return f"The result is {value}."
+
+
+def _summarise_knowledge(content: str) -> str | None:
+    try:
+        parsed = json.loads(content)
+    except ValueError:
+        return None
+    if not isinstance(parsed, Mapping) or "sources" not in parsed:
+        return None
+    sources = parsed.get("sources") or []
+    if not sources:
+        return "The knowledge base returned no sources for this question."
+    first = sources[0]
+    if isinstance(first, Mapping):
+        title = first.get("title") or first.get("name") or first.get("source") or "untitled"
+    else:
+        title = first
+    # Only the best hit matters for a short answer; ventapp's knowledge_search gives
+    # data items {"title", "excerpt", ...} and sources {"title", "url", "snippet"}.
+    data = parsed.get("data")
+    best = data[0] if isinstance(data, list) and data else data
+    if isinstance(best, Mapping):
+        best = best.get("excerpt") or best.get("text") or best.get("snippet") or ""
+    if not best and isinstance(first, Mapping):
+        best = first.get("snippet") or ""
+    snippet = " ".join(str(best or "").split())[:150]
+    gist = snippet or "the topic is covered."
+    return f"According to the knowledge base (source: {title}), {gist} ({len(sources)} source(s) found.)"
+
+
+def _summarise_tool_result(name: str, content: str) -> str:
+    if name == "calculate":
+        return _summarise_calculate(content)
+    if name == "knowledge_search":
+        summary = _summarise_knowledge(content)
+        if summary is not None:
+            return summary
+    return f"Done: {content[:200]}"
+
+
+def _is_summarisation_request(body: Mapping[str, Any], messages: list[Mapping[str, Any]]) -> bool:
+    if body.get("tools") or not messages:
+        return False
+    candidates = [messages[0], *(m for m in messages if m.get("role") in {"system", "developer"})]
+    for message in candidates:
+        text = message_text(message).lower()
+        if "summar" in text or "context extraction" in text:
+            return True
+    return False
+
+
+def long_answer(words: int = 200) -> str:
+    """Return the deterministic long answer.
+
+    Args:
+        words: Number of words.
+
+    Returns:
+        ``words`` words cycling through a fixed ventilation sentence, ending with ``"."``.
+    """
+    vocab = _LONG_ANSWER_VOCABULARY
+    return " ".join(vocab[i % len(vocab)] for i in range(words)) + "."
+
+
+def _tool_or_unavailable(body: Mapping[str, Any], name: str, arguments: dict[str, Any]) -> Reply:
+    if name in _tool_names(body):
+        return ToolCallsReply(calls=(ToolCallSpec(name=name, arguments=arguments),))
+    return TextReply(content=f"Sorry, the tool {name} is not available in this conversation.")
+
+
+def _search_query(text: str, trigger: re.Pattern[str]) -> str:
+    query = " ".join(trigger.sub(" ", text, count=1).split()).strip(" ?.!:,")
+    return query or text.strip()
+
+
+def rule_reply(body: Mapping[str, Any]) -> Reply:
+    """Decide the default reply for a chat request (used when the queue is empty).
+
+    The decision looks at the last message:
+
+    * summarisation call (no ``tools``; first or system message mentions "summar" or
+      "context extraction") → a short text summary;
+    * ``tool`` → a text summary of the trailing tool result(s): ``calculate`` gives
+      "The result is <value>.", ``knowledge_search`` names the first source's title,
+      anything else "Done: <first 200 chars>";
+    * otherwise the last user message's text, checked in this order (case-insensitive):
+      "error please" → HTTP 500; "long answer" → 200 words; "markdown" → a Markdown
+      document; "calculate" → ``calculate(expression=...)``; "search" / "knowledge" /
+      "what is" / "how" → ``knowledge_search(query=..., limit=3)``; else a greeting
+      echoing the first 80 characters. Tool calls fall back to an apology text when the
+      tool is not in the request's ``tools``.
+
+    Args:
+        body: The parsed ``/v1/chat/completions`` request body (``messages``, ``tools``, ...).
+
+    Returns:
+        The reply to render.
+    """
+    messages = list(body.get("messages") or [])
+    if _is_summarisation_request(body, messages):
+        chars = sum(len(message_text(m)) for m in messages)
+        return TextReply(
+            content=f"Summary: the user is working on a ventilation task; {chars} characters of earlier conversation were condensed."
+        )
+
+    if messages and messages[-1].get("role") == "tool":
+        trailing = []
+        for message in reversed(messages):
+            if message.get("role") != "tool":
+                break
+            trailing.append(message)
+        # Parallel tool calls leave several results; answer about all of them in order.
+        parts = [
+            _summarise_tool_result(_tool_name_for(messages, m.get("tool_call_id", "")), message_text(m))
+            for m in reversed(trailing)
+        ]
+        return TextReply(content=" ".join(parts))
+
+    user_text = next((message_text(m) for m in reversed(messages) if m.get("role") == "user"), "")
+    lowered = user_text.lower()
+    if "error please" in lowered:
+        return ErrorReply(status=500, message="Scripted server error (you asked for one).")
+    if "long answer" in lowered:
+        return TextReply(content=long_answer())
+    if "markdown" in lowered:
+        return TextReply(content=MARKDOWN_ANSWER)
+    if "calculate" in lowered:
+        expression = extract_expression(user_text) or _search_query(
+            user_text, re.compile("calculate", re.IGNORECASE)
+        )
+        return _tool_or_unavailable(body, "calculate", {"expression": expression})
+    for trigger in _SEARCH_TRIGGERS:
+        if trigger.search(user_text):
+            return _tool_or_unavailable(
+                body, "knowledge_search", {"query": _search_query(user_text, trigger), "limit": 3}
+            )
+    return TextReply(content=f"Hello! I am the scripted demo model. You said: {user_text[:80]}")
+
+
+class Script:
+    """A FIFO queue of canned replies in front of :func:`rule_reply`.
+
+    Thread-safe, because tests push from their own thread while uvicorn serves
+    from another.
+
+    Args:
+        responses: Replies (or ``/_script``-style dicts) to queue up front.
+    """
+
+    def __init__(self, responses: Iterable[Reply | Mapping[str, Any]] = ()) -> None:
+        self._lock = threading.Lock()
+        self._queue: deque[Reply] = deque()
+        self.push(*responses)
+
+    def push(self, *responses: Reply | Mapping[str, Any]) -> int:
+        """Queue replies at the end of the FIFO.
+
+        Args:
+            *responses: :data:`Reply` objects or dicts accepted by :func:`reply_from_dict`.
+
+        Returns:
+            The queue length afterwards.
+        """
+        parsed = [_as_reply(item) for item in responses]
+        with self._lock:
+            self._queue.extend(parsed)
+            return len(self._queue)
+
+    def clear(self) -> None:
+        """Drop all queued replies."""
+        with self._lock:
+            self._queue.clear()
+
+    @property
+    def pending(self) -> int:
+        """Number of queued replies not yet consumed."""
+        with self._lock:
+            return len(self._queue)
+
+    def next_reply(self, body: Mapping[str, Any]) -> Reply:
+        """Pop the oldest queued reply, or apply the rules when the queue is empty.
+
+        Args:
+            body: The chat request body.
+
+        Returns:
+            The reply for this request.
+        """
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        return rule_reply(body)
