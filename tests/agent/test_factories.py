@@ -1,0 +1,52 @@
+"""Model and agent assembly (pitfalls 2 and 3)."""
+
+from __future__ import annotations
+
+from langchain_core.tools import BaseTool
+
+from ventapp.agent import agent_factory
+from ventapp.agent.model_factory import build_model
+from ventapp.config import load_settings
+from ventapp.tools import registry
+
+
+def _settings(**extra: str):  # type: ignore[no-untyped-def]
+    return load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", **extra})
+
+
+def test_model_declares_window_for_unknown_model() -> None:
+    """Pitfall 2: without max_input_tokens summarisation fails or assumes 170k tokens."""
+    model = build_model(_settings(MODEL_NAME="some-local-model", CONTEXT_LIMIT="32768"))
+    assert model.profile == {"max_input_tokens": 32768}
+
+
+def test_model_window_merges_into_known_profile() -> None:
+    model = build_model(_settings(MODEL_NAME="gpt-4o-mini", CONTEXT_LIMIT="64000"))
+    assert model.profile is not None
+    assert model.profile["max_input_tokens"] == 64000 and model.profile.get("tool_calling") is True
+
+
+def test_model_streams_usage_over_chat_completions() -> None:
+    model = build_model(_settings())
+    assert model.stream_usage is True and model.use_responses_api is False
+    assert str(model.openai_api_base) == "http://127.0.0.1:9/v1"
+
+
+def test_subagent_tools_are_base_tools() -> None:
+    """Pitfall 3: sub-agent tools go straight into ToolNode, which reads ``tool_.name``."""
+    registry.load_builtin_tools(reload=True)
+    (researcher,) = agent_factory._build_subagents()
+    assert researcher["tools"] and all(isinstance(tool, BaseTool) for tool in researcher["tools"])
+    assert [tool.name for tool in researcher["tools"]] == ["knowledge_search"]
+
+
+def test_skills_read_allow_precedes_write_deny() -> None:
+    """Pitfall 10: first match wins, so the specific allow must come first."""
+    rules = agent_factory._permissions()
+    assert rules[0].mode == "allow" and "read" in rules[0].operations
+    assert any(rule.mode == "deny" for rule in rules[1:])
+
+
+def test_agent_compiles_with_tools_and_skills() -> None:
+    graph = agent_factory.build_agent(build_model(_settings()), checkpointer=None)
+    assert "model" in graph.nodes and "tools" in graph.nodes

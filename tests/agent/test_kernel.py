@@ -1,0 +1,136 @@
+"""The kernel's channel roles, fed with hand-made graph stream items (offline, no model)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+
+from ventapp.agent import events as ev
+from ventapp.agent.kernel import Kernel
+
+
+async def _stream(items: list[tuple[tuple[str, ...], str, Any]]) -> AsyncIterator[Any]:
+    for item in items:
+        yield item
+
+
+async def _run(items: list[tuple[tuple[str, ...], str, Any]]) -> tuple[Kernel, list[ev._Event]]:
+    kernel = Kernel(context_limit=1000)
+    out = [event async for event in kernel.run(_stream(items))]
+    return kernel, out
+
+
+def _call(name: str, call_id: str, **args: Any) -> dict[str, Any]:
+    return {"name": name, "args": args, "id": call_id, "type": "tool_call"}
+
+
+async def test_only_ai_message_chunks_become_tokens() -> None:
+    """Pitfall 5: a ToolMessage on the messages channel must not reach the answer."""
+    items = [
+        ((), "messages", (AIMessageChunk(content="Hello "), {})),
+        ((), "messages", (ToolMessage(content='{"data": 1}', tool_call_id="c1"), {})),
+        ((), "messages", (AIMessageChunk(content="world"), {})),
+    ]
+    kernel, out = await _run(items)
+    assert [event.content for event in out if isinstance(event, ev.Token)] == ["Hello ", "world"]
+    assert kernel.transcript.answer == "Hello world"
+
+
+async def test_summarisation_and_subagent_text_stay_out_of_the_answer() -> None:
+    items = [
+        ((), "messages", (AIMessageChunk(content="summary text"), {"lc_source": "summarization"})),
+        ((), "messages", (AIMessageChunk(content="hidden"), {"tags": ["nostream"]})),
+        (("tools:abc",), "messages", (AIMessageChunk(content="sub-agent words"), {})),
+        ((), "messages", (AIMessageChunk(content="answer"), {})),
+    ]
+    kernel, out = await _run(items)
+    assert [event.content for event in out if isinstance(event, ev.Token)] == ["answer"]
+
+
+async def test_results_attach_by_tool_call_id_not_by_name() -> None:
+    """Pitfall 12: the same tool twice in one step; results arrive in reverse order."""
+    ai = AIMessage(content="", tool_calls=[_call("calculate", "c1", expression="1+1"), _call("calculate", "c2", expression="2+2")])
+    items = [
+        ((), "updates", {"model": {"messages": [ai]}}),
+        ((), "updates", {"tools": {"messages": [ToolMessage(content="4", tool_call_id="c2", name="calculate")]}}),
+        ((), "updates", {"tools": {"messages": [ToolMessage(content="2", tool_call_id="c1", name="calculate")]}}),
+    ]
+    kernel, out = await _run(items)
+    results = {event.tool_call_id: event.content for event in out if isinstance(event, ev.ToolResult)}
+    assert results == {"c1": "2", "c2": "4"}
+    assert kernel.transcript.tool_cards["c1"].args == {"expression": "1+1"}
+    assert kernel.transcript.tool_cards["c2"].content == "4"
+    executing = next(event for event in out if isinstance(event, ev.Executing))
+    assert executing.tools == ["calculate", "calculate"]
+
+
+async def test_tool_error_status_sets_error_flag() -> None:
+    ai = AIMessage(content="", tool_calls=[_call("calculate", "c1", expression="1/0")])
+    failed = ToolMessage(content="calculate failed: division by zero", tool_call_id="c1", status="error")
+    _, out = await _run([((), "updates", {"model": {"messages": [ai]}}), ((), "updates", {"tools": {"messages": [failed]}})])
+    result = next(event for event in out if isinstance(event, ev.ToolResult))
+    assert result.error is True
+
+
+async def test_citations_come_from_tool_results_deduplicated() -> None:
+    """Invariant 4: sources are read from the ToolMessage, de-duplicated by URL."""
+    sources = [{"title": "Fan laws", "url": "/kb/fan-laws", "snippet": "Q∝N"}]
+    payload = json.dumps({"data": [], "sources": sources})
+    ai = AIMessage(content="", tool_calls=[_call("knowledge_search", "k1", query="a"), _call("knowledge_search", "k2", query="b")])
+    items = [
+        ((), "updates", {"model": {"messages": [ai]}}),
+        ((), "updates", {"tools": {"messages": [ToolMessage(content=payload, tool_call_id="k1")]}}),
+        ((), "updates", {"tools": {"messages": [ToolMessage(content=payload, tool_call_id="k2")]}}),
+    ]
+    kernel, out = await _run(items)
+    citations = [event for event in out if isinstance(event, ev.Citations)]
+    assert len(citations) == 1, "the second, identical source adds nothing new"
+    assert [item.url for item in kernel.transcript.sources.items] == ["/kb/fan-laws"]
+
+
+async def test_usage_prefers_provider_and_context_is_main_thread_only() -> None:
+    main_call = AIMessage(content="a", id="m1", usage_metadata={"input_tokens": 100, "output_tokens": 5, "total_tokens": 105})
+    sub_call = AIMessage(content="b", id="s1", usage_metadata={"input_tokens": 900, "output_tokens": 7, "total_tokens": 907})
+    kernel, _ = await _run([((), "updates", {"model": {"messages": [main_call]}}), (("tools:x",), "updates", {"model": {"messages": [sub_call]}})])
+    usage = kernel.transcript.meter.usage()
+    assert usage.input_tokens == 1000 and usage.output_tokens == 12
+    assert usage.context_tokens == 100, "a sub-agent call never moves the main context occupancy"
+    assert usage.usage_source == "provider"
+
+
+async def test_missing_usage_is_marked_estimate() -> None:
+    kernel, _ = await _run([((), "updates", {"model": {"messages": [AIMessage(content="no usage here", id="m1")]}})])
+    usage = kernel.transcript.meter.usage()
+    assert usage.usage_source == "estimate" and usage.output_tokens > 0
+
+
+async def test_todos_and_interrupt_become_events() -> None:
+    class _Interrupt:
+        id = "int-1"
+        value = {"action_requests": [{"name": "calculate", "args": {"expression": "1"}, "description": "ok?"}]}
+
+    todos = [{"content": "size the fan", "status": "in_progress"}]
+    _, out = await _run([((), "updates", {"tools": {"todos": todos}}), ((), "updates", {"__interrupt__": (_Interrupt(),)})])
+    assert isinstance(out[0], ev.UpdatedTodoList) and out[0].todos == todos
+    interrupt = out[1]
+    assert isinstance(interrupt, ev.Interrupt) and interrupt.interrupt_token == "int-1"
+    assert interrupt.tool_approval is not None and interrupt.tool_approval["tool"] == "calculate"
+
+
+async def test_task_call_tracks_subagent_by_id() -> None:
+    ai = AIMessage(content="", tool_calls=[_call("task", "t1", subagent_type="researcher", description="look up")])
+    items = [
+        ((), "updates", {"model": {"messages": [ai]}}),
+        (("tools:ns1",), "updates", {"model": {"messages": [AIMessage(content="", tool_calls=[_call("knowledge_search", "k9", query="q")])]}}),
+        ((), "updates", {"tools": {"messages": [ToolMessage(content="found", tool_call_id="t1")]}}),
+    ]
+    _, out = await _run(items)
+    start = next(event for event in out if isinstance(event, ev.AgentStart))
+    assert start.agent == "researcher" and start.agent_id == "t1"
+    inner = next(event for event in out if isinstance(event, ev.ToolCall) and event.tool == "knowledge_search")
+    assert inner.agent_id == "t1"
+    done = next(event for event in out if isinstance(event, ev.AgentDone))
+    assert done.agent_id == "t1"

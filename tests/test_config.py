@@ -1,0 +1,80 @@
+"""Configuration precedence and conflict reporting (spec 000 pitfall 1)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from ventapp.config import KEYS, PROJECT_ROOT, load_settings, mask, warn_conflicts
+
+
+def _env_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / ".env"
+    path.write_text(text)
+    return path
+
+
+def test_defaults_run_without_setup(tmp_path: Path) -> None:
+    settings = load_settings({}, env_file=tmp_path / "missing.env")
+    assert settings.env_priority == "dotenv" and settings.checkpointer == "sqlite"
+    assert settings.database_url.startswith("sqlite:///") and settings.database_url.endswith("ventagent.db")
+    assert settings.port == 3000 and settings.model_configured is False
+
+
+def test_dotenv_wins_by_default_and_conflict_is_reported(tmp_path: Path) -> None:
+    env = _env_file(tmp_path, "OPENAI_API_KEY=sk-project-key-123456\n")
+    settings = load_settings({"OPENAI_API_KEY": "sk-stray-global-999999"}, env_file=env)
+    assert settings.openai_api_key == "sk-project-key-123456"
+    (conflict,) = settings.conflicts
+    public = conflict.public()
+    assert public["key"] == "OPENAI_API_KEY" and public["used"] == "dotenv"
+    assert "sk-project-key-123456" not in str(public) and "sk-stray-global-999999" not in str(public)
+
+
+def test_process_priority_lets_the_environment_win(tmp_path: Path) -> None:
+    env = _env_file(tmp_path, "PORT=3000\nMODEL_NAME=from-file\n")
+    settings = load_settings({"DEEP_AGENT_ENV_PRIORITY": "process", "PORT": "8081"}, env_file=env)
+    assert settings.port == 8081 and settings.model_name == "from-file"
+    assert [c.key for c in settings.conflicts] == ["PORT"] and settings.conflicts[0].used == "process"
+
+
+def test_none_priority_ignores_dotenv(tmp_path: Path) -> None:
+    env = _env_file(tmp_path, "MODEL_NAME=from-file\n")
+    settings = load_settings({"DEEP_AGENT_ENV_PRIORITY": "none"}, env_file=env)
+    assert settings.model_name == KEYS["MODEL_NAME"][0] and settings.conflicts == ()
+
+
+def test_conflict_logs_one_masked_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    env = _env_file(tmp_path, "OPENAI_API_KEY=sk-project-key-123456\n")
+    settings = load_settings({"OPENAI_API_KEY": "sk-stray-global-999999"}, env_file=env)
+    with caplog.at_level(logging.WARNING, logger="ventapp.config"):
+        warn_conflicts(settings)
+    (record,) = caplog.records
+    assert "OPENAI_API_KEY" in record.getMessage() and "123456" not in record.getMessage()
+    assert mask("sk-project-key-123456") in record.getMessage()
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("CONTEXT_LIMIT", "lots"), ("CHECKPOINTER", "redis"), ("DEEP_AGENT_ENV_PRIORITY", "random"), ("PORT", "0")],
+)
+def test_bad_values_name_the_key(tmp_path: Path, key: str, value: str) -> None:
+    with pytest.raises(ValueError, match=key):
+        load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", key: value} if key != "DEEP_AGENT_ENV_PRIORITY" else {key: value}, env_file=tmp_path / "x")
+
+
+def test_env_example_lists_every_key_with_its_default() -> None:
+    lines = (PROJECT_ROOT / ".env.example").read_text().splitlines()
+    entries = dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
+    assert entries == {key: default for key, (default, _) in KEYS.items()}
+
+
+def test_only_config_reads_the_environment() -> None:
+    offenders = [
+        str(path.relative_to(PROJECT_ROOT))
+        for path in (PROJECT_ROOT / "ventapp").rglob("*.py")
+        if path.name != "config.py" and ("os.environ" in path.read_text() or "os.getenv" in path.read_text())
+    ]
+    assert offenders == []
