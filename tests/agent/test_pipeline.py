@@ -1,0 +1,131 @@
+"""The run pipeline in-process: input shape, unconfigured model, cancellation, session lock."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.scripted_llm.server import ScriptedServer
+from ventapp.agent import events as ev
+from ventapp.agent.pipeline import CANCELLED_MARKER, ChatRejected, ChatRequest, start_chat
+from ventapp.agent.runtime import AgentRuntime
+from ventapp.config import load_settings
+from ventapp.db import chat_store
+
+
+@pytest.fixture
+async def llm() -> AsyncIterator[ScriptedServer]:
+    # One server per async test: langchain-openai caches its async client per base_url and loop.
+    with ScriptedServer(delay_ms=5) as server:
+        yield server
+
+
+async def _runtime(tmp_path: Path, base_url: str = "") -> AgentRuntime:
+    settings = load_settings(
+        {
+            "DEEP_AGENT_ENV_PRIORITY": "none",
+            "DATA_DIR": str(tmp_path),
+            "OPENAI_BASE_URL": base_url,
+            "OPENAI_API_KEY": "x" if base_url else "",
+            "MODEL_NAME": "scripted-demo",
+            "MODEL_MAX_RETRIES": "0",
+        }
+    )
+    return await AgentRuntime.open(settings)
+
+
+async def test_graph_input_is_a_dict(tmp_path: Path, llm: ScriptedServer) -> None:
+    """Pitfall 6: a bare list is taken as __start__'s return value and fails with InvalidUpdateError."""
+    runtime = await _runtime(tmp_path, llm.base_url)
+    seen: list[Any] = []
+    agent = runtime.agent
+    original = agent.astream
+
+    def spy(graph_input: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append((graph_input, kwargs))
+        return original(graph_input, *args, **kwargs)
+
+    agent.astream = spy
+    try:
+        run = await start_chat(runtime, ChatRequest(message="hello"))
+        out = [event async for event in run.events()]
+    finally:
+        await runtime.close()
+    graph_input, kwargs = seen[0]
+    assert isinstance(graph_input, dict) and graph_input["messages"][0]["content"] == "hello"
+    assert kwargs["config"]["configurable"]["thread_id"] == run.session_id, "invariant 1"
+    assert kwargs["stream_mode"] == ["updates", "messages"]
+    assert out[-1].type == "done"
+
+
+async def test_unconfigured_model_says_how_to_configure(tmp_path: Path) -> None:
+    runtime = await _runtime(tmp_path)
+    try:
+        run = await start_chat(runtime, ChatRequest(message="hi"))
+        out = [event async for event in run.events()]
+        error = out[-1]
+        assert isinstance(error, ev.Error) and error.code == "model_unconfigured"
+        assert "OPENAI_BASE_URL" in error.message
+        rows = chat_store.list_messages(runtime.engine, run.session_id)
+        assert rows[0].content == "hi", "the user's message is kept"
+        run_row = chat_store.get_run(runtime.engine, run.run_id)
+        assert run_row is not None and run_row.status == "failed" and run_row.error_code == "model_unconfigured"
+    finally:
+        await runtime.close()
+
+
+async def test_cancelled_run_saves_partial_answer_and_frees_the_session(tmp_path: Path, llm: ScriptedServer) -> None:
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        run = await start_chat(runtime, ChatRequest(message="long answer please"))
+        with pytest.raises(ChatRejected) as busy:
+            await start_chat(runtime, ChatRequest(message="again", session_id=run.session_id))
+        assert busy.value.status == 409
+        stream = run.events()
+        tokens = 0
+        async for event in stream:
+            tokens += event.type == "token"
+            if tokens == 5:
+                break
+        await stream.aclose()  # what Starlette does when the client goes away
+        run_row = chat_store.get_run(runtime.engine, run.run_id)
+        assert run_row is not None and run_row.status == "cancelled"
+        answer = chat_store.list_messages(runtime.engine, run.session_id)[-1]
+        assert answer.role == "assistant" and answer.content.endswith(CANCELLED_MARKER)
+        assert len(answer.content) > len(CANCELLED_MARKER)
+        assert not runtime.session_lock(run.session_id).locked()
+        again = await start_chat(runtime, ChatRequest(message="hello", session_id=run.session_id))
+        assert [event.type async for event in again.events()][-1] == "done"
+    finally:
+        await runtime.close()
+
+
+async def test_released_run_that_never_streamed_frees_the_lock(tmp_path: Path, llm: ScriptedServer) -> None:
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        run = await start_chat(runtime, ChatRequest(message="hi"))
+        run.release()
+        assert not runtime.session_lock(run.session_id).locked()
+    finally:
+        await runtime.close()
+
+
+async def test_restart_keeps_graph_state(tmp_path: Path, llm: ScriptedServer) -> None:
+    """The SQLite checkpointer survives a restart: the model sees the first turn after reopening."""
+    runtime = await _runtime(tmp_path, llm.base_url)
+    run = await start_chat(runtime, ChatRequest(message="remember the number 4711"))
+    [event async for event in run.events()]
+    await runtime.close()
+    await asyncio.sleep(0)
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        again = await start_chat(runtime, ChatRequest(message="what was it", session_id=run.session_id))
+        [event async for event in again.events()]
+        texts = " ".join(str(message.get("content")) for message in llm.requests()[-1]["messages"])
+        assert "4711" in texts
+    finally:
+        await runtime.close()

@@ -1,0 +1,79 @@
+"""The spec's minimal test page in a real browser, streaming from /api/chat (pitfall 13)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.e2e.browser import chromium
+from tests.scripted_llm.server import ScriptedServer
+from tests.support import ApiServer
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as instance:
+        yield instance
+
+
+@pytest.fixture
+def page(browser: Browser, api: ApiServer, llm: ScriptedServer) -> Iterator[Page]:
+    llm.reset()
+    context = browser.new_context()
+    tab = context.new_page()
+    tab.goto(f"{api.url}/static/index.html")
+    yield tab
+    context.close()
+
+
+def _send(page: Page, text: str) -> None:
+    page.fill("#message", text)
+    page.click("#send")
+    expect(page.locator(".bubble.assistant").last).to_have_attribute("data-state", "done", timeout=20_000)
+
+
+def test_calculation_shows_tool_card_and_streamed_answer(page: Page) -> None:
+    _send(page, "please calculate (12+8)*3")
+    bubble = page.locator(".bubble.assistant").last
+    card = bubble.locator(".tool-card")
+    expect(card).to_have_count(1)
+    expect(card.locator(".tool-result")).to_have_text("60")
+    expect(bubble).to_contain_text("The result is 60.")
+    expect(bubble.locator(".usage")).to_contain_text("tokens")
+
+
+def test_tokens_after_a_card_do_not_destroy_it(page: Page, llm: ScriptedServer) -> None:
+    """Pitfall 13: text before the card, the card, text after it — all three survive in order."""
+    llm.push(
+        {"tool_calls": [{"name": "calculate", "arguments": {"expression": "2*21"}}]},
+        {"content": "The answer is 42 exactly."},
+    )
+    _send(page, "two times twenty-one")
+    bubble = page.locator(".bubble.assistant").last
+    expect(bubble.locator(".tool-card .tool-result")).to_have_text("42")
+    order = bubble.evaluate(
+        """b => Array.from(b.querySelectorAll('.seg, .tool-card')).map(
+               n => n.classList.contains('tool-card') ? 'CARD' : n.textContent)"""
+    )
+    assert "CARD" in order, order
+    after = order[order.index("CARD") + 1 :]
+    assert "".join(after).strip() == "The answer is 42 exactly.", order
+
+
+def test_knowledge_search_lists_citations(page: Page) -> None:
+    _send(page, "search fan laws")
+    links = page.locator(".bubble.assistant").last.locator(".citations a")
+    expect(links.first).to_be_visible()
+    href = links.first.get_attribute("href") or ""
+    assert "/kb/" in href and links.first.text_content()
+
+
+def test_error_is_shown_in_place(page: Page, llm: ScriptedServer) -> None:
+    llm.push({"error": 500, "message": "boom"})
+    page.fill("#message", "this fails")
+    page.click("#send")
+    bubble = page.locator(".bubble.assistant").last
+    expect(bubble).to_have_attribute("data-state", "error", timeout=20_000)
+    expect(bubble.locator(".error")).to_contain_text("HTTP 500")
