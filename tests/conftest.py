@@ -10,8 +10,8 @@ import pytest
 
 os.environ["DEEP_AGENT_ENV_PRIORITY"] = "none"
 
-from tests.scripted_llm.server import ScriptedServer  # noqa: E402
-from tests.support import ApiServer, app_env, patched_env  # noqa: E402
+from tests.scripted_llm.server import ScriptedServer
+from tests.support import ApiServer, app_env, patched_env
 
 
 @pytest.fixture(scope="module")

@@ -58,11 +58,21 @@ def test_conflict_logs_one_masked_warning(tmp_path: Path, caplog: pytest.LogCapt
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("CONTEXT_LIMIT", "lots"), ("CHECKPOINTER", "redis"), ("DEEP_AGENT_ENV_PRIORITY", "random"), ("PORT", "0")],
+    [
+        ("CONTEXT_LIMIT", "lots"),
+        ("CHECKPOINTER", "redis"),
+        ("DEEP_AGENT_ENV_PRIORITY", "random"),
+        ("PORT", "0"),
+    ],
 )
 def test_bad_values_name_the_key(tmp_path: Path, key: str, value: str) -> None:
     with pytest.raises(ValueError, match=key):
-        load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", key: value} if key != "DEEP_AGENT_ENV_PRIORITY" else {key: value}, env_file=tmp_path / "x")
+        load_settings(
+            {"DEEP_AGENT_ENV_PRIORITY": "none", key: value}
+            if key != "DEEP_AGENT_ENV_PRIORITY"
+            else {key: value},
+            env_file=tmp_path / "x",
+        )
 
 
 def test_env_example_lists_every_key_with_its_default() -> None:

@@ -34,14 +34,23 @@ PRIORITIES = ("dotenv", "process", "none")
 
 # key -> (default, one line of meaning). `.env.example` is checked against this table by a test.
 KEYS: dict[str, tuple[str, str]] = {
-    "DEEP_AGENT_ENV_PRIORITY": ("dotenv", "Which wins when .env and the process disagree: dotenv | process | none"),
-    "OPENAI_BASE_URL": ("", "OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1 (empty: OpenAI's own)"),
+    "DEEP_AGENT_ENV_PRIORITY": (
+        "dotenv",
+        "Which wins when .env and the process disagree: dotenv | process | none",
+    ),
+    "OPENAI_BASE_URL": (
+        "",
+        "OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1 (empty: OpenAI's own)",
+    ),
     "OPENAI_API_KEY": ("", "API key for that endpoint (local servers accept any non-empty value)"),
     "MODEL_NAME": ("gpt-4o-mini", "Model name sent to the endpoint"),
     "CONTEXT_LIMIT": ("128000", "Declared context window in tokens; compaction triggers at 85% of it"),
     "DATA_DIR": ("data", "Folder for the SQLite files and workspaces (relative to the project root)"),
     "DATABASE_URL": ("", "SQLAlchemy URL of the relational store (empty: sqlite file DATA_DIR/ventagent.db)"),
-    "CHECKPOINTER": ("sqlite", "Graph-state store: sqlite (DATA_DIR/checkpoints.db) | memory (lost on restart)"),
+    "CHECKPOINTER": (
+        "sqlite",
+        "Graph-state store: sqlite (DATA_DIR/checkpoints.db) | memory (lost on restart)",
+    ),
     "PORT": ("3000", "Port the app serves on (make run / make api)"),
     "DEMO_MODE": ("0", "1 when the model is the scripted demo server (the UI labels it)"),
     "MODEL_TEMPERATURE": ("0.2", "Sampling temperature sent to the model"),
@@ -155,9 +164,7 @@ def _as_float(values: dict[str, str], key: str) -> float:
         raise ValueError(f"{key} must be a number, got {values[key]!r}") from None
 
 
-def load_settings(
-    environ: Mapping[str, str] | None = None, env_file: Path | None = None
-) -> Settings:
+def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | None = None) -> Settings:
     """Build :class:`Settings` from ``.env`` and the process environment.
 
     Args:
@@ -174,7 +181,7 @@ def load_settings(
     env_file = PROJECT_ROOT / ".env" if env_file is None else env_file
     dotenv = dict(dotenv_values(env_file)) if env_file.is_file() else {}
     # The priority itself can only come from the process when .env is ignored.
-    priority = (environ.get("DEEP_AGENT_ENV_PRIORITY") or dotenv.get("DEEP_AGENT_ENV_PRIORITY") or "dotenv")
+    priority = environ.get("DEEP_AGENT_ENV_PRIORITY") or dotenv.get("DEEP_AGENT_ENV_PRIORITY") or "dotenv"
     priority = priority.strip().lower()
     if priority not in PRIORITIES:
         raise ValueError(f"DEEP_AGENT_ENV_PRIORITY must be one of {', '.join(PRIORITIES)}, got {priority!r}")

@@ -11,7 +11,9 @@ from ventapp.tools import registry
 
 
 def _settings(**extra: str):  # type: ignore[no-untyped-def]
-    return load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", **extra})
+    return load_settings(
+        {"DEEP_AGENT_ENV_PRIORITY": "none", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", **extra}
+    )
 
 
 def test_model_declares_window_for_unknown_model() -> None:

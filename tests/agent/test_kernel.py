@@ -46,17 +46,28 @@ async def test_summarisation_and_subagent_text_stay_out_of_the_answer() -> None:
         (("tools:abc",), "messages", (AIMessageChunk(content="sub-agent words"), {})),
         ((), "messages", (AIMessageChunk(content="answer"), {})),
     ]
-    kernel, out = await _run(items)
+    _, out = await _run(items)
     assert [event.content for event in out if isinstance(event, ev.Token)] == ["answer"]
 
 
 async def test_results_attach_by_tool_call_id_not_by_name() -> None:
     """Pitfall 12: the same tool twice in one step; results arrive in reverse order."""
-    ai = AIMessage(content="", tool_calls=[_call("calculate", "c1", expression="1+1"), _call("calculate", "c2", expression="2+2")])
+    ai = AIMessage(
+        content="",
+        tool_calls=[_call("calculate", "c1", expression="1+1"), _call("calculate", "c2", expression="2+2")],
+    )
     items = [
         ((), "updates", {"model": {"messages": [ai]}}),
-        ((), "updates", {"tools": {"messages": [ToolMessage(content="4", tool_call_id="c2", name="calculate")]}}),
-        ((), "updates", {"tools": {"messages": [ToolMessage(content="2", tool_call_id="c1", name="calculate")]}}),
+        (
+            (),
+            "updates",
+            {"tools": {"messages": [ToolMessage(content="4", tool_call_id="c2", name="calculate")]}},
+        ),
+        (
+            (),
+            "updates",
+            {"tools": {"messages": [ToolMessage(content="2", tool_call_id="c1", name="calculate")]}},
+        ),
     ]
     kernel, out = await _run(items)
     results = {event.tool_call_id: event.content for event in out if isinstance(event, ev.ToolResult)}
@@ -70,7 +81,9 @@ async def test_results_attach_by_tool_call_id_not_by_name() -> None:
 async def test_tool_error_status_sets_error_flag() -> None:
     ai = AIMessage(content="", tool_calls=[_call("calculate", "c1", expression="1/0")])
     failed = ToolMessage(content="calculate failed: division by zero", tool_call_id="c1", status="error")
-    _, out = await _run([((), "updates", {"model": {"messages": [ai]}}), ((), "updates", {"tools": {"messages": [failed]}})])
+    _, out = await _run(
+        [((), "updates", {"model": {"messages": [ai]}}), ((), "updates", {"tools": {"messages": [failed]}})]
+    )
     result = next(event for event in out if isinstance(event, ev.ToolResult))
     assert result.error is True
 
@@ -79,7 +92,10 @@ async def test_citations_come_from_tool_results_deduplicated() -> None:
     """Invariant 4: sources are read from the ToolMessage, de-duplicated by URL."""
     sources = [{"title": "Fan laws", "url": "/kb/fan-laws", "snippet": "Q∝N"}]
     payload = json.dumps({"data": [], "sources": sources})
-    ai = AIMessage(content="", tool_calls=[_call("knowledge_search", "k1", query="a"), _call("knowledge_search", "k2", query="b")])
+    ai = AIMessage(
+        content="",
+        tool_calls=[_call("knowledge_search", "k1", query="a"), _call("knowledge_search", "k2", query="b")],
+    )
     items = [
         ((), "updates", {"model": {"messages": [ai]}}),
         ((), "updates", {"tools": {"messages": [ToolMessage(content=payload, tool_call_id="k1")]}}),
@@ -92,9 +108,18 @@ async def test_citations_come_from_tool_results_deduplicated() -> None:
 
 
 async def test_usage_prefers_provider_and_context_is_main_thread_only() -> None:
-    main_call = AIMessage(content="a", id="m1", usage_metadata={"input_tokens": 100, "output_tokens": 5, "total_tokens": 105})
-    sub_call = AIMessage(content="b", id="s1", usage_metadata={"input_tokens": 900, "output_tokens": 7, "total_tokens": 907})
-    kernel, _ = await _run([((), "updates", {"model": {"messages": [main_call]}}), (("tools:x",), "updates", {"model": {"messages": [sub_call]}})])
+    main_call = AIMessage(
+        content="a", id="m1", usage_metadata={"input_tokens": 100, "output_tokens": 5, "total_tokens": 105}
+    )
+    sub_call = AIMessage(
+        content="b", id="s1", usage_metadata={"input_tokens": 900, "output_tokens": 7, "total_tokens": 907}
+    )
+    kernel, _ = await _run(
+        [
+            ((), "updates", {"model": {"messages": [main_call]}}),
+            (("tools:x",), "updates", {"model": {"messages": [sub_call]}}),
+        ]
+    )
     usage = kernel.transcript.meter.usage()
     assert usage.input_tokens == 1000 and usage.output_tokens == 12
     assert usage.context_tokens == 100, "a sub-agent call never moves the main context occupancy"
@@ -102,7 +127,9 @@ async def test_usage_prefers_provider_and_context_is_main_thread_only() -> None:
 
 
 async def test_missing_usage_is_marked_estimate() -> None:
-    kernel, _ = await _run([((), "updates", {"model": {"messages": [AIMessage(content="no usage here", id="m1")]}})])
+    kernel, _ = await _run(
+        [((), "updates", {"model": {"messages": [AIMessage(content="no usage here", id="m1")]}})]
+    )
     usage = kernel.transcript.meter.usage()
     assert usage.usage_source == "estimate" and usage.output_tokens > 0
 
@@ -110,10 +137,14 @@ async def test_missing_usage_is_marked_estimate() -> None:
 async def test_todos_and_interrupt_become_events() -> None:
     class _Interrupt:
         id = "int-1"
-        value = {"action_requests": [{"name": "calculate", "args": {"expression": "1"}, "description": "ok?"}]}
+        value = {
+            "action_requests": [{"name": "calculate", "args": {"expression": "1"}, "description": "ok?"}]
+        }
 
     todos = [{"content": "size the fan", "status": "in_progress"}]
-    _, out = await _run([((), "updates", {"tools": {"todos": todos}}), ((), "updates", {"__interrupt__": (_Interrupt(),)})])
+    _, out = await _run(
+        [((), "updates", {"tools": {"todos": todos}}), ((), "updates", {"__interrupt__": (_Interrupt(),)})]
+    )
     assert isinstance(out[0], ev.UpdatedTodoList) and out[0].todos == todos
     interrupt = out[1]
     assert isinstance(interrupt, ev.Interrupt) and interrupt.interrupt_token == "int-1"
@@ -121,16 +152,30 @@ async def test_todos_and_interrupt_become_events() -> None:
 
 
 async def test_task_call_tracks_subagent_by_id() -> None:
-    ai = AIMessage(content="", tool_calls=[_call("task", "t1", subagent_type="researcher", description="look up")])
+    ai = AIMessage(
+        content="", tool_calls=[_call("task", "t1", subagent_type="researcher", description="look up")]
+    )
     items = [
         ((), "updates", {"model": {"messages": [ai]}}),
-        (("tools:ns1",), "updates", {"model": {"messages": [AIMessage(content="", tool_calls=[_call("knowledge_search", "k9", query="q")])]}}),
+        (
+            ("tools:ns1",),
+            "updates",
+            {
+                "model": {
+                    "messages": [
+                        AIMessage(content="", tool_calls=[_call("knowledge_search", "k9", query="q")])
+                    ]
+                }
+            },
+        ),
         ((), "updates", {"tools": {"messages": [ToolMessage(content="found", tool_call_id="t1")]}}),
     ]
     _, out = await _run(items)
     start = next(event for event in out if isinstance(event, ev.AgentStart))
     assert start.agent == "researcher" and start.agent_id == "t1"
-    inner = next(event for event in out if isinstance(event, ev.ToolCall) and event.tool == "knowledge_search")
+    inner = next(
+        event for event in out if isinstance(event, ev.ToolCall) and event.tool == "knowledge_search"
+    )
     assert inner.agent_id == "t1"
     done = next(event for event in out if isinstance(event, ev.AgentDone))
     assert done.agent_id == "t1"

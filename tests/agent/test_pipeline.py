@@ -73,12 +73,16 @@ async def test_unconfigured_model_says_how_to_configure(tmp_path: Path) -> None:
         rows = chat_store.list_messages(runtime.engine, run.session_id)
         assert rows[0].content == "hi", "the user's message is kept"
         run_row = chat_store.get_run(runtime.engine, run.run_id)
-        assert run_row is not None and run_row.status == "failed" and run_row.error_code == "model_unconfigured"
+        assert (
+            run_row is not None and run_row.status == "failed" and run_row.error_code == "model_unconfigured"
+        )
     finally:
         await runtime.close()
 
 
-async def test_cancelled_run_saves_partial_answer_and_frees_the_session(tmp_path: Path, llm: ScriptedServer) -> None:
+async def test_cancelled_run_saves_partial_answer_and_frees_the_session(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
     runtime = await _runtime(tmp_path, llm.base_url)
     try:
         run = await start_chat(runtime, ChatRequest(message="long answer please"))

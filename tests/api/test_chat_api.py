@@ -32,7 +32,11 @@ def test_chat_streams_tool_call_and_answer_with_contract_headers(client: httpx.C
     result = next(frame for frame in frames if frame["type"] == "tool_result")
     assert call["tool"] == "calculate" and call["args"] == {"expression": "(12+8)*3"}
     assert call["cn_tool"] == "计算器"
-    assert result["tool_call_id"] == call["tool_call_id"] and result["content"] == "60" and result["error"] is False
+    assert (
+        result["tool_call_id"] == call["tool_call_id"]
+        and result["content"] == "60"
+        and result["error"] is False
+    )
     assert types.index("tool_call") < types.index("tool_result") < types.index("done")
     answer = "".join(frame["content"] for frame in frames if frame["type"] == "token")
     assert "60" in answer
@@ -67,7 +71,9 @@ def test_knowledge_search_produces_deduplicated_citations(client: httpx.Client, 
     urls = [item["url"] for item in citations["items"]]
     assert urls, "a knowledge search must yield citations"
     assert len(urls) == len(set(urls)), "citations are de-duplicated by URL"
-    assert all(url.startswith("/kb/") and item["title"] for url, item in zip(urls, citations["items"], strict=True))
+    assert all(
+        url.startswith("/kb/") and item["title"] for url, item in zip(urls, citations["items"], strict=True)
+    )
     assert citations["model_only"] is False
 
 
@@ -132,7 +138,9 @@ def test_bad_mode_is_422(client: httpx.Client) -> None:
     assert response.status_code == 422
 
 
-def test_model_failure_is_an_error_frame_and_keeps_the_message(client: httpx.Client, llm: ScriptedServer) -> None:
+def test_model_failure_is_an_error_frame_and_keeps_the_message(
+    client: httpx.Client, llm: ScriptedServer
+) -> None:
     llm.push({"error": 500, "message": "upstream exploded"})
     response, frames = post_chat(client, message="this will fail")
     assert response.status_code == 200

@@ -105,6 +105,6 @@ def test_only_the_sse_module_writes_data_frames() -> None:
     offenders = [
         str(path.relative_to(root))
         for path in root.rglob("*.py")
-        if path.name != "sse.py" and ('"data: ' in path.read_text() or "b\"data: " in path.read_text())
+        if path.name != "sse.py" and ('"data: ' in path.read_text() or 'b"data: ' in path.read_text())
     ]
     assert offenders == []

@@ -30,13 +30,20 @@ def test_migration_creates_tables_and_reaches_head(tmp_path: Path) -> None:
     assert {"chat_sessions", "chat_messages", "execution_runs"} <= tables
 
 
-def test_messages_in_the_same_instant_keep_writing_order(engine: sa.Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_messages_in_the_same_instant_keep_writing_order(
+    engine: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Pitfall 8: with a frozen clock the answer must still sort after the question."""
     frozen = datetime(2026, 1, 1, 12, 0, 0)
     monkeypatch.setattr(chat_store, "utcnow", lambda: frozen)
     chat_store.create_session(engine, "00000000-0000-0000-0000-000000000001", "u", "t", "full")
     for index in range(20):
-        chat_store.add_message(engine, "00000000-0000-0000-0000-000000000001", "user" if index % 2 == 0 else "assistant", f"m{index}")
+        chat_store.add_message(
+            engine,
+            "00000000-0000-0000-0000-000000000001",
+            "user" if index % 2 == 0 else "assistant",
+            f"m{index}",
+        )
     rows = chat_store.list_messages(engine, "00000000-0000-0000-0000-000000000001")
     assert [row.content for row in rows] == [f"m{index}" for index in range(20)]
 
@@ -45,7 +52,11 @@ def test_timestamps_keep_microseconds(engine: sa.Engine) -> None:
     chat_store.create_session(engine, "00000000-0000-0000-0000-000000000002", "u", "t", "full")
     stamp = datetime(2026, 1, 1, 12, 0, 0, 123456)
     with sa.orm.Session(engine) as db:
-        db.add(db_models.ChatMessage(session_id="00000000-0000-0000-0000-000000000002", role="user", content="x", created_at=stamp))
+        db.add(
+            db_models.ChatMessage(
+                session_id="00000000-0000-0000-0000-000000000002", role="user", content="x", created_at=stamp
+            )
+        )
         db.commit()
     (row,) = chat_store.list_messages(engine, "00000000-0000-0000-0000-000000000002")
     assert row.created_at.microsecond == 123456

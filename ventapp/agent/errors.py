@@ -31,7 +31,9 @@ UNCONFIGURED = RunFailure(
 def classify(exc: BaseException) -> RunFailure:
     """Map an exception raised while streaming the agent to a :class:`RunFailure`."""
     if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException | TimeoutError):
-        return RunFailure("model_unreachable", "The model did not answer in time. Try again, or check the endpoint.")
+        return RunFailure(
+            "model_unreachable", "The model did not answer in time. Try again, or check the endpoint."
+        )
     if isinstance(exc, openai.APIConnectionError | httpx.ConnectError):
         return RunFailure(
             "model_unreachable",
@@ -42,7 +44,11 @@ def classify(exc: BaseException) -> RunFailure:
     if isinstance(exc, openai.NotFoundError):
         return RunFailure("model_error", "The endpoint does not know this model. Check MODEL_NAME.")
     if isinstance(exc, openai.RateLimitError):
-        return RunFailure("model_error", "The model provider is rate-limiting requests. Wait a moment and retry.")
+        return RunFailure(
+            "model_error", "The model provider is rate-limiting requests. Wait a moment and retry."
+        )
     if isinstance(exc, openai.APIStatusError):
-        return RunFailure("model_error", f"The model endpoint returned an error (HTTP {exc.status_code}). Try again.")
+        return RunFailure(
+            "model_error", f"The model endpoint returned an error (HTTP {exc.status_code}). Try again."
+        )
     return RunFailure("internal", "Something went wrong while running the agent. The error has been logged.")

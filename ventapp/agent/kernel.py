@@ -167,13 +167,19 @@ class Kernel:
         labels = [label_for(name) for name in names]
         cn_agent = MAIN_AGENT_LABEL if main else self.subagents.label_of(agent_id)
         out: list[ev.ContractEvent] = [
-            ev.Executing(message=f"正在调用 {'、'.join(labels)}", cn_agent=cn_agent, tools=names, cn_tools=labels)
+            ev.Executing(
+                message=f"正在调用 {'、'.join(labels)}", cn_agent=cn_agent, tools=names, cn_tools=labels
+            )
         ]
         for call, label in zip(calls, labels, strict=True):
             call_id = call.get("id") or f"call_{len(self.transcript.tool_cards)}"
             card = ToolCard(call_id, call["name"], label, dict(call.get("args") or {}), agent_id)
             self.transcript.tool_cards[call_id] = card
-            out.append(ev.ToolCall(tool=card.tool, cn_tool=label, args=card.args, agent_id=agent_id, tool_call_id=call_id))
+            out.append(
+                ev.ToolCall(
+                    tool=card.tool, cn_tool=label, args=card.args, agent_id=agent_id, tool_call_id=call_id
+                )
+            )
             if card.tool == "task":
                 started = self.subagents.start(call_id, card.args)
                 out.append(ev.AgentStart(agent=started.type, cn_agent=started.label, agent_id=call_id))
@@ -217,7 +223,9 @@ class Kernel:
                             agent_id=card.tool_call_id,
                         )
                     )
-        if self.transcript.sources.add_tool_output(card.content, tool=card.tool, tool_call_id=card.tool_call_id):
+        if self.transcript.sources.add_tool_output(
+            card.content, tool=card.tool, tool_call_id=card.tool_call_id
+        ):
             out.append(ev.Citations(items=self.transcript.sources.items))
         return out
 
@@ -237,7 +245,11 @@ class Kernel:
                     "side_effect": True,
                     "count": len(requests),
                     "requests": [
-                        {"tool": r.get("name", ""), "args": r.get("args", {}), "reason": r.get("description", "")}
+                        {
+                            "tool": r.get("name", ""),
+                            "args": r.get("args", {}),
+                            "reason": r.get("description", ""),
+                        }
                         for r in requests
                     ],
                 }

@@ -31,7 +31,9 @@ logger = logging.getLogger(__name__)
 class AgentRuntime:
     """Resources shared by every run. Create with :meth:`open`, release with :meth:`close`."""
 
-    def __init__(self, settings: Settings, engine: Engine, checkpointer: Any, exit_stack: contextlib.AsyncExitStack):
+    def __init__(
+        self, settings: Settings, engine: Engine, checkpointer: Any, exit_stack: contextlib.AsyncExitStack
+    ):
         self.settings = settings
         self.engine = engine
         self.checkpointer = checkpointer

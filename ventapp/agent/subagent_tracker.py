@@ -40,7 +40,11 @@ class SubagentTracker:
 
     def start(self, tool_call_id: str, args: dict[str, Any]) -> SubagentRun:
         """Register a ``task`` call (``args``: ``subagent_type``, ``description``)."""
-        run = SubagentRun(tool_call_id, str(args.get("subagent_type") or "general-purpose"), str(args.get("description") or ""))
+        run = SubagentRun(
+            tool_call_id,
+            str(args.get("subagent_type") or "general-purpose"),
+            str(args.get("description") or ""),
+        )
         self._runs[tool_call_id] = run
         return run
 

@@ -51,7 +51,12 @@ async def chat(
         async for event in run.events():
             yield sse_frame(event, session_id=run.session_id, trace_id=run.trace_id)
 
-    headers = {**SSE_HEADERS, "X-Session-Id": run.session_id, "X-Trace-Id": run.trace_id, "X-Run-Id": run.run_id}
+    headers = {
+        **SSE_HEADERS,
+        "X-Session-Id": run.session_id,
+        "X-Trace-Id": run.trace_id,
+        "X-Run-Id": run.run_id,
+    }
     return StreamingResponse(
         frames(), media_type="text/event-stream", headers=headers, background=BackgroundTask(run.release)
     )

@@ -27,7 +27,9 @@ def runtime_dep() -> AgentRuntime:
     try:
         return get_runtime()
     except RuntimeError:
-        raise HTTPException(503, detail={"message": "The server is starting; retry shortly.", "code": "busy"}) from None
+        raise HTTPException(
+            503, detail={"message": "The server is starting; retry shortly.", "code": "busy"}
+        ) from None
 
 
 CurrentUser = Annotated[str, Depends(resolve_user)]

@@ -8,9 +8,13 @@ from fastapi.responses import JSONResponse
 from ventapp.agent.pipeline import ChatRejected
 
 
-def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
     """A JSON error response. ``detail`` mirrors FastAPI's own errors so clients read one key."""
-    return JSONResponse({"detail": message, "message": message, "code": code}, status_code=status, headers=headers)
+    return JSONResponse(
+        {"detail": message, "message": message, "code": code}, status_code=status, headers=headers
+    )
 
 
 async def chat_rejected_handler(_request: Request, exc: Exception) -> JSONResponse:

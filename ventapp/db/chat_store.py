@@ -104,7 +104,9 @@ def list_messages(engine: Engine, session_id: str) -> Sequence[ChatMessage]:
 def start_run(engine: Engine, run_id: str, session_id: str, user_name: str, trace_id: str, kind: str) -> None:
     """Record a run as ``running``."""
     with Session(engine) as db:
-        db.add(ExecutionRun(id=run_id, session_id=session_id, user_name=user_name, trace_id=trace_id, kind=kind))
+        db.add(
+            ExecutionRun(id=run_id, session_id=session_id, user_name=user_name, trace_id=trace_id, kind=kind)
+        )
         db.commit()
 
 
