@@ -1,0 +1,87 @@
+"""Runs the whole Reflex app (``reflex run --env prod --single-port``) as a subprocess for browser tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+
+from ventapp.config import PROJECT_ROOT
+
+NODE_BIN = PROJECT_ROOT / ".tools" / "node_modules" / ".bin"
+START_TIMEOUT_S = 420  # a first run installs ~170 MB of npm packages into .web and builds
+
+
+def free_port() -> int:
+    """A TCP port free on loopback right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ReflexApp:
+    """The app on a free port with the given settings; ``url`` once started. Logs go to ``log_path``."""
+
+    def __init__(self, env: dict[str, str], log_path: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = log_path
+        self.env = {
+            **os.environ,
+            **env,
+            "PORT": str(self.port),
+            "PATH": f"{NODE_BIN}:{PROJECT_ROOT / '.venv' / 'bin'}:{os.environ.get('PATH', '')}",
+            "REFLEX_USE_NPM": "1",
+            "REFLEX_TELEMETRY_ENABLED": "false",
+            "REFLEX_CHECK_LATEST_VERSION": "0",
+        }
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> ReflexApp:
+        port = str(self.port)
+        command = [str(PROJECT_ROOT / ".venv" / "bin" / "reflex"), "run", "--env", "prod", "--single-port"]
+        command += ["--frontend-port", port, "--backend-port", port, "--loglevel", "warning"]
+        log = self.log_path.open("wb")
+        self._process = subprocess.Popen(
+            command,
+            cwd=PROJECT_ROOT,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise RuntimeError(f"reflex exited early:\n{self.log_path.read_text()[-3000:]}")
+            try:
+                if (
+                    httpx.get(f"{self.url}/health", timeout=2).status_code == 200
+                    and httpx.get(self.url, timeout=5).status_code == 200
+                ):
+                    return self
+            except httpx.HTTPError:
+                pass
+            time.sleep(1)
+        self.__exit__()
+        raise RuntimeError(
+            f"reflex did not start in {START_TIMEOUT_S}s:\n{self.log_path.read_text()[-3000:]}"
+        )
+
+    def __exit__(self, *exc: object) -> None:
+        if self._process is None:
+            return
+        try:
+            os.killpg(self._process.pid, signal.SIGTERM)
+            self._process.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self._process.pid, signal.SIGKILL)
+            self._process.wait(10)
+        except ProcessLookupError:
+            pass
+        self._process = None

@@ -1,0 +1,83 @@
+"""The Reflex UI in a real browser against the whole app (prod build) and the scripted model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.e2e.browser import chromium
+from tests.e2e.reflex_app import ReflexApp
+from tests.scripted_llm.server import ScriptedServer
+from tests.support import app_env
+
+ANSWER_TIMEOUT_MS = 30_000
+
+
+@pytest.fixture(scope="module")
+def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReflexApp]:
+    data_dir = tmp_path_factory.mktemp("reflex-data")
+    env = {**app_env(data_dir, llm.base_url), "DEMO_MODE": "1"}
+    with ReflexApp(env, data_dir / "reflex.log") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as instance:
+        yield instance
+
+
+@pytest.fixture
+def page(browser: Browser, app: ReflexApp, llm: ScriptedServer) -> Iterator[Page]:
+    llm.reset()
+    context = browser.new_context()
+    tab = context.new_page()
+    tab.goto(app.url)
+    name = tab.locator("#user-name")
+    name.wait_for(timeout=ANSWER_TIMEOUT_MS)
+    if name.is_visible() and name.is_editable():
+        name.fill("alice")
+        tab.click("#user-name-save")
+    yield tab
+    context.close()
+
+
+def _send(page: Page, text: str) -> None:
+    page.fill("#chat-input", text)
+    page.click("#send")
+
+
+def test_single_port_serves_ui_api_and_test_page(app: ReflexApp) -> None:
+    assert httpx.get(f"{app.url}/health").json()["model"]["demo"] is True
+    assert "/api/chat" in httpx.get(f"{app.url}/static/index.html").text
+
+
+def test_calculation_streams_answer_with_tool_card(page: Page) -> None:
+    expect(page.get_by_text("scripted demo model", exact=False).first).to_be_visible()
+    _send(page, "please calculate (12+8)*3")
+    answer = page.locator(".msg-assistant").last
+    expect(answer).to_contain_text("The result is 60.", timeout=ANSWER_TIMEOUT_MS)
+    card = answer.locator(".tool-card")
+    expect(card).to_have_count(1)
+    expect(card.locator(".tool-result")).to_contain_text("60")
+    expect(answer.locator(".usage-footer")).to_contain_text("token")
+    expect(page.locator(".msg-user").last).to_contain_text("please calculate (12+8)*3")
+
+
+def test_knowledge_search_shows_citations(page: Page) -> None:
+    _send(page, "search fan laws")
+    answer = page.locator(".msg-assistant").last
+    link = answer.locator(".citation-link").first
+    expect(link).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    assert "/kb/" in (link.get_attribute("href") or "")
+    expect(answer.locator(".tool-card")).to_have_count(1)
+
+
+def test_model_error_is_shown_in_place(page: Page, llm: ScriptedServer) -> None:
+    llm.push({"error": 500, "message": "boom"})
+    _send(page, "this fails")
+    expect(page.locator(".chat-error").last).to_contain_text("HTTP 500", timeout=ANSWER_TIMEOUT_MS)
+    expect(page.locator(".msg-user").last).to_contain_text("this fails")
