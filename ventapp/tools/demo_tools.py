@@ -52,6 +52,7 @@ def current_time() -> str:
 
 # --- calculator -----------------------------------------------------------------------------
 
+
 def _round(value: float, ndigits: int | None = None) -> float | int:
     # round(5, -10**9) would build 10**(10**9); real calculations never need more than 15 digits.
     if ndigits is None:
@@ -91,7 +92,7 @@ def _safe_pow(base: float | int, exponent: float | int) -> float | int:
     # Python computes huge integer powers exactly (9**9**9 would run for minutes), so the
     # size of the result is estimated from logarithms before computing anything.
     if base == 0 and exponent < 0:
-        raise ZeroDivisionError("zero cannot be raised to a negative power")
+        raise ValueError("zero cannot be raised to a negative power (division by zero)")
     if base != 0 and exponent != 0:
         # log10 of |result|; positive means growth, and only growth can blow up.
         magnitude = exponent * math.log10(abs(base))
@@ -126,14 +127,16 @@ _ALLOWED_NODES = (
 )
 
 
-def _validate(tree: ast.Expression, expression: str) -> None:
+def _validate(tree: ast.Expression) -> None:
     # Checked before evaluation (simpleeval is the second line of defence) so the
     # message names exactly what is not allowed.
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute):
             raise ValueError("attribute access (a '.' after a name) is not allowed")
         if not isinstance(node, _ALLOWED_NODES):
-            raise ValueError(f"'{type(node).__name__}' is not allowed; use numbers, + - * / // % ** and functions")
+            raise ValueError(
+                f"'{type(node).__name__}' is not allowed; use numbers, + - * / // % ** and functions"
+            )
         if isinstance(node, ast.Constant) and (
             isinstance(node.value, bool) or not isinstance(node.value, int | float)
         ):
@@ -159,7 +162,7 @@ def evaluate(expression: str) -> str:
     """Evaluate an arithmetic expression safely and format the result.
 
     Args:
-        expression: E.g. "(12+8)*3" or "2^10" (``^`` means power).
+        expression: E.g. "(12+8)*3" or "2^10" ("^" means power).
 
     Returns:
         The formatted result: integers without ".0", floats to 10 significant digits.
@@ -180,7 +183,7 @@ def evaluate(expression: str) -> str:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as exc:
         raise ValueError(f"'{expression}' is not a valid arithmetic expression ({exc.msg})") from None
-    _validate(tree, expression)
+    _validate(tree)
     evaluator = SimpleEval(operators=dict(_OPERATORS), functions=dict(_FUNCTIONS), names=dict(_NAMES))
     try:
         value = evaluator.eval(text, previously_parsed=tree.body)
@@ -201,7 +204,7 @@ def evaluate(expression: str) -> str:
 def calculate(expression: str) -> str:
     """Evaluate an arithmetic expression exactly, instead of doing arithmetic in your head.
 
-    Supports numbers, + - * / // % ** (``^`` also means power), parentheses, unary
+    Supports numbers, + - * / // % ** ("^" also means power), parentheses, unary
     minus, the constants pi and e, and the functions sqrt, sin, cos, tan (radians),
     log (natural; log(x, base) for another base), log10, exp, abs, round, min, max.
     Variables, attribute access, strings and code are not allowed. Use one
@@ -236,8 +239,8 @@ def knowledge_search(query: str, limit: int = 5) -> dict:
         limit: Maximum number of documents to return, 1 to 10.
 
     Returns:
-        JSON ``{"data": [{"title", "doc_id", "excerpt", "score"}], "sources":
-        [{"title", "url", "snippet", "score"}]}`` ranked by BM25 score, best first;
+        JSON {"data": [{"title", "doc_id", "excerpt", "score"}], "sources":
+        [{"title", "url", "snippet", "score"}]} ranked by BM25 score, best first;
         both lists are empty (with a "note") when nothing matches.
     """
     limit = max(1, min(SEARCH_LIMIT_MAX, int(limit)))

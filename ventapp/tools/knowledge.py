@@ -13,8 +13,9 @@ Document format (no front matter is used):
   "methane [瓦斯]", so Chinese queries find the document too.
 * Each fact or formula names its source in the text (book, standard, regulation).
 
-Search: BM25 (``rank_bm25.BM25Okapi``) over title + body. The tokeniser lower-cases,
-splits on non-alphanumerics, strips a plural "s", drops a few stop words, and turns
+Search: BM25 (``rank_bm25.BM25Okapi``) over title + body, plus a bonus of
+``TITLE_BOOST`` × IDF for each query term found in the title. The tokeniser lower-cases,
+NFKC-normalises, splits on non-alphanumerics, strips a plural "s", drops a few stop words, and turns
 each run of CJK characters into single characters plus bigrams, because Chinese is
 written without spaces.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 import threading
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +33,7 @@ from rank_bm25 import BM25Okapi
 
 DEFAULT_KB_DIR: Path = Path(__file__).resolve().parent / "kb"
 EXCERPT_CHARS = 300
+TITLE_BOOST = 1.0
 
 _SLUG_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -50,7 +53,7 @@ class KnowledgeDoc:
     Attributes:
         doc_id: The file stem (slug), e.g. "fan-laws".
         title: The text of the first-line ``# Title``.
-        text: The Markdown body after the title line.
+        text: The Markdown body after the ``# Title`` line (the title is in ``title``).
         url: Stable link ``/kb/<doc_id>`` served by the app.
     """
 
@@ -89,11 +92,12 @@ def tokenize(text: str) -> list[str]:
         text: Any English/Chinese text.
 
     Returns:
-        Lower-cased word tokens without stop words; each CJK run contributes its
+        Lower-cased, NFKC-normalised word tokens without stop words; each CJK run contributes its
         single characters and its character bigrams.
     """
     tokens: list[str] = []
-    for match in _TOKEN_RE.finditer(text.lower()):
+    # NFKC folds full-width IME input (ＣＨ４) and superscripts (m³ -> m3) to plain characters.
+    for match in _TOKEN_RE.finditer(unicodedata.normalize("NFKC", text).lower()):
         word = match.group(0)
         if _CJK_RUN_RE.match(word):
             tokens.extend(word)
@@ -214,8 +218,8 @@ class KnowledgeIndex:
             raise ValueError("Knowledge-base doc_ids must be unique")
         self.docs: list[KnowledgeDoc] = list(docs)
         self._by_id = {d.doc_id: d for d in self.docs}
-        # The title is counted twice: a query naming the topic should favour that topic's document.
-        corpus = [tokenize(f"{d.title}\n{d.title}\n{d.text}") for d in self.docs]
+        corpus = [tokenize(f"{d.title}\n{d.text}") for d in self.docs]
+        self._title_tokens = [frozenset(tokenize(d.title)) for d in self.docs]
         self._bm25 = _BM25(corpus) if self.docs else None
 
     @classmethod
@@ -235,7 +239,8 @@ class KnowledgeIndex:
             limit: Maximum number of hits (>= 1).
 
         Returns:
-            Hits with score > 0, best first (ties keep doc_id order); empty when the
+            Hits with score > 0 (BM25 plus title bonus), best first (ties keep doc_id
+            order); empty when the
             query has no searchable tokens or nothing matches.
 
         Raises:
@@ -247,8 +252,15 @@ class KnowledgeIndex:
         if not tokens or self._bm25 is None:
             return []
         scores = self._bm25.get_scores(tokens)
+        query_set = set(tokens)
+        idf = self._bm25.idf
+        # Title bonus (a light BM25F): core words such as "methane" occur in most documents,
+        # so body statistics alone barely separate the document that is *about* the topic.
+        bonus = [
+            TITLE_BOOST * sum(idf.get(t, 0.0) for t in query_set & title) for title in self._title_tokens
+        ]
         ranked = sorted(
-            ((float(s), i) for i, s in enumerate(scores) if s > 0),
+            ((float(s) + bonus[i], i) for i, s in enumerate(scores) if s > 0),
             key=lambda pair: (-pair[0], pair[1]),
         )
         return [

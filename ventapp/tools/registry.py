@@ -77,6 +77,9 @@ class ToolSpec:
     module: str
 
 
+# Errors a tool raises on purpose for bad input: logged without a traceback.
+_EXPECTED_ERRORS = (ToolException, ValueError, ArithmeticError, LookupError)
+
 _REGISTRY: dict[str, ToolSpec] = {}
 _LOCK = threading.RLock()
 
@@ -103,14 +106,20 @@ def _wrap(func: Callable[..., Any], name: str) -> Callable[..., str]:
         except _PassThrough:
             raise
         except Exception as exc:
-            # Logged with the traceback for operators; the model only gets the sentence.
-            logger.warning("Tool %s failed", name, exc_info=True)
             reason = _readable_reason(exc).rstrip(".")
+            # Bad input is routine (the model gets the sentence and retries); anything else is
+            # a bug and keeps its traceback for operators.
+            if isinstance(exc, _EXPECTED_ERRORS):
+                logger.info("Tool %s refused: %s", name, reason)
+            else:
+                logger.warning("Tool %s failed", name, exc_info=True)
             raise ToolException(f"Tool '{name}' failed: {reason}.") from exc
         try:
             return _to_content(result)
         except (TypeError, ValueError) as exc:
-            raise ToolException(f"Tool '{name}' failed: its result could not be encoded as JSON ({exc}).") from exc
+            raise ToolException(
+                f"Tool '{name}' failed: its result could not be encoded as JSON ({exc})."
+            ) from exc
 
     return wrapper
 
@@ -131,9 +140,7 @@ def _validation_message(name: str) -> Callable[[Exception], str]:
     return handle
 
 
-def register(
-    *, group: str, label: str, summary: str, requires_approval: bool = False
-) -> Callable[[F], F]:
+def register(*, group: str, label: str, summary: str, requires_approval: bool = False) -> Callable[[F], F]:
     """Register a plain function as an agent tool.
 
     The function's name is the tool name and its Google-style docstring is the
@@ -165,7 +172,9 @@ def register(
         if not _NAME_RE.match(name):
             raise ValueError(f"Tool name {name!r} in {module} must match {_NAME_RE.pattern}")
         if not (func.__doc__ or "").strip():
-            raise ValueError(f"Tool {name!r} in {module} has no docstring; the docstring is what the model sees")
+            raise ValueError(
+                f"Tool {name!r} in {module} has no docstring; the docstring is what the model sees"
+            )
         with _LOCK:
             existing = _REGISTRY.get(name)
             if existing is not None:
