@@ -1,0 +1,59 @@
+"""The chat page (route ``/``): sidebar, header, transcript, composer."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from ventapp.pages.components.composer import composer, model_callout, welcome
+from ventapp.pages.components.header import header
+from ventapp.pages.components.message import live_bubble, message_row
+from ventapp.pages.components.sidebar import name_dialog, sidebar
+from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
+from ventapp.state.chat_state import ChatState
+
+
+def transcript() -> rx.Component:
+    """Finished messages, then the streaming answer; scrolls along while it grows."""
+    return rx.auto_scroll(
+        rx.vstack(
+            model_callout(),
+            rx.cond(
+                (ChatState.messages.length() == 0) & ~ChatState.is_streaming,
+                welcome(),
+            ),
+            rx.foreach(ChatState.messages, message_row),
+            rx.cond(ChatState.is_streaming, live_bubble()),
+            spacing="5",
+            width="100%",
+            max_width=CONTENT_MAX_WIDTH,
+            margin_x="auto",
+            padding=["1rem 0.75rem", "1.5rem 1rem"],
+        ),
+        id="transcript",
+        class_name="transcript",
+        flex="1",
+        min_height="0",
+        width="100%",
+    )
+
+
+def chat_page() -> rx.Component:
+    """The whole chat screen; its ``on_load`` reads the model facts and the user's sessions."""
+    return rx.flex(
+        sidebar(),
+        rx.flex(
+            header(),
+            transcript(),
+            composer(),
+            direction="column",
+            flex="1",
+            min_width="0",
+            height="100%",
+        ),
+        name_dialog(),
+        height="100dvh",
+        width="100%",
+        overflow="hidden",
+        background=rx.color("gray", 1),
+        on_mount=ChatState.load_page,
+    )

@@ -1,0 +1,1 @@
+"""Pure functions that return ``rx.Component``s for the pages."""

@@ -1,0 +1,143 @@
+"""The top bar: product name, model, demo badge, history (phones), user, new chat, colour mode."""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from ventapp.state.chat_state import ChatState
+from ventapp.state.views import SessionView
+
+PHONE_ONLY = ["flex", "flex", "none"]
+DESKTOP_ONLY = ["none", "none", "flex"]
+
+
+def brand() -> rx.Component:
+    """Logo mark and name."""
+    return rx.hstack(
+        rx.flex(
+            rx.icon("wind", size=18),
+            align="center",
+            justify="center",
+            width="30px",
+            height="30px",
+            background=rx.color("accent", 9),
+            color="white",
+            style={"border_radius": "9px"},
+        ),
+        rx.heading("VentAgent", size="4", weight="bold", class_name="brand-name", white_space="nowrap"),
+        align="center",
+        spacing="2",
+    )
+
+
+def model_badges() -> rx.Component:
+    """The model name, and a warning badge when it is the scripted demo model."""
+    return rx.hstack(
+        rx.cond(
+            ChatState.model_name != "",
+            rx.badge(
+                rx.icon("bot", size=12),
+                ChatState.model_name,
+                variant="surface",
+                color_scheme="gray",
+                class_name="model-name",
+                display=["none", "inline-flex"],
+            ),
+        ),
+        rx.cond(
+            ChatState.demo_mode,
+            rx.badge(
+                rx.text("scripted demo model", display=["none", "inline"]),
+                rx.text("demo", display=["inline", "none"]),
+                color_scheme="amber",
+                variant="soft",
+                class_name="demo-badge",
+                title="Answers come from the scripted demo model, not a real LLM",
+            ),
+        ),
+        spacing="2",
+        align="center",
+    )
+
+
+def _history_item(session: rx.Var[SessionView]) -> rx.Component:
+    return rx.menu.item(
+        rx.text(session.title, trim="both", style={"overflow": "hidden", "text_overflow": "ellipsis"}),
+        on_click=ChatState.open_session(session.id),
+    )
+
+
+def history_menu() -> rx.Component:
+    """Past sessions as a menu, for screens too narrow for the sidebar."""
+    return rx.box(
+        rx.menu.root(
+            rx.menu.trigger(
+                rx.icon_button(
+                    rx.icon("history", size=16), variant="ghost", color_scheme="gray", aria_label="History"
+                ),
+            ),
+            rx.menu.content(
+                rx.cond(
+                    ChatState.sessions.length() > 0,
+                    rx.foreach(ChatState.sessions, _history_item),
+                    rx.menu.item("No past conversations yet", disabled=True),
+                ),
+                max_width="80vw",
+            ),
+        ),
+        display=PHONE_ONLY,
+    )
+
+
+def user_chip() -> rx.Component:
+    """The current user's name; click to change it."""
+    return rx.button(
+        rx.icon("user_round", size=14),
+        rx.text(
+            rx.cond(ChatState.user_name != "", ChatState.user_name, "Set name"),
+            display=["none", "inline"],
+            style={
+                "max_width": "9rem",
+                "overflow": "hidden",
+                "text_overflow": "ellipsis",
+                "white_space": "nowrap",
+            },
+        ),
+        variant="ghost",
+        color_scheme="gray",
+        on_click=ChatState.open_name_dialog,
+        class_name="user-chip",
+        id="user-chip",
+        title="Change your name",
+    )
+
+
+def header() -> rx.Component:
+    """The sticky top bar of the chat page."""
+    return rx.hstack(
+        history_menu(),
+        brand(),
+        model_badges(),
+        rx.spacer(),
+        user_chip(),
+        rx.button(
+            rx.icon("square_pen", size=16),
+            rx.text("New chat", display=["none", "inline"]),
+            id="new-chat",
+            title="New chat",
+            aria_label="New chat",
+            variant="soft",
+            on_click=ChatState.new_chat,
+            disabled=ChatState.is_streaming,
+        ),
+        rx.color_mode.button(variant="ghost", color_scheme="gray", id="color-mode"),
+        align="center",
+        spacing=rx.breakpoints(initial="2", sm="3"),
+        padding_x=["0.75rem", "1rem"],
+        height="3.5rem",
+        width="100%",
+        flex_shrink="0",
+        border_bottom=f"1px solid {rx.color('gray', 4)}",
+        background=rx.color("gray", 1),
+        class_name="chat-header",
+    )

@@ -1,0 +1,258 @@
+"""Transcript bubbles: the user's message, a finished answer, and the answer being streamed.
+
+DOM hooks: ``.msg-user``; ``.msg-assistant`` with ``data-state`` = streaming | done |
+error | waiting (the streaming one is also ``.msg-live``); ``.chat-error``;
+``.citation-link``; ``.usage-footer``; ``.msg-status`` (the status line).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reflex as rx
+
+from ventapp.pages.components.styles import markdown
+from ventapp.pages.components.tool_card import tool_card
+from ventapp.state.chat_state import ChatState
+from ventapp.state.views import ChatMessageView, CitationView, TodoView
+
+
+def user_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
+    """The user's message, right-aligned, plain text with line breaks kept."""
+    return rx.flex(
+        rx.box(
+            rx.text(
+                message.content, size="3", style={"white_space": "pre-wrap", "overflow_wrap": "anywhere"}
+            ),
+            class_name="msg-user",
+            padding="0.6rem 1rem",
+            border_radius="1.25rem",
+            background=rx.color("accent", 4),
+            color=rx.color("gray", 12),
+            max_width=["90%", "80%", "75%"],
+        ),
+        justify="end",
+        width="100%",
+    )
+
+
+def _todo_item(todo: rx.Var[TodoView]) -> rx.Component:
+    icon = rx.match(
+        todo.status,
+        ("completed", rx.icon("circle_check", size=14, color=rx.color("green", 10))),
+        ("in_progress", rx.icon("circle_dot", size=14, color=rx.color("accent", 10))),
+        rx.icon("circle", size=14, color=rx.color("gray", 9)),
+    )
+    return rx.hstack(
+        rx.box(icon, padding_top="3px", flex_shrink="0"),
+        rx.text(
+            todo.content,
+            size="2",
+            color=rx.cond(todo.status == "completed", rx.color("gray", 10), rx.color("gray", 12)),
+            text_decoration=rx.cond(todo.status == "completed", "line-through", "none"),
+        ),
+        align="start",
+        spacing="2",
+        class_name="todo-item",
+        data_status=todo.status,
+    )
+
+
+def todo_list(todos: rx.Var[list[TodoView]]) -> rx.Component:
+    """The agent's plan (``write_todos``), when it has one."""
+    return rx.cond(
+        todos.length() > 0,
+        rx.box(
+            rx.hstack(
+                rx.icon("list_todo", size=14),
+                rx.text("Plan", size="1", weight="medium", color_scheme="gray"),
+                spacing="1",
+                align="center",
+            ),
+            rx.vstack(rx.foreach(todos, _todo_item), spacing="1", margin_top="0.35rem"),
+            class_name="todo-list",
+            padding="0.6rem 0.75rem",
+            border_radius="var(--radius-3)",
+            border=f"1px dashed {rx.color('gray', 6)}",
+            width="100%",
+        ),
+    )
+
+
+def _citation(citation: rx.Var[CitationView], index: rx.Var[int]) -> rx.Component:
+    return rx.el.li(
+        rx.hstack(
+            rx.badge(index + 1, size="1", variant="soft", radius="full"),
+            rx.box(
+                rx.link(
+                    citation.title,
+                    href=citation.url,
+                    is_external=True,
+                    class_name="citation-link",
+                    size="2",
+                    weight="medium",
+                ),
+                rx.cond(
+                    citation.snippet != "",
+                    rx.text(
+                        citation.snippet,
+                        size="1",
+                        color_scheme="gray",
+                        style={
+                            "display": "-webkit-box",
+                            "-webkit-line-clamp": "2",
+                            "-webkit-box-orient": "vertical",
+                            "overflow": "hidden",
+                        },
+                    ),
+                ),
+                min_width="0",
+            ),
+            align="start",
+            spacing="2",
+        ),
+        list_style_type="none",
+    )
+
+
+def sources(citations: rx.Var[list[CitationView]], model_only: rx.Var[bool] | bool = False) -> rx.Component:
+    """The "Sources" list under an answer; a quiet note when nothing tool-backed was used."""
+    note = rx.cond(
+        model_only,
+        rx.text(
+            rx.icon("sparkles", size=12, display="inline", margin_right="4px"),
+            "No sources cited: this answer is not backed by the knowledge base.",
+            size="1",
+            color_scheme="gray",
+            class_name="model-only-note",
+        ),
+    )
+    return rx.cond(
+        citations.length() > 0,
+        rx.box(
+            rx.hstack(
+                rx.icon("book_open", size=14),
+                rx.text("Sources", size="1", weight="medium", color_scheme="gray"),
+                spacing="1",
+                align="center",
+            ),
+            rx.el.ol(
+                rx.foreach(citations, _citation),
+                style={"margin": "0.35rem 0 0 0", "padding": "0", "display": "grid", "gap": "0.4rem"},
+            ),
+            class_name="citations",
+            padding_top="0.6rem",
+            border_top=f"1px solid {rx.color('gray', 4)}",
+            width="100%",
+        ),
+        note,
+    )
+
+
+def _reasoning(reasoning: rx.Var[str]) -> rx.Component:
+    return rx.cond(
+        reasoning != "",
+        rx.el.details(
+            rx.el.summary(rx.text("Reasoning", size="1", color_scheme="gray", as_="span"), cursor="pointer"),
+            rx.text(reasoning, size="2", color_scheme="gray", style={"white_space": "pre-wrap"}),
+            class_name="msg-reasoning",
+        ),
+    )
+
+
+def _avatar() -> rx.Component:
+    return rx.flex(
+        rx.icon("wind", size=16),
+        align="center",
+        justify="center",
+        width="28px",
+        height="28px",
+        flex_shrink="0",
+        background=rx.color("accent", 3),
+        color=rx.color("accent", 11),
+        border=f"1px solid {rx.color('accent', 6)}",
+        style={"border_radius": "999px"},
+    )
+
+
+def status_line(status: rx.Var[str]) -> rx.Component:
+    """The "正在思考…" / "正在执行…" line shown while the answer streams."""
+    return rx.cond(
+        status != "",
+        rx.hstack(
+            rx.spinner(size="1"),
+            rx.text(status, size="2", color_scheme="gray"),
+            align="center",
+            spacing="2",
+            class_name="msg-status",
+        ),
+    )
+
+
+def _assistant_shell(*children: Any, state: Any, extra_class: str = "") -> rx.Component:
+    return rx.hstack(
+        _avatar(),
+        rx.vstack(*children, spacing="3", width="100%", min_width="0"),
+        class_name=f"msg-assistant {extra_class}".strip(),
+        data_state=state,
+        align="start",
+        spacing="3",
+        width="100%",
+    )
+
+
+def assistant_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
+    """A finished answer: tool cards and plan first, then the text, sources, footer."""
+    return _assistant_shell(
+        _reasoning(message.reasoning),
+        rx.cond(
+            message.tools.length() > 0,
+            rx.vstack(rx.foreach(message.tools, tool_card), spacing="2", width="100%"),
+        ),
+        todo_list(message.todos),
+        rx.cond(message.content != "", rx.box(markdown(message.content), width="100%")),
+        rx.cond(
+            message.notice != "",
+            rx.callout(message.notice, icon="info", color_scheme="amber", size="1", class_name="chat-notice"),
+        ),
+        rx.cond(
+            message.error != "",
+            rx.callout(
+                message.error, icon="triangle_alert", color_scheme="red", size="1", class_name="chat-error"
+            ),
+        ),
+        sources(message.citations, message.model_only),
+        rx.cond(
+            message.footer != "",
+            rx.text(message.footer, size="1", color_scheme="gray", class_name="usage-footer"),
+        ),
+        state=message.status,
+    )
+
+
+def live_bubble() -> rx.Component:
+    """The answer being streamed, fed by the ``live_*`` vars (never by ``messages``)."""
+    return _assistant_shell(
+        _reasoning(ChatState.live_reasoning),
+        rx.cond(
+            ChatState.live_tools.length() > 0,
+            rx.vstack(rx.foreach(ChatState.live_tools, tool_card), spacing="2", width="100%"),
+        ),
+        todo_list(ChatState.live_todos),
+        rx.cond(ChatState.live_text != "", rx.box(markdown(ChatState.live_text), width="100%")),
+        rx.cond(
+            ChatState.live_notice != "",
+            rx.callout(
+                ChatState.live_notice, icon="info", color_scheme="amber", size="1", class_name="chat-notice"
+            ),
+        ),
+        status_line(ChatState.live_status),
+        sources(ChatState.live_citations),
+        state="streaming",
+        extra_class="msg-live",
+    )
+
+
+def message_row(message: rx.Var[ChatMessageView]) -> rx.Component:
+    """One transcript entry."""
+    return rx.cond(message.role == "user", user_bubble(message), assistant_bubble(message))

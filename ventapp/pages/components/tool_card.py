@@ -1,0 +1,83 @@
+"""A tool call as a card: label, tool name, arguments (collapsible), result or error.
+
+DOM hooks: ``.tool-card`` with ``id="tool-<tool_call_id>"``, ``data-tool-call-id``
+and ``data-state`` (running | done | error); the result is ``.tool-result``.
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from ventapp.pages.components.styles import PRE_STYLE
+from ventapp.state.views import ToolCardView
+
+
+def _state_badge(card: rx.Var[ToolCardView]) -> rx.Component:
+    return rx.cond(
+        card.done,
+        rx.cond(
+            card.error,
+            rx.badge(rx.icon("circle_x", size=12), "Failed", color_scheme="red", variant="soft"),
+            rx.badge(rx.icon("circle_check", size=12), "Done", color_scheme="green", variant="soft"),
+        ),
+        rx.badge(rx.spinner(size="1"), "Running", color_scheme="gray", variant="soft"),
+    )
+
+
+def _result(card: rx.Var[ToolCardView]) -> rx.Component:
+    return rx.cond(
+        card.done,
+        rx.el.pre(
+            card.content,
+            class_name="tool-result",
+            data_error=rx.cond(card.error, "true", "false"),
+            style={
+                **PRE_STYLE,
+                "border_color": rx.cond(card.error, rx.color("red", 7), rx.color("gray", 5)),
+                "color": rx.cond(card.error, rx.color("red", 11), "inherit"),
+            },
+        ),
+    )
+
+
+def tool_card(card: rx.Var[ToolCardView]) -> rx.Component:
+    """One card per ``tool_call_id``: the same tool called twice gives two cards."""
+    return rx.box(
+        rx.hstack(
+            rx.icon("wrench", size=14, color=rx.color("accent", 10)),
+            rx.text(card.cn_tool, weight="medium", size="2"),
+            rx.code(card.tool, size="1", variant="ghost", color_scheme="gray"),
+            rx.cond(
+                card.agent_id != "main",
+                rx.badge(card.agent_id, size="1", variant="outline", color_scheme="gray"),
+            ),
+            rx.spacer(),
+            _state_badge(card),
+            align="center",
+            spacing="2",
+            width="100%",
+        ),
+        rx.el.details(
+            rx.el.summary(
+                rx.text("Arguments", size="1", color_scheme="gray", as_="span"),
+                cursor="pointer",
+                style={"user_select": "none"},
+            ),
+            rx.el.pre(card.args_json, class_name="tool-args", style={**PRE_STYLE, "margin_top": "0.35rem"}),
+            margin_top="0.35rem",
+        ),
+        rx.box(_result(card), margin_top="0.35rem"),
+        class_name="tool-card",
+        id=f"tool-{card.tool_call_id}",
+        data_tool_call_id=card.tool_call_id,
+        data_state=rx.cond(card.done, rx.cond(card.error, "error", "done"), "running"),
+        padding="0.6rem 0.75rem",
+        border_radius="var(--radius-3)",
+        border=rx.cond(
+            card.error,
+            f"1px solid {rx.color('red', 7)}",
+            f"1px solid {rx.color('gray', 5)}",
+        ),
+        background=rx.cond(card.error, rx.color("red", 2), rx.color("gray", 1)),
+        width="100%",
+    )

@@ -1,0 +1,299 @@
+"""The answer being streamed: a pure reducer over contract events, and the batching pump.
+
+The UI is the second sink of the run pipeline (DESIGN.md, "The one idea"): it folds
+the very same typed events the SSE encoder sends into a :class:`LiveAnswer`.
+
+* :func:`reduce_event` is pure: ``(LiveAnswer, event) -> LiveAnswer``. Fields that an
+  event does not touch keep the *same object*, so a consumer can tell what changed
+  with ``is`` and send only that (:func:`changed_fields`).
+* :func:`pump` drives the reducer from an event stream and calls ``on_flush`` at most
+  about every ``interval_s`` while text streams (tokens are batched, never sent one by
+  one), at once for structural events (a tool card appears, a result lands), and on a
+  timer when the stream stalls with text still unshown. Terminal events (``done``,
+  ``error``) are not flushed: the caller commits the finished message once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import math
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+
+from ventapp.agent import events as ev
+from ventapp.state.views import (
+    STATUS_DONE,
+    STATUS_ERROR,
+    STATUS_WAITING,
+    ChatMessageView,
+    CitationView,
+    TodoView,
+    ToolCardView,
+    args_to_json,
+    citation_from,
+    format_tool_output,
+    todos_from,
+    usage_footer,
+)
+
+FLUSH_INTERVAL_S = 0.05
+"""Longest time streamed text waits before it is pushed to the browser."""
+
+BATCHED_EVENTS = frozenset({"token", "thinking_token"})
+"""Events that only grow text: shown in batches, never one state delta per event."""
+
+TERMINAL_EVENTS = frozenset({"done", "error"})
+"""Events that end the stream: the caller commits the finished message instead of a flush."""
+
+INTERRUPT_NOTICE = (
+    "The agent paused and is waiting for your input (approvals are not available in this view yet)."
+)
+
+
+@dataclass(frozen=True)
+class LiveAnswer:
+    """Everything the in-progress answer bubble shows. Immutable: reducers return a copy.
+
+    Attributes:
+        text: The answer so far (Markdown).
+        reasoning: Streamed reasoning text, if any.
+        status: The status line ("正在思考…", "正在执行 …"); cleared once text streams.
+        tools: Tool cards in call order, one per ``tool_call_id``.
+        todos: The latest todo list.
+        citations: All sources so far (each ``citations`` event replaces the list).
+        model_only: True when the run ended without any tool-backed source.
+        notice: A neutral note: the run paused for input, or a sub-agent failed.
+        error: The run's failure sentence (``error.message``); empty when none.
+        error_code: The failure's code, e.g. ``model_unconfigured``.
+        paused: True when the run stopped at an ``interrupt`` and waits for a person.
+        duration_ms: Set by ``done``.
+        usage: Set by ``done``.
+    """
+
+    text: str = ""
+    reasoning: str = ""
+    status: str = ""
+    tools: tuple[ToolCardView, ...] = ()
+    todos: tuple[TodoView, ...] = ()
+    citations: tuple[CitationView, ...] = ()
+    model_only: bool = False
+    notice: str = ""
+    error: str = ""
+    error_code: str = ""
+    paused: bool = False
+    duration_ms: int | None = None
+    usage: ev.Usage | None = None
+
+
+def _with_card(tools: tuple[ToolCardView, ...], card: ToolCardView) -> tuple[ToolCardView, ...]:
+    """Replace the card with the same ``tool_call_id``, or append it."""
+    for index, existing in enumerate(tools):
+        if existing.tool_call_id == card.tool_call_id:
+            return (*tools[:index], card, *tools[index + 1 :])
+    return (*tools, card)
+
+
+def _find_card(tools: tuple[ToolCardView, ...], tool_call_id: str) -> ToolCardView | None:
+    return next((card for card in tools if card.tool_call_id == tool_call_id), None)
+
+
+def reduce_event(live: LiveAnswer, event: ev.ContractEvent) -> LiveAnswer:
+    """Fold one contract event into the live answer.
+
+    Args:
+        live: The answer so far.
+        event: Any event of :data:`ventapp.agent.events.ContractEvent`.
+
+    Returns:
+        The new answer; ``live`` itself when the event changes nothing visible.
+    """
+    replace = dataclasses.replace
+    match event:
+        case ev.Token(content=content):
+            if not content:
+                return live
+            return replace(live, text=live.text + content, status="")
+        case ev.ThinkingToken(content=content):
+            return replace(live, reasoning=live.reasoning + content) if content else live
+        case ev.Thinking(message=message) | ev.Executing(message=message) | ev.Progress(message=message):
+            return live if message == live.status else replace(live, status=message)
+        case ev.AgentStart(agent_id=agent_id, cn_agent=cn_agent) if agent_id != "main":
+            return replace(live, status=f"{cn_agent} 开始工作…")
+        case ev.AgentError(cn_agent=cn_agent, message=message):
+            return replace(live, notice=f"{cn_agent}: {message}")
+        case ev.ToolCall():
+            previous = _find_card(live.tools, event.tool_call_id)
+            card = ToolCardView(
+                tool_call_id=event.tool_call_id,
+                tool=event.tool,
+                cn_tool=event.cn_tool or event.tool,
+                args_json=args_to_json(event.args),
+                agent_id=event.agent_id,
+            )
+            if previous is not None and previous.done:
+                # A repeated call event must not wipe a result that already arrived.
+                card = replace(card, content=previous.content, error=previous.error, done=True)
+            return replace(live, tools=_with_card(live.tools, card))
+        case ev.ToolResult():
+            previous = _find_card(live.tools, event.tool_call_id)
+            base = previous or ToolCardView(
+                tool_call_id=event.tool_call_id,
+                tool=event.tool,
+                cn_tool=event.cn_tool or event.tool,
+                agent_id=event.agent_id,
+            )
+            card = replace(base, content=format_tool_output(event.content), error=event.error, done=True)
+            return replace(live, tools=_with_card(live.tools, card))
+        case ev.UpdatedTodoList(todos=todos):
+            return replace(live, todos=tuple(todos_from(todos)))
+        case ev.Citations(items=items, model_only=model_only):
+            return replace(live, citations=tuple(citation_from(c) for c in items), model_only=model_only)
+        case ev.Interrupt(message=message):
+            return replace(live, status="", notice=message or INTERRUPT_NOTICE, paused=True)
+        case ev.Done(duration_ms=duration_ms, usage=usage):
+            return replace(live, status="", duration_ms=duration_ms, usage=usage)
+        case ev.Error(message=message, code=code):
+            return replace(live, status="", error=message, error_code=code)
+    return live
+
+
+def changed_fields(before: LiveAnswer, after: LiveAnswer) -> list[str]:
+    """Names of the fields whose value differs (identity first, then equality)."""
+    names = []
+    for item in dataclasses.fields(LiveAnswer):
+        old, new = getattr(before, item.name), getattr(after, item.name)
+        if old is not new and old != new:
+            names.append(item.name)
+    return names
+
+
+def message_status(live: LiveAnswer) -> str:
+    """``error`` when the run failed, ``waiting`` when it paused, else ``done``."""
+    if live.error:
+        return STATUS_ERROR
+    if live.paused:
+        return STATUS_WAITING
+    return STATUS_DONE
+
+
+def to_message(live: LiveAnswer, message_id: str | None = None) -> ChatMessageView:
+    """The finished assistant bubble for the transcript."""
+    return ChatMessageView(
+        id=message_id or uuid.uuid4().hex,
+        role="assistant",
+        content=live.text,
+        reasoning=live.reasoning,
+        tools=list(live.tools),
+        todos=list(live.todos),
+        citations=list(live.citations),
+        model_only=live.model_only and not live.error,
+        notice=live.notice,
+        error=live.error,
+        footer=usage_footer(live.usage, live.duration_ms),
+        status=message_status(live),
+    )
+
+
+def failed_answer(message: str, code: str = "internal") -> LiveAnswer:
+    """A live answer that is only an error sentence (admission refused, runtime not ready)."""
+    return LiveAnswer(error=message, error_code=code)
+
+
+class _End:
+    pass
+
+
+@dataclass
+class _Failed:
+    exc: BaseException
+
+
+_END = _End()
+
+FlushFn = Callable[[LiveAnswer, LiveAnswer], Awaitable[None]]
+"""``on_flush(previously_flushed, current)``: push what changed to the UI."""
+
+
+async def _drain(events: AsyncIterator[ev.ContractEvent], queue: asyncio.Queue[object]) -> None:
+    try:
+        async for event in events:
+            queue.put_nowait(event)
+    except Exception as exc:  # handed to the consumer, which re-raises it
+        queue.put_nowait(_Failed(exc))
+    finally:
+        queue.put_nowait(_END)
+
+
+async def pump(
+    events: AsyncIterator[ev.ContractEvent],
+    on_flush: FlushFn,
+    *,
+    interval_s: float = FLUSH_INTERVAL_S,
+    live: LiveAnswer | None = None,
+) -> LiveAnswer:
+    """Reduce a run's events into a :class:`LiveAnswer`, flushing in batches.
+
+    The stream is read by a helper task into a queue, so a stalled stream cannot hold
+    back text that already arrived: it is flushed when ``interval_s`` has passed.
+
+    Args:
+        events: The run's contract events (``ChatRun.events()``).
+        on_flush: Called with (last flushed answer, current answer) whenever the UI
+            should catch up; never called for the terminal ``done``/``error``.
+        interval_s: Minimum spacing of text flushes, in seconds.
+        live: The starting answer (default empty).
+
+    Returns:
+        The final answer, including what the last events added (not yet flushed).
+
+    Raises:
+        Exception: Whatever iterating ``events`` raised (the pipeline itself turns
+            failures into ``error`` events, so this means a bug).
+    """
+    loop = asyncio.get_running_loop()
+    live = live or LiveAnswer()
+    flushed = live
+    last_flush = -math.inf
+    queue: asyncio.Queue[object] = asyncio.Queue()
+    producer = asyncio.create_task(_drain(events, queue), name="ventagent-ui-event-drain")
+
+    async def flush() -> None:
+        nonlocal flushed, last_flush
+        await on_flush(flushed, live)
+        flushed, last_flush = live, loop.time()
+
+    try:
+        while True:
+            try:
+                item = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                if live is flushed:
+                    item = await queue.get()
+                else:
+                    wait = last_flush + interval_s - loop.time()
+                    if wait <= 0:
+                        await flush()
+                        continue
+                    try:
+                        item = await asyncio.wait_for(queue.get(), wait)
+                    except TimeoutError:
+                        await flush()
+                        continue
+            if item is _END:
+                return live
+            if isinstance(item, _Failed):
+                raise item.exc
+            event: ev.ContractEvent = item  # type: ignore[assignment]  # the queue holds events otherwise
+            live = reduce_event(live, event)
+            if live is flushed or event.type in TERMINAL_EVENTS:
+                continue
+            if event.type not in BATCHED_EVENTS or loop.time() - last_flush >= interval_s:
+                await flush()
+    finally:
+        if not producer.done():
+            producer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await producer

@@ -1,0 +1,239 @@
+"""What the chat page shows, as typed records, and how stored rows become them.
+
+Reflex serialises dataclasses to plain JSON objects, so ``list[ChatMessageView]``
+is a typed state var that ``rx.foreach`` can walk with attribute access
+(``message.tools``). Everything here is pure Python: no Reflex, no I/O, so the
+reducer in :mod:`ventapp.state.live_answer` and these helpers are unit-tested
+without a browser.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ventapp.agent import events as ev
+
+STATUS_DONE = "done"
+STATUS_ERROR = "error"
+STATUS_STREAMING = "streaming"
+STATUS_WAITING = "waiting"
+
+_STORED_STATUS = {
+    "complete": STATUS_DONE,
+    "failed": STATUS_ERROR,
+    "cancelled": STATUS_ERROR,
+    "waiting": STATUS_WAITING,
+}
+_STORED_FAILURE = {
+    "failed": "This answer did not finish because the run failed.",
+    "cancelled": "This answer was stopped before it finished.",
+}
+
+
+@dataclass
+class ToolCardView:
+    """One tool call shown as a card, keyed by ``tool_call_id`` (pitfall 12).
+
+    Attributes:
+        tool_call_id: The call id from the model; the card's DOM id is ``tool-<id>``.
+        tool: Internal tool name, e.g. ``calculate``.
+        cn_tool: Display label, e.g. ``计算器``.
+        args_json: The arguments, pretty-printed JSON.
+        content: The tool's result text; empty until the result arrives.
+        error: True when the tool reported a failure.
+        done: True once the result arrived.
+        agent_id: ``main`` or the sub-agent that made the call.
+    """
+
+    tool_call_id: str = ""
+    tool: str = ""
+    cn_tool: str = ""
+    args_json: str = "{}"
+    content: str = ""
+    error: bool = False
+    done: bool = False
+    agent_id: str = "main"
+
+
+@dataclass
+class CitationView:
+    """One tool-backed source listed under an answer (``url`` is often ``/kb/<doc_id>``)."""
+
+    title: str = ""
+    url: str = ""
+    snippet: str = ""
+
+
+@dataclass
+class TodoView:
+    """One item of the agent's todo list; ``status`` is pending | in_progress | completed."""
+
+    content: str = ""
+    status: str = "pending"
+
+
+@dataclass
+class ChatMessageView:
+    """One bubble of the transcript.
+
+    Attributes:
+        id: Stable key (the stored message id, or a local one for fresh messages).
+        role: ``user`` or ``assistant``.
+        content: Markdown text.
+        reasoning: The model's streamed reasoning, if the provider sends it.
+        tools: Tool cards, in call order.
+        todos: The todo list after the last ``write_todos``.
+        citations: Sources, de-duplicated by URL.
+        model_only: True when the answer had no tool-backed source at all.
+        notice: A neutral note (the run paused for input, a sub-agent failed).
+        error: A sentence for people when the run failed; empty otherwise.
+        footer: Duration and token line, e.g. ``1.2 s · 345 tokens (300 in · 45 out)``.
+        status: ``done`` | ``error`` | ``waiting`` (``data-state`` of the bubble).
+    """
+
+    id: str = ""
+    role: str = "assistant"
+    content: str = ""
+    reasoning: str = ""
+    tools: list[ToolCardView] = field(default_factory=list)
+    todos: list[TodoView] = field(default_factory=list)
+    citations: list[CitationView] = field(default_factory=list)
+    model_only: bool = False
+    notice: str = ""
+    error: str = ""
+    footer: str = ""
+    status: str = STATUS_DONE
+
+
+@dataclass
+class SessionView:
+    """One past conversation in the sidebar."""
+
+    id: str = ""
+    title: str = ""
+    updated: str = ""
+
+
+def args_to_json(args: Any) -> str:
+    """Pretty-print tool arguments for a card (non-JSON values fall back to ``str``)."""
+    try:
+        return json.dumps(args, ensure_ascii=False, indent=2, sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return str(args)
+
+
+def format_tool_output(content: str) -> str:
+    """A tool result for reading: JSON objects and arrays pretty-printed, anything else as is."""
+    stripped = content.strip()
+    if not stripped.startswith(("{", "[")):
+        return content
+    try:
+        return json.dumps(json.loads(stripped), ensure_ascii=False, indent=2)
+    except ValueError:
+        return content
+
+
+def _compact(number: int) -> str:
+    if number >= 10_000:
+        return f"{number / 1000:.0f}k"
+    if number >= 1000:
+        return f"{number / 1000:.1f}k"
+    return str(number)
+
+
+def usage_footer(usage: ev.Usage | Mapping[str, Any] | None, duration_ms: int | None = None) -> str:
+    """The line under an answer: duration, tokens, context occupancy.
+
+    Args:
+        usage: The run's usage (event object or its stored dict); None or empty for no tokens.
+        duration_ms: Wall time of the run in milliseconds, if known.
+
+    Returns:
+        e.g. ``"2.4 s · 1,234 tokens (1,100 in · 134 out) · context 1.1k / 128k"``, with
+        ``" · estimated"`` when the provider did not report usage; ``""`` when nothing is known.
+    """
+    if isinstance(usage, Mapping):
+        usage = ev.Usage.model_validate({k: v for k, v in usage.items() if k in ev.Usage.model_fields})
+    parts: list[str] = []
+    if duration_ms is not None:
+        parts.append(f"{duration_ms / 1000:.1f} s")
+    if usage is not None and usage.total_tokens:
+        parts.append(
+            f"{usage.total_tokens:,} tokens ({usage.input_tokens:,} in · {usage.output_tokens:,} out)"
+        )
+        if usage.context_tokens and usage.context_limit:
+            parts.append(f"context {_compact(usage.context_tokens)} / {_compact(usage.context_limit)}")
+        if usage.usage_source == "estimate":
+            parts.append("estimated")
+    return " · ".join(parts)
+
+
+def tool_card_from_dict(raw: Mapping[str, Any]) -> ToolCardView:
+    """A stored tool card ``{tool_call_id, tool, cn_tool, args, content, error}`` as a view."""
+    content = raw.get("content")
+    return ToolCardView(
+        tool_call_id=str(raw.get("tool_call_id") or ""),
+        tool=str(raw.get("tool") or ""),
+        cn_tool=str(raw.get("cn_tool") or raw.get("tool") or ""),
+        args_json=args_to_json(raw.get("args") or {}),
+        content="" if content is None else format_tool_output(str(content)),
+        error=bool(raw.get("error")),
+        done=content is not None,
+        agent_id=str(raw.get("agent_id") or "main"),
+    )
+
+
+def citation_from(raw: ev.Citation | Mapping[str, Any]) -> CitationView:
+    """A contract citation (or its stored dict) as a view."""
+    if isinstance(raw, ev.Citation):
+        return CitationView(title=raw.title, url=raw.url, snippet=raw.snippet)
+    return CitationView(
+        title=str(raw.get("title") or raw.get("url") or ""),
+        url=str(raw.get("url") or ""),
+        snippet=str(raw.get("snippet") or ""),
+    )
+
+
+def todos_from(items: Iterable[Mapping[str, Any]]) -> list[TodoView]:
+    """``write_todos`` items ``{content, status}`` as views (unknown statuses read as pending)."""
+    out = []
+    for item in items:
+        status = str(item.get("status") or "pending")
+        if status not in ("pending", "in_progress", "completed"):
+            status = "pending"
+        out.append(TodoView(content=str(item.get("content") or ""), status=status))
+    return out
+
+
+def message_from_row(row: Any) -> ChatMessageView:
+    """A stored ``ChatMessage`` row (``ventapp.db.models``) as a transcript bubble.
+
+    The stored row keeps no error sentence (that lives on the run), so a failed or
+    cancelled answer gets a generic one.
+    """
+    role = "user" if row.role == "user" else "assistant"
+    if role == "user":
+        return ChatMessageView(id=str(row.id), role="user", content=row.content or "")
+    stored = str(row.status or "complete")
+    citations = [citation_from(c) for c in row.citations or []]
+    return ChatMessageView(
+        id=str(row.id),
+        role="assistant",
+        content=row.content or "",
+        tools=[tool_card_from_dict(t) for t in row.tool_calls or []],
+        citations=citations,
+        model_only=stored == "complete" and not citations,
+        notice="The agent paused and is waiting for input." if stored == "waiting" else "",
+        error=_STORED_FAILURE.get(stored, ""),
+        footer=usage_footer(row.usage or None),
+        status=_STORED_STATUS.get(stored, STATUS_DONE),
+    )
+
+
+def session_from_row(row: Any) -> SessionView:
+    """A stored ``ChatSession`` row as a sidebar entry (``updated`` as ``YYYY-MM-DD HH:MM`` UTC)."""
+    updated = row.updated_at.strftime("%Y-%m-%d %H:%M") if row.updated_at else ""
+    return SessionView(id=str(row.id), title=row.title or "New chat", updated=updated)
