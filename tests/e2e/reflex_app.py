@@ -27,7 +27,9 @@ def free_port() -> int:
 class ReflexApp:
     """The app on a free port with the given settings; ``url`` once started. Logs go to ``log_path``."""
 
-    def __init__(self, env: dict[str, str], log_path: Path) -> None:
+    def __init__(self, env: dict[str, str], log_path: Path, *, backend_only: bool = False) -> None:
+        self.backend_only = backend_only
+        self.exit_code: int | None = None
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
@@ -44,8 +46,18 @@ class ReflexApp:
 
     def __enter__(self) -> ReflexApp:
         port = str(self.port)
-        command = [str(PROJECT_ROOT / ".venv" / "bin" / "reflex"), "run", "--env", "prod", "--single-port"]
-        command += ["--frontend-port", port, "--backend-port", port, "--loglevel", "warning"]
+        command = [
+            str(PROJECT_ROOT / ".venv" / "bin" / "reflex"),
+            "run",
+            "--env",
+            "prod",
+            "--loglevel",
+            "warning",
+        ]
+        if self.backend_only:
+            command += ["--backend-only", "--backend-port", port]
+        else:
+            command += ["--single-port", "--frontend-port", port, "--backend-port", port]
         log = self.log_path.open("wb")
         self._process = subprocess.Popen(
             command,
@@ -73,12 +85,18 @@ class ReflexApp:
             f"reflex did not start in {START_TIMEOUT_S}s:\n{self.log_path.read_text()[-3000:]}"
         )
 
+    def stop(self, timeout_s: float = 30) -> int | None:
+        """SIGTERM the app and wait; returns its exit code, or None if it had to be killed."""
+        self.__exit__(timeout_s)
+        return self.exit_code
+
     def __exit__(self, *exc: object) -> None:
         if self._process is None:
             return
+        timeout_s = exc[0] if exc and isinstance(exc[0], int | float) else 30
         try:
             os.killpg(self._process.pid, signal.SIGTERM)
-            self._process.wait(30)
+            self.exit_code = self._process.wait(timeout_s)
         except subprocess.TimeoutExpired:
             os.killpg(self._process.pid, signal.SIGKILL)
             self._process.wait(10)
