@@ -1,17 +1,16 @@
-"""Reflex configuration. Ports and environment come from ventapp.config (the only env reader)."""
+"""Reflex configuration.
+
+Ports are not set here: the Makefile passes ``--frontend-port``/``--backend-port`` from
+``PORT`` (read by ``ventapp.config``, the only reader of the environment), and a port in
+the config would make ``reflex run --backend-only`` refuse to start.
+"""
 
 import reflex as rx
-
-from ventapp.config import get_settings
-
-_settings = get_settings()
+from reflex_base.plugins.sitemap import SitemapPlugin
 
 config = rx.Config(
     app_name="ventapp",
     telemetry_enabled=False,
     show_built_with_reflex=False,
-    frontend_port=_settings.port,
-    backend_port=_settings.port,
-    plugins=[rx.plugins.SitemapPlugin()],
-    disable_plugins=["reflex.plugins.sitemap.SitemapPlugin"],
+    disable_plugins=[SitemapPlugin],
 )

@@ -72,10 +72,8 @@ class ReflexApp:
             if self._process.poll() is not None:
                 raise RuntimeError(f"reflex exited early:\n{self.log_path.read_text()[-3000:]}")
             try:
-                if (
-                    httpx.get(f"{self.url}/health", timeout=2).status_code == 200
-                    and httpx.get(self.url, timeout=5).status_code == 200
-                ):
+                healthy = httpx.get(f"{self.url}/health", timeout=2).status_code == 200
+                if healthy and (self.backend_only or httpx.get(self.url, timeout=5).status_code == 200):
                     return self
             except httpx.HTTPError:
                 pass
