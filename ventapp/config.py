@@ -57,6 +57,15 @@ KEYS: dict[str, tuple[str, str]] = {
     "MODEL_TIMEOUT_S": ("120", "Seconds to wait for one model response before failing the run"),
     "MODEL_MAX_RETRIES": ("1", "Retries of a failed model call (connection errors, 5xx)"),
     "LOG_LEVEL": ("INFO", "Python log level of the app's loggers"),
+    "CTX_COMPACT_ENABLED": ("1", "0 turns off summarisation (and its history archive); long chats then overflow"),
+    "HITL_TOOLS": ("", "Extra tool names that need a person's approval, comma-separated (e.g. calculate)"),
+    "UPLOAD_MAX_BYTES": ("20971520", "Largest accepted upload in bytes (20 MiB); larger is refused with 413"),
+    "BILLING_ALLOW_UNPRICED": ("0", "1 bills a model with no price at zero; 0 refuses the run (fail-closed)"),
+    "TFAGENTS_DAILY_TOKEN_LIMIT": ("0", "Default daily token quota per user (input+output); 0 = unlimited"),
+    "MAX_CONCURRENT_RUNS": ("8", "Runs allowed at once in this process; more get 429"),
+    "MAX_RUNS_PER_USER": ("2", "Runs one user may have at once; more get 429"),
+    "RUN_TIMEOUT_S": ("600", "Total seconds a run may take before it is stopped with code timeout"),
+    "REQUEST_KEY_TTL_S": ("86400", "Seconds a request_id is remembered for de-duplication"),
 }
 
 
@@ -109,6 +118,15 @@ class Settings:
     model_timeout_s: float
     model_max_retries: int
     log_level: str
+    compaction_enabled: bool = True
+    hitl_tools: tuple[str, ...] = ()
+    upload_max_bytes: int = 20 * 1024 * 1024
+    billing_allow_unpriced: bool = False
+    daily_token_limit: int = 0
+    max_concurrent_runs: int = 8
+    max_runs_per_user: int = 2
+    run_timeout_s: float = 600.0
+    request_key_ttl_s: int = 86400
     conflicts: tuple[ConfigConflict, ...] = field(default=())
 
     @property
@@ -155,6 +173,13 @@ def _as_int(values: dict[str, str], key: str, minimum: int = 0) -> int:
     if number < minimum:
         raise ValueError(f"{key} must be at least {minimum}, got {number}")
     return number
+
+
+def _as_flag(values: dict[str, str], key: str) -> bool:
+    flag = values[key].lower()
+    if flag not in ("0", "1", "true", "false", "yes", "no", ""):
+        raise ValueError(f"{key} must be 0 or 1, got {values[key]!r}")
+    return flag in ("1", "true", "yes")
 
 
 def _as_float(values: dict[str, str], key: str) -> float:
@@ -205,11 +230,20 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         database_url=database_url,
         checkpointer=checkpointer,
         port=_as_int(values, "PORT", minimum=1),
-        demo_mode=values["DEMO_MODE"] in ("1", "true", "yes"),
+        demo_mode=_as_flag(values, "DEMO_MODE"),
         model_temperature=_as_float(values, "MODEL_TEMPERATURE"),
         model_timeout_s=_as_float(values, "MODEL_TIMEOUT_S"),
         model_max_retries=_as_int(values, "MODEL_MAX_RETRIES"),
         log_level=values["LOG_LEVEL"].upper(),
+        compaction_enabled=_as_flag(values, "CTX_COMPACT_ENABLED"),
+        hitl_tools=tuple(name.strip() for name in values["HITL_TOOLS"].split(",") if name.strip()),
+        upload_max_bytes=_as_int(values, "UPLOAD_MAX_BYTES", minimum=1),
+        billing_allow_unpriced=_as_flag(values, "BILLING_ALLOW_UNPRICED"),
+        daily_token_limit=_as_int(values, "TFAGENTS_DAILY_TOKEN_LIMIT"),
+        max_concurrent_runs=_as_int(values, "MAX_CONCURRENT_RUNS", minimum=1),
+        max_runs_per_user=_as_int(values, "MAX_RUNS_PER_USER", minimum=1),
+        run_timeout_s=_as_float(values, "RUN_TIMEOUT_S"),
+        request_key_ttl_s=_as_int(values, "REQUEST_KEY_TTL_S", minimum=1),
         conflicts=tuple(conflicts),
     )
 
