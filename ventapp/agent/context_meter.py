@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
 from ventapp.agent.events import Usage
+from ventapp.billing.usage import CallUsage
 
 
 @dataclass
@@ -37,6 +38,7 @@ class ContextMeter:
     context_tokens: int = 0
     model_calls: int = 0
     estimated_calls: int = 0
+    calls: list[CallUsage] = field(default_factory=list)
     _seen: set[str] = field(default_factory=set)
 
     def observe(self, message: AIMessage, *, main_thread: bool) -> None:
@@ -57,6 +59,15 @@ class ContextMeter:
         else:
             self.estimated_calls += 1
             call_input, call_output = 0, count_tokens_approximately([message])
+        self.calls.append(
+            CallUsage(
+                call_key=message.id or f"call-{self.model_calls}",
+                input_tokens=call_input,
+                output_tokens=call_output,
+                source="provider" if usage else "estimate",
+                main_thread=main_thread,
+            )
+        )
         self.input_tokens += call_input
         self.output_tokens += call_output
         if main_thread and call_input:

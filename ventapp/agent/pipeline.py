@@ -69,6 +69,20 @@ class ChatRequest:
     thread_id: str | None = None
     mode: str | None = None
     trace_id: str = field(default_factory=new_trace_id)
+    attachments: list[str] = field(default_factory=list)
+    """Virtual paths (``/workspace/uploads/<name>``) of files saved for this turn."""
+    skill: str | None = None
+    """A skill the user selected with ``#skill:<name>``; the agent is told to follow it."""
+
+
+def agent_input_text(request: ChatRequest) -> str:
+    """The user turn as the agent sees it: the message plus where attachments and the skill are."""
+    parts = [request.message]
+    if request.attachments:
+        parts.append("Attached files (read them with read_file): " + ", ".join(request.attachments))
+    if request.skill:
+        parts.append(f"Use the skill '{request.skill}': read /skills/{request.skill}/SKILL.md first and follow it.")
+    return "\n\n".join(parts)
 
 
 def _title_from(message: str) -> str:
@@ -219,7 +233,7 @@ class ChatRun:
             "recursion_limit": 200,
         }
         return self.runtime.agent.astream(
-            {"messages": [{"role": "user", "content": self.request.message}]},
+            {"messages": [{"role": "user", "content": agent_input_text(self.request)}]},
             config=config,
             stream_mode=["updates", "messages"],
             subgraphs=True,
