@@ -28,6 +28,13 @@ UNCONFIGURED = RunFailure(
 )
 
 
+CANCELLED = RunFailure("cancelled", "Stopped. The partial answer has been kept.")
+TIMED_OUT = RunFailure(
+    "timeout",
+    "The run took longer than RUN_TIMEOUT_S allows and was stopped. The partial answer has been kept.",
+)
+
+
 def classify(exc: BaseException) -> RunFailure:
     """Map an exception raised while streaming the agent to a :class:`RunFailure`."""
     if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException | TimeoutError):

@@ -201,6 +201,10 @@ ErrorCode = Literal[
     "model_error",
     "tool_error",
     "busy",
+    "quota",
+    "model_unpriced",
+    "timeout",
+    "cancelled",
     "internal",
 ]
 

@@ -2,61 +2,76 @@
 
 Stages, in order:
 
-1. admission — :func:`start_chat` validates the request, resolves and owns the
-   session (thread_id = session_id, invariant 1), takes the session lock, saves the
-   user's message and records the run as ``running``. Rejections raise
-   :class:`ChatRejected` *before* anything streams, so the API can answer with a
-   plain HTTP status;
-2. stream — ``agent.astream`` with a dict input (pitfall 6) and
-   ``stream_mode=["updates", "messages"]``, ``subgraphs=True``;
+1. admission — :func:`start_chat`: validate; take a gate slot (429); resolve and own the
+   session (thread_id = session_id, invariant 1; 404); de-duplicate ``request_id`` (409
+   with the original ids); take the session lock (409); save the user's message; record
+   the run as ``running``. Rejections raise :class:`ChatRejected` *before* anything
+   streams, so the API answers with a plain HTTP status and nothing is saved;
+2. stream — ``agent.astream`` with a dict input (pitfall 6), ``stream_mode=["updates",
+   "messages"]``, ``subgraphs=True`` (:mod:`ventapp.agent.chat_run`);
 3. kernel — :class:`~ventapp.agent.kernel.Kernel` turns chunks into contract events;
 4. sinks — the caller iterates :meth:`ChatRun.events` (SSE encoder or UI reducer);
-5. finalisation — always, in ``finally``: the answer (partial on failure or
-   cancellation) is saved, the run gets its final status and token counts, the
-   lock is released.
+5. finalisation — always: the answer (partial on failure, stop or disconnect) is saved,
+   the run gets its final status and tokens, lock and slot are released.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import time
 import uuid
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ventapp.agent import events as ev
-from ventapp.agent.errors import UNCONFIGURED, RunFailure, classify
-from ventapp.agent.kernel import MAIN_AGENT, MAIN_AGENT_LABEL, Kernel
+from ventapp.agent.admission import GateFull, GateSlot
+from ventapp.agent.chat_run import CANCELLED_MARKER, ChatRun
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.db import chat_store
 from ventapp.db.models import SESSION_MODES
 from ventapp.obs.logs import new_trace_id
 
-logger = logging.getLogger(__name__)
-
 TITLE_CHARS = 30
 """Session titles are the first message truncated to this many characters (spec 000 §六.4)."""
 MAX_MESSAGE_CHARS = 100_000
 MAX_USER_NAME_CHARS = 128
-CANCELLED_MARKER = "\n\n[stopped]"
+MAX_REQUEST_ID_CHARS = 128
+
+__all__ = [
+    "CANCELLED_MARKER",
+    "ChatRejected",
+    "ChatRequest",
+    "ChatRun",
+    "agent_input_text",
+    "start_chat",
+    "stop_run",
+]
 
 
 class ChatRejected(Exception):
     """Admission refused the request; nothing ran and nothing was saved.
 
     Attributes:
-        status: The HTTP status an API should answer with (400, 404, 409, 422).
+        status: The HTTP status an API should answer with (400, 404, 409, 422, 429).
         code: A machine-readable code.
         message: A sentence for people.
+        retry_after: Seconds to wait before retrying (429), else None.
+        details: Extra JSON fields, e.g. the original ``session_id``/``run_id`` of a duplicate.
     """
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        retry_after: int | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.retry_after = retry_after
+        self.details = details or {}
 
 
 @dataclass
@@ -68,6 +83,7 @@ class ChatRequest:
     session_id: str | None = None
     thread_id: str | None = None
     mode: str | None = None
+    request_id: str | None = None
     trace_id: str = field(default_factory=new_trace_id)
     attachments: list[str] = field(default_factory=list)
     """Virtual paths (``/workspace/uploads/<name>``) of files saved for this turn."""
@@ -81,7 +97,9 @@ def agent_input_text(request: ChatRequest) -> str:
     if request.attachments:
         parts.append("Attached files (read them with read_file): " + ", ".join(request.attachments))
     if request.skill:
-        parts.append(f"Use the skill '{request.skill}': read /skills/{request.skill}/SKILL.md first and follow it.")
+        parts.append(
+            f"Use the skill '{request.skill}': read /skills/{request.skill}/SKILL.md first and follow it."
+        )
     return "\n\n".join(parts)
 
 
@@ -98,6 +116,8 @@ def _check_request(request: ChatRequest) -> None:
     name = request.user_name
     if not name or len(name) > MAX_USER_NAME_CHARS or any(ch.isspace() and ch != " " for ch in name):
         raise ChatRejected(400, "bad_request", "user_name must be 1–128 characters without line breaks.")
+    if request.request_id is not None and not (0 < len(request.request_id) <= MAX_REQUEST_ID_CHARS):
+        raise ChatRejected(400, "bad_request", "request_id must be 1–128 characters.")
     if request.mode is not None and request.mode not in SESSION_MODES:
         raise ChatRejected(422, "bad_request", "mode must be 'plan' or 'full'.")
     if request.thread_id and request.thread_id != request.session_id:
@@ -105,34 +125,83 @@ def _check_request(request: ChatRequest) -> None:
         raise ChatRejected(404, "not_found", "Session not found.")
 
 
+def _take_slot(runtime: AgentRuntime, user_name: str) -> GateSlot:
+    try:
+        return runtime.gate.acquire(user_name)
+    except GateFull as full:
+        who = "The server is" if full.scope == "process" else "You are"
+        raise ChatRejected(
+            429,
+            "busy",
+            f"{who} already running the maximum number of answers ({full.limit}). Try again shortly.",
+            retry_after=full.retry_after,
+        ) from None
+
+
+def _duplicate(record: Any) -> ChatRejected:
+    return ChatRejected(
+        409,
+        "duplicate_request",
+        "This request_id was already submitted; it is not run again. Use a new request_id for a new message.",
+        details={"session_id": record.session_id, "run_id": record.run_id},
+    )
+
+
+async def _own_session(runtime: AgentRuntime, request: ChatRequest) -> tuple[str, bool]:
+    """The session id to use and whether it already exists; 404 for bad ids and foreign sessions."""
+    if not request.session_id:
+        return str(uuid.uuid4()), False
+    try:
+        session_id = str(uuid.UUID(request.session_id))
+    except ValueError:
+        raise ChatRejected(404, "not_found", "Session not found.") from None
+    session = await asyncio.to_thread(chat_store.get_session, runtime.engine, session_id)
+    if session is not None and session.user_name != request.user_name:
+        raise ChatRejected(404, "not_found", "Session not found.")
+    return session_id, session is not None
+
+
 async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
     """Admit one chat turn (stage 1). The returned run must be iterated or released.
 
     Raises:
-        ChatRejected: 400 (blank message, bad user name), 404 (unknown id format, another
-            user's session, thread_id ≠ session_id), 409 (a run of this session is active),
-            422 (bad mode).
+        ChatRejected: 400 (blank message, bad user name or request_id), 404 (bad id, another
+            user's session, thread_id ≠ session_id), 409 (duplicate request_id, session already
+            running), 422 (bad mode), 429 (process or user run limit; ``retry_after`` set).
     """
     _check_request(request)
     engine = runtime.engine
-    session_id = request.session_id
-    if session_id:
-        try:
-            session_id = str(uuid.UUID(session_id))
-        except ValueError:
-            raise ChatRejected(404, "not_found", "Session not found.") from None
-        session = await asyncio.to_thread(chat_store.get_session, engine, session_id)
-        if session is not None and session.user_name != request.user_name:
-            raise ChatRejected(404, "not_found", "Session not found.")
-    else:
-        session_id, session = str(uuid.uuid4()), None
-
-    lock = runtime.session_lock(session_id)
-    if lock.locked():
-        raise ChatRejected(409, "busy", "This session is already answering. Wait for it to finish.")
-    await lock.acquire()
+    slot = _take_slot(runtime, request.user_name)
+    lock: asyncio.Lock | None = None
     try:
-        if session is None:
+        session_id, exists = await _own_session(runtime, request)
+        if request.request_id:
+            earlier = await asyncio.to_thread(
+                chat_store.find_request_key, engine, request.user_name, request.request_id
+            )
+            if earlier is not None:
+                raise _duplicate(earlier)
+        lock = runtime.session_lock(session_id)
+        if lock.locked():
+            lock = None
+            raise ChatRejected(
+                409, "busy", "This session is already answering. Wait for it to finish or stop it."
+            )
+        await lock.acquire()
+        run_id = str(uuid.uuid4())
+        if request.request_id:
+            taken = await asyncio.to_thread(
+                chat_store.claim_request_key,
+                engine,
+                request.user_name,
+                request.request_id,
+                session_id,
+                run_id,
+                runtime.settings.request_key_ttl_s,
+            )
+            if taken is not None:
+                raise _duplicate(taken)
+        if not exists:
             await asyncio.to_thread(
                 chat_store.create_session,
                 engine,
@@ -142,141 +211,44 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
                 request.mode or "full",
             )
         await asyncio.to_thread(chat_store.add_message, engine, session_id, "user", request.message)
-        run_id = str(uuid.uuid4())
         await asyncio.to_thread(
             chat_store.start_run, engine, run_id, session_id, request.user_name, request.trace_id, "chat"
         )
     except BaseException:
-        lock.release()
+        if lock is not None:
+            lock.release()
+        slot.release()
         raise
-    return ChatRun(runtime, request, session_id, run_id, lock)
+
+    def release() -> None:
+        runtime.active_runs.pop(session_id, None)
+        lock.release()
+        slot.release()
+
+    run = ChatRun(
+        runtime,
+        session_id=session_id,
+        run_id=run_id,
+        trace_id=request.trace_id,
+        user_name=request.user_name,
+        graph_input={"messages": [{"role": "user", "content": agent_input_text(request)}]},
+        on_release=release,
+    )
+    runtime.active_runs[session_id] = run
+    return run
 
 
-class ChatRun:
-    """An admitted run: iterate :meth:`events` once; :meth:`release` if you never do."""
+async def stop_run(runtime: AgentRuntime, session_id: str, user_name: str) -> bool:
+    """Stop the session's active run (Stop button, ``POST /api/chat/stop``).
 
-    def __init__(
-        self, runtime: AgentRuntime, request: ChatRequest, session_id: str, run_id: str, lock: asyncio.Lock
-    ) -> None:
-        self.runtime = runtime
-        self.request = request
-        self.session_id = session_id
-        self.run_id = run_id
-        self.trace_id = request.trace_id
-        self.user_name = request.user_name
-        self._lock = lock
-        self._started = False
-        self._finalised = False
+    Returns:
+        True when a run was streaming and is now stopping; False when none was active.
 
-    def release(self) -> None:
-        """Free the session lock of a run whose events were never iterated (idempotent)."""
-        if not self._started and self._lock.locked():
-            self._lock.release()
-
-    async def events(self) -> AsyncIterator[ev.ContractEvent]:
-        """Stages 2–5: stream the agent and yield contract events; finalise whatever happens.
-
-        Ends with ``done`` on success, ``error`` on failure, nothing after an
-        ``interrupt`` (the run waits for input). Cancellation (client gone, task
-        cancelled) finalises the run as ``cancelled`` with the partial answer saved.
-        """
-        if self._started:
-            raise RuntimeError("ChatRun.events() can be iterated only once")
-        self._started = True
-        settings = self.runtime.settings
-        kernel = Kernel(context_limit=settings.context_limit)
-        started = time.monotonic()
-        first_token_ms: int | None = None
-        failure: RunFailure | None = None
-        status = "cancelled"
-        try:
-            yield ev.AgentStart(agent=MAIN_AGENT, cn_agent=MAIN_AGENT_LABEL)
-            yield ev.Thinking(message="正在思考…", cn_agent=MAIN_AGENT_LABEL)
-            if not settings.model_configured:
-                failure = UNCONFIGURED
-            else:
-                try:
-                    async for event in kernel.run(self._graph_stream()):
-                        if first_token_ms is None and event.type == "token":
-                            first_token_ms = int((time.monotonic() - started) * 1000)
-                        yield event
-                except Exception as exc:  # every failure becomes an error frame, never a silent end
-                    failure = classify(exc)
-                    logger.warning("run %s (trace %s) failed: %r", self.run_id, self.trace_id, exc)
-            transcript = kernel.transcript
-            if failure is not None:
-                status = "failed"
-                yield ev.Error(message=failure.message, code=failure.code)
-            elif transcript.interrupt is not None:
-                status = "waiting_input"
-            else:
-                status = "success"
-                if not transcript.sources.items:
-                    yield ev.Citations(items=[], model_only=True)
-                duration_ms = int((time.monotonic() - started) * 1000)
-                usage = transcript.meter.usage()
-                yield ev.AgentDone(
-                    agent=MAIN_AGENT,
-                    cn_agent=MAIN_AGENT_LABEL,
-                    duration_ms=duration_ms,
-                    context_tokens=usage.context_tokens,
-                )
-                yield ev.Done(duration_ms=duration_ms, usage=usage, run_id=self.run_id)
-        finally:
-            # Shielded: a cancelled consumer must still leave the run recorded and the lock free.
-            await asyncio.shield(self._finalise(kernel, status, failure, first_token_ms))
-
-    def _graph_stream(self) -> AsyncIterator[Any]:
-        config = {
-            "configurable": {"thread_id": self.session_id},
-            "metadata": {"run_id": self.run_id, "trace_id": self.trace_id, "user_name": self.user_name},
-            "recursion_limit": 200,
-        }
-        return self.runtime.agent.astream(
-            {"messages": [{"role": "user", "content": agent_input_text(self.request)}]},
-            config=config,
-            stream_mode=["updates", "messages"],
-            subgraphs=True,
-        )
-
-    async def _finalise(
-        self, kernel: Kernel, status: str, failure: RunFailure | None, first_token_ms: int | None
-    ) -> None:
-        if self._finalised:
-            return
-        self._finalised = True
-        transcript = kernel.transcript
-        usage = transcript.meter.usage()
-        engine = self.runtime.engine
-        try:
-            answer = transcript.answer
-            if status == "cancelled" and answer:
-                answer += CANCELLED_MARKER
-            if answer or transcript.tool_cards or status in ("failed", "cancelled"):
-                await asyncio.to_thread(
-                    chat_store.add_message,
-                    engine,
-                    self.session_id,
-                    "assistant",
-                    answer,
-                    run_id=self.run_id,
-                    tool_calls=[card.to_dict() for card in transcript.tool_cards.values()],
-                    citations=[item.model_dump(mode="json") for item in transcript.sources.items],
-                    usage=usage.model_dump(mode="json"),
-                    status={"success": "complete", "waiting_input": "waiting"}.get(status, status),
-                )
-            await asyncio.to_thread(
-                chat_store.finish_run,
-                engine,
-                self.run_id,
-                status,
-                error=failure.message if failure else None,
-                error_code=failure.code if failure else None,
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                first_token_ms=first_token_ms,
-            )
-        except Exception:
-            logger.exception("could not finalise run %s (trace %s)", self.run_id, self.trace_id)
-        finally:
-            self._lock.release()
+    Raises:
+        ChatRejected: 404 when the session is not the user's.
+    """
+    session = await asyncio.to_thread(chat_store.get_session, runtime.engine, session_id)
+    if session is None or session.user_name != user_name:
+        raise ChatRejected(404, "not_found", "Session not found.")
+    run = runtime.active_runs.get(session_id)
+    return run.request_stop() if run is not None else False

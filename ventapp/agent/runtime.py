@@ -18,6 +18,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from sqlalchemy.engine import Engine
 
+from ventapp.agent.admission import ProcessGuard, RunGate
 from ventapp.agent.agent_factory import build_agent
 from ventapp.agent.model_factory import build_model
 from ventapp.config import Settings, get_settings, warn_conflicts
@@ -40,6 +41,10 @@ class AgentRuntime:
         self._exit_stack = exit_stack
         self._agent: Any = None
         self._session_locks: dict[str, asyncio.Lock] = {}
+        self.gate = RunGate(settings.max_concurrent_runs, settings.max_runs_per_user)
+        self.active_runs: dict[str, Any] = {}
+        """session_id -> the ChatRun streaming in it (for stop)."""
+        self.process_guard = ProcessGuard(settings.data_dir)
 
     @classmethod
     async def open(cls, settings: Settings) -> AgentRuntime:
@@ -61,12 +66,22 @@ class AgentRuntime:
             checkpointer = await stack.enter_async_context(
                 AsyncSqliteSaver.from_conn_string(str(settings.checkpoint_path))
             )
-        return cls(settings, engine, checkpointer, stack)
+        runtime = cls(settings, engine, checkpointer, stack)
+        runtime.process_guard.acquire()
+        return runtime
 
     async def close(self) -> None:
         """Close the checkpointer connection and dispose of the engine."""
+        for run in list(self.active_runs.values()):
+            run.request_stop()
+        # Let stopped runs finalise (partial answer, status) before the checkpointer closes.
+        for _ in range(50):
+            if not self.active_runs:
+                break
+            await asyncio.sleep(0.1)
         await self._exit_stack.aclose()
         self.engine.dispose()
+        self.process_guard.release()
 
     @property
     def agent(self) -> Any:

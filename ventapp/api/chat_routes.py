@@ -12,7 +12,7 @@ from fastapi import APIRouter, File, Form, UploadFile
 from fastapi.responses import StreamingResponse
 from starlette.background import BackgroundTask
 
-from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat
+from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat, stop_run
 from ventapp.api.deps import CurrentUser, RuntimeDep
 from ventapp.api.errors import error_response
 from ventapp.api.sse import SSE_HEADERS, sse_frame
@@ -44,6 +44,7 @@ async def chat(
         session_id=session_id or None,
         thread_id=thread_id or None,
         mode=mode or None,
+        request_id=request_id,
     )
     run = await start_chat(runtime, request)
 
@@ -60,6 +61,20 @@ async def chat(
     return StreamingResponse(
         frames(), media_type="text/event-stream", headers=headers, background=BackgroundTask(run.release)
     )
+
+
+@router.post("/stop")
+async def stop(
+    runtime: RuntimeDep,
+    session_id: Annotated[str, Form()],
+    user_name: Annotated[str, Form()] = "default",
+) -> Any:
+    """Stop the session's running answer: ``{"stopped": bool}``; 404 if not the user's session.
+
+    The stream of that run ends with an ``error`` frame (code ``cancelled``); its partial
+    answer is saved with a marker and the run is recorded as ``cancelled``.
+    """
+    return {"stopped": await stop_run(runtime, session_id, (user_name or "default").strip())}
 
 
 @router.get("/history/{session_id}")

@@ -1,6 +1,8 @@
-"""JSON error bodies: ``{"detail": message, "message": message, "code": code}`` with the right status."""
+"""JSON error bodies ``{detail, message, code[, retry_after], ...}`` with the right status."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
@@ -9,15 +11,28 @@ from ventapp.agent.pipeline import ChatRejected
 
 
 def error_response(
-    status: int, code: str, message: str, headers: dict[str, str] | None = None
+    status: int,
+    code: str,
+    message: str,
+    *,
+    retry_after: int | None = None,
+    details: dict[str, Any] | None = None,
 ) -> JSONResponse:
-    """A JSON error response. ``detail`` mirrors FastAPI's own errors so clients read one key."""
-    return JSONResponse(
-        {"detail": message, "message": message, "code": code}, status_code=status, headers=headers
-    )
+    """A JSON error response.
+
+    ``detail`` mirrors FastAPI's own errors so clients read one key; ``retry_after``
+    (seconds) is also sent as the ``Retry-After`` header; ``details`` adds fields such
+    as the original ``session_id``/``run_id`` of a duplicate request.
+    """
+    body: dict[str, Any] = {"detail": message, "message": message, "code": code, **(details or {})}
+    headers = None
+    if retry_after is not None:
+        body["retry_after"] = retry_after
+        headers = {"Retry-After": str(retry_after)}
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 async def chat_rejected_handler(_request: Request, exc: Exception) -> JSONResponse:
     """Exception handler turning :class:`ChatRejected` into its HTTP status and JSON body."""
     assert isinstance(exc, ChatRejected)
-    return error_response(exc.status, exc.code, exc.message)
+    return error_response(exc.status, exc.code, exc.message, retry_after=exc.retry_after, details=exc.details)

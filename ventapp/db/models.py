@@ -87,3 +87,18 @@ class ExecutionRun(SQLModel, table=True):
     finished_at: datetime | None = Field(default=None, sa_type=TIMESTAMP)
     duration_ms: int | None = Field(default=None)
     first_token_ms: int | None = Field(default=None)
+
+
+class RequestKey(SQLModel, table=True):
+    """A client's ``request_id`` for one chat turn; the same user sending it again gets the original ids."""
+
+    __tablename__ = "request_keys"
+    __table_args__ = (sa.UniqueConstraint("user_name", "request_id", name="uq_request_keys_user_request"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_name: str = Field(max_length=128)
+    request_id: str = Field(max_length=128)
+    session_id: str = Field(max_length=36)
+    run_id: str = Field(max_length=36)
+    created_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)
+    expires_at: datetime = Field(sa_type=TIMESTAMP, index=True)

@@ -1,0 +1,211 @@
+"""An admitted run: stages 2–5 of the pipeline (stream → kernel → sinks → finalisation).
+
+The graph is consumed by a *producer* task that feeds a queue; the sink iterates
+:meth:`ChatRun.events`. The split is what makes stopping reliable: a stop, a timeout
+or a departed client cancels the producer, which cancels the graph (and its
+in-flight model request) at once — no further model calls — while the consumer
+still gets to emit the closing frame and finalise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from ventapp.agent import events as ev
+from ventapp.agent.errors import CANCELLED, TIMED_OUT, UNCONFIGURED, RunFailure, classify
+from ventapp.agent.kernel import MAIN_AGENT, MAIN_AGENT_LABEL, Kernel
+from ventapp.agent.runtime import AgentRuntime
+from ventapp.db import chat_store
+
+logger = logging.getLogger(__name__)
+
+CANCELLED_MARKER = "\n\n[stopped]"
+"""Appended to a partial answer saved after a stop or a disconnect."""
+
+_END = object()
+
+
+class ChatRun:
+    """One admitted run. Iterate :meth:`events` once; :meth:`release` if you never do.
+
+    Args:
+        runtime: The process runtime.
+        session_id: The session (= thread_id, invariant 1).
+        run_id: The ``execution_runs`` row, already ``running``.
+        trace_id: Correlates logs and frames.
+        user_name: The owner.
+        graph_input: ``{"messages": [...]}`` (always a dict, pitfall 6) or a ``Command``.
+        on_release: Frees the session lock and gate slot; called exactly once.
+    """
+
+    def __init__(
+        self,
+        runtime: AgentRuntime,
+        *,
+        session_id: str,
+        run_id: str,
+        trace_id: str,
+        user_name: str,
+        graph_input: Any,
+        on_release: Callable[[], None],
+    ) -> None:
+        self.runtime = runtime
+        self.session_id = session_id
+        self.run_id = run_id
+        self.trace_id = trace_id
+        self.user_name = user_name
+        self._graph_input = graph_input
+        self._on_release = on_release
+        self._started = False
+        self._released = False
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._producer: asyncio.Task[None] | None = None
+        self._stop: RunFailure | None = None
+        self.kernel = Kernel(context_limit=runtime.settings.context_limit)
+
+    def release(self) -> None:
+        """Free the lock and slot of a run whose events were never iterated (idempotent)."""
+        if not self._started:
+            self._release_once()
+
+    def request_stop(self, failure: RunFailure = CANCELLED) -> bool:
+        """Stop the run from outside (Stop button, ``POST /api/chat/stop``, timeout).
+
+        Returns:
+            True when the run was still streaming and is now stopping.
+        """
+        if self._stop is not None or self._producer is None or self._producer.done():
+            return False
+        self._stop = failure
+        self._producer.cancel()
+        self._queue.put_nowait(_END)
+        return True
+
+    async def events(self) -> AsyncIterator[ev.ContractEvent]:
+        """Yield the run's contract events; finalise whatever happens.
+
+        Ends with ``done`` on success, ``error`` on failure, stop or timeout (codes
+        ``cancelled``/``timeout``), nothing after an ``interrupt``. A consumer that goes
+        away (client disconnect, task cancelled) leaves the run ``cancelled`` with its
+        partial answer saved.
+        """
+        if self._started:
+            raise RuntimeError("ChatRun.events() can be iterated only once")
+        self._started = True
+        settings = self.runtime.settings
+        started = time.monotonic()
+        first_token_ms: int | None = None
+        failure: RunFailure | None = None
+        status = "cancelled"
+        timer = asyncio.get_running_loop().call_later(settings.run_timeout_s, self.request_stop, TIMED_OUT)
+        try:
+            yield ev.AgentStart(agent=MAIN_AGENT, cn_agent=MAIN_AGENT_LABEL)
+            yield ev.Thinking(message="正在思考…", cn_agent=MAIN_AGENT_LABEL)
+            if not settings.model_configured:
+                failure = UNCONFIGURED
+            else:
+                self._producer = asyncio.create_task(self._produce(), name=f"run-{self.run_id}")
+                while (item := await self._queue.get()) is not _END:
+                    if isinstance(item, RunFailure):
+                        failure = item
+                        break
+                    if first_token_ms is None and item.type == "token":
+                        first_token_ms = int((time.monotonic() - started) * 1000)
+                    yield item
+                failure = failure or self._stop
+            transcript = self.kernel.transcript
+            if failure is not None:
+                status = "cancelled" if failure.code == "cancelled" else "failed"
+                yield ev.Error(message=failure.message, code=failure.code)
+            elif transcript.interrupt is not None:
+                status = "waiting_input"
+            else:
+                status = "success"
+                if not transcript.sources.items:
+                    yield ev.Citations(items=[], model_only=True)
+                duration_ms = int((time.monotonic() - started) * 1000)
+                usage = transcript.meter.usage()
+                yield ev.AgentDone(
+                    agent=MAIN_AGENT,
+                    cn_agent=MAIN_AGENT_LABEL,
+                    duration_ms=duration_ms,
+                    context_tokens=usage.context_tokens,
+                )
+                yield ev.Done(duration_ms=duration_ms, usage=usage, run_id=self.run_id)
+        finally:
+            timer.cancel()
+            # Shielded: a cancelled consumer must still leave the run recorded and the slot free.
+            await asyncio.shield(self._finalise(status, failure, first_token_ms))
+
+    async def _produce(self) -> None:
+        try:
+            async for event in self.kernel.run(self._graph_stream()):
+                self._queue.put_nowait(event)
+            self._queue.put_nowait(_END)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # every failure becomes an error frame, never a silent end
+            logger.warning("run %s (trace %s) failed: %r", self.run_id, self.trace_id, exc)
+            self._queue.put_nowait(classify(exc))
+
+    def _graph_stream(self) -> AsyncIterator[Any]:
+        config = {
+            "configurable": {"thread_id": self.session_id, "user_name": self.user_name},
+            "metadata": {"run_id": self.run_id, "trace_id": self.trace_id, "user_name": self.user_name},
+            "recursion_limit": 200,
+        }
+        return self.runtime.agent.astream(
+            self._graph_input, config=config, stream_mode=["updates", "messages"], subgraphs=True
+        )
+
+    async def _finalise(self, status: str, failure: RunFailure | None, first_token_ms: int | None) -> None:
+        if self._producer is not None and not self._producer.done():
+            self._producer.cancel()
+        if self._producer is not None:
+            with contextlib.suppress(BaseException):
+                await self._producer
+        transcript = self.kernel.transcript
+        usage = transcript.meter.usage()
+        engine = self.runtime.engine
+        try:
+            answer = transcript.answer
+            if status == "cancelled" and answer:
+                answer += CANCELLED_MARKER
+            if answer or transcript.tool_cards or status in ("failed", "cancelled"):
+                await asyncio.to_thread(
+                    chat_store.add_message,
+                    engine,
+                    self.session_id,
+                    "assistant",
+                    answer,
+                    run_id=self.run_id,
+                    tool_calls=[card.to_dict() for card in transcript.tool_cards.values()],
+                    citations=[item.model_dump(mode="json") for item in transcript.sources.items],
+                    usage=usage.model_dump(mode="json"),
+                    status={"success": "complete", "waiting_input": "waiting"}.get(status, status),
+                )
+            await asyncio.to_thread(
+                chat_store.finish_run,
+                engine,
+                self.run_id,
+                status,
+                error=failure.message if failure else None,
+                error_code=failure.code if failure else None,
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                first_token_ms=first_token_ms,
+            )
+        except Exception:
+            logger.exception("could not finalise run %s (trace %s)", self.run_id, self.trace_id)
+        finally:
+            self._release_once()
+
+    def _release_once(self) -> None:
+        if not self._released:
+            self._released = True
+            self._on_release()
