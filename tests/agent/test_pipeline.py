@@ -133,3 +133,30 @@ async def test_restart_keeps_graph_state(tmp_path: Path, llm: ScriptedServer) ->
         assert "4711" in texts
     finally:
         await runtime.close()
+
+
+async def test_run_timeout_stops_with_partial_answer(tmp_path: Path) -> None:
+    with ScriptedServer(delay_ms=20) as slow:
+        settings = load_settings(
+            {
+                "DEEP_AGENT_ENV_PRIORITY": "none",
+                "DATA_DIR": str(tmp_path),
+                "OPENAI_BASE_URL": slow.base_url,
+                "OPENAI_API_KEY": "x",
+                "MODEL_NAME": "scripted-demo",
+                "RUN_TIMEOUT_S": "1",
+            }
+        )
+        runtime = await AgentRuntime.open(settings)
+        try:
+            run = await start_chat(runtime, ChatRequest(message="long answer please"))
+            out = [event async for event in run.events()]
+            assert isinstance(out[-1], ev.Error) and out[-1].code == "timeout"
+            assert any(event.type == "token" for event in out)
+            run_row = chat_store.get_run(runtime.engine, run.run_id)
+            assert run_row is not None and run_row.status == "failed" and run_row.error_code == "timeout"
+            answer = chat_store.list_messages(runtime.engine, run.session_id)[-1]
+            assert answer.role == "assistant" and answer.content, "the partial answer is saved"
+            assert runtime.gate.in_flight == 0 and not runtime.session_lock(run.session_id).locked()
+        finally:
+            await runtime.close()

@@ -29,3 +29,56 @@ def test_backend_only_streams_and_shuts_down(llm: ScriptedServer, tmp_path: Path
             f"backend did not exit on SIGTERM:\n{(tmp_path / 'api.log').read_text()[-2000:]}"
         )
         assert time.monotonic() - started < 20
+
+
+def test_sigkill_mid_run_leaves_interrupted_run_and_usable_session(tmp_path: Path) -> None:
+    """Invariant: a run cut off by a crash reads ``interrupted`` after restart; the session chats on."""
+    import os
+    import signal
+    import threading
+
+    from ventapp.db import chat_store
+    from ventapp.db.engine import make_engine
+
+    with ScriptedServer(delay_ms=50) as slow:
+        env = app_env(tmp_path, slow.base_url)
+        app = ReflexApp(env, tmp_path / "api.log", backend_only=True)
+        seen: dict[str, str] = {}
+        streaming = threading.Event()
+
+        def consume() -> None:
+            try:
+                with httpx.Client(base_url=app.url, timeout=30) as client:
+                    with client.stream(
+                        "POST", "/api/chat", files={"message": (None, "long answer please")}
+                    ) as response:
+                        seen.update(
+                            session=response.headers["x-session-id"], run=response.headers["x-run-id"]
+                        )
+                        for line in response.iter_lines():
+                            if '"type":"token"' in line:
+                                streaming.set()
+            except httpx.HTTPError:
+                pass  # the server died under us: expected
+
+        with app:
+            reader = threading.Thread(target=consume)
+            reader.start()
+            assert streaming.wait(30)
+            assert app._process is not None
+            os.killpg(app._process.pid, signal.SIGKILL)
+            app._process.wait(10)
+            app._process = None
+            reader.join(10)
+
+        engine = make_engine(f"sqlite:///{tmp_path / 'ventagent.db'}")
+        run = chat_store.get_run(engine, seen["run"])
+        assert run is not None and run.status == "running", "SIGKILL left no chance to finalise"
+
+        with ReflexApp(env, tmp_path / "api2.log", backend_only=True) as again:
+            run = chat_store.get_run(engine, seen["run"])
+            assert run is not None and run.status == "interrupted"
+            with httpx.Client(base_url=again.url, timeout=30) as client:
+                response, frames = post_chat(client, message="are you back?", session_id=seen["session"])
+                assert response.status_code == 200 and frames[-1]["type"] == "done"
+        engine.dispose()

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, UploadFile
+from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import StreamingResponse
 from starlette.background import BackgroundTask
 
@@ -23,6 +23,7 @@ router = APIRouter(prefix="/api/chat", tags=["chat"])
 
 @router.post("", response_class=StreamingResponse)
 async def chat(
+    http_request: Request,
     runtime: RuntimeDep,
     message: Annotated[str | None, Form()] = None,
     session_id: Annotated[str | None, Form()] = None,
@@ -38,6 +39,9 @@ async def chat(
     (blank message), 404 (unknown or foreign session, thread_id ≠ session_id), 409
     (session busy), 422 (bad mode). Failures after it starts are ``error`` frames.
     """
+    if request_id is None and "request_id" in await http_request.form():
+        # FastAPI turns an empty form value into None; an explicitly empty key is a client bug.
+        request_id = ""
     request = ChatRequest(
         message=message or "",
         user_name=(user_name or "default").strip(),
