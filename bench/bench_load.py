@@ -1,0 +1,135 @@
+"""Load benchmark: K concurrent SSE chats on loopback vs. the same agent consumed in-process.
+
+Prints, for each K: completed streams, 429s, time to first token p50/p99 (ms) and the
+token rate (tokens/s) over HTTP (``POST /api/chat`` on the real backend,
+``reflex run --env prod --backend-only``) and in-process (the pipeline's events with no
+HTTP), and their ratio — the figure that survives a noisy machine. The model is the
+scripted server with zero delay answering "long answer" with 200 tokens.
+
+Run: ``.venv/bin/python -m bench.bench_load [--k 1,20,50] [--rounds 1]``. Bounded: at
+most 200 concurrent streams, each with a 120 s timeout; everything targets 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.e2e.reflex_app import ReflexApp, free_port
+from tests.support import app_env
+from ventapp.agent.pipeline import ChatRequest, start_chat
+from ventapp.agent.runtime import AgentRuntime
+from ventapp.config import PROJECT_ROOT, load_settings
+
+MAX_K = 200
+PROMPT = "long answer please"
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def _http_stream(client: httpx.AsyncClient, index: int) -> tuple[int, float | None, int]:
+    started = time.perf_counter()
+    first: float | None = None
+    tokens = 0
+    files = {"message": (None, PROMPT), "user_name": (None, f"bench{index}")}
+    async with client.stream("POST", "/api/chat", files=files) as response:
+        if response.status_code != 200:
+            await response.aread()
+            return response.status_code, None, 0
+        async for line in response.aiter_lines():
+            if '"type":"token"' in line:
+                tokens += 1
+                if first is None:
+                    first = (time.perf_counter() - started) * 1000
+    return 200, first, tokens
+
+
+async def _inproc_stream(runtime: AgentRuntime, index: int) -> tuple[int, float | None, int]:
+    started = time.perf_counter()
+    first: float | None = None
+    tokens = 0
+    run = await start_chat(runtime, ChatRequest(message=PROMPT, user_name=f"bench{index}"))
+    async for event in run.events():
+        if event.type == "token":
+            tokens += 1
+            if first is None:
+                first = (time.perf_counter() - started) * 1000
+    return 200, first, tokens
+
+
+def _summary(label: str, results: list[tuple[int, float | None, int]], wall_s: float) -> float:
+    ok = [r for r in results if r[0] == 200]
+    ttft = [r[1] for r in ok if r[1] is not None]
+    tokens = sum(r[2] for r in ok)
+    rate = tokens / wall_s if wall_s else 0.0
+    print(
+        f"  {label:10s} completed={len(ok):3d} 429s={sum(r[0] == 429 for r in results):3d} "
+        f"ttft_p50={_pct(ttft, 0.5):7.1f}ms ttft_p99={_pct(ttft, 0.99):7.1f}ms "
+        f"tokens={tokens:6d} rate={rate:8.0f} tok/s wall={wall_s:5.2f}s"
+    )
+    return rate
+
+
+async def _measure(k: int, url: str, runtime: AgentRuntime) -> None:
+    limits = httpx.Limits(max_connections=k + 5, max_keepalive_connections=k + 5)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+        await _http_stream(client, -1)  # warm-up: agent built, connections open
+        started = time.perf_counter()
+        http_results = await asyncio.gather(*(_http_stream(client, i) for i in range(k)))
+        http_wall = time.perf_counter() - started
+    await _inproc_stream(runtime, -1)
+    started = time.perf_counter()
+    inproc_results = await asyncio.gather(*(_inproc_stream(runtime, i) for i in range(k)))
+    inproc_wall = time.perf_counter() - started
+    print(f"K={k}")
+    http_rate = _summary("http", http_results, http_wall)
+    inproc_rate = _summary("in-process", inproc_results, inproc_wall)
+    http_ttft = statistics.median([r[1] for r in http_results if r[1] is not None] or [float("nan")])
+    in_ttft = statistics.median([r[1] for r in inproc_results if r[1] is not None] or [float("nan")])
+    print(f"  ratio http/in-process token rate = {http_rate / inproc_rate:.2f}; ttft p50 gap = {http_ttft - in_ttft:+.1f} ms")
+
+
+async def main(ks: list[int]) -> None:
+    llm_port = free_port()
+    llm = subprocess.Popen(
+        [sys.executable, "-m", "tests.scripted_llm", "--port", str(llm_port)],
+        cwd=PROJECT_ROOT,
+        stdout=subprocess.DEVNULL,
+    )
+    base_url = f"http://127.0.0.1:{llm_port}/v1"
+    try:
+        time.sleep(1.5)
+        with tempfile.TemporaryDirectory() as http_dir, tempfile.TemporaryDirectory() as local_dir:
+            limits = {"MAX_CONCURRENT_RUNS": "1000", "MAX_RUNS_PER_USER": "1000", "LOG_LEVEL": "WARNING"}
+            env = {**app_env(Path(http_dir), base_url), **limits}
+            with ReflexApp(env, Path(http_dir) / "app.log", backend_only=True) as app:
+                settings = load_settings({**app_env(Path(local_dir), base_url), **limits})
+                runtime = await AgentRuntime.open(settings)
+                try:
+                    for k in ks:
+                        await _measure(min(k, MAX_K), app.url, runtime)
+                finally:
+                    await runtime.close()
+    finally:
+        llm.terminate()
+        llm.wait(10)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--k", default="1,20,50", help="comma-separated concurrency levels (max 200)")
+    args = parser.parse_args()
+    asyncio.run(main([int(part) for part in args.k.split(",")]))
