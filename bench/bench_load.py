@@ -99,30 +99,35 @@ async def _measure(k: int, url: str, runtime: AgentRuntime) -> None:
     inproc_rate = _summary("in-process", inproc_results, inproc_wall)
     http_ttft = statistics.median([r[1] for r in http_results if r[1] is not None] or [float("nan")])
     in_ttft = statistics.median([r[1] for r in inproc_results if r[1] is not None] or [float("nan")])
-    print(f"  ratio http/in-process token rate = {http_rate / inproc_rate:.2f}; ttft p50 gap = {http_ttft - in_ttft:+.1f} ms")
+    print(
+        f"  ratio http/in-process token rate = {http_rate / inproc_rate:.2f}; ttft p50 gap = {http_ttft - in_ttft:+.1f} ms"
+    )
 
 
-async def main(ks: list[int]) -> None:
+async def _measure_all(ks: list[int], base_url: str) -> None:
+    with tempfile.TemporaryDirectory() as http_dir, tempfile.TemporaryDirectory() as local_dir:
+        limits = {"MAX_CONCURRENT_RUNS": "1000", "MAX_RUNS_PER_USER": "1000", "LOG_LEVEL": "WARNING"}
+        env = {**app_env(Path(http_dir), base_url), **limits}
+        with ReflexApp(env, Path(http_dir) / "app.log", backend_only=True) as app:
+            runtime = await AgentRuntime.open(load_settings({**app_env(Path(local_dir), base_url), **limits}))
+            try:
+                for k in ks:
+                    await _measure(min(k, MAX_K), app.url, runtime)
+            finally:
+                await runtime.close()
+
+
+def main(ks: list[int]) -> None:
+    """Start the scripted model in its own process, then measure each K."""
     llm_port = free_port()
     llm = subprocess.Popen(
         [sys.executable, "-m", "tests.scripted_llm", "--port", str(llm_port)],
         cwd=PROJECT_ROOT,
         stdout=subprocess.DEVNULL,
     )
-    base_url = f"http://127.0.0.1:{llm_port}/v1"
     try:
         time.sleep(1.5)
-        with tempfile.TemporaryDirectory() as http_dir, tempfile.TemporaryDirectory() as local_dir:
-            limits = {"MAX_CONCURRENT_RUNS": "1000", "MAX_RUNS_PER_USER": "1000", "LOG_LEVEL": "WARNING"}
-            env = {**app_env(Path(http_dir), base_url), **limits}
-            with ReflexApp(env, Path(http_dir) / "app.log", backend_only=True) as app:
-                settings = load_settings({**app_env(Path(local_dir), base_url), **limits})
-                runtime = await AgentRuntime.open(settings)
-                try:
-                    for k in ks:
-                        await _measure(min(k, MAX_K), app.url, runtime)
-                finally:
-                    await runtime.close()
+        asyncio.run(_measure_all(ks, f"http://127.0.0.1:{llm_port}/v1"))
     finally:
         llm.terminate()
         llm.wait(10)
@@ -132,4 +137,4 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", default="1,20,50", help="comma-separated concurrency levels (max 200)")
     args = parser.parse_args()
-    asyncio.run(main([int(part) for part in args.k.split(",")]))
+    main([int(part) for part in args.k.split(",")])
