@@ -7,6 +7,7 @@ from logging.config import fileConfig
 from alembic import context
 from sqlmodel import SQLModel
 
+import ventapp.db.billing_models  # noqa: F401  (registers the billing tables too)
 from ventapp.config import get_settings
 from ventapp.db import models  # noqa: F401  (registers the tables on SQLModel.metadata)
 from ventapp.db.engine import make_engine

@@ -12,6 +12,7 @@ from ventapp.agent.runtime import runtime_lifespan
 from ventapp.api.app import create_api
 from ventapp.pages.chat import chat_page
 from ventapp.pages.knowledge import knowledge_page
+from ventapp.pages.usage import usage_page
 
 app = rx.App(
     api_transformer=create_api(),
@@ -20,3 +21,4 @@ app = rx.App(
 app.register_lifespan_task(runtime_lifespan)
 app.add_page(chat_page, route="/", title="VentAgent")
 app.add_page(knowledge_page, route="/kb/[doc_id]", title="Knowledge base · VentAgent")
+app.add_page(usage_page, route="/usage", title="Usage · VentAgent")

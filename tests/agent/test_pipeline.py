@@ -160,3 +160,21 @@ async def test_run_timeout_stops_with_partial_answer(tmp_path: Path) -> None:
             assert runtime.gate.in_flight == 0 and not runtime.session_lock(run.session_id).locked()
         finally:
             await runtime.close()
+
+
+async def test_quota_stops_a_long_run_between_model_calls(tmp_path: Path, llm: ScriptedServer) -> None:
+    """The quota is checked again after each model call: a run over it stops before the next call."""
+    from ventapp.billing.guard import set_user_quota
+
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        set_user_quota(runtime.engine, "frugal", 100)
+        run = await start_chat(runtime, ChatRequest(message="please calculate (12+8)*3", user_name="frugal"))
+        out = [event async for event in run.events()]
+        assert isinstance(out[-1], ev.Error) and out[-1].code == "quota"
+        assert len(llm.requests()) == 1, "no model call after the quota ran out"
+        with pytest.raises(ChatRejected) as refused:
+            await start_chat(runtime, ChatRequest(message="again", user_name="frugal"))
+        assert refused.value.status == 429 and refused.value.retry_after
+    finally:
+        await runtime.close()

@@ -14,6 +14,7 @@ from ventapp.tools import registry
 from ventapp.tools.registry import register, source, sourced
 
 DEMO_TOOLS = {"current_time", "calculate", "knowledge_search"}
+BUILTIN_TOOLS = DEMO_TOOLS | {"ask_user", "request_plan_approval"}
 
 
 @pytest.fixture
@@ -186,7 +187,7 @@ def test_plain_import_after_clearing_leaves_the_registry_empty_but_reload_restor
     assert not DEMO_TOOLS & {s.name for s in registry.all_specs()}
 
     specs = registry.load_builtin_tools(reload=True)
-    assert {s.name for s in specs} == DEMO_TOOLS
+    assert {s.name for s in specs} == BUILTIN_TOOLS
     assert registry.get_tools_by_name(sorted(DEMO_TOOLS))
 
 
@@ -194,12 +195,12 @@ def test_load_without_reload_is_idempotent_and_heals_a_cleared_registry() -> Non
     before = [s.name for s in registry.load_builtin_tools()]
     assert [s.name for s in registry.load_builtin_tools()] == before  # no duplicates raised
     registry.clear_registry()
-    assert {s.name for s in registry.load_builtin_tools()} == DEMO_TOOLS
+    assert {s.name for s in registry.load_builtin_tools()} == BUILTIN_TOOLS
 
 
 def test_reload_twice_does_not_raise_duplicates() -> None:
     registry.load_builtin_tools(reload=True)
-    assert {s.name for s in registry.load_builtin_tools(reload=True)} == DEMO_TOOLS
+    assert {s.name for s in registry.load_builtin_tools(reload=True)} == BUILTIN_TOOLS
 
 
 # --- citations ----------------------------------------------------------------------------------

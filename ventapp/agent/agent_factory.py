@@ -6,15 +6,24 @@
 2. tools — every tool in ``ventapp.tools.registry`` (invariant 4: tools emit sources);
 3. sub-agents — ``researcher``, whose tools are ``BaseTool`` objects from
    ``get_tools_by_name`` (pitfall 3: a bare function breaks inside ToolNode);
-4. skills — ``/skills/`` routed to the repository's ``skills/`` folder, read-only;
-5. human-in-the-loop — ``interrupt_on`` for tools registered with ``requires_approval``;
-6. checkpointer — passed in, opened by the app's lifespan; thread_id = session_id (invariant 1).
+4. skills — ``/skills/`` routed to the repository's ``skills/`` folder, shared and read-only;
+5. backend — ``/workspace/`` and ``/conversation_history/`` routed to the running session's
+   own folder (:class:`~ventapp.agent.workspace.SessionFilesystemBackend`, spec 002 "文件隔离";
+   sub-agents share their parent's), everything else in graph state;
+6. permissions — first match wins (pitfall 10): specific allows before the broad write deny,
+   so tools write only under ``/workspace/``;
+7. middleware — :class:`~ventapp.agent.middleware.PlanModeMiddleware` (plan-first prompt in plan mode);
+   human-in-the-loop — ``interrupt_on`` for tools registered with ``requires_approval`` plus
+   ``HITL_TOOLS`` (approve / edit / reject);
+8. checkpointer — passed in, opened by the app's lifespan; thread_id = session_id (invariant 1).
 
 Summarisation is deepagents' own middleware (invariant 5): never add a second one.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from deepagents import FilesystemPermission, create_deep_agent
@@ -22,14 +31,33 @@ from deepagents.backends import CompositeBackend, FilesystemBackend, StateBacken
 from langchain_core.language_models import BaseChatModel
 from langgraph.types import Checkpointer
 
+from ventapp.agent.middleware import PlanModeMiddleware
 from ventapp.agent.prompts import MAIN_SYSTEM_PROMPT, RESEARCHER_PROMPT
-from ventapp.config import PROJECT_ROOT
+from ventapp.agent.workspace import (
+    HISTORY_AREA,
+    HISTORY_ROUTE,
+    SKILLS_DIR,
+    WORKSPACE_AREA,
+    WORKSPACE_ROUTE,
+    SessionFilesystemBackend,
+)
+from ventapp.config import get_settings
 from ventapp.tools import registry
 
-SKILLS_DIR = PROJECT_ROOT / "skills"
-"""Skill folders (``skills/<name>/SKILL.md``), mounted read-only at ``/skills/``."""
+__all__ = ["RESEARCHER", "SKILLS_DIR", "build_agent"]
 
 RESEARCHER = "researcher"
+_FRAMEWORK_TOOLS = (
+    "write_todos",
+    "ls",
+    "read_file",
+    "write_file",
+    "edit_file",
+    "glob",
+    "grep",
+    "execute",
+    "task",
+)
 
 
 def _build_subagents() -> list[dict[str, Any]]:
@@ -44,29 +72,64 @@ def _build_subagents() -> list[dict[str, Any]]:
 
 
 def _permissions() -> list[FilesystemPermission]:
-    # First match wins (pitfall 10): the specific read allow must come before the broad write deny.
+    # First match wins (pitfall 10): every specific allow must come before the broad deny at
+    # the end, or `deny write /**` would short-circuit it. Reads are allowed by default; the
+    # summariser and the large-result offloader write through the backend, not these tools.
     return [
         FilesystemPermission(operations=["read"], paths=["/skills/**"], mode="allow"),
         FilesystemPermission(operations=["write"], paths=["/skills/**"], mode="deny"),
+        FilesystemPermission(operations=["write"], paths=[f"{WORKSPACE_ROUTE}**"], mode="allow"),
+        FilesystemPermission(operations=["write"], paths=["/**"], mode="deny"),
     ]
 
 
-def build_agent(model: BaseChatModel, checkpointer: Checkpointer | None) -> Any:
+def _backend(workspaces_dir: Path) -> CompositeBackend:
+    return CompositeBackend(
+        default=StateBackend(),
+        routes={
+            "/skills/": FilesystemBackend(root_dir=SKILLS_DIR, virtual_mode=True),
+            WORKSPACE_ROUTE: SessionFilesystemBackend(workspaces_dir, WORKSPACE_AREA),
+            HISTORY_ROUTE: SessionFilesystemBackend(workspaces_dir, HISTORY_AREA),
+        },
+    )
+
+
+def _interrupt_on(hitl_tools: Sequence[str]) -> dict[str, Any] | None:
+    known = {spec.name for spec in registry.all_specs()} | set(_FRAMEWORK_TOOLS)
+    unknown = sorted(set(hitl_tools) - known)
+    if unknown:
+        raise ValueError(f"HITL_TOOLS names unknown tools {unknown}; known: {', '.join(sorted(known))}")
+    names = [*registry.approval_required(), *hitl_tools]
+    # Approve, edit (changed arguments) or reject (with a reason the model sees).
+    return {name: {"allowed_decisions": ["approve", "edit", "reject"]} for name in names} or None
+
+
+def build_agent(
+    model: BaseChatModel,
+    checkpointer: Checkpointer | None,
+    *,
+    workspaces_dir: Path | None = None,
+    hitl_tools: Sequence[str] = (),
+) -> Any:
     """Build the compiled deep-agent graph.
 
     Args:
         model: The chat model (see ``model_factory.build_model``).
         checkpointer: Graph-state store; ``None`` only in unit tests.
+        workspaces_dir: Root of the per-session folders (default ``get_settings().workspaces_dir``).
+        hitl_tools: Extra tool names that need approval (``HITL_TOOLS``), besides the ones
+            registered with ``requires_approval``.
+
+    Raises:
+        ValueError: A name in ``hitl_tools`` is not a known tool (the message lists them).
 
     Returns:
         A compiled LangGraph graph; call ``astream({"messages": [...]}, config)`` with
-        ``config = {"configurable": {"thread_id": session_id}}`` (input is always a dict, pitfall 6).
+        ``config = {"configurable": {"thread_id": session_id, "user_name": owner}}`` (input is
+        always a dict, pitfall 6; without both keys the workspace tools answer with an error).
     """
     registry.load_builtin_tools()
-    backend = CompositeBackend(
-        default=StateBackend(),
-        routes={"/skills/": FilesystemBackend(root_dir=SKILLS_DIR, virtual_mode=True)},
-    )
+    backend = _backend(workspaces_dir or get_settings().workspaces_dir)
     return create_deep_agent(
         model=model,
         tools=registry.all_tools(),
@@ -75,7 +138,8 @@ def build_agent(model: BaseChatModel, checkpointer: Checkpointer | None) -> Any:
         skills=["/skills/"],
         backend=backend,
         permissions=_permissions(),
-        interrupt_on={name: True for name in registry.approval_required()} or None,
+        middleware=[PlanModeMiddleware()],
+        interrupt_on=_interrupt_on(hitl_tools),
         checkpointer=checkpointer,
         name="ventagent",
     )

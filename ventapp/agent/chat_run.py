@@ -17,9 +17,12 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ventapp.agent import events as ev
-from ventapp.agent.errors import CANCELLED, TIMED_OUT, UNCONFIGURED, RunFailure, classify
+from ventapp.agent.errors import CANCELLED, QUOTA_REACHED, TIMED_OUT, UNCONFIGURED, RunFailure, classify
 from ventapp.agent.kernel import MAIN_AGENT, MAIN_AGENT_LABEL, Kernel
 from ventapp.agent.runtime import AgentRuntime
+from ventapp.billing.guard import remaining_tokens
+from ventapp.billing.pricing import Price, get_price
+from ventapp.billing.settlement import settle
 from ventapp.db import chat_store
 
 logger = logging.getLogger(__name__)
@@ -41,6 +44,8 @@ class ChatRun:
         user_name: The owner.
         graph_input: ``{"messages": [...]}`` (always a dict, pitfall 6) or a ``Command``.
         on_release: Frees the session lock and gate slot; called exactly once.
+        mode: The session's mode (``full`` | ``plan``), passed to the graph's config.
+        counted_message_ids: Model calls already settled by the run this one resumes.
     """
 
     def __init__(
@@ -53,6 +58,8 @@ class ChatRun:
         user_name: str,
         graph_input: Any,
         on_release: Callable[[], None],
+        mode: str = "full",
+        counted_message_ids: set[str] | None = None,
     ) -> None:
         self.runtime = runtime
         self.session_id = session_id
@@ -66,7 +73,10 @@ class ChatRun:
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._producer: asyncio.Task[None] | None = None
         self._stop: RunFailure | None = None
+        self.mode = mode
+        self._price: Price | None = None
         self.kernel = Kernel(context_limit=runtime.settings.context_limit)
+        self.kernel.transcript.meter.already_counted(counted_message_ids or set())
 
     def release(self) -> None:
         """Free the lock and slot of a run whose events were never iterated (idempotent)."""
@@ -109,6 +119,7 @@ class ChatRun:
             if not settings.model_configured:
                 failure = UNCONFIGURED
             else:
+                self._price = await asyncio.to_thread(get_price, self.runtime.engine, settings.model_name)
                 self._producer = asyncio.create_task(self._produce(), name=f"run-{self.run_id}")
                 while (item := await self._queue.get()) is not _END:
                     if isinstance(item, RunFailure):
@@ -129,7 +140,7 @@ class ChatRun:
                 if not transcript.sources.items:
                     yield ev.Citations(items=[], model_only=True)
                 duration_ms = int((time.monotonic() - started) * 1000)
-                usage = transcript.meter.usage()
+                usage = self._priced(transcript.meter.usage())
                 yield ev.AgentDone(
                     agent=MAIN_AGENT,
                     cn_agent=MAIN_AGENT_LABEL,
@@ -142,10 +153,36 @@ class ChatRun:
             # Shielded: a cancelled consumer must still leave the run recorded and the slot free.
             await asyncio.shield(self._finalise(status, failure, first_token_ms))
 
+    def _priced(self, usage: ev.Usage) -> ev.Usage:
+        if self._price is None:
+            return usage
+        # Per call, rounded like the ledger rows, so the footer equals what is booked.
+        cost = sum(
+            self._price.cost_micros(c.input_tokens, c.output_tokens)
+            for c in self.kernel.transcript.meter.calls
+        )
+        return usage.model_copy(update={"cost_micros": cost, "currency": self._price.currency})
+
+    async def _over_quota(self) -> bool:
+        """Between model calls: has this run used up what the user had left today?"""
+        meter = self.kernel.transcript.meter
+        remaining = await asyncio.to_thread(
+            remaining_tokens, self.runtime.engine, self.runtime.settings, self.user_name
+        )
+        return remaining is not None and meter.input_tokens + meter.output_tokens >= remaining
+
     async def _produce(self) -> None:
+        meter = self.kernel.transcript.meter
+        calls_checked = len(meter.calls)
         try:
             async for event in self.kernel.run(self._graph_stream()):
                 self._queue.put_nowait(event)
+                if len(meter.calls) > calls_checked:
+                    calls_checked = len(meter.calls)
+                    if await self._over_quota():
+                        # Returning closes the graph stream: no further model call is made.
+                        self._queue.put_nowait(QUOTA_REACHED)
+                        return
             self._queue.put_nowait(_END)
         except asyncio.CancelledError:
             raise
@@ -155,7 +192,7 @@ class ChatRun:
 
     def _graph_stream(self) -> AsyncIterator[Any]:
         config = {
-            "configurable": {"thread_id": self.session_id, "user_name": self.user_name},
+            "configurable": {"thread_id": self.session_id, "user_name": self.user_name, "mode": self.mode},
             "metadata": {"run_id": self.run_id, "trace_id": self.trace_id, "user_name": self.user_name},
             "recursion_limit": 200,
         }
@@ -178,12 +215,11 @@ class ChatRun:
                 answer += CANCELLED_MARKER
             if answer or transcript.tool_cards or status in ("failed", "cancelled"):
                 await asyncio.to_thread(
-                    chat_store.add_message,
+                    chat_store.save_run_answer,
                     engine,
                     self.session_id,
-                    "assistant",
+                    self.run_id,
                     answer,
-                    run_id=self.run_id,
                     tool_calls=[card.to_dict() for card in transcript.tool_cards.values()],
                     citations=[item.model_dump(mode="json") for item in transcript.sources.items],
                     usage=usage.model_dump(mode="json"),
@@ -202,6 +238,21 @@ class ChatRun:
             )
         except Exception:
             logger.exception("could not finalise run %s (trace %s)", self.run_id, self.trace_id)
+        # Billing apart from the message: a failed save must not skip it (pitfall 9: the meters
+        # are not connected by themselves; this is the one place usage reaches the ledger).
+        try:
+            if transcript.meter.calls:
+                await asyncio.to_thread(
+                    settle,
+                    engine,
+                    run_id=self.run_id,
+                    session_id=self.session_id,
+                    user_name=self.user_name,
+                    model=self.runtime.settings.model_name,
+                    calls=list(transcript.meter.calls),
+                )
+        except Exception:
+            logger.exception("could not settle run %s (trace %s)", self.run_id, self.trace_id)
         finally:
             self._release_once()
 

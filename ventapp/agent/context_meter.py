@@ -41,6 +41,10 @@ class ContextMeter:
     calls: list[CallUsage] = field(default_factory=list)
     _seen: set[str] = field(default_factory=set)
 
+    def already_counted(self, message_ids: set[str]) -> None:
+        """Mark messages settled by an earlier run (a resumed run re-streams the paused call)."""
+        self._seen.update(message_ids)
+
     def observe(self, message: AIMessage, *, main_thread: bool) -> None:
         """Count one finished model call (an ``AIMessage`` from a model node update).
 

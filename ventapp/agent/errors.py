@@ -35,6 +35,12 @@ TIMED_OUT = RunFailure(
 )
 
 
+QUOTA_REACHED = RunFailure(
+    "quota",
+    "Your daily token quota is used up, so the answer was stopped. It resets at midnight (Asia/Shanghai).",
+)
+
+
 def classify(exc: BaseException) -> RunFailure:
     """Map an exception raised while streaming the agent to a :class:`RunFailure`."""
     if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException | TimeoutError):

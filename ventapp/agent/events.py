@@ -108,7 +108,13 @@ class Progress(_Event):
 
 
 class Interrupt(_Event):
-    """The run paused for a person: a tool approval, questions, or a plain message."""
+    """The run paused for a person: a tool approval, questions, or a plan (``message``).
+
+    ``tool_approval``: ``{tool, args, reason, side_effect, count, requests: [{tool, args,
+    reason}]}`` — every call of the batch, in order (one decision each on resume);
+    ``ask_user``: ``{questions: [...]}``; ``message``: the plan text when ``kind == "plan"``.
+    ``interrupt_token`` must come back unchanged in ``POST /api/chat/resume``.
+    """
 
     type: Literal["interrupt"] = "interrupt"
     tool_approval: dict[str, Any] | None = None
@@ -116,6 +122,7 @@ class Interrupt(_Event):
     message: str | None = None
     interrupt_token: str | None = None
     tool_call_ids: list[str] = Field(default_factory=list)
+    kind: Literal["tool_approval", "ask_user", "plan", "message"] = "message"
 
 
 class Citation(BaseModel):
@@ -182,6 +189,10 @@ class Usage(BaseModel):
     context_limit: int = 0
     model_calls: int = 0
     usage_source: Literal["provider", "estimate", "none"] = "none"
+    cost_micros: int = 0
+    """What the run cost, in micro-units of ``currency`` (1 CNY = 1,000,000), at the model's price."""
+    currency: str | None = None
+    """``CNY`` / ``USD``; None when the model has no price (billed at zero)."""
 
 
 class Done(_Event):

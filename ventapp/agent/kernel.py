@@ -18,7 +18,6 @@ The kernel also keeps the :class:`RunTranscript` that finalisation persists.
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +26,7 @@ from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
 
 from ventapp.agent import events as ev
 from ventapp.agent.context_meter import ContextMeter
+from ventapp.agent.interrupts import to_event, unique
 from ventapp.agent.source_tracker import SourceTracker
 from ventapp.agent.subagent_tracker import SubagentTracker
 from ventapp.tools.registry import tool_label
@@ -115,6 +115,7 @@ class Kernel:
     def __init__(self, context_limit: int) -> None:
         self.transcript = RunTranscript(meter=ContextMeter(context_limit=context_limit))
         self.subagents = SubagentTracker()
+        self._last_ai: AIMessage | None = None
 
     async def run(self, stream: AsyncIterator[Any]) -> AsyncIterator[ev.ContractEvent]:
         """Translate the ``(namespace, mode, data)`` stream. Exceptions propagate to the pipeline."""
@@ -160,6 +161,8 @@ class Kernel:
 
     def _on_ai_message(self, message: AIMessage, main: bool, agent_id: str) -> list[ev.ContractEvent]:
         self.transcript.meter.observe(message, main_thread=main)
+        if main:
+            self._last_ai = message
         calls = [call for call in message.tool_calls if call.get("id") not in self.transcript.tool_cards]
         if not calls:
             return []
@@ -187,6 +190,10 @@ class Kernel:
 
     def _on_tool_message(self, message: ToolMessage, agent_id: str) -> list[ev.ContractEvent]:
         card = self.transcript.tool_cards.get(message.tool_call_id)
+        if card is None and message.name:
+            # A run resumed after an approval: the call was announced by the run that paused.
+            card = ToolCard(message.tool_call_id, message.name, label_for(message.name), {}, agent_id)
+            self.transcript.tool_cards[card.tool_call_id] = card
         if card is None or card.content is not None:
             return []
         card.content = _text_of(message.content) if not isinstance(message.content, str) else message.content
@@ -230,35 +237,9 @@ class Kernel:
         return out
 
     def _on_interrupt(self, interrupts: Any) -> list[ev.ContractEvent]:
-        if self.transcript.interrupt is not None:
+        pending = unique(interrupts)
+        if self.transcript.interrupt is not None or not pending:
             return []
-        for item in interrupts or ():
-            value = getattr(item, "value", item)
-            token = getattr(item, "id", None)
-            requests = value.get("action_requests") if isinstance(value, dict) else None
-            if requests:
-                first = requests[0]
-                approval = {
-                    "tool": first.get("name", ""),
-                    "args": first.get("args", {}),
-                    "reason": first.get("description", ""),
-                    "side_effect": True,
-                    "count": len(requests),
-                    "requests": [
-                        {
-                            "tool": r.get("name", ""),
-                            "args": r.get("args", {}),
-                            "reason": r.get("description", ""),
-                        }
-                        for r in requests
-                    ],
-                }
-                event = ev.Interrupt(tool_approval=approval, interrupt_token=token)
-            elif isinstance(value, dict) and "questions" in value:
-                event = ev.Interrupt(ask_user={"questions": list(value["questions"])}, interrupt_token=token)
-            else:
-                text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-                event = ev.Interrupt(message=text, interrupt_token=token)
-            self.transcript.interrupt = event
-            return [event]
-        return []
+        event = to_event(pending[0], self._last_ai)
+        self.transcript.interrupt = event
+        return [event]

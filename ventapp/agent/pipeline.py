@@ -25,6 +25,7 @@ from typing import Any
 from ventapp.agent.admission import GateFull, GateSlot
 from ventapp.agent.chat_run import CANCELLED_MARKER, ChatRun
 from ventapp.agent.runtime import AgentRuntime
+from ventapp.billing.guard import BillingRejected, precheck
 from ventapp.db import chat_store
 from ventapp.db.models import SESSION_MODES
 from ventapp.obs.logs import new_trace_id
@@ -125,7 +126,19 @@ def _check_request(request: ChatRequest) -> None:
         raise ChatRejected(404, "not_found", "Session not found.")
 
 
-def _take_slot(runtime: AgentRuntime, user_name: str) -> GateSlot:
+async def check_billing(runtime: AgentRuntime, user_name: str) -> None:
+    """Refuse before the model is called: 503 unpriced model, 429 daily quota used up."""
+    if not runtime.settings.model_configured:
+        return  # the run explains how to configure a model; nothing will be billed
+    try:
+        await asyncio.to_thread(precheck, runtime.engine, runtime.settings, user_name)
+    except BillingRejected as refused:
+        raise ChatRejected(
+            refused.status, refused.code, refused.message, retry_after=refused.retry_after
+        ) from None
+
+
+def take_slot(runtime: AgentRuntime, user_name: str) -> GateSlot:
     try:
         return runtime.gate.acquire(user_name)
     except GateFull as full:
@@ -147,10 +160,10 @@ def _duplicate(record: Any) -> ChatRejected:
     )
 
 
-async def _own_session(runtime: AgentRuntime, request: ChatRequest) -> tuple[str, bool]:
-    """The session id to use and whether it already exists; 404 for bad ids and foreign sessions."""
+async def _own_session(runtime: AgentRuntime, request: ChatRequest) -> tuple[str, Any]:
+    """The session id to use and its row (None if new); 404 for bad ids and foreign sessions."""
     if not request.session_id:
-        return str(uuid.uuid4()), False
+        return str(uuid.uuid4()), None
     try:
         session_id = str(uuid.UUID(request.session_id))
     except ValueError:
@@ -158,7 +171,7 @@ async def _own_session(runtime: AgentRuntime, request: ChatRequest) -> tuple[str
     session = await asyncio.to_thread(chat_store.get_session, runtime.engine, session_id)
     if session is not None and session.user_name != request.user_name:
         raise ChatRejected(404, "not_found", "Session not found.")
-    return session_id, session is not None
+    return session_id, session
 
 
 async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
@@ -167,14 +180,16 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
     Raises:
         ChatRejected: 400 (blank message, bad user name or request_id), 404 (bad id, another
             user's session, thread_id ≠ session_id), 409 (duplicate request_id, session already
-            running), 422 (bad mode), 429 (process or user run limit; ``retry_after`` set).
+            running), 422 (bad mode), 429 (process or user run limit, daily quota; ``retry_after``
+            set), 503 (the model has no price and BILLING_ALLOW_UNPRICED=0).
     """
     _check_request(request)
     engine = runtime.engine
-    slot = _take_slot(runtime, request.user_name)
+    await check_billing(runtime, request.user_name)
+    slot = take_slot(runtime, request.user_name)
     lock: asyncio.Lock | None = None
     try:
-        session_id, exists = await _own_session(runtime, request)
+        session_id, session = await _own_session(runtime, request)
         if request.request_id:
             earlier = await asyncio.to_thread(
                 chat_store.find_request_key, engine, request.user_name, request.request_id
@@ -201,7 +216,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
             )
             if taken is not None:
                 raise _duplicate(taken)
-        if not exists:
+        if session is None:
             await asyncio.to_thread(
                 chat_store.create_session,
                 engine,
@@ -233,6 +248,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         user_name=request.user_name,
         graph_input={"messages": [{"role": "user", "content": agent_input_text(request)}]},
         on_release=release,
+        mode=request.mode or (session.mode if session is not None else "full"),
     )
     runtime.active_runs[session_id] = run
     return run

@@ -18,3 +18,10 @@ You are a research sub-agent. Search the ventilation knowledge base with `knowle
 (several queries if needed) and return a concise summary of what the sources say, naming
 each source's title. Do not answer beyond what the sources support.
 """
+
+PLAN_MODE_PROMPT = """\
+PLAN MODE is on for this session. Before you call any other tool or give a final answer,
+call `request_plan_approval` with a short numbered plan (steps, the tools each uses, the
+expected result). Wait for its result: if APPROVED, carry out the plan; if REJECTED,
+revise the plan using the feedback and submit it again.
+"""

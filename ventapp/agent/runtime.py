@@ -21,6 +21,8 @@ from sqlalchemy.engine import Engine
 from ventapp.agent.admission import ProcessGuard, RunGate
 from ventapp.agent.agent_factory import build_agent
 from ventapp.agent.model_factory import build_model
+from ventapp.billing.pricing import seed_prices
+from ventapp.billing.settlement import pending_retry_loop
 from ventapp.config import Settings, get_settings, warn_conflicts
 from ventapp.db import chat_store
 from ventapp.db.engine import make_engine, upgrade_to_head
@@ -45,6 +47,7 @@ class AgentRuntime:
         self.active_runs: dict[str, Any] = {}
         """session_id -> the ChatRun streaming in it (for stop)."""
         self.process_guard = ProcessGuard(settings.data_dir)
+        self._billing_retry: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, settings: Settings) -> AgentRuntime:
@@ -68,6 +71,9 @@ class AgentRuntime:
             )
         runtime = cls(settings, engine, checkpointer, stack)
         runtime.process_guard.acquire()
+        await asyncio.to_thread(seed_prices, engine)
+        # Settlements that could not be written are retried now and every minute (spec "持久化结算").
+        runtime._billing_retry = asyncio.create_task(pending_retry_loop(engine), name="billing-pending-retry")
         return runtime
 
     async def close(self) -> None:
@@ -79,6 +85,10 @@ class AgentRuntime:
             if not self.active_runs:
                 break
             await asyncio.sleep(0.1)
+        if self._billing_retry is not None:
+            self._billing_retry.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._billing_retry
         await self._exit_stack.aclose()
         self.engine.dispose()
         self.process_guard.release()
@@ -87,7 +97,12 @@ class AgentRuntime:
     def agent(self) -> Any:
         """The compiled deep agent, built on first use."""
         if self._agent is None:
-            self._agent = build_agent(build_model(self.settings), self.checkpointer)
+            self._agent = build_agent(
+                build_model(self.settings),
+                self.checkpointer,
+                workspaces_dir=self.settings.workspaces_dir,
+                hitl_tools=self.settings.hitl_tools,
+            )
         return self._agent
 
     def session_lock(self, session_id: str) -> asyncio.Lock:

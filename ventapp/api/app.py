@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import FastAPI
 
 from ventapp.agent.pipeline import ChatRejected
-from ventapp.api import chat_routes, health_routes
+from ventapp.api import chat_routes, health_routes, resume_routes, session_routes, usage_routes
 from ventapp.api.errors import chat_rejected_handler
 
 
@@ -23,5 +23,8 @@ def create_api(lifespan: Callable[[FastAPI], Any] | None = None) -> FastAPI:
     api = FastAPI(title="VentAgent API", version="0.1.0", lifespan=lifespan)
     api.add_exception_handler(ChatRejected, chat_rejected_handler)
     api.include_router(chat_routes.router)
+    api.include_router(resume_routes.router)
     api.include_router(health_routes.router)
+    api.include_router(usage_routes.router)
+    api.include_router(session_routes.router)
     return api

@@ -6,6 +6,8 @@ Thin handlers: admission, streaming and finalisation live in ``ventapp.agent.pip
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import uuid
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
@@ -13,12 +15,51 @@ from fastapi.responses import StreamingResponse
 from starlette.background import BackgroundTask
 
 from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat, stop_run
+from ventapp.agent.prefixes import apply_prefixes
+from ventapp.agent.runtime import AgentRuntime
+from ventapp.agent.uploads import UploadRejected, discard_upload, save_upload
 from ventapp.api.deps import CurrentUser, RuntimeDep
 from ventapp.api.errors import error_response
 from ventapp.api.sse import SSE_HEADERS, sse_frame
 from ventapp.db import chat_store
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
+
+
+async def _prepare_turn(runtime: AgentRuntime, request: ChatRequest, file: UploadFile | None) -> ChatRequest:
+    """Apply the message prefixes and save the attached file: the request to admit.
+
+    ``#skill:<name>`` must name an installed skill (else 400 before anything runs);
+    ``#session:<uuid>`` continues that session under the usual ownership rule. The file
+    is checked first and saved into the session's ``/workspace/uploads/`` (a new session
+    gets its id here); the caller discards it if admission then refuses the turn.
+
+    Raises:
+        ChatRejected: 400 unknown skill, ``#session:`` conflicting with ``session_id``,
+            empty or badly named file; 404 ``#session:`` without an id; 413 file too large.
+    """
+    request = apply_prefixes(request)
+    session_id = request.session_id
+    attachments = list(request.attachments)
+    if file is not None and (file.filename or file.size):  # browsers send an empty part for "no file"
+        data = await file.read(runtime.settings.upload_max_bytes + 1)
+        session_id = session_id or str(uuid.uuid4())  # the file needs its session folder before admission
+        try:
+            path = await asyncio.to_thread(
+                save_upload, runtime.settings, request.user_name, session_id, file.filename, data
+            )
+        except UploadRejected as exc:
+            raise ChatRejected(exc.status, exc.code, exc.message) from None
+        attachments.append(path)
+    return dataclasses.replace(request, session_id=session_id, attachments=attachments)
+
+
+async def _discard_uploads(runtime: AgentRuntime, request: ChatRequest) -> None:
+    """Remove the files :func:`_prepare_turn` saved for a turn that admission refused."""
+    for path in request.attachments:
+        await asyncio.to_thread(
+            discard_upload, runtime.settings, request.user_name, request.session_id or "", path
+        )
 
 
 @router.post("", response_class=StreamingResponse)
@@ -35,9 +76,11 @@ async def chat(
 ) -> StreamingResponse:
     """Run one chat turn and stream its contract events as SSE.
 
-    Multipart fields per spec 002. Errors before the stream starts are JSON: 400
-    (blank message), 404 (unknown or foreign session, thread_id ≠ session_id), 409
-    (session busy), 422 (bad mode). Failures after it starts are ``error`` frames.
+    Multipart fields per spec 002; ``message`` may start with ``#skill:<name>`` and/or
+    ``#session:<uuid>``, and ``file`` is saved to ``/workspace/uploads/``. Errors before the
+    stream starts are JSON: 400 (blank message, unknown skill, bad upload), 404 (unknown or
+    foreign session, thread_id ≠ session_id), 409 (session busy), 413 (upload too large),
+    422 (bad mode). Failures after it starts are ``error`` frames.
     """
     if request_id is None and "request_id" in await http_request.form():
         # FastAPI turns an empty form value into None; an explicitly empty key is a client bug.
@@ -50,7 +93,12 @@ async def chat(
         mode=mode or None,
         request_id=request_id,
     )
-    run = await start_chat(runtime, request)
+    request = await _prepare_turn(runtime, request, file)
+    try:
+        run = await start_chat(runtime, request)
+    except ChatRejected:
+        await _discard_uploads(runtime, request)  # a refused turn leaves nothing behind
+        raise
 
     async def frames() -> Any:
         async for event in run.events():

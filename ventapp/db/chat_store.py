@@ -111,6 +111,78 @@ def start_run(engine: Engine, run_id: str, session_id: str, user_name: str, trac
         db.commit()
 
 
+def save_run_answer(
+    engine: Engine,
+    session_id: str,
+    run_id: str,
+    content: str,
+    *,
+    tool_calls: list[dict[str, Any]],
+    citations: list[dict[str, Any]],
+    usage: dict[str, Any],
+    status: str,
+) -> ChatMessage:
+    """Save a run's answer; a run resumed after an interrupt extends its earlier message.
+
+    Text is appended, tool cards merge by ``tool_call_id`` (a result fills the card the
+    paused run announced), citations merge by URL, token counts add up.
+    """
+    with Session(engine, expire_on_commit=False) as db:
+        row = db.exec(
+            select(ChatMessage).where(ChatMessage.run_id == run_id, ChatMessage.role == "assistant")
+        ).first()
+    if row is None:
+        return add_message(
+            engine,
+            session_id,
+            "assistant",
+            content,
+            run_id=run_id,
+            tool_calls=tool_calls,
+            citations=citations,
+            usage=usage,
+            status=status,
+        )
+    cards = {card["tool_call_id"]: dict(card) for card in row.tool_calls}
+    for card in tool_calls:
+        merged = cards.setdefault(card["tool_call_id"], {})
+        merged.update(
+            {key: value for key, value in card.items() if value not in (None, {}) or key not in merged}
+        )
+    by_url = {item["url"]: item for item in [*row.citations, *citations]}
+    totals = {
+        key: row.usage.get(key, 0) + usage.get(key, 0)
+        for key in ("input_tokens", "output_tokens", "total_tokens", "model_calls")
+    }
+    with Session(engine, expire_on_commit=False) as db:
+        stored = db.get(ChatMessage, row.id)
+        assert stored is not None
+        stored.content = "\n\n".join(part for part in (row.content, content) if part)
+        stored.tool_calls = list(cards.values())
+        stored.citations = list(by_url.values())
+        stored.usage = {**row.usage, **usage, **totals}
+        stored.status = status
+        db.add(stored)
+        db.commit()
+        return stored
+
+
+def reopen_waiting_run(engine: Engine, session_id: str) -> str | None:
+    """Set the session's newest ``waiting_input`` run back to ``running``; its id, or None."""
+    with Session(engine) as db:
+        run = db.exec(
+            select(ExecutionRun)
+            .where(ExecutionRun.session_id == session_id, ExecutionRun.status == "waiting_input")
+            .order_by(col(ExecutionRun.started_at).desc())
+        ).first()
+        if run is None:
+            return None
+        run.status = "running"
+        db.add(run)
+        db.commit()
+        return run.id
+
+
 def finish_run(
     engine: Engine,
     run_id: str,
@@ -131,9 +203,10 @@ def finish_run(
         run.status = status
         run.error = error
         run.error_code = error_code
-        run.input_tokens = input_tokens
-        run.output_tokens = output_tokens
-        run.first_token_ms = first_token_ms
+        # Added, not set: a run resumed after an approval finishes a second time.
+        run.input_tokens += input_tokens
+        run.output_tokens += output_tokens
+        run.first_token_ms = run.first_token_ms if run.first_token_ms is not None else first_token_ms
         run.finished_at = now
         run.duration_ms = int((now - run.started_at).total_seconds() * 1000)
         db.add(run)

@@ -7,6 +7,7 @@ import reflex as rx
 from ventapp.pages.components.composer import composer, model_callout, welcome
 from ventapp.pages.components.header import header
 from ventapp.pages.components.message import live_bubble, message_row
+from ventapp.pages.components.session_bar import session_bar
 from ventapp.pages.components.sidebar import name_dialog, sidebar
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
 from ventapp.state.chat_state import ChatState
@@ -44,6 +45,7 @@ def chat_page() -> rx.Component:
         rx.flex(
             header(),
             transcript(),
+            session_bar(),
             composer(),
             direction="column",
             flex="1",

@@ -1,5 +1,10 @@
 """The chat page's state: transcript, the answer being streamed, sessions, user name.
 
+The open session is also in the address bar (``/?session=<id>``, see
+:func:`session_url_script`), so a reload reopens it. The sidebar's own actions
+(search, rename, pin, delete, mode, attachments) live in
+:mod:`ventapp.state.sessions_state`.
+
 Streaming rules (DESIGN.md, "UI streaming"):
 
 * :meth:`ChatState.send` is quick: it appends the user's bubble, sets ``is_streaming``
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import logging
 import uuid
 from typing import Any
@@ -23,9 +29,11 @@ from typing import Any
 import reflex as rx
 
 from ventapp.agent.pipeline import MAX_USER_NAME_CHARS, ChatRejected, ChatRequest, start_chat
+from ventapp.agent.prefixes import apply_prefixes
 from ventapp.agent.runtime import AgentRuntime, get_runtime
+from ventapp.agent.uploads import discard_upload
 from ventapp.config import Settings, get_settings
-from ventapp.db import chat_store
+from ventapp.db import chat_store, session_store
 from ventapp.state.live_answer import LiveAnswer, changed_fields, failed_answer, pump, to_message
 from ventapp.state.views import (
     ChatMessageView,
@@ -102,32 +110,70 @@ async def load_sessions(user_name: str) -> list[SessionView]:
     return [session_from_row(row) for row in rows]
 
 
-async def load_history(session_id: str, user_name: str) -> list[ChatMessageView] | None:
-    """The stored transcript of one of the user's sessions; None if it is not theirs."""
+async def load_session(session_id: str, user_name: str) -> tuple[list[ChatMessageView], str] | None:
+    """The stored transcript and mode of one of the user's sessions; None if it is not theirs."""
     runtime = _runtime()
     if runtime is None or not session_id:
         return None
-    session = await asyncio.to_thread(chat_store.get_session, runtime.engine, session_id)
-    if session is None or session.user_name != user_name:
+    try:
+        session_id = str(uuid.UUID(session_id))
+    except ValueError:
+        return None
+    session = await asyncio.to_thread(session_store.get_owned_session, runtime.engine, session_id, user_name)
+    if session is None:
         return None
     rows = await asyncio.to_thread(chat_store.list_messages, runtime.engine, session_id)
-    return [message_from_row(row) for row in rows]
+    return [message_from_row(row) for row in rows], session.mode
 
 
-async def run_turn(state: Any, message: str, user_name: str, session_id: str | None) -> LiveAnswer:
+def session_url_script(session_id: str) -> Any:
+    """Show the open session in the address bar (``/?session=<id>``; ``""`` = a new chat), no reload."""
+    query = f"?session={session_id}" if session_id else ""
+    return rx.call_script(
+        f"window.history.replaceState(null, '', window.location.pathname + {json.dumps(query)})"
+    )
+
+
+async def discard_attachments(user_name: str, session_id: str, paths: list[str]) -> None:
+    """Delete uploaded files that were never sent (the chat they were for was left)."""
+    runtime = _runtime()
+    if runtime is None or not session_id:
+        return
+    for path in paths:
+        await asyncio.to_thread(discard_upload, runtime.settings, user_name, session_id, path)
+
+
+async def run_turn(
+    state: Any,
+    message: str,
+    user_name: str,
+    session_id: str | None,
+    *,
+    attachments: list[str] | None = None,
+    mode: str | None = None,
+) -> LiveAnswer:
     """Admit and stream one turn, flushing into ``state``; return the final answer.
 
-    ``state`` is the background task's proxy. Failures come back as an answer with
-    ``error`` set (shown in the bubble), never as an exception.
+    ``state`` is the background task's proxy. The message's ``#skill:`` / ``#session:``
+    prefixes apply as in the API. Failures come back as an answer with ``error`` set
+    (shown in the bubble), never as an exception.
     """
     runtime = _runtime()
     if runtime is None:
         return failed_answer(NOT_READY)
+    request = ChatRequest(
+        message=message,
+        user_name=user_name,
+        session_id=session_id,
+        attachments=list(attachments or []),
+        mode=mode,
+    )
     try:
-        run = await start_chat(
-            runtime, ChatRequest(message=message, user_name=user_name, session_id=session_id)
-        )
+        run = await start_chat(runtime, apply_prefixes(request))
     except ChatRejected as exc:
+        if request.attachments:  # nothing ran: the files wait for the next message
+            async with state:
+                state.attachments = [*request.attachments, *state.attachments]
         return failed_answer(exc.message, exc.code)
     shown = LiveAnswer(status=THINKING)  # what `_begin` already shows
 
@@ -161,6 +207,12 @@ class ChatState(rx.State):
     session_id: str = ""
     """The current session ("" until the first answer starts); follow-ups continue it."""
     sessions: list[SessionView] = []
+    mode: str = "full"
+    """The open session's mode (``full`` | ``plan``); for a new chat, the mode it will start in."""
+    attachments: list[str] = []
+    """Virtual paths of files uploaded for the next message (``/workspace/uploads/<name>``)."""
+    draft_session_id: str = ""
+    """The id a new chat will get: set when a file is attached before the first message."""
 
     is_streaming: bool = False
     live_text: str = ""
@@ -176,6 +228,7 @@ class ChatState(rx.State):
     model_configured: bool = True
 
     _pending_message: str = ""
+    _pending_attachments: list[str] = []
 
     def _reset_live(self) -> None:
         # Assign only what is not empty yet: every assignment is re-sent in the next delta.
@@ -183,22 +236,39 @@ class ChatState(rx.State):
             if getattr(self, var):
                 setattr(self, var, [] if var in LIST_LIVE_VARS else "")
 
+    def _show_session(self, session_id: str, loaded: tuple[list[ChatMessageView], str] | None) -> None:
+        messages, mode = loaded or ([], "full")
+        self.messages = messages
+        self.session_id = session_id if loaded is not None else ""
+        self.mode = mode
+        self._reset_live()
+
+    async def _leave_drafts(self) -> None:
+        """Drop unsent attachments (and their files) before another chat is shown."""
+        if self.attachments:
+            await discard_attachments(
+                self.user_name, self.session_id or self.draft_session_id, self.attachments
+            )
+            self.attachments = []
+        self.draft_session_id = ""
+
     @rx.event
-    async def load_page(self) -> None:
-        """On load: model facts, the user's sessions, and the current session's history."""
+    async def load_page(self) -> Any:
+        """On load: model facts, the user's sessions, and the session named in the URL (or the tab's)."""
         settings = _settings()
         self.model_name = settings.model_name
         self.demo_mode = settings.demo_mode
         self.model_configured = settings.model_configured
         if not self.user_name:
-            return
+            return None
         self.sessions = await load_sessions(self.user_name)
-        if self.session_id and not self.messages and not self.is_streaming:
-            history = await load_history(self.session_id, self.user_name)
-            if history is None:
-                self.session_id = ""
-            else:
-                self.messages = history
+        if self.is_streaming:
+            return None
+        wanted = self.router.url.query_parameters.get("session", "") or self.session_id
+        if wanted and (wanted != self.session_id or not self.messages):
+            await self._leave_drafts()
+            self._show_session(wanted, await load_session(wanted, self.user_name))
+        return session_url_script(self.session_id)
 
     def _begin(self, text: str) -> Any:
         text = (text or "").strip()
@@ -209,6 +279,7 @@ class ChatState(rx.State):
             return None
         self.messages.append(ChatMessageView(id=uuid.uuid4().hex, role="user", content=text))
         self._pending_message = text
+        self._pending_attachments, self.attachments = list(self.attachments), []
         self._reset_live()
         self.live_status = THINKING
         self.is_streaming = True
@@ -225,15 +296,17 @@ class ChatState(rx.State):
         return self._begin(text)
 
     @rx.event(background=True)
-    async def run_agent(self) -> None:
+    async def run_agent(self) -> Any:
         """Stream the pending message's answer; append it to the transcript at the end."""
         async with self:
             message, self._pending_message = self._pending_message, ""
-            user_name, session_id = self.user_name, self.session_id or None
+            attachments, self._pending_attachments = self._pending_attachments, []
+            user_name, mode = self.user_name, self.mode
+            session_id = self.session_id or self.draft_session_id or None
         final = failed_answer(UI_FAILURE)
         sessions: list[SessionView] | None = None
         try:
-            final = await run_turn(self, message, user_name, session_id)
+            final = await run_turn(self, message, user_name, session_id, attachments=attachments, mode=mode)
             sessions = await load_sessions(user_name)  # the new session's title shows in the list
         except Exception:
             logger.exception("chat turn failed outside the run pipeline")
@@ -242,29 +315,33 @@ class ChatState(rx.State):
                 self.messages.append(to_message(final))
                 self._reset_live()
                 self.is_streaming = False
+                if self.session_id:
+                    self.draft_session_id = ""
                 if sessions is not None and self.user_name == user_name:
                     self.sessions = sessions
+                shown = self.session_id
+        return session_url_script(shown)
 
     @rx.event
-    def new_chat(self) -> None:
+    async def new_chat(self) -> Any:
         """Start an empty conversation (the next message opens a new session)."""
         if self.is_streaming:
-            return
-        self.messages = []
-        self.session_id = ""
-        self._reset_live()
+            return None
+        await self._leave_drafts()
+        self._show_session("", None)
+        return session_url_script("")
 
     @rx.event
-    async def open_session(self, session_id: str) -> None:
+    async def open_session(self, session_id: str) -> Any:
         """Show a past session from the sidebar and continue it."""
         if self.is_streaming or session_id == self.session_id:
-            return
-        history = await load_history(session_id, self.user_name)
-        if history is None:
-            return
-        self.messages = history
-        self.session_id = session_id
-        self._reset_live()
+            return None
+        loaded = await load_session(session_id, self.user_name)
+        if loaded is None:
+            return None
+        await self._leave_drafts()
+        self._show_session(session_id, loaded)
+        return session_url_script(session_id)
 
     @rx.event
     def open_name_dialog(self) -> None:
@@ -288,18 +365,19 @@ class ChatState(rx.State):
             self.name_error = ""
 
     @rx.event
-    async def save_user_name(self, form_data: dict[str, Any]) -> None:
+    async def save_user_name(self, form_data: dict[str, Any]) -> Any:
         """Keep the typed name; a different name starts over with that person's sessions."""
         name, problem = clean_user_name(str(form_data.get("user_name") or ""))
         if problem:
             self.name_error = problem
-            return
+            return None
         self.name_error = ""
         self.name_dialog_open = False
         if name == self.user_name:
-            return
-        self.user_name = name
+            return None
         if not self.is_streaming:
-            self.messages = []
-            self.session_id = ""
+            await self._leave_drafts()
+            self._show_session("", None)
+        self.user_name = name
         self.sessions = await load_sessions(name)
+        return session_url_script(self.session_id)

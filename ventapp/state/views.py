@@ -110,11 +110,12 @@ class ChatMessageView:
 
 @dataclass
 class SessionView:
-    """One past conversation in the sidebar."""
+    """One past conversation in the sidebar (``pinned`` ones are listed first)."""
 
     id: str = ""
     title: str = ""
     updated: str = ""
+    pinned: bool = False
 
 
 def args_to_json(args: Any) -> str:
@@ -236,4 +237,9 @@ def message_from_row(row: Any) -> ChatMessageView:
 def session_from_row(row: Any) -> SessionView:
     """A stored ``ChatSession`` row as a sidebar entry (``updated`` as ``YYYY-MM-DD HH:MM`` UTC)."""
     updated = row.updated_at.strftime("%Y-%m-%d %H:%M") if row.updated_at else ""
-    return SessionView(id=str(row.id), title=row.title or "New chat", updated=updated)
+    return SessionView(
+        id=str(row.id),
+        title=row.title or "New chat",
+        updated=updated,
+        pinned=bool(getattr(row, "pinned", False)),
+    )

@@ -1,4 +1,10 @@
-"""The conversation list (large screens) and the user-name dialog."""
+"""The conversation list (large screens): search, pin, rename, delete; and the user-name dialog.
+
+DOM hooks: ``#session-search``; ``.session-item`` with ``data-session-id``,
+``data-active`` and ``data-pinned``; ``.session-title``; ``.session-menu`` (the ⋯
+button) with items ``.session-rename``, ``.session-pin``, ``.session-delete``;
+``#rename-input`` / ``#rename-save``; ``#delete-confirm`` / ``#delete-cancel``.
+"""
 
 from __future__ import annotations
 
@@ -6,34 +12,105 @@ import reflex as rx
 
 from ventapp.pages.components.styles import SIDEBAR_WIDTH
 from ventapp.state.chat_state import ChatState
+from ventapp.state.sessions_state import MAX_TITLE_CHARS, SessionsState
 from ventapp.state.views import SessionView
+
+
+def _session_menu(session: rx.Var[SessionView]) -> rx.Component:
+    return rx.menu.root(
+        rx.menu.trigger(
+            rx.icon_button(
+                rx.icon("ellipsis", size=14),
+                variant="ghost",
+                color_scheme="gray",
+                size="1",
+                class_name="session-menu",
+                aria_label="Conversation actions",
+            ),
+        ),
+        rx.menu.content(
+            rx.menu.item(
+                rx.icon("pencil", size=14),
+                "Rename",
+                class_name="session-rename",
+                on_click=SessionsState.start_rename(session.id, session.title),
+            ),
+            rx.menu.item(
+                rx.icon(rx.cond(session.pinned, "pin_off", "pin"), size=14),
+                rx.cond(session.pinned, "Unpin", "Pin"),
+                class_name="session-pin",
+                on_click=SessionsState.toggle_pin(session.id, session.pinned),
+            ),
+            rx.menu.separator(),
+            rx.menu.item(
+                rx.icon("trash_2", size=14),
+                "Delete",
+                color="red",
+                class_name="session-delete",
+                on_click=SessionsState.ask_delete(session.id, session.title),
+            ),
+            size="1",
+        ),
+    )
 
 
 def _session_item(session: rx.Var[SessionView]) -> rx.Component:
     active = session.id == ChatState.session_id
-    return rx.box(
-        rx.text(
-            session.title,
-            size="2",
-            weight=rx.cond(active, "medium", "regular"),
-            style={"overflow": "hidden", "text_overflow": "ellipsis", "white_space": "nowrap"},
+    return rx.hstack(
+        rx.box(
+            rx.hstack(
+                rx.cond(session.pinned, rx.icon("pin", size=12, flex_shrink="0", class_name="pin-mark")),
+                rx.text(
+                    session.title,
+                    size="2",
+                    weight=rx.cond(active, "medium", "regular"),
+                    class_name="session-title",
+                    style={"overflow": "hidden", "text_overflow": "ellipsis", "white_space": "nowrap"},
+                ),
+                spacing="1",
+                align="center",
+            ),
+            rx.text(session.updated, size="1", color_scheme="gray"),
+            on_click=ChatState.open_session(session.id),
+            cursor="pointer",
+            flex="1",
+            min_width="0",
         ),
-        rx.text(session.updated, size="1", color_scheme="gray"),
-        on_click=ChatState.open_session(session.id),
+        _session_menu(session),
+        key=session.id,  # pinning reorders the list: keep each menu's state with its own session
         class_name="session-item",
         data_session_id=session.id,
         data_active=rx.cond(active, "true", "false"),
-        padding="0.45rem 0.65rem",
+        data_pinned=rx.cond(session.pinned, "true", "false"),
+        align="center",
+        spacing="1",
+        padding="0.45rem 0.4rem 0.45rem 0.65rem",
         border_radius="var(--radius-2)",
-        cursor="pointer",
         background=rx.cond(active, rx.color("accent", 4), "transparent"),
         _hover={"background": rx.cond(active, rx.color("accent", 4), rx.color("gray", 4))},
         width="100%",
     )
 
 
+def _session_list() -> rx.Component:
+    searching = SessionsState.search_query != ""
+    return rx.cond(
+        searching,
+        rx.cond(
+            SessionsState.search_results.length() > 0,
+            rx.foreach(SessionsState.search_results, _session_item),
+            rx.text("No conversation matches.", size="1", color_scheme="gray", padding="0.5rem 0.65rem"),
+        ),
+        rx.cond(
+            ChatState.sessions.length() > 0,
+            rx.foreach(ChatState.sessions, _session_item),
+            rx.text("No conversations yet.", size="1", color_scheme="gray", padding="0.5rem 0.65rem"),
+        ),
+    )
+
+
 def sidebar() -> rx.Component:
-    """Past conversations of the current user (hidden on phones; the header has a menu there)."""
+    """Past conversations of the current user, pinned first (hidden on phones; the header has a menu)."""
     return rx.vstack(
         rx.hstack(
             rx.icon("history", size=14),
@@ -42,12 +119,20 @@ def sidebar() -> rx.Component:
             align="center",
             padding="0.9rem 0.75rem 0.25rem",
         ),
-        rx.vstack(
-            rx.cond(
-                ChatState.sessions.length() > 0,
-                rx.foreach(ChatState.sessions, _session_item),
-                rx.text("No conversations yet.", size="1", color_scheme="gray", padding="0.5rem 0.65rem"),
+        rx.box(
+            rx.input(
+                rx.input.slot(rx.icon("search", size=14)),
+                id="session-search",
+                placeholder="Search titles",
+                on_change=SessionsState.set_search.debounce(250),
+                size="2",
+                width="100%",
             ),
+            padding="0.25rem 0.5rem 0.5rem",
+            width="100%",
+        ),
+        rx.vstack(
+            _session_list(),
             spacing="1",
             padding="0 0.5rem 0.75rem",
             width="100%",
@@ -55,6 +140,8 @@ def sidebar() -> rx.Component:
             min_height="0",
             overflow_y="auto",
         ),
+        rename_dialog(),
+        delete_dialog(),
         width=SIDEBAR_WIDTH,
         flex_shrink="0",
         height="100%",
@@ -63,6 +150,83 @@ def sidebar() -> rx.Component:
         border_right=f"1px solid {rx.color('gray', 4)}",
         background=rx.color("gray", 2),
         class_name="chat-sidebar",
+    )
+
+
+def rename_dialog() -> rx.Component:
+    """Asks for a session's new title (1–200 characters)."""
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title("Rename conversation"),
+            rx.form(
+                rx.vstack(
+                    rx.input(
+                        id="rename-input",
+                        name="title",
+                        default_value=SessionsState.rename_value,
+                        max_length=MAX_TITLE_CHARS,
+                        auto_focus=True,
+                        width="100%",
+                    ),
+                    rx.cond(
+                        SessionsState.rename_error != "",
+                        rx.text(SessionsState.rename_error, size="1", color_scheme="red"),
+                    ),
+                    rx.hstack(
+                        rx.button(
+                            "Cancel",
+                            type="button",
+                            variant="soft",
+                            color_scheme="gray",
+                            on_click=SessionsState.cancel_rename,
+                        ),
+                        rx.button("Save", type="submit", id="rename-save"),
+                        justify="end",
+                        width="100%",
+                        spacing="3",
+                    ),
+                    spacing="3",
+                ),
+                on_submit=SessionsState.save_rename,
+                reset_on_submit=False,
+            ),
+            max_width="26rem",
+        ),
+        open=SessionsState.rename_id != "",
+        on_open_change=SessionsState.on_rename_open_change,
+    )
+
+
+def delete_dialog() -> rx.Component:
+    """Confirms before a session is deleted with its history and files."""
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title("Delete conversation?"),
+            rx.alert_dialog.description(
+                "“",
+                SessionsState.delete_title,
+                "” will be deleted with its messages and uploaded files. This cannot be undone.",
+                size="2",
+            ),
+            rx.hstack(
+                rx.button(
+                    "Cancel",
+                    variant="soft",
+                    color_scheme="gray",
+                    id="delete-cancel",
+                    on_click=SessionsState.cancel_delete,
+                ),
+                rx.button(
+                    "Delete", color_scheme="red", id="delete-confirm", on_click=SessionsState.confirm_delete
+                ),
+                justify="end",
+                spacing="3",
+                margin_top="1rem",
+            ),
+            max_width="26rem",
+        ),
+        open=SessionsState.delete_id != "",
+        on_open_change=SessionsState.on_delete_open_change,
     )
 
 

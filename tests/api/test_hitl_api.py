@@ -1,0 +1,220 @@
+"""Human in the loop over real HTTP: approvals, edits, rejections, batches, questions, plans, tokens."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.api.sse_client import post_chat, read_frames
+from tests.scripted_llm.server import ScriptedServer
+from tests.support import ApiServer, app_env, patched_env
+
+
+@pytest.fixture(scope="module")
+def hitl_api(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
+    env = {**app_env(tmp_path_factory.mktemp("data"), llm.base_url), "HITL_TOOLS": "calculate"}
+    with patched_env(env), ApiServer() as server:
+        yield server
+
+
+@pytest.fixture
+def http(hitl_api: ApiServer, llm: ScriptedServer) -> Iterator[httpx.Client]:
+    llm.reset()
+    with httpx.Client(base_url=hitl_api.url, timeout=30) as client:
+        yield client
+
+
+def _resume(http: httpx.Client, **body: Any) -> tuple[httpx.Response, list[dict[str, Any]]]:
+    with http.stream("POST", "/api/chat/resume", json=body) as response:
+        if response.headers.get("content-type", "").startswith("text/event-stream"):
+            return response, read_frames(response)
+        response.read()
+        return response, []
+
+
+def _paused(http: httpx.Client, message: str, **fields: str) -> tuple[str, dict[str, Any]]:
+    response, frames = post_chat(http, message=message, **fields)
+    assert response.status_code == 200
+    assert frames[-1]["type"] == "interrupt", [frame["type"] for frame in frames]
+    assert "done" not in [frame["type"] for frame in frames]
+    return response.headers["x-session-id"], frames[-1]
+
+
+def _tool_messages(llm: ScriptedServer) -> list[dict[str, Any]]:
+    return [m for m in llm.requests()[-1]["messages"] if m.get("role") == "tool"]
+
+
+def test_approve_runs_the_tool_once_and_streams_the_answer(http: httpx.Client, llm: ScriptedServer) -> None:
+    session_id, frame = _paused(http, "please calculate (12+8)*3")
+    approval = frame["tool_approval"]
+    assert (
+        approval["tool"] == "calculate"
+        and approval["args"] == {"expression": "(12+8)*3"}
+        and approval["count"] == 1
+    )
+    assert frame["kind"] == "tool_approval" and frame["interrupt_token"] and frame["tool_call_ids"]
+    pending = http.get("/api/chat/interrupt", params={"session_id": session_id})
+    assert pending.status_code == 200 and pending.json()["interrupt_token"] == frame["interrupt_token"]
+
+    token = frame["interrupt_token"]
+    response, frames = _resume(
+        http, session_id=session_id, interrupt_token=token, decisions=[{"type": "approve"}]
+    )
+    assert response.status_code == 200 and frames[-1]["type"] == "done"
+    result = next(f for f in frames if f["type"] == "tool_result")
+    assert result["content"] == "60" and result["tool_call_id"] == frame["tool_call_ids"][0]
+    assert "The result is 60." in "".join(f["content"] for f in frames if f["type"] == "token")
+    assert [m["content"] for m in _tool_messages(llm)] == ["60"], "the tool ran exactly once"
+
+    again, _ = _resume(http, session_id=session_id, interrupt_token=token, decisions=[{"type": "approve"}])
+    assert again.status_code == 409, "a repeated approval is refused"
+    assert http.get("/api/chat/interrupt", params={"session_id": session_id}).status_code == 204
+
+    history = http.get(f"/api/chat/history/{session_id}").json()["messages"]
+    assert [m["role"] for m in history] == ["user", "assistant"], "the resumed answer extends the paused one"
+    assert history[-1]["status"] == "complete" and history[-1]["tool_calls"][0]["content"] == "60"
+    assert "60" in history[-1]["content"]
+
+
+def test_reject_never_runs_the_tool_and_the_model_sees_why(http: httpx.Client, llm: ScriptedServer) -> None:
+    session_id, frame = _paused(http, "please calculate 7*6")
+    reason = "Use the metric handbook value instead."
+    response, frames = _resume(
+        http,
+        session_id=session_id,
+        interrupt_token=frame["interrupt_token"],
+        decisions=[{"type": "reject", "message": reason}],
+    )
+    assert response.status_code == 200 and frames[-1]["type"] == "done"
+    contents = [m["content"] for m in _tool_messages(llm)]
+    assert "42" not in contents and any(reason in str(content) for content in contents)
+
+
+def test_edit_runs_the_tool_with_the_edited_arguments(http: httpx.Client, llm: ScriptedServer) -> None:
+    session_id, frame = _paused(http, "please calculate 1+1")
+    response, frames = _resume(
+        http,
+        session_id=session_id,
+        interrupt_token=frame["interrupt_token"],
+        decisions=[{"type": "edit", "args": {"expression": "2*21"}}],
+    )
+    assert response.status_code == 200
+    result = next(f for f in frames if f["type"] == "tool_result")
+    # deepagents prefixes a note for the model that the call was edited; the result is 2*21.
+    assert result["content"].endswith("\n42") and '"2*21"' in result["content"]
+    (tool_message,) = _tool_messages(llm)
+    assert str(tool_message["content"]).endswith("42")
+
+
+def test_batch_of_two_needs_two_decisions(http: httpx.Client, llm: ScriptedServer) -> None:
+    llm.push(
+        {
+            "tool_calls": [
+                {"name": "calculate", "arguments": {"expression": "2+2"}},
+                {"name": "calculate", "arguments": {"expression": "3+3"}},
+            ]
+        },
+        {"content": "Both handled."},
+    )
+    session_id, frame = _paused(http, "two sums")
+    approval = frame["tool_approval"]
+    assert approval["count"] == 2 and [r["args"]["expression"] for r in approval["requests"]] == [
+        "2+2",
+        "3+3",
+    ]
+    assert len(frame["tool_call_ids"]) == 2
+    token = frame["interrupt_token"]
+    short, _ = _resume(http, session_id=session_id, interrupt_token=token, decisions=[{"type": "approve"}])
+    assert short.status_code == 422, "one decision per call"
+    response, _ = _resume(
+        http,
+        session_id=session_id,
+        interrupt_token=token,
+        decisions=[{"type": "approve"}, {"type": "reject", "message": "not this one"}],
+    )
+    assert response.status_code == 200
+    contents = sorted(str(m["content"]) for m in _tool_messages(llm))
+    assert contents[0] == "4" and "not this one" in contents[1] and "6" not in contents
+
+
+def test_ask_user_round_trip(http: httpx.Client, llm: ScriptedServer) -> None:
+    llm.push(
+        {
+            "tool_calls": [
+                {"name": "ask_user", "arguments": {"questions": ["How many people work in the heading?"]}}
+            ]
+        }
+    )
+    session_id, frame = _paused(http, "size the airflow for my heading")
+    assert frame["kind"] == "ask_user" and frame["ask_user"]["questions"] == [
+        "How many people work in the heading?"
+    ]
+    response, frames = _resume(
+        http, session_id=session_id, interrupt_token=frame["interrupt_token"], answers=["Twelve people"]
+    )
+    assert response.status_code == 200 and frames[-1]["type"] == "done"
+    assert "Twelve people" in str(_tool_messages(llm)[-1]["content"])
+
+
+def test_plan_mode_round_trip(http: httpx.Client, llm: ScriptedServer) -> None:
+    plan = "1. Search the air requirements.\n2. Calculate the airflow."
+    llm.push({"tool_calls": [{"name": "request_plan_approval", "arguments": {"plan": plan}}]})
+    session_id, frame = _paused(http, "plan the airflow check", mode="plan")
+    system = llm.requests()[-1]["messages"][0]["content"]
+    assert "PLAN MODE" in str(system) and "request_plan_approval" in str(system)
+    assert frame["kind"] == "plan" and frame["message"] == plan
+    llm.push({"content": "I will revise the plan."})
+    response, _ = _resume(
+        http,
+        session_id=session_id,
+        interrupt_token=frame["interrupt_token"],
+        approved=False,
+        feedback="Add a velocity check.",
+    )
+    assert response.status_code == 200
+    assert "REJECTED: Add a velocity check." in str(_tool_messages(llm)[-1]["content"])
+
+
+def test_older_token_is_409_and_nothing_runs(http: httpx.Client, llm: ScriptedServer) -> None:
+    session_id, first = _paused(http, "please calculate 1+2")
+    response, _ = _resume(
+        http, session_id=session_id, interrupt_token=first["interrupt_token"], decisions=[{"type": "approve"}]
+    )
+    assert response.status_code == 200
+    _, second = _paused(http, "please calculate 5+5", session_id=session_id)
+    assert second["interrupt_token"] != first["interrupt_token"]
+    calls = len(llm.requests())
+    stale, _ = _resume(
+        http, session_id=session_id, interrupt_token=first["interrupt_token"], decisions=[{"type": "approve"}]
+    )
+    assert stale.status_code == 409 and stale.json()["code"] == "stale_interrupt"
+    assert len(llm.requests()) == calls
+
+
+def test_no_pending_interrupt_and_foreign_session(http: httpx.Client) -> None:
+    response, frames = post_chat(http, message="hello there", user_name="alice")
+    session_id = response.headers["x-session-id"]
+    assert frames[-1]["type"] == "done"
+    none, _ = _resume(http, session_id=session_id, interrupt_token="x", user_name="alice", decisions=[])
+    assert none.status_code == 409 and none.json()["code"] == "no_interrupt"
+    foreign, _ = _resume(http, session_id=session_id, interrupt_token="x", user_name="mallory")
+    assert foreign.status_code == 404
+    assert (
+        http.get("/api/chat/interrupt", params={"session_id": session_id, "user_name": "mallory"}).status_code
+        == 404
+    )
+    assert (
+        http.get("/api/chat/interrupt", params={"session_id": session_id, "user_name": "alice"}).status_code
+        == 204
+    )
+
+
+def test_interrupt_frame_matches_the_route(http: httpx.Client) -> None:
+    session_id, frame = _paused(http, "please calculate 9*9")
+    routed = http.get("/api/chat/interrupt", params={"session_id": session_id}).json()
+    for key in ("kind", "tool_approval", "interrupt_token", "tool_call_ids"):
+        assert json.dumps(routed[key], sort_keys=True) == json.dumps(frame[key], sort_keys=True)

@@ -1,0 +1,219 @@
+"""Usage, quota, pricing and billing-health routes over real HTTP (spec 002, "会话与用量").
+
+Usage is booked straight through ``ventapp.billing.settlement.settle`` on the server's
+own engine; the last three tests check the run pipeline's billing wiring (pitfall 9:
+a chat run must reach the ledger; quota and price are checked before the model is called).
+"""
+
+from __future__ import annotations
+
+import uuid
+
+import httpx
+import pytest
+import sqlalchemy as sa
+
+from tests.api.sse_client import post_chat
+from tests.scripted_llm.server import ScriptedServer
+from ventapp.agent.runtime import get_runtime
+from ventapp.api.errors import error_response
+from ventapp.billing.guard import BillingRejected
+from ventapp.billing.settlement import settle
+from ventapp.billing.usage import CallUsage
+from ventapp.db import billing_store
+
+
+def _user() -> str:
+    return f"u-{uuid.uuid4().hex[:10]}"
+
+
+def _engine() -> sa.Engine:
+    return get_runtime().engine
+
+
+def _book(user: str, run_id: str, calls: list[CallUsage]) -> None:
+    settle(_engine(), run_id=run_id, session_id="s", user_name=user, model="scripted-demo", calls=calls)
+
+
+def test_pricing_lists_seeded_models_and_the_configured_one(client: httpx.Client) -> None:
+    body = client.get("/api/usage/pricing").json()
+
+    models = {item["model"]: item for item in body["items"]}
+    assert body["model"] == "scripted-demo"
+    assert {"gpt-4o-mini", "gpt-4o", "deepseek-chat", "qwen-plus", "scripted-demo"} <= set(models)
+    assert models["gpt-4o-mini"]["input_micros_per_mtok"] == 150_000
+    assert models["gpt-4o-mini"]["input_per_mtok"] == "0.15" and models["gpt-4o-mini"]["currency"] == "USD"
+
+
+def test_pricing_of_unknown_model_is_404(client: httpx.Client) -> None:
+    response = client.get("/api/usage/pricing/no-such-model")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+    assert client.get("/api/usage/pricing/scripted-demo").json()["currency"] == "CNY"
+
+
+def test_today_is_zero_for_a_new_user_and_splits_sources_after_usage(client: httpx.Client) -> None:
+    user = _user()
+    empty = client.get("/api/usage/today", params={"user_name": user}).json()
+    assert (empty["total_tokens"], empty["calls"], empty["cost"], empty["remaining_tokens"]) == (
+        0,
+        0,
+        [],
+        None,
+    )
+
+    _book(user, "run-a", [CallUsage("m1", 1_000, 100, "provider"), CallUsage("m2", 0, 25, "estimate")])
+    body = client.get("/api/usage/today", params={"user_name": user}).json()
+
+    assert (body["input_tokens"], body["output_tokens"], body["calls"]) == (1_000, 125, 2)
+    assert body["by_source"]["provider"] == {"input_tokens": 1_000, "output_tokens": 100}
+    assert body["by_source"]["estimate"] == {"input_tokens": 0, "output_tokens": 25}
+    assert body["cost"][0]["currency"] == "CNY" and body["cost"][0]["cost_micros"] > 0
+    assert body["timezone"] == "Asia/Shanghai"
+
+
+def test_recent_is_paged_newest_first(client: httpx.Client) -> None:
+    user = _user()
+    for index in range(3):
+        _book(user, f"run-{index}", [CallUsage("k", 10 + index, 1, "provider")])
+
+    page = client.get("/api/usage/recent", params={"user_name": user, "limit": 2}).json()
+    rest = client.get("/api/usage/recent", params={"user_name": user, "limit": 2, "offset": 2}).json()
+
+    assert page["total"] == 3 and [item["run_id"] for item in page["items"]] == ["run-2", "run-1"]
+    assert [item["run_id"] for item in rest["items"]] == ["run-0"]
+    assert page["items"][0]["source"] == "provider" and page["items"][0]["model"] == "scripted-demo"
+
+
+@pytest.mark.parametrize(
+    "params", [{"limit": "0"}, {"limit": "201"}, {"limit": "abc"}, {"offset": "-1"}, {"offset": "1.5"}]
+)
+def test_recent_bad_paging_is_422_json(client: httpx.Client, params: dict[str, str]) -> None:
+    response = client.get("/api/usage/recent", params=params)
+    assert response.status_code == 422
+    assert response.json()["code"] == "bad_request" and "limit" in response.json()["message"]
+
+
+def test_put_quota_sets_the_users_own_limit(client: httpx.Client) -> None:
+    user = _user()
+    _book(user, "run-q", [CallUsage("k", 300, 100, "provider")])
+
+    response = client.put("/api/usage/quota", params={"user_name": user}, json={"daily_token_limit": 1_000})
+
+    assert response.status_code == 200
+    assert response.json() == {
+        "user_name": user,
+        "daily_token_limit": 1_000,
+        "quota_source": "user",
+        "used_tokens": 400,
+        "remaining_tokens": 600,
+    }
+    today = client.get("/api/usage/today", params={"user_name": user}).json()
+    assert (today["daily_token_limit"], today["remaining_tokens"]) == (1_000, 600)
+    assert (
+        client.put("/api/usage/quota", params={"user_name": user}, json={"daily_token_limit": 0}).json()[
+            "remaining_tokens"
+        ]
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"daily_token_limit": -1}',
+        b'{"daily_token_limit": 1.5}',
+        b'{"daily_token_limit": "100"}',
+        b'{"daily_token_limit": true}',
+        b'{"daily_token_limit": 99999999999}',
+        b"{}",
+        b"[]",
+        b"not json",
+        b"",
+    ],
+)
+def test_put_quota_bad_body_is_422_json(client: httpx.Client, body: bytes) -> None:
+    user = _user()
+    response = client.put("/api/usage/quota", params={"user_name": user}, content=body)
+
+    assert response.status_code == 422
+    assert response.json()["code"] == "bad_request" and "daily_token_limit" in response.json()["message"]
+    assert billing_store.get_quota(_engine(), user) is None
+
+
+def test_run_usage_is_404_for_unknown_or_foreign_runs(client: httpx.Client) -> None:
+    owner, other = _user(), _user()
+    _book(owner, "run-owned", [CallUsage("k", 5, 5, "provider")])
+
+    assert client.get("/api/usage/runs/run-owned", params={"user_name": owner}).json()["items"][0]["id"] == (
+        "run-owned:k"
+    )
+    assert client.get("/api/usage/runs/run-owned", params={"user_name": other}).status_code == 404
+    assert client.get("/api/usage/runs/never-ran", params={"user_name": owner}).status_code == 404
+
+
+def test_billing_health_reports_price_and_pending(client: httpx.Client) -> None:
+    body = client.get("/api/health/billing").json()
+    assert body["model"] == "scripted-demo" and body["priced"] is True
+    assert body["status"] in ("ok", "degraded") and isinstance(body["pending_settlements"], int)
+
+
+def test_quota_rejection_renders_as_429_json_with_retry_after() -> None:
+    """The body an API answers when :func:`precheck` refuses (the lead maps it in ``start_chat``)."""
+    exc = BillingRejected(429, "quota", "You have used 1,000 of your 1,000 tokens for today.", retry_after=60)
+    response = error_response(exc.status, exc.code, exc.message, retry_after=exc.retry_after)
+
+    assert response.status_code == 429 and response.headers["retry-after"] == "60"
+    assert response.body == (
+        b'{"detail":"You have used 1,000 of your 1,000 tokens for today.","message":"You have used 1,000 '
+        b'of your 1,000 tokens for today.","code":"quota","retry_after":60}'
+    )
+
+
+# --- the pipeline's billing wiring (pitfall 9) -------------------------------------------------
+
+
+def test_chat_books_exactly_the_done_usage_in_the_ledger(client: httpx.Client) -> None:
+    user = _user()
+    response, frames = post_chat(client, message="please calculate (12+8)*3", user_name=user)
+    assert response.status_code == 200
+    done = frames[-1]
+    assert done["type"] == "done"
+
+    rows = client.get(f"/api/usage/runs/{done['run_id']}", params={"user_name": user}).json()["items"]
+    assert sum(row["input_tokens"] for row in rows) == done["usage"]["input_tokens"] > 0
+    assert sum(row["output_tokens"] for row in rows) == done["usage"]["output_tokens"]
+    assert len(rows) == done["usage"]["model_calls"] and {row["source"] for row in rows} == {"provider"}
+    today = client.get("/api/usage/today", params={"user_name": user}).json()
+    assert today["total_tokens"] == done["usage"]["total_tokens"]
+
+
+def test_chat_over_quota_is_429_before_the_model_is_called(client: httpx.Client, llm: ScriptedServer) -> None:
+    user = _user()
+    _book(user, "earlier", [CallUsage("k", 90, 10, "provider")])
+    client.put("/api/usage/quota", params={"user_name": user}, json={"daily_token_limit": 100})
+
+    response, frames = post_chat(client, message="hello", user_name=user)
+
+    assert response.status_code == 429 and frames == []
+    body = response.json()
+    assert body["code"] == "quota" and body["retry_after"] > 0 and response.headers["retry-after"]
+    assert llm.requests() == []
+
+
+def test_chat_with_unpriced_model_is_503_before_the_model_is_called(
+    client: httpx.Client, llm: ScriptedServer
+) -> None:
+    engine = _engine()
+    saved = billing_store.get_price(engine, "scripted-demo")
+    assert saved is not None
+    with engine.begin() as connection:
+        connection.execute(sa.text("DELETE FROM model_prices WHERE model = 'scripted-demo'"))
+    try:
+        response, _ = post_chat(client, message="hello", user_name=_user())
+        assert response.status_code == 503 and response.json()["code"] == "model_unpriced"
+        assert "scripted-demo" in response.json()["message"]
+        assert llm.requests() == []
+    finally:
+        billing_store.upsert_price(
+            engine, saved.model, saved.input_micros_per_mtok, saved.output_micros_per_mtok, saved.currency
+        )

@@ -1,0 +1,70 @@
+"""Billing fixtures: a migrated SQLite database per test, settings, and a switch that breaks writes."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from ventapp.config import Settings, load_settings
+from ventapp.db.engine import make_engine, upgrade_to_head
+
+
+@pytest.fixture(scope="session")
+def migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One database migrated to head (``alembic upgrade head``); tests get copies of it."""
+    path = tmp_path_factory.mktemp("billing-template") / "template.db"
+    upgrade_to_head(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture
+def engine(migrated_template: Path, tmp_path: Path) -> Iterator[sa.Engine]:
+    """A fresh copy of the migrated database (seed prices included)."""
+    path = tmp_path / "billing.db"
+    shutil.copyfile(migrated_template, path)
+    engine = make_engine(f"sqlite:///{path}")
+    yield engine
+    engine.dispose()
+
+
+def make_settings(**overrides: str) -> Settings:
+    """Settings from defaults plus ``overrides`` (env-key → value); never reads .env."""
+    environ = {"DEEP_AGENT_ENV_PRIORITY": "none", "MODEL_NAME": "scripted-demo", **overrides}
+    return load_settings(environ)
+
+
+@pytest.fixture
+def settings() -> Settings:
+    """Default settings with the seeded ``scripted-demo`` model and no quota."""
+    return make_settings()
+
+
+class WriteBreaker:
+    """Makes SQL statements that mention ``table`` fail like a full disk, while ``broken`` is set."""
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self.tables: tuple[str, ...] = ()
+        self.failures = 0
+        sa.event.listen(engine, "before_cursor_execute", self._before)
+
+    def break_writes(self, *tables: str) -> None:
+        self.tables = tables
+
+    def heal(self) -> None:
+        self.tables = ()
+
+    def _before(self, _conn, _cursor, statement: str, _params, _context, _many) -> None:  # type: ignore[no-untyped-def]
+        head = statement.lstrip().upper()
+        if head.startswith(("INSERT", "UPDATE", "DELETE")) and any(t.upper() in head for t in self.tables):
+            self.failures += 1
+            raise sa.exc.OperationalError(statement, {}, Exception("database or disk is full"))
+
+
+@pytest.fixture
+def breaker(engine: sa.Engine) -> WriteBreaker:
+    """A :class:`WriteBreaker` on ``engine`` (healthy until told otherwise)."""
+    return WriteBreaker(engine)

@@ -1,0 +1,142 @@
+"""The pre-run guard: unpriced models refused (fail-closed), daily quotas enforced with 429."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+import sqlalchemy as sa
+
+from tests.billing.conftest import WriteBreaker, make_settings
+from ventapp.billing import guard
+from ventapp.billing.day import usage_day
+from ventapp.billing.guard import BillingRejected, precheck, quota_status, remaining_tokens, set_user_quota
+from ventapp.billing.settlement import settle
+from ventapp.billing.usage import CallUsage
+from ventapp.config import Settings
+
+
+def _use(engine: sa.Engine, user: str, tokens_in: int, tokens_out: int, run_id: str = "r1") -> None:
+    settle(
+        engine,
+        run_id=run_id,
+        session_id="s",
+        user_name=user,
+        model="scripted-demo",
+        calls=[CallUsage("c1", tokens_in, tokens_out, "provider")],
+    )
+
+
+def test_unpriced_model_is_refused_with_503_naming_model_and_fix(engine: sa.Engine) -> None:
+    settings = make_settings(MODEL_NAME="brand-new-model")
+
+    with pytest.raises(BillingRejected) as caught:
+        precheck(engine, settings, "alice")
+
+    exc = caught.value
+    assert (exc.status, exc.code, exc.retry_after) == (503, "model_unpriced", None)
+    assert "brand-new-model" in exc.message
+    assert "BILLING_ALLOW_UNPRICED=1" in exc.message and "set-price" in exc.message
+
+
+def test_unpriced_model_allowed_with_flag_and_billed_at_zero(engine: sa.Engine) -> None:
+    settings = make_settings(MODEL_NAME="brand-new-model", BILLING_ALLOW_UNPRICED="1")
+
+    precheck(engine, settings, "alice")  # no exception
+    result = settle(
+        engine,
+        run_id="r",
+        session_id="s",
+        user_name="alice",
+        model=settings.model_name,
+        calls=[CallUsage("c", 500, 50, "provider")],
+    )
+    assert result.cost_micros == 0 and result.currency is None and result.input_tokens == 500
+
+
+def test_priced_model_passes_without_quota(engine: sa.Engine, settings: Settings) -> None:
+    _use(engine, "alice", 10_000_000, 0)
+    precheck(engine, settings, "alice")
+    assert remaining_tokens(engine, settings, "alice") is None
+
+
+def test_over_default_quota_is_refused_with_429_and_retry_after(engine: sa.Engine) -> None:
+    settings = make_settings(TFAGENTS_DAILY_TOKEN_LIMIT="1000")
+    _use(engine, "alice", 900, 100)
+
+    with pytest.raises(BillingRejected) as caught:
+        precheck(engine, settings, "alice")
+
+    exc = caught.value
+    assert (exc.status, exc.code) == (429, "quota")
+    assert "1,000 of your 1,000 tokens" in exc.message and "Asia/Shanghai" in exc.message
+    assert exc.retry_after is not None and 1 <= exc.retry_after <= 24 * 3600
+    precheck(engine, settings, "bob")  # other users are not affected
+
+
+def test_under_quota_passes_and_remaining_counts_input_plus_output(engine: sa.Engine) -> None:
+    settings = make_settings(TFAGENTS_DAILY_TOKEN_LIMIT="1000")
+    _use(engine, "alice", 600, 150)
+
+    precheck(engine, settings, "alice")
+    assert remaining_tokens(engine, settings, "alice") == 250
+
+
+def test_user_quota_overrides_default_and_zero_means_unlimited(engine: sa.Engine) -> None:
+    settings = make_settings(TFAGENTS_DAILY_TOKEN_LIMIT="1000")
+    _use(engine, "alice", 5_000, 0)
+
+    set_user_quota(engine, "alice", 0)
+    precheck(engine, settings, "alice")
+    assert quota_status(engine, settings, "alice").source == "user"
+
+    set_user_quota(engine, "alice", 10_000)
+    assert remaining_tokens(engine, settings, "alice") == 5_000
+
+    set_user_quota(engine, "alice", 4_000)
+    with pytest.raises(BillingRejected):
+        precheck(engine, settings, "alice")
+
+
+def test_default_quota_source_when_user_never_set_one(engine: sa.Engine) -> None:
+    status = quota_status(engine, make_settings(TFAGENTS_DAILY_TOKEN_LIMIT="77"), "carol")
+    assert (status.daily_token_limit, status.source, status.used_tokens, status.remaining_tokens) == (
+        77,
+        "default",
+        0,
+        77,
+    )
+
+
+def test_negative_or_huge_quota_is_a_value_error(engine: sa.Engine) -> None:
+    with pytest.raises(ValueError):
+        set_user_quota(engine, "alice", -1)
+    with pytest.raises(ValueError):
+        set_user_quota(engine, "alice", guard.MAX_DAILY_TOKEN_LIMIT + 1)
+
+
+def test_pending_settlements_count_against_the_quota(engine: sa.Engine, breaker: WriteBreaker) -> None:
+    """A failed write must not make the quota read zero."""
+    settings = make_settings(TFAGENTS_DAILY_TOKEN_LIMIT="1000")
+    breaker.break_writes("usage_ledger")
+    _use(engine, "alice", 800, 200)
+    breaker.heal()
+
+    assert remaining_tokens(engine, settings, "alice") == 0
+    with pytest.raises(BillingRejected):
+        precheck(engine, settings, "alice")
+
+
+def test_yesterdays_usage_does_not_count_today(engine: sa.Engine) -> None:
+    settings = make_settings(TFAGENTS_DAILY_TOKEN_LIMIT="1000")
+    settle(
+        engine,
+        run_id="old",
+        session_id="s",
+        user_name="alice",
+        model="scripted-demo",
+        calls=[CallUsage("c", 5_000, 0, "provider")],
+        at=datetime(2020, 1, 1, 12, 0),
+    )
+    assert usage_day() != date(2020, 1, 1)
+    assert remaining_tokens(engine, settings, "alice") == 1000

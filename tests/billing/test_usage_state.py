@@ -1,0 +1,162 @@
+"""The usage page's state, headless (real Reflex event processor), reading a real billing database.
+
+Lives under tests/billing because the page is part of the billing issue; it drives
+``UsageState`` the way the browser does and checks what the page would show.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from reflex.event import Event
+from reflex.istate.manager.memory import StateManagerMemory
+from reflex.istate.manager.token import BaseStateToken
+from reflex.state import State
+from reflex_base.event.processor import BaseStateEventProcessor
+from reflex_base.utils.format import format_event_handler
+
+from tests.billing.conftest import make_settings
+from ventapp.billing.settlement import settle
+from ventapp.billing.usage import CallUsage
+from ventapp.db.models import utcnow
+from ventapp.pages.usage import usage_page
+from ventapp.state import usage_state as us
+
+
+class Tab:
+    """One browser tab on /usage."""
+
+    def __init__(self, processor: BaseStateEventProcessor) -> None:
+        self.processor = processor
+        self.token = uuid.uuid4().hex
+
+    async def fire(self, name: str, **payload: Any) -> None:
+        event = Event(name=format_event_handler(us.UsageState.event_handlers[name]), payload=payload)
+        _ = [delta async for delta in self.processor.enqueue_stream_delta(self.token, event)]
+
+    async def state(self) -> us.UsageState:
+        manager = self.processor._root_context.state_manager  # type: ignore[union-attr]  # configured in the fixture
+        root = await manager.get_state(BaseStateToken(ident=self.token, cls=State))
+        return await root.get_state(us.UsageState)
+
+
+@pytest.fixture
+async def tab(engine: sa.Engine, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[Tab]:
+    runtime = SimpleNamespace(engine=engine, settings=make_settings(TFAGENTS_DAILY_TOKEN_LIMIT="10000"))
+    monkeypatch.setattr(us, "get_runtime", lambda: runtime)
+    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
+    async with processor:
+        yield Tab(processor)
+
+
+async def _as_user(tab: Tab, name: str) -> None:
+    """Give the tab a user name, as the browser's localStorage does when it hydrates."""
+    await tab.fire("edit_quota_input", value="")  # the first event creates the tab's state
+    (await tab.state()).user_name = name
+
+
+def _book(engine: sa.Engine, run_id: str, calls: list[CallUsage], **kw: Any) -> None:
+    settle(engine, run_id=run_id, session_id="s", user_name="alice", model="scripted-demo", calls=calls, **kw)
+
+
+async def test_page_shows_today_split_quota_chart_and_ledger(tab: Tab, engine: sa.Engine) -> None:
+    _book(
+        engine,
+        "run-1",
+        [CallUsage("a", 2_000, 500, "provider"), CallUsage("b", 0, 500, "estimate", main_thread=False)],
+    )
+    _book(engine, "run-0", [CallUsage("c", 1_000, 0, "provider")], at=utcnow() - timedelta(days=3))
+    await _as_user(tab, "alice")
+
+    await tab.fire("load_page")
+
+    state = await tab.state()
+    assert state.loaded and state.problem == ""
+    assert (state.total_tokens, state.input_tokens, state.output_tokens) == ("3,000", "2,000", "1,000")
+    assert (state.real_tokens, state.estimate_tokens, state.has_estimates) == ("2,500", "500", True)
+    assert state.cost_text.startswith("¥")
+    assert (state.limited, state.limit_text, state.remaining_text, state.percent_used) == (
+        True,
+        "10,000",
+        "7,000",
+        30,
+    )
+    assert len(state.series) == us.CHART_DAYS
+    assert state.series[-1]["input"] == 2_000 and state.series[-4]["input"] == 1_000
+    assert [row.run_id for row in state.rows][:2] == ["run-1", "run-1"]
+    assert {row.source for row in state.rows} == {"real", "estimate"}
+    assert any(row.sub_agent for row in state.rows) and state.total_rows == 3
+
+
+async def test_without_a_name_nothing_is_read(tab: Tab, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(us, "read_snapshot", lambda *a: pytest.fail("read without a user"))
+    await tab.fire("load_page")
+    state = await tab.state()
+    assert state.loaded and state.rows == []
+
+
+async def test_quota_form_validates_then_saves(tab: Tab, engine: sa.Engine) -> None:
+    _book(engine, "run-1", [CallUsage("a", 900, 100, "provider")])
+    await _as_user(tab, "alice")
+    await tab.fire("load_page")
+
+    await tab.fire("save_quota", form_data={"daily_token_limit": "-5"})
+    assert (await tab.state()).quota_error == us.QUOTA_PROBLEM
+
+    await tab.fire("save_quota", form_data={"daily_token_limit": "4,000"})
+    state = await tab.state()
+    assert state.quota_error == "" and state.quota_notice == "Daily limit set to 4,000 tokens."
+    assert (state.limit_text, state.percent_used, state.quota_source) == ("4,000", 25, "user")
+
+    await tab.fire("save_quota", form_data={"daily_token_limit": "0"})
+    state = await tab.state()
+    assert state.limited is False and state.quota_notice == "No daily limit."
+
+
+async def test_ledger_pages_through_older_rows(tab: Tab, engine: sa.Engine) -> None:
+    for index in range(us.PAGE_SIZE + 5):
+        _book(
+            engine,
+            f"run-{index:02d}",
+            [CallUsage("k", 1, 1, "provider")],
+            at=utcnow() - timedelta(seconds=100 - index),
+        )
+    await _as_user(tab, "alice")
+    await tab.fire("load_page")
+    state = await tab.state()
+    assert state.rows[0].run_id == f"run-{us.PAGE_SIZE + 4:02d}" and state.has_next and not state.has_prev
+    assert state.page_label == f"1–{us.PAGE_SIZE} of {us.PAGE_SIZE + 5}"
+
+    await tab.fire("next_page")
+    state = await tab.state()
+    assert (
+        len(state.rows) == 5 and state.rows[-1].run_id == "run-00" and state.has_prev and not state.has_next
+    )
+
+    await tab.fire("prev_page")
+    assert (await tab.state()).offset == 0
+
+
+async def test_database_failure_shows_a_sentence_not_the_exception(
+    tab: Tab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_args: Any) -> None:
+        raise sa.exc.OperationalError("SELECT", {}, Exception("secret internals"))
+
+    monkeypatch.setattr(us, "read_snapshot", broken)
+    await _as_user(tab, "alice")
+    await tab.fire("load_page")
+    state = await tab.state()
+    assert state.problem == us.LOAD_FAILED and "secret" not in state.problem
+
+
+def test_usage_page_builds() -> None:
+    rendered = str(usage_page().render())
+    for element_id in ("usage-today", "usage-chart", "ledger-table", "quota-form", "usage-sources"):
+        assert element_id in rendered

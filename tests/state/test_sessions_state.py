@@ -1,0 +1,157 @@
+"""The sidebar's state headless: search, rename, pin, delete and mode against a real store.
+
+Runs the real Reflex event processor (``BaseStateEventProcessor`` + ``StateManagerMemory``)
+with a real runtime (SQLite, in-memory checkpointer); no model is needed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reflex.event import Event
+from reflex.istate.manager.memory import StateManagerMemory
+from reflex.istate.manager.token import BaseStateToken
+from reflex.state import State
+from reflex_base.event.processor import BaseStateEventProcessor
+from reflex_base.utils.format import format_event_handler
+
+from ventapp.agent.runtime import AgentRuntime, set_runtime
+from ventapp.agent.uploads import save_upload
+from ventapp.agent.workspace import session_dir
+from ventapp.config import load_settings
+from ventapp.db import chat_store, session_store
+from ventapp.state.chat_state import ChatState
+from ventapp.state.sessions_state import SessionsState, clean_title
+
+USER = "Ann"
+
+
+@pytest.fixture
+async def runtime(tmp_path: Path) -> AsyncIterator[AgentRuntime]:
+    settings = load_settings(
+        {"DEEP_AGENT_ENV_PRIORITY": "none", "DATA_DIR": str(tmp_path), "CHECKPOINTER": "memory"}
+    )
+    opened = await AgentRuntime.open(settings)
+    set_runtime(opened)
+    try:
+        yield opened
+    finally:
+        set_runtime(None)
+        await opened.close()
+
+
+class Tab:
+    """One browser tab driving the real event processor."""
+
+    def __init__(self, processor: BaseStateEventProcessor) -> None:
+        self.processor = processor
+        self.token = uuid.uuid4().hex
+
+    async def fire(self, state: type[Any], name: str, **payload: Any) -> None:
+        event = Event(name=format_event_handler(state.event_handlers[name]), payload=payload)
+        async for _ in self.processor.enqueue_stream_delta(self.token, event):
+            pass
+
+    async def get(self, state: type[Any]) -> Any:
+        manager = self.processor._root_context.state_manager  # type: ignore[union-attr]  # configured below
+        root = await manager.get_state(BaseStateToken(ident=self.token, cls=State))
+        return await root.get_state(state)
+
+
+@pytest.fixture
+async def tab(runtime: AgentRuntime) -> AsyncIterator[Tab]:
+    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
+    async with processor:
+        opened = Tab(processor)
+        await opened.fire(ChatState, "save_user_name", form_data={"user_name": USER})
+        yield opened
+
+
+def _session(runtime: AgentRuntime, title: str, user: str = USER) -> str:
+    session_id = str(uuid.uuid4())
+    chat_store.create_session(runtime.engine, session_id, user, title, "full")
+    chat_store.add_message(runtime.engine, session_id, "user", title)
+    return session_id
+
+
+async def _titles(tab: Tab) -> list[str]:
+    return [s.title for s in (await tab.get(ChatState)).sessions]
+
+
+def test_clean_title() -> None:
+    assert clean_title("  Fan \n room  ") == ("Fan room", "")
+    assert clean_title("   ")[0] == "" and clean_title("x" * 201)[1]
+
+
+async def test_search_rename_pin(tab: Tab, runtime: AgentRuntime) -> None:
+    first = _session(runtime, "first about fans")
+    _session(runtime, "second about ducts")
+    _session(runtime, "bob's fans", user="bob")
+    await tab.fire(ChatState, "load_page")
+    assert await _titles(tab) == ["second about ducts", "first about fans"]
+
+    await tab.fire(SessionsState, "set_search", query=" FANS ")
+    assert [s.title for s in (await tab.get(SessionsState)).search_results] == ["first about fans"]
+
+    await tab.fire(SessionsState, "start_rename", session_id=first, title="first about fans")
+    await tab.fire(SessionsState, "save_rename", form_data={"title": "   "})
+    assert (await tab.get(SessionsState)).rename_error
+    await tab.fire(SessionsState, "save_rename", form_data={"title": " Fan  room A "})
+    assert (await tab.get(SessionsState)).rename_id == ""
+    assert [s.title for s in (await tab.get(SessionsState)).search_results] == [], "the search is refreshed"
+
+    await tab.fire(SessionsState, "toggle_pin", session_id=first, pinned=False)
+    sessions = (await tab.get(ChatState)).sessions
+    assert [(s.title, s.pinned) for s in sessions] == [("Fan room A", True), ("second about ducts", False)]
+
+
+async def test_delete_of_the_open_session_clears_the_chat(tab: Tab, runtime: AgentRuntime) -> None:
+    doomed = _session(runtime, "doomed chat")
+    save_upload(runtime.settings, USER, doomed, "notes.txt", b"data")
+    await tab.fire(ChatState, "load_page")
+    await tab.fire(ChatState, "open_session", session_id=doomed)
+    assert (await tab.get(ChatState)).session_id == doomed
+
+    await tab.fire(SessionsState, "ask_delete", session_id=doomed, title="doomed chat")
+    await tab.fire(SessionsState, "cancel_delete")
+    assert session_store.get_owned_session(runtime.engine, doomed, USER) is not None
+    await tab.fire(SessionsState, "ask_delete", session_id=doomed, title="doomed chat")
+    await tab.fire(SessionsState, "confirm_delete")
+
+    chat = await tab.get(ChatState)
+    assert (chat.session_id, chat.messages, chat.sessions) == ("", [], [])
+    assert session_store.get_owned_session(runtime.engine, doomed, USER) is None
+    assert not session_dir(runtime.settings.workspaces_dir, USER, doomed).exists()
+
+
+async def test_another_users_session_cannot_be_changed_or_opened(tab: Tab, runtime: AgentRuntime) -> None:
+    bobs = _session(runtime, "bob's secret", user="bob")
+
+    await tab.fire(ChatState, "open_session", session_id=bobs)
+    await tab.fire(SessionsState, "toggle_pin", session_id=bobs, pinned=False)
+    await tab.fire(SessionsState, "start_rename", session_id=bobs, title="x")
+    await tab.fire(SessionsState, "save_rename", form_data={"title": "stolen"})
+    await tab.fire(SessionsState, "ask_delete", session_id=bobs, title="x")
+    await tab.fire(SessionsState, "confirm_delete")
+
+    assert (await tab.get(ChatState)).session_id == ""
+    row = session_store.get_owned_session(runtime.engine, bobs, "bob")
+    assert row is not None and (row.title, row.pinned) == ("bob's secret", False)
+
+
+async def test_mode_switch_sets_the_open_session_or_the_next_one(tab: Tab, runtime: AgentRuntime) -> None:
+    await tab.fire(SessionsState, "set_mode", mode="plan")
+    assert (await tab.get(ChatState)).mode == "plan"
+    await tab.fire(SessionsState, "set_mode", mode="yolo")
+    assert (await tab.get(ChatState)).mode == "plan"
+
+    session_id = _session(runtime, "a chat")
+    await tab.fire(ChatState, "open_session", session_id=session_id)
+    assert (await tab.get(ChatState)).mode == "full", "opening a session shows its own mode"
+    await tab.fire(SessionsState, "set_mode", mode="plan")
+    row = session_store.get_owned_session(runtime.engine, session_id, USER)
+    assert row is not None and row.mode == "plan"

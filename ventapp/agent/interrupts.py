@@ -1,0 +1,138 @@
+"""Interrupts: what the client is shown, and how its answer becomes ``Command(resume=...)``.
+
+Three kinds pause a run (spec 002, "Agent 人机交互"):
+
+* tool approval — deepagents' ``HumanInTheLoopMiddleware``: value ``{"action_requests":
+  [{name, args, description}], "review_configs": [...]}``; resumed with one decision per
+  request, in order: ``approve`` | ``edit`` (``edited_action {name, args}``) | ``reject``
+  (``message`` the model sees);
+* questions — our ``ask_user`` tool: value ``{"type": "ask_user", "questions": [...]}``,
+  resumed with ``{"answers": [...]}``;
+* plan — our ``request_plan_approval`` tool: value ``{"type": "plan", "plan": str}``,
+  resumed with ``{"approved": bool, "feedback": str}``.
+
+The ``interrupt_token`` is LangGraph's ``Interrupt.id``: it changes with every new pause,
+so a stale or repeated answer can be refused by comparing it with the checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage
+
+from ventapp.agent import events as ev
+
+REJECT_REASON = "The user rejected this action."
+
+
+class ResumeInvalid(ValueError):
+    """The client's answer does not fit the pending interrupt (HTTP 422)."""
+
+
+@dataclass
+class ResumeAnswer:
+    """What a client sends to continue: only the part matching the interrupt's kind is used.
+
+    ``decisions``: ``[{"type": "approve"} | {"type": "edit", "args": {...}} |
+    {"type": "reject", "message": str}]``; ``answers``: one string per question;
+    ``approved``/``feedback``: the plan verdict.
+    """
+
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+    approved: bool | None = None
+    feedback: str = ""
+
+
+def unique(interrupts: Iterable[Any]) -> list[Any]:
+    """Interrupts de-duplicated by id (a sub-agent's pause surfaces at its namespace and the root)."""
+    seen: dict[str, Any] = {}
+    for item in interrupts or ():
+        seen.setdefault(str(getattr(item, "id", id(item))), item)
+    return list(seen.values())
+
+
+def _call_ids(requests: Sequence[dict[str, Any]], last_ai: AIMessage | None) -> list[str]:
+    if last_ai is None:
+        return []
+    pending = list(last_ai.tool_calls)
+    ids: list[str] = []
+    for request in requests:
+        match = next((call for call in pending if call["name"] == request.get("name")), None)
+        if match is not None:
+            pending.remove(match)
+            ids.append(match.get("id") or "")
+    return ids
+
+
+def to_event(item: Any, last_ai: AIMessage | None = None) -> ev.Interrupt:
+    """The ``interrupt`` event for one pending LangGraph ``Interrupt`` (same shape for frame and route)."""
+    value = getattr(item, "value", item)
+    token = getattr(item, "id", None)
+    if isinstance(value, dict) and value.get("action_requests"):
+        requests = value["action_requests"]
+        listed = [
+            {"tool": r.get("name", ""), "args": r.get("args", {}), "reason": r.get("description", "")}
+            for r in requests
+        ]
+        approval = {**listed[0], "side_effect": True, "count": len(listed), "requests": listed}
+        return ev.Interrupt(
+            kind="tool_approval",
+            tool_approval=approval,
+            interrupt_token=token,
+            tool_call_ids=_call_ids(requests, last_ai),
+        )
+    if isinstance(value, dict) and value.get("type") == "ask_user":
+        return ev.Interrupt(
+            kind="ask_user", ask_user={"questions": list(value.get("questions", []))}, interrupt_token=token
+        )
+    if isinstance(value, dict) and value.get("type") == "plan":
+        return ev.Interrupt(kind="plan", message=str(value.get("plan", "")), interrupt_token=token)
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return ev.Interrupt(kind="message", message=text, interrupt_token=token)
+
+
+def resume_value(pending: Any, answer: ResumeAnswer) -> Any:
+    """Translate the client's answer into the value ``interrupt()`` returns in the graph.
+
+    Raises:
+        ResumeInvalid: Wrong number of decisions, an unknown decision type, no answers, no verdict.
+    """
+    value = getattr(pending, "value", pending)
+    if isinstance(value, dict) and value.get("action_requests"):
+        requests = value["action_requests"]
+        if len(answer.decisions) != len(requests):
+            raise ResumeInvalid(
+                f"send one decision per tool call: expected {len(requests)}, got {len(answer.decisions)}"
+            )
+        decisions: list[dict[str, Any]] = []
+        for request, decision in zip(requests, answer.decisions, strict=True):
+            kind = decision.get("type")
+            if kind == "approve":
+                decisions.append({"type": "approve"})
+            elif kind == "edit":
+                args = decision.get("args")
+                if not isinstance(args, dict):
+                    raise ResumeInvalid("an edit decision needs the changed arguments as an object in 'args'")
+                decisions.append(
+                    {"type": "edit", "edited_action": {"name": request.get("name"), "args": args}}
+                )
+            elif kind == "reject":
+                decisions.append({"type": "reject", "message": str(decision.get("message") or REJECT_REASON)})
+            else:
+                raise ResumeInvalid("each decision's type must be approve, edit or reject")
+        return {"decisions": decisions}
+    if isinstance(value, dict) and value.get("type") == "ask_user":
+        answers = [str(text) for text in answer.answers]
+        if not answers or not any(text.strip() for text in answers):
+            raise ResumeInvalid("answer the questions in 'answers' (one string per question)")
+        return {"answers": answers}
+    if isinstance(value, dict) and value.get("type") == "plan":
+        if answer.approved is None:
+            raise ResumeInvalid("say whether the plan is approved ('approved': true or false)")
+        return {"approved": answer.approved, "feedback": answer.feedback}
+    return {"answers": answer.answers, "approved": answer.approved, "feedback": answer.feedback}

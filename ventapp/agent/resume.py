@@ -1,0 +1,138 @@
+"""Resuming a paused run, and reading what it waits for (spec 002, "Agent 人机交互").
+
+:func:`start_resume` admits like :func:`~ventapp.agent.pipeline.start_chat` (ownership 404,
+gate 429, session lock 409) and then, *under the session lock*, compares the client's
+``interrupt_token`` with the interrupt pending in the checkpoint: missing, stale or already
+used → 409 and nothing runs. The run continues the same checkpoint with
+``Command(resume={interrupt_id: value})`` and the same run record, streaming the rest
+with the same contract.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import AIMessage
+from langgraph.types import Command
+
+from ventapp.agent import events as ev
+from ventapp.agent.chat_run import ChatRun
+from ventapp.agent.interrupts import ResumeAnswer, ResumeInvalid, resume_value, to_event, unique
+from ventapp.agent.pipeline import ChatRejected, check_billing, take_slot
+from ventapp.agent.runtime import AgentRuntime
+from ventapp.db import chat_store
+from ventapp.obs.logs import new_trace_id
+
+
+@dataclass
+class ResumeRequest:
+    """The client's answer to an ``interrupt`` frame."""
+
+    session_id: str
+    interrupt_token: str
+    user_name: str = "default"
+    answer: ResumeAnswer = field(default_factory=ResumeAnswer)
+    trace_id: str = field(default_factory=new_trace_id)
+
+
+async def _owned(runtime: AgentRuntime, session_id: str, user_name: str) -> Any:
+    try:
+        session_id = str(uuid.UUID(session_id))
+    except (ValueError, TypeError):
+        raise ChatRejected(404, "not_found", "Session not found.") from None
+    session = await asyncio.to_thread(chat_store.get_session, runtime.engine, session_id)
+    if session is None or session.user_name != user_name:
+        raise ChatRejected(404, "not_found", "Session not found.")
+    return session
+
+
+async def _pending(runtime: AgentRuntime, session_id: str) -> tuple[list[Any], Any]:
+    snapshot = await runtime.agent.aget_state({"configurable": {"thread_id": session_id}})
+    return unique(snapshot.interrupts), snapshot
+
+
+def _last_ai(snapshot: Any) -> AIMessage | None:
+    messages = (snapshot.values or {}).get("messages", [])
+    return next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
+
+
+async def pending_interrupt(runtime: AgentRuntime, session_id: str, user_name: str) -> ev.Interrupt | None:
+    """The interrupt the session waits on (same shape as the frame), or None.
+
+    Raises:
+        ChatRejected: 404 when the session is not the user's.
+    """
+    await _owned(runtime, session_id, user_name)
+    pending, snapshot = await _pending(runtime, session_id)
+    return to_event(pending[0], _last_ai(snapshot)) if pending else None
+
+
+async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun:
+    """Admit a resume; the returned run must be iterated or released.
+
+    Raises:
+        ChatRejected: 404 (not the user's session), 409 (session busy, no pending interrupt,
+            stale or already used token), 422 (answer does not fit the interrupt), 429 (gate).
+    """
+    session = await _owned(runtime, request.session_id, request.user_name)
+    await check_billing(runtime, request.user_name)
+    slot = take_slot(runtime, request.user_name)
+    lock = runtime.session_lock(session.id)
+    if lock.locked():
+        slot.release()
+        raise ChatRejected(409, "busy", "This session is already running. Wait for it to finish.")
+    await lock.acquire()
+    try:
+        pending, snapshot = await _pending(runtime, session.id)
+        if not pending:
+            raise ChatRejected(409, "no_interrupt", "Nothing is waiting for an answer in this session.")
+        current = pending[0]
+        if request.interrupt_token != str(current.id):
+            raise ChatRejected(
+                409,
+                "stale_interrupt",
+                "This approval is out of date or was already answered. Reload to see the current one.",
+            )
+        try:
+            value = resume_value(current, request.answer)
+        except ResumeInvalid as invalid:
+            raise ChatRejected(422, "bad_request", str(invalid)) from None
+        run_id = await asyncio.to_thread(chat_store.reopen_waiting_run, runtime.engine, session.id)
+        if run_id is None:
+            run_id = str(uuid.uuid4())
+            await asyncio.to_thread(
+                chat_store.start_run,
+                runtime.engine,
+                run_id,
+                session.id,
+                request.user_name,
+                request.trace_id,
+                "resume",
+            )
+    except BaseException:
+        lock.release()
+        slot.release()
+        raise
+
+    def release() -> None:
+        runtime.active_runs.pop(session.id, None)
+        lock.release()
+        slot.release()
+
+    counted = {m.id for m in (snapshot.values or {}).get("messages", []) if isinstance(m, AIMessage) and m.id}
+    run = ChatRun(
+        runtime,
+        session_id=session.id,
+        run_id=run_id,
+        trace_id=request.trace_id,
+        user_name=request.user_name,
+        graph_input=Command(resume={current.id: value}),
+        on_release=release,
+        mode=session.mode,
+        counted_message_ids=counted,
+    )
+    runtime.active_runs[session.id] = run
+    return run

@@ -1,0 +1,53 @@
+"""Deleting a session everywhere it lives: shared by the API and the UI (one rule, one place).
+
+A session lives in three places: its graph state (checkpointer, thread_id = session id),
+its workspace folder, and its rows. They are removed in that order, under the session
+lock, so that a failure part-way never leaves graph state or files without an owner
+row — a later ``start_chat`` with the same id could otherwise inherit them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+from ventapp.agent.runtime import AgentRuntime
+from ventapp.agent.workspace import delete_session_files
+from ventapp.db import session_store
+
+
+class SessionBusy(Exception):
+    """The session is answering right now; stop the run (or wait) and retry."""
+
+
+async def delete_session(runtime: AgentRuntime, session_id: str, user_name: str) -> bool:
+    """Delete one of ``user_name``'s sessions: graph state, workspace files, messages and runs.
+
+    Args:
+        runtime: The process runtime (engine, checkpointer, settings, session locks).
+        session_id: The session to delete (any UUID spelling).
+        user_name: The caller; another user's session counts as missing.
+
+    Returns:
+        True when it was deleted; False when it does not exist or is not the user's
+        (nothing changed).
+
+    Raises:
+        SessionBusy: A run of this session is active (nothing changed).
+        OSError: The workspace folder could not be removed (graph state is already gone;
+            the rows stay, so the delete can be retried).
+    """
+    try:
+        canonical = str(uuid.UUID(session_id))
+    except ValueError:
+        return False
+    owned = await asyncio.to_thread(session_store.get_owned_session, runtime.engine, canonical, user_name)
+    if owned is None:
+        return False
+    lock = runtime.session_lock(canonical)
+    if lock.locked():
+        raise SessionBusy(canonical)
+    async with lock:  # no run can start in this session while it is being deleted
+        await runtime.checkpointer.adelete_thread(canonical)
+        await asyncio.to_thread(delete_session_files, runtime.settings.workspaces_dir, user_name, canonical)
+        return await asyncio.to_thread(session_store.delete_session, runtime.engine, canonical, user_name)

@@ -1,0 +1,157 @@
+"""Files a user attaches to a chat turn: checked, then saved into the session's ``/workspace/uploads/``.
+
+A refused upload writes nothing. Names are reduced to a plain file name the agent
+can address (``/workspace/uploads/<name>``); anything that is not one — a path,
+``..``, NUL or other control characters, an empty name — is refused, never guessed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+
+from ventapp.agent.workspace import UPLOADS_FOLDER, WORKSPACE_ROUTE, area_dir, session_dir
+from ventapp.config import Settings
+
+MAX_NAME_BYTES = 255
+"""Longest accepted file name in UTF-8 bytes (the usual file-system limit)."""
+_MAX_RENAMES = 1000
+_DOT_RUN = re.compile(r"\.{2,}")
+
+
+class UploadRejected(Exception):
+    """An upload was refused; nothing was written.
+
+    Attributes:
+        status: The HTTP status an API should answer with (400 or 413).
+        code: A machine-readable code: ``bad_request`` or ``too_large``.
+        message: A sentence for people.
+    """
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def _bad_name(message: str) -> UploadRejected:
+    return UploadRejected(400, "bad_request", message)
+
+
+def clean_upload_name(filename: str | None) -> str:
+    """The plain file name an upload is stored under.
+
+    Surrounding blanks are trimmed, the name is NFC-normalised and runs of dots are
+    folded to one (the workspace refuses any ``..`` in a path).
+
+    Raises:
+        UploadRejected: 400 for an empty name, control characters (NUL included), a
+            path (``/`` or ``\\``), a name made only of dots, or more than 255 bytes.
+    """
+    name = unicodedata.normalize("NFC", filename or "").strip()
+    if not name:
+        raise _bad_name("The file has no name.")
+    if any(unicodedata.category(ch) == "Cc" for ch in name):
+        raise _bad_name("The file name contains control characters.")
+    if "/" in name or "\\" in name:
+        raise _bad_name("Send a plain file name, not a path.")
+    if not name.strip(". "):
+        raise _bad_name("The file name must contain more than dots.")
+    name = _DOT_RUN.sub(".", name)
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        raise _bad_name(f"The file name is longer than {MAX_NAME_BYTES} bytes.")
+    return name
+
+
+def check_upload(filename: str | None, data: bytes, max_bytes: int) -> str:
+    """Validate one upload without touching the disk; return the cleaned name.
+
+    Args:
+        filename: The name the client sent.
+        data: The file's bytes (read at most ``max_bytes + 1`` of them).
+        max_bytes: ``Settings.upload_max_bytes``.
+
+    Raises:
+        UploadRejected: 413 when larger than ``max_bytes``; 400 when empty or badly named.
+    """
+    if len(data) > max_bytes:
+        raise UploadRejected(413, "too_large", f"The file is larger than the {max_bytes:,}-byte limit.")
+    name = clean_upload_name(filename)
+    if not data:
+        raise _bad_name("The file is empty.")
+    return name
+
+
+def _candidates(name: str) -> list[str]:
+    stem, dot, ext = name.rpartition(".")
+    if not stem:  # ".bashrc" or "README": no extension to keep
+        stem, dot, ext = name, "", ""
+    return [name, *(f"{stem}-{n}{dot}{ext}" for n in range(2, _MAX_RENAMES))]
+
+
+def save_upload(
+    settings: Settings, user_name: str, session_id: str, filename: str | None, data: bytes
+) -> str:
+    """Save an upload into the session's ``/workspace/uploads/`` and return its virtual path.
+
+    An existing file is never overwritten: ``data.csv`` becomes ``data-2.csv``. Blocking:
+    call through ``asyncio.to_thread``.
+
+    Args:
+        settings: For ``workspaces_dir`` and ``upload_max_bytes``.
+        user_name: The session's owner (part of the folder name).
+        session_id: The session the file belongs to.
+        filename: The name the client sent.
+        data: The file's bytes.
+
+    Returns:
+        The path the agent uses, e.g. ``/workspace/uploads/data.csv``.
+
+    Raises:
+        UploadRejected: 413 too large; 400 empty, badly named, or the uploads folder is
+            not inside the session's folder (nothing is written in every case).
+        OSError: The disk refused the write.
+    """
+    name = check_upload(filename, data, settings.upload_max_bytes)
+    folder = area_dir(settings.workspaces_dir, user_name, session_id) / UPLOADS_FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    if not folder.resolve().is_relative_to(
+        session_dir(settings.workspaces_dir, user_name, session_id).resolve()
+    ):
+        raise UploadRejected(400, "bad_request", "The uploads folder of this conversation is not usable.")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    for candidate in _candidates(name):
+        target = folder / candidate
+        try:
+            fd = os.open(target, flags, 0o644)
+        except FileExistsError:
+            continue
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+        except BaseException:
+            target.unlink(missing_ok=True)
+            raise
+        return f"{WORKSPACE_ROUTE}{UPLOADS_FOLDER}/{candidate}"
+    raise UploadRejected(400, "bad_request", "Too many files with this name; rename the file and retry.")
+
+
+def discard_upload(settings: Settings, user_name: str, session_id: str, virtual_path: str) -> None:
+    """Undo :func:`save_upload` because the turn it was for was refused: remove the file and empty folders.
+
+    Blocking: call through ``asyncio.to_thread``. A missing file is ignored.
+    """
+    prefix = f"{WORKSPACE_ROUTE}{UPLOADS_FOLDER}/"
+    name = virtual_path.removeprefix(prefix)
+    if name == virtual_path or not name or "/" in name:
+        return
+    root = session_dir(settings.workspaces_dir, user_name, session_id)
+    uploads = area_dir(settings.workspaces_dir, user_name, session_id) / UPLOADS_FOLDER
+    (uploads / name).unlink(missing_ok=True)
+    for folder in (uploads, uploads.parent, root, root.parent):
+        try:
+            folder.rmdir()  # only succeeds while empty
+        except OSError:
+            break

@@ -1,0 +1,82 @@
+"""``POST /api/chat/resume`` and ``GET /api/chat/interrupt`` (spec 002, "对话" and "Agent 人机交互")."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Query, Response
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, Field
+from starlette.background import BackgroundTask
+
+from ventapp.agent.interrupts import ResumeAnswer
+from ventapp.agent.resume import ResumeRequest, pending_interrupt, start_resume
+from ventapp.api.deps import CurrentUser, RuntimeDep
+from ventapp.api.sse import SSE_HEADERS, sse_frame
+
+router = APIRouter(prefix="/api/chat", tags=["chat"])
+
+
+class Decision(BaseModel):
+    """One decision per tool call of the approval batch, in order."""
+
+    type: Literal["approve", "edit", "reject"]
+    args: dict[str, Any] | None = None
+    message: str | None = Field(default=None, max_length=2000)
+
+
+class ResumeBody(BaseModel):
+    """The answer to an ``interrupt`` frame; send the part that matches its ``kind``."""
+
+    session_id: str
+    interrupt_token: str = Field(min_length=1, max_length=200)
+    user_name: str = Field(default="default", min_length=1, max_length=128)
+    decisions: list[Decision] = Field(default_factory=list, max_length=50)
+    answers: list[str] = Field(default_factory=list, max_length=3)
+    approved: bool | None = None
+    feedback: str = Field(default="", max_length=10_000)
+
+
+@router.post("/resume", response_class=StreamingResponse)
+async def resume(body: ResumeBody, runtime: RuntimeDep) -> StreamingResponse:
+    """Continue a paused run and stream the rest (same SSE contract as ``/api/chat``).
+
+    JSON errors before streaming: 404 (not the user's session), 409 (session busy, nothing
+    pending, stale or already used ``interrupt_token``), 422 (answer does not fit), 429.
+    """
+    answer = ResumeAnswer(
+        decisions=[decision.model_dump(exclude_none=True) for decision in body.decisions],
+        answers=body.answers,
+        approved=body.approved,
+        feedback=body.feedback,
+    )
+    request = ResumeRequest(
+        session_id=body.session_id,
+        interrupt_token=body.interrupt_token,
+        user_name=body.user_name.strip(),
+        answer=answer,
+    )
+    run = await start_resume(runtime, request)
+
+    async def frames() -> Any:
+        async for event in run.events():
+            yield sse_frame(event, session_id=run.session_id, trace_id=run.trace_id)
+
+    headers = {
+        **SSE_HEADERS,
+        "X-Session-Id": run.session_id,
+        "X-Trace-Id": run.trace_id,
+        "X-Run-Id": run.run_id,
+    }
+    return StreamingResponse(
+        frames(), media_type="text/event-stream", headers=headers, background=BackgroundTask(run.release)
+    )
+
+
+@router.get("/interrupt")
+async def interrupt(runtime: RuntimeDep, user_name: CurrentUser, session_id: str = Query()) -> Any:
+    """The pending interrupt of the session (200, same shape as the frame) or 204 when none."""
+    pending = await pending_interrupt(runtime, session_id, user_name)
+    if pending is None:
+        return Response(status_code=204)
+    return {**pending.to_wire(), "session_id": session_id}

@@ -1,0 +1,131 @@
+"""Usage, quota and pricing routes (spec 002, "会话与用量") and ``GET /api/health/billing``.
+
+Thin handlers over ``ventapp.billing``; every database call runs in a thread. The
+caller is ``CurrentUser`` (the ``user_name`` query parameter today). Bad input is a
+JSON error from :func:`~ventapp.api.errors.error_response` with code ``bad_request``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+
+from ventapp.api.deps import CurrentUser, RuntimeDep
+from ventapp.api.errors import error_response
+from ventapp.billing import guard, pricing, reports
+
+router = APIRouter(tags=["usage"])
+
+QUOTA_PROBLEM = f'Send JSON {{"daily_token_limit": N}} with N a whole number from 0 (unlimited) to {guard.MAX_DAILY_TOKEN_LIMIT}.'
+
+
+def _whole(raw: str, low: int, high: int | None = None) -> int | None:
+    """``raw`` as an int within ``[low, high]``, or None if it is not one."""
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        return None
+    if value < low or (high is not None and value > high):
+        return None
+    return value
+
+
+@router.get("/api/usage/today")
+async def usage_today(runtime: RuntimeDep, user_name: CurrentUser) -> dict[str, Any]:
+    """Today's usage (Asia/Shanghai day) against the quota.
+
+    Body: ``{user_name, day, timezone, resets_at, input_tokens, output_tokens, total_tokens,
+    calls, by_source{provider{input_tokens,output_tokens}, estimate{...}}, cost[{currency,
+    cost_micros, calls, display}], daily_token_limit, quota_source, used_tokens,
+    remaining_tokens (null = unlimited), pending_settlements, pending_tokens}``.
+    """
+    today = await asyncio.to_thread(reports.today_usage, runtime.engine, runtime.settings, user_name)
+    return today.public()
+
+
+@router.get("/api/usage/recent")
+async def usage_recent(
+    runtime: RuntimeDep,
+    user_name: CurrentUser,
+    limit: Annotated[str, Query(description=f"rows per page, 1–{reports.MAX_PAGE}")] = "50",
+    offset: Annotated[str, Query(description="rows to skip, ≥ 0")] = "0",
+) -> Any:
+    """The user's ledger, newest first: ``{items[], total, limit, offset}``; 422 on a bad page."""
+    page_size = _whole(limit, 1, reports.MAX_PAGE)
+    skip = _whole(offset, 0)
+    if page_size is None or skip is None:
+        return error_response(
+            422, "bad_request", f"limit must be a whole number from 1 to {reports.MAX_PAGE} and offset ≥ 0."
+        )
+    return await asyncio.to_thread(
+        reports.recent_usage, runtime.engine, user_name, limit=page_size, offset=skip
+    )
+
+
+@router.get("/api/usage/runs/{run_id}")
+async def usage_of_run(run_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Any:
+    """The ledger rows of one of the user's runs: ``{run_id, items[]}``; 404 if none are theirs."""
+    owner, items = await asyncio.to_thread(reports.run_usage, runtime.engine, run_id)
+    if owner is None or owner != user_name:
+        return error_response(404, "not_found", "No usage is booked for this run.")
+    return {"run_id": run_id, "items": items}
+
+
+@router.put("/api/usage/quota")
+async def put_quota(request: Request, runtime: RuntimeDep, user_name: CurrentUser) -> Any:
+    """Set the user's daily token limit (``{"daily_token_limit": N}``, 0 = unlimited); 422 on bad input.
+
+    Returns the new quota: ``{user_name, daily_token_limit, quota_source, used_tokens, remaining_tokens}``.
+    """
+    try:
+        body = json.loads(await request.body() or b"null")
+    except ValueError:
+        return error_response(422, "bad_request", QUOTA_PROBLEM)
+    value = body.get("daily_token_limit") if isinstance(body, dict) else None
+    if type(value) is not int or not 0 <= value <= guard.MAX_DAILY_TOKEN_LIMIT:
+        return error_response(422, "bad_request", QUOTA_PROBLEM)
+
+    def _apply() -> guard.QuotaStatus:
+        guard.set_user_quota(runtime.engine, user_name, value)
+        return guard.quota_status(runtime.engine, runtime.settings, user_name)
+
+    status = await asyncio.to_thread(_apply)
+    return {
+        "user_name": user_name,
+        "daily_token_limit": status.daily_token_limit,
+        "quota_source": status.source,
+        "used_tokens": status.used_tokens,
+        "remaining_tokens": status.remaining_tokens,
+    }
+
+
+@router.get("/api/usage/pricing")
+async def usage_pricing(runtime: RuntimeDep) -> dict[str, Any]:
+    """The pricing table: ``{model, items[{model, currency, input/output_micros_per_mtok, input/output_per_mtok}]}``.
+
+    ``model`` is the configured model; prices are per million tokens.
+    """
+    prices = await asyncio.to_thread(pricing.list_prices, runtime.engine)
+    return {"model": runtime.settings.model_name, "items": [price.public() for price in prices]}
+
+
+@router.get("/api/usage/pricing/{model}")
+async def usage_price(model: str, runtime: RuntimeDep) -> Any:
+    """One model's price; 404 when it has none."""
+    price = await asyncio.to_thread(pricing.get_price, runtime.engine, model)
+    if price is None:
+        return error_response(404, "not_found", f"The model '{model}' has no price.")
+    return price.public()
+
+
+@router.get("/api/health/billing")
+async def billing_health(runtime: RuntimeDep) -> dict[str, Any]:
+    """Billing self-check: ``{status, model, priced, price, allow_unpriced, pending_settlements, ...}``.
+
+    ``status``: ``ok``; ``degraded`` (settlements pending, or unpriced but billed at zero);
+    ``error`` (the model is unpriced and runs are refused).
+    """
+    return await asyncio.to_thread(reports.billing_health, runtime.engine, runtime.settings)

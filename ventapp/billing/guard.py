@@ -1,0 +1,155 @@
+"""The pre-run guard and quotas: refuse a run before the model is called, never after.
+
+Two checks, in order (spec 002, "配置" and "执行可靠性与隔离"):
+
+1. the configured model has a price — otherwise its usage could not be billed and
+   the run is refused (503 ``model_unpriced``) unless ``BILLING_ALLOW_UNPRICED=1``,
+   which bills it at zero (fail-closed by default);
+2. the user is under their daily token quota (input + output tokens, estimates
+   included, settlements still pending included) — otherwise 429 ``quota`` with
+   ``retry_after`` = seconds until the quota resets at 00:00 Asia/Shanghai.
+
+A user's own quota (``PUT /api/usage/quota``) wins over ``TFAGENTS_DAILY_TOKEN_LIMIT``;
+0 means unlimited either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from sqlalchemy.engine import Engine
+
+from ventapp.billing.day import USAGE_TZ_NAME, seconds_until_reset, usage_day
+from ventapp.billing.pricing import get_price
+from ventapp.config import Settings
+from ventapp.db import billing_store
+
+MAX_DAILY_TOKEN_LIMIT = 2**31 - 1
+"""Largest storable quota (tokens); larger values are refused with ValueError."""
+
+
+class BillingRejected(Exception):
+    """Billing refused a run before it started; nothing was sent to the model.
+
+    Attributes:
+        status: HTTP status for an API answer: 503 (``model_unpriced``) or 429 (``quota``).
+        code: Machine-readable code: ``model_unpriced`` or ``quota``.
+        message: A sentence for people, naming the fix.
+        retry_after: Seconds until retrying can succeed (the quota reset), else None.
+    """
+
+    def __init__(self, status: int, code: str, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class QuotaStatus:
+    """A user's quota on one usage day.
+
+    Attributes:
+        daily_token_limit: Tokens per day (input + output); 0 = unlimited.
+        source: ``user`` when the user set it, ``default`` for ``TFAGENTS_DAILY_TOKEN_LIMIT``.
+        used_tokens: Tokens booked today plus tokens of pending settlements of today.
+        remaining_tokens: ``limit - used`` (never below 0), or None when unlimited.
+    """
+
+    daily_token_limit: int
+    source: Literal["user", "default"]
+    used_tokens: int
+    remaining_tokens: int | None
+
+    @property
+    def exhausted(self) -> bool:
+        """True when a limit is set and today's usage has reached it."""
+        return self.remaining_tokens is not None and self.remaining_tokens <= 0
+
+
+def quota_status(
+    engine: Engine, settings: Settings, user_name: str, *, at: datetime | None = None
+) -> QuotaStatus:
+    """The user's limit and today's usage against it.
+
+    Args:
+        engine: The relational store.
+        settings: Supplies ``daily_token_limit`` (the default quota).
+        user_name: Whose quota.
+        at: The moment whose usage day counts (naive = UTC); default now.
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: The database cannot be read.
+    """
+    day = usage_day(at)
+    row = billing_store.get_quota(engine, user_name)
+    limit, source = (
+        (row.daily_token_limit, "user") if row is not None else (settings.daily_token_limit, "default")
+    )
+    daily = billing_store.get_daily(engine, user_name, day)
+    booked = (daily.input_tokens + daily.output_tokens) if daily is not None else 0
+    _, pending = billing_store.pending_for_user(engine, user_name, day)
+    used = booked + pending
+    remaining = max(0, limit - used) if limit > 0 else None
+    return QuotaStatus(daily_token_limit=limit, source=source, used_tokens=used, remaining_tokens=remaining)
+
+
+def set_user_quota(engine: Engine, user_name: str, daily_token_limit: int) -> None:
+    """Set the user's own daily token limit (tokens, input + output; 0 = unlimited).
+
+    Raises:
+        ValueError: The limit is negative or larger than ``MAX_DAILY_TOKEN_LIMIT``.
+    """
+    if not 0 <= daily_token_limit <= MAX_DAILY_TOKEN_LIMIT:
+        raise ValueError(f"daily_token_limit must be between 0 and {MAX_DAILY_TOKEN_LIMIT}")
+    billing_store.set_quota(engine, user_name, daily_token_limit)
+
+
+def remaining_tokens(engine: Engine, settings: Settings, user_name: str) -> int | None:
+    """Tokens the user may still use today (for the check between model calls).
+
+    Returns:
+        Remaining tokens (0 when exhausted), or None when the user has no limit.
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: The database cannot be read.
+    """
+    return quota_status(engine, settings, user_name).remaining_tokens
+
+
+def precheck(engine: Engine, settings: Settings, user_name: str) -> None:
+    """Refuse a run that could not be billed or would exceed the user's quota. Blocking: use a thread.
+
+    Args:
+        engine: The relational store.
+        settings: Supplies ``model_name``, ``billing_allow_unpriced`` and ``daily_token_limit``.
+        user_name: Who asks for the run.
+
+    Raises:
+        BillingRejected: 503 ``model_unpriced`` (the model has no price and
+            ``BILLING_ALLOW_UNPRICED=0``) or 429 ``quota`` (today's tokens reached the limit;
+            ``retry_after`` = seconds to the 00:00 Asia/Shanghai reset).
+        sqlalchemy.exc.SQLAlchemyError: The database cannot be read.
+    """
+    model = settings.model_name
+    if not settings.billing_allow_unpriced and get_price(engine, model) is None:
+        raise BillingRejected(
+            503,
+            "model_unpriced",
+            f"The model '{model}' has no price, so its usage cannot be billed and the run was not "
+            f"started. An operator can add its price per million tokens (python -m ventapp.billing "
+            f"set-price {model} INPUT OUTPUT CNY) or set BILLING_ALLOW_UNPRICED=1 to bill it at zero.",
+        )
+    status = quota_status(engine, settings, user_name)
+    if status.exhausted:
+        raise BillingRejected(
+            429,
+            "quota",
+            f"You have used {status.used_tokens:,} of your {status.daily_token_limit:,} tokens for "
+            f"today. The quota resets at 00:00 {USAGE_TZ_NAME}; you can also raise your daily "
+            "limit on the usage page.",
+            retry_after=seconds_until_reset(),
+        )

@@ -1,0 +1,279 @@
+"""Storage of prices, the usage ledger, daily totals, quotas and pending settlements. Access only.
+
+Business rules (what a call costs, which day it belongs to, whether a run may
+start) live in ``ventapp.billing``; this module reads and writes rows. Every
+function is synchronous and is one transaction: async callers use
+``asyncio.to_thread``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import date, datetime
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, func, select
+
+from ventapp.db.billing_models import (
+    BillingPending,
+    ModelPrice,
+    UsageDaily,
+    UsageLedger,
+    UserQuota,
+)
+from ventapp.db.models import utcnow
+
+# --- prices ------------------------------------------------------------------------------
+
+
+def get_price(engine: Engine, model: str) -> ModelPrice | None:
+    """The price row of ``model`` (exact name), or None."""
+    with Session(engine) as db:
+        return db.get(ModelPrice, model)
+
+
+def list_prices(engine: Engine) -> Sequence[ModelPrice]:
+    """Every price row, by model name."""
+    with Session(engine) as db:
+        return db.exec(select(ModelPrice).order_by(col(ModelPrice.model))).all()
+
+
+def insert_prices_if_missing(engine: Engine, prices: Iterable[ModelPrice]) -> int:
+    """Insert the prices whose model has no row yet; existing rows are never touched.
+
+    Returns:
+        How many rows were inserted.
+    """
+    with Session(engine) as db:
+        existing = set(db.exec(select(ModelPrice.model)).all())
+        added = 0
+        for price in prices:
+            if price.model not in existing:
+                db.add(price)
+                existing.add(price.model)
+                added += 1
+        db.commit()
+        return added
+
+
+def upsert_price(engine: Engine, model: str, input_micros: int, output_micros: int, currency: str) -> None:
+    """Set a model's price per million tokens (micro-units of ``currency``), replacing any old one."""
+    with Session(engine) as db:
+        row = db.get(ModelPrice, model) or ModelPrice(
+            model=model, input_micros_per_mtok=0, output_micros_per_mtok=0
+        )
+        row.input_micros_per_mtok = input_micros
+        row.output_micros_per_mtok = output_micros
+        row.currency = currency
+        row.updated_at = utcnow()
+        db.add(row)
+        db.commit()
+
+
+# --- quotas ------------------------------------------------------------------------------
+
+
+def get_quota(engine: Engine, user_name: str) -> UserQuota | None:
+    """The user's own quota row, or None (the configured default applies)."""
+    with Session(engine) as db:
+        return db.get(UserQuota, user_name)
+
+
+def set_quota(engine: Engine, user_name: str, daily_token_limit: int) -> None:
+    """Store the user's daily token limit (tokens; 0 = unlimited)."""
+    with Session(engine) as db:
+        row = db.get(UserQuota, user_name) or UserQuota(user_name=user_name)
+        row.daily_token_limit = daily_token_limit
+        row.updated_at = utcnow()
+        db.add(row)
+        db.commit()
+
+
+# --- ledger and daily totals -------------------------------------------------------------
+
+
+def write_settlement(
+    engine: Engine,
+    rows: Sequence[UsageLedger],
+    *,
+    user_name: str,
+    day: date,
+    pending_id: str | None = None,
+) -> list[UsageLedger]:
+    """Insert the ledger rows not yet present and add exactly those to the day's total, atomically.
+
+    Rows whose ``id`` already exists are skipped, so writing the same settlement
+    twice changes nothing. When ``pending_id`` is given that ``billing_pending`` row
+    is deleted in the same transaction.
+
+    Args:
+        rows: Ledger rows with ids, tokens and cost already set.
+        user_name: Owner of the daily total to increase.
+        day: The usage day of the total (Asia/Shanghai).
+        pending_id: The pending settlement this write completes, if any.
+
+    Returns:
+        The rows that were newly written (empty if all existed).
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: The write failed; nothing was committed.
+    """
+    with Session(engine, expire_on_commit=False) as db:
+        ids = [row.id for row in rows]
+        existing = (
+            set(db.exec(select(UsageLedger.id).where(col(UsageLedger.id).in_(ids))).all()) if ids else set()
+        )
+        fresh: list[UsageLedger] = []
+        for row in rows:
+            if row.id not in existing:
+                existing.add(row.id)
+                fresh.append(row)
+        if fresh:
+            db.add_all(fresh)
+            _add_to_daily(db, user_name, day, fresh)
+        if pending_id is not None:
+            db.exec(sa.delete(BillingPending).where(col(BillingPending.id) == pending_id))
+        db.commit()
+        return fresh
+
+
+def _add_to_daily(db: Session, user_name: str, day: date, rows: Sequence[UsageLedger]) -> None:
+    input_tokens = sum(row.input_tokens for row in rows)
+    output_tokens = sum(row.output_tokens for row in rows)
+    estimate_input = sum(row.input_tokens for row in rows if row.source == "estimate")
+    estimate_output = sum(row.output_tokens for row in rows if row.source == "estimate")
+    # An SQL increment, not read-modify-write: two settlements on other connections cannot lose one.
+    result = db.exec(
+        sa.update(UsageDaily)
+        .where(col(UsageDaily.user_name) == user_name, col(UsageDaily.usage_day) == day)
+        .values(
+            input_tokens=col(UsageDaily.input_tokens) + input_tokens,
+            output_tokens=col(UsageDaily.output_tokens) + output_tokens,
+            estimate_input_tokens=col(UsageDaily.estimate_input_tokens) + estimate_input,
+            estimate_output_tokens=col(UsageDaily.estimate_output_tokens) + estimate_output,
+            calls=col(UsageDaily.calls) + len(rows),
+            updated_at=utcnow(),
+        )
+    )
+    if result.rowcount == 0:
+        db.add(
+            UsageDaily(
+                user_name=user_name,
+                usage_day=day,
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                estimate_input_tokens=estimate_input,
+                estimate_output_tokens=estimate_output,
+                calls=len(rows),
+            )
+        )
+
+
+def get_daily(engine: Engine, user_name: str, day: date) -> UsageDaily | None:
+    """The user's totals for one usage day, or None if nothing was booked."""
+    with Session(engine) as db:
+        return db.get(UsageDaily, (user_name, day))
+
+
+def list_daily(engine: Engine, user_name: str, since: date) -> Sequence[UsageDaily]:
+    """The user's daily totals from ``since`` (inclusive), oldest first; days without usage absent."""
+    with Session(engine) as db:
+        query = (
+            select(UsageDaily)
+            .where(UsageDaily.user_name == user_name, col(UsageDaily.usage_day) >= since)
+            .order_by(col(UsageDaily.usage_day))
+        )
+        return db.exec(query).all()
+
+
+def list_ledger(engine: Engine, user_name: str, limit: int, offset: int) -> Sequence[UsageLedger]:
+    """The user's ledger rows, newest first, one page."""
+    with Session(engine) as db:
+        query = (
+            select(UsageLedger)
+            .where(UsageLedger.user_name == user_name)
+            .order_by(col(UsageLedger.created_at).desc(), col(UsageLedger.id).desc())
+            .offset(offset)
+            .limit(limit)
+        )
+        return db.exec(query).all()
+
+
+def count_ledger(engine: Engine, user_name: str) -> int:
+    """How many ledger rows the user has."""
+    with Session(engine) as db:
+        return db.exec(select(func.count()).where(UsageLedger.user_name == user_name)).one()
+
+
+def ledger_for_run(engine: Engine, run_id: str) -> Sequence[UsageLedger]:
+    """The ledger rows of one run, in writing order."""
+    with Session(engine) as db:
+        query = (
+            select(UsageLedger)
+            .where(UsageLedger.run_id == run_id)
+            .order_by(col(UsageLedger.created_at), col(UsageLedger.id))
+        )
+        return db.exec(query).all()
+
+
+def ledger_costs(engine: Engine, user_name: str, day: date) -> list[tuple[str | None, int, int]]:
+    """The user's cost on one day grouped by currency: ``(currency, cost_micros, calls)``.
+
+    ``currency`` is None for calls of unpriced models (billed at zero).
+    """
+    with Session(engine) as db:
+        query = (
+            select(UsageLedger.currency, func.sum(UsageLedger.cost_micros), func.count())
+            .where(UsageLedger.user_name == user_name, UsageLedger.usage_day == day)
+            .group_by(UsageLedger.currency)
+            .order_by(UsageLedger.currency)
+        )
+        return [(currency, int(cost or 0), int(calls)) for currency, cost, calls in db.exec(query).all()]
+
+
+# --- pending settlements -----------------------------------------------------------------
+
+
+def add_pending(engine: Engine, row: BillingPending) -> None:
+    """Save a settlement to retry later (its own transaction, apart from the failed write)."""
+    with Session(engine, expire_on_commit=False) as db:
+        db.add(row)
+        db.commit()
+
+
+def list_pending(engine: Engine, limit: int = 100) -> Sequence[BillingPending]:
+    """Pending settlements, oldest first."""
+    with Session(engine) as db:
+        query = select(BillingPending).order_by(col(BillingPending.created_at)).limit(limit)
+        return db.exec(query).all()
+
+
+def record_pending_failure(engine: Engine, pending_id: str, error: str) -> None:
+    """Count one more failed retry of a pending settlement and keep its last error (≤ 2,000 chars)."""
+    with Session(engine) as db:
+        row = db.get(BillingPending, pending_id)
+        if row is None:
+            return
+        row.attempts += 1
+        row.last_error = error[:2000]
+        row.updated_at = utcnow()
+        db.add(row)
+        db.commit()
+
+
+def pending_summary(engine: Engine) -> tuple[int, datetime | None]:
+    """``(how many settlements are pending, when the oldest was saved (UTC) or None)``."""
+    with Session(engine) as db:
+        count, oldest = db.exec(select(func.count(), func.min(BillingPending.created_at))).one()
+        return int(count), oldest
+
+
+def pending_for_user(engine: Engine, user_name: str, day: date) -> tuple[int, int]:
+    """``(pending settlements, their input+output tokens)`` of the user on one usage day."""
+    with Session(engine) as db:
+        query = select(
+            func.count(), func.sum(col(BillingPending.input_tokens) + col(BillingPending.output_tokens))
+        ).where(BillingPending.user_name == user_name, BillingPending.usage_day == day)
+        count, tokens = db.exec(query).one()
+        return int(count), int(tokens or 0)

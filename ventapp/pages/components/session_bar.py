@@ -1,0 +1,94 @@
+"""The bar above the message box: attach a file, the files waiting for the next message, the mode switch.
+
+DOM hooks: ``.attach-upload`` (holds the file ``input``) and ``#attach-button``;
+``.attachment-chip`` with ``data-path``; ``.upload-error``; ``#mode-switch`` with
+items ``full`` and ``plan``.
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
+from ventapp.state.chat_state import ChatState
+from ventapp.state.sessions_state import UPLOAD_ID, SessionsState
+
+
+def _attachment_chip(path: rx.Var[str]) -> rx.Component:
+    return rx.badge(
+        rx.icon("paperclip", size=12),
+        rx.text(
+            path.split("/")[-1],
+            style={"max_width": "14rem", "overflow": "hidden", "text_overflow": "ellipsis"},
+        ),
+        rx.icon(
+            "x",
+            size=12,
+            cursor="pointer",
+            on_click=SessionsState.remove_attachment(path),
+            aria_label="Remove attachment",
+        ),
+        variant="soft",
+        radius="full",
+        class_name="attachment-chip",
+        data_path=path,
+        title=path,
+    )
+
+
+def attach_button() -> rx.Component:
+    """Picks one file and saves it into the open session's ``/workspace/uploads/``."""
+    return rx.upload.root(
+        rx.button(
+            rx.icon("paperclip", size=14),
+            rx.text("Attach", display=["none", "inline"]),
+            id="attach-button",
+            type="button",
+            variant="ghost",
+            color_scheme="gray",
+            size="1",
+            disabled=ChatState.is_streaming,
+            title="Attach a file for the agent to read",
+        ),
+        id=UPLOAD_ID,
+        multiple=False,
+        no_drag=True,
+        no_keyboard=True,
+        on_drop=SessionsState.handle_upload(rx.upload_files(upload_id=UPLOAD_ID)),
+        class_name="attach-upload",
+    )
+
+
+def mode_switch() -> rx.Component:
+    """``full`` runs at once; ``plan`` asks the agent to submit a plan for approval first."""
+    return rx.segmented_control.root(
+        rx.segmented_control.item("Full", value="full"),
+        rx.segmented_control.item("Plan first", value="plan"),
+        value=ChatState.mode,
+        on_change=SessionsState.set_mode,
+        size="1",
+        id="mode-switch",
+        title="Plan first: the agent proposes a plan for your approval before acting",
+    )
+
+
+def session_bar() -> rx.Component:
+    """Attach button, waiting attachments, upload errors and the mode switch, in one row."""
+    return rx.hstack(
+        attach_button(),
+        rx.foreach(ChatState.attachments, _attachment_chip),
+        rx.cond(
+            SessionsState.upload_error != "",
+            rx.text(SessionsState.upload_error, size="1", color_scheme="red", class_name="upload-error"),
+        ),
+        rx.spacer(),
+        mode_switch(),
+        align="center",
+        spacing="2",
+        wrap="wrap",
+        width="100%",
+        max_width=CONTENT_MAX_WIDTH,
+        margin_x="auto",
+        padding=["0 0.75rem", "0 1rem"],
+        class_name="session-bar",
+    )

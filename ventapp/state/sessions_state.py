@@ -1,0 +1,227 @@
+"""The sidebar's state and the open session's settings: search, rename, pin, delete, mode, attachments.
+
+A sibling of :class:`~ventapp.state.chat_state.ChatState`: it reads and changes the chat
+(open session, session list, attachments) through ``get_state(ChatState)``. Like the
+chat, it calls the stores and the agent layer directly, never our HTTP API; deleting
+goes through :func:`ventapp.agent.sessions.delete_session`, the same function the API uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from typing import Any
+
+import reflex as rx
+
+from ventapp.agent import sessions
+from ventapp.agent.runtime import AgentRuntime, get_runtime
+from ventapp.agent.uploads import UploadRejected, save_upload
+from ventapp.db import session_store
+from ventapp.db.models import SESSION_MODES
+from ventapp.state.chat_state import (
+    NOT_READY,
+    ChatState,
+    discard_attachments,
+    load_sessions,
+    session_url_script,
+)
+from ventapp.state.views import SessionView, session_from_row
+
+logger = logging.getLogger(__name__)
+
+MAX_TITLE_CHARS = 200
+UPLOAD_ID = "attach"
+"""``rx.upload`` id of the attach button."""
+
+
+def _runtime() -> AgentRuntime | None:
+    try:
+        return get_runtime()
+    except RuntimeError:
+        return None
+
+
+def clean_title(raw: str) -> tuple[str, str]:
+    """A typed title with blanks trimmed and folded: ``(title, "")``, or ``("", problem)``."""
+    title = " ".join(str(raw or "").split())
+    if not title:
+        return "", "Enter a title."
+    if len(title) > MAX_TITLE_CHARS:
+        return "", f"Use at most {MAX_TITLE_CHARS} characters."
+    return title, ""
+
+
+async def search_sessions(user_name: str, query: str) -> list[SessionView]:
+    """The user's sessions whose title contains ``query`` (case-insensitive)."""
+    runtime = _runtime()
+    if runtime is None or not user_name:
+        return []
+    rows = await asyncio.to_thread(session_store.search_sessions, runtime.engine, user_name, query)
+    return [session_from_row(row) for row in rows]
+
+
+class SessionsState(rx.State):
+    """Sidebar search, the rename and delete dialogs, the mode switch and the attach button."""
+
+    search_query: str = ""
+    search_results: list[SessionView] = []
+    rename_id: str = ""
+    rename_value: str = ""
+    rename_error: str = ""
+    delete_id: str = ""
+    delete_title: str = ""
+    upload_error: str = ""
+    uploading: bool = False
+
+    async def _chat(self) -> ChatState:
+        return await self.get_state(ChatState)
+
+    async def _refresh(self, chat: ChatState) -> None:
+        chat.sessions = await load_sessions(chat.user_name)
+        if self.search_query:
+            self.search_results = await search_sessions(chat.user_name, self.search_query)
+
+    @rx.event
+    async def set_search(self, query: str) -> None:
+        """Filter the sidebar by title as the user types (blank shows every session)."""
+        self.search_query = query.strip()[:MAX_TITLE_CHARS]
+        chat = await self._chat()
+        self.search_results = (
+            await search_sessions(chat.user_name, self.search_query) if self.search_query else []
+        )
+
+    @rx.event
+    async def toggle_pin(self, session_id: str, pinned: bool) -> None:
+        """Pin a session to the top of the list, or unpin it."""
+        chat = await self._chat()
+        runtime = _runtime()
+        if runtime is None:
+            return
+        await asyncio.to_thread(
+            session_store.update_session, runtime.engine, session_id, chat.user_name, pinned=not pinned
+        )
+        await self._refresh(chat)
+
+    @rx.event
+    def start_rename(self, session_id: str, title: str) -> None:
+        """Open the rename dialog for a session."""
+        self.rename_id, self.rename_value, self.rename_error = session_id, title, ""
+
+    @rx.event
+    def cancel_rename(self) -> None:
+        """Close the rename dialog without saving."""
+        self.rename_id = ""
+
+    @rx.event
+    def on_rename_open_change(self, is_open: bool) -> None:
+        """Escape or a click outside closes the rename dialog without saving."""
+        if not is_open:
+            self.rename_id = ""
+
+    @rx.event
+    async def save_rename(self, form_data: dict[str, Any]) -> None:
+        """Save the title typed in the rename dialog (1–200 characters after trimming)."""
+        title, problem = clean_title(str(form_data.get("title") or ""))
+        if problem:
+            self.rename_error = problem
+            return
+        chat = await self._chat()
+        runtime = _runtime()
+        if runtime is not None and self.rename_id:
+            await asyncio.to_thread(
+                session_store.update_session, runtime.engine, self.rename_id, chat.user_name, title=title
+            )
+        self.rename_id = ""
+        await self._refresh(chat)
+
+    @rx.event
+    def ask_delete(self, session_id: str, title: str) -> None:
+        """Open the confirmation dialog before deleting a session."""
+        self.delete_id, self.delete_title = session_id, title
+
+    @rx.event
+    def cancel_delete(self) -> None:
+        """Close the confirmation dialog; nothing is deleted."""
+        self.delete_id = ""
+
+    @rx.event
+    def on_delete_open_change(self, is_open: bool) -> None:
+        """Escape closes the confirmation dialog; nothing is deleted."""
+        if not is_open:
+            self.delete_id = ""
+
+    @rx.event
+    async def confirm_delete(self) -> Any:
+        """Delete the session everywhere (graph state, files, rows); leave it if it was open."""
+        session_id, self.delete_id = self.delete_id, ""
+        chat = await self._chat()
+        runtime = _runtime()
+        if runtime is None or not session_id:
+            return None
+        try:
+            await sessions.delete_session(runtime, session_id, chat.user_name)
+        except sessions.SessionBusy:
+            return rx.toast.error("This conversation is answering right now. Stop it or wait, then delete.")
+        except OSError:
+            logger.exception("deleting the files of session %s failed", session_id)
+            return rx.toast.error("The conversation's files could not be deleted. Try again.")
+        await self._refresh(chat)
+        if chat.session_id == session_id:
+            chat.messages, chat.session_id, chat.mode = [], "", "full"
+            return session_url_script("")
+        return None
+
+    @rx.event
+    async def set_mode(self, mode: str | list[str]) -> None:
+        """Switch the open session (or the next new chat) between ``plan`` and ``full``."""
+        mode = mode[0] if isinstance(mode, list) and mode else mode
+        if mode not in SESSION_MODES:
+            return
+        chat = await self._chat()
+        chat.mode = str(mode)
+        runtime = _runtime()
+        if runtime is not None and chat.session_id:
+            await asyncio.to_thread(
+                session_store.update_session, runtime.engine, chat.session_id, chat.user_name, mode=mode
+            )
+
+    @rx.event
+    async def handle_upload(self, files: list[rx.UploadFile]) -> None:
+        """Save the picked file into the open session's ``/workspace/uploads/``; the next message names it.
+
+        Before the first message of a new chat the session gets its id here (``draft_session_id``).
+        """
+        chat = await self._chat()
+        runtime = _runtime()
+        self.upload_error = ""
+        if runtime is None:
+            self.upload_error = NOT_READY
+            return
+        if not chat.user_name:
+            chat.name_dialog_open = True
+            return
+        if not chat.session_id and not chat.draft_session_id:
+            chat.draft_session_id = str(uuid.uuid4())
+        session_id = chat.session_id or chat.draft_session_id
+        limit = runtime.settings.upload_max_bytes
+        for upload in files:
+            data = await asyncio.to_thread(upload.file.read, limit + 1)
+            try:
+                path = await asyncio.to_thread(
+                    save_upload, runtime.settings, chat.user_name, session_id, upload.name, data
+                )
+            except UploadRejected as exc:
+                self.upload_error = exc.message
+                continue
+            if path not in chat.attachments:
+                chat.attachments.append(path)
+
+    @rx.event
+    async def remove_attachment(self, path: str) -> None:
+        """Take a file off the next message and delete it (it was never sent)."""
+        chat = await self._chat()
+        if path in chat.attachments:
+            chat.attachments.remove(path)
+            await discard_attachments(chat.user_name, chat.session_id or chat.draft_session_id, [path])

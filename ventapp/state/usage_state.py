@@ -1,0 +1,251 @@
+"""The usage page's state: today's tokens and cost against the quota, 14 days, the ledger.
+
+Reads go straight to ``ventapp.billing`` in ``asyncio.to_thread`` (never HTTP to our own
+API; ``ventapp.state`` does not import ``ventapp.api``). The user is the same
+browser-stored ``ventagent_user_name`` the chat page uses. Figures arrive formatted
+(``"12,345"``) so the page only lays them out; provider figures are labelled "real",
+offline estimates "estimate", so nobody mistakes one for the other (invariant 3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import reflex as rx
+from sqlalchemy.engine import Engine
+
+from ventapp.agent.runtime import get_runtime
+from ventapp.billing import reports
+from ventapp.billing.day import USAGE_TZ, USAGE_TZ_NAME
+from ventapp.billing.guard import MAX_DAILY_TOKEN_LIMIT, set_user_quota
+from ventapp.config import Settings
+
+logger = logging.getLogger(__name__)
+
+PAGE_SIZE = 20
+"""Ledger rows per page of the table."""
+CHART_DAYS = 14
+NOT_READY = "The server is still starting. Reload the page in a moment."
+LOAD_FAILED = "Usage could not be read from the database. The error has been logged."
+QUOTA_PROBLEM = f"Enter a whole number of tokens from 0 (no limit) to {MAX_DAILY_TOKEN_LIMIT:,}."
+
+
+@dataclass
+class LedgerRowView:
+    """One ledger row as the table shows it (time in Asia/Shanghai, source "real"/"estimate")."""
+
+    id: str = ""
+    when: str = ""
+    model: str = ""
+    source: str = "real"
+    input_tokens: str = "0"
+    output_tokens: str = "0"
+    cost: str = ""
+    run_id: str = ""
+    run_short: str = ""
+    sub_agent: bool = False
+
+
+@dataclass
+class UsageSnapshot:
+    """Everything the page shows, read in one worker thread."""
+
+    today: reports.TodayUsage
+    series: list[reports.DayTotal]
+    recent: dict[str, Any]
+
+
+def fmt(number: int) -> str:
+    """Tokens for people: ``12345`` → ``"12,345"``."""
+    return f"{number:,}"
+
+
+def row_view(item: dict[str, Any]) -> LedgerRowView:
+    """A ``reports.ledger_entry`` dict as a table row."""
+    created = datetime.fromisoformat(item["created_at"]).replace(tzinfo=UTC).astimezone(USAGE_TZ)
+    return LedgerRowView(
+        id=item["id"],
+        when=created.strftime("%m-%d %H:%M:%S"),
+        model=item["model"],
+        source="real" if item["source"] == "provider" else "estimate",
+        input_tokens=fmt(item["input_tokens"]),
+        output_tokens=fmt(item["output_tokens"]),
+        cost=item["cost"],
+        run_id=item["run_id"],
+        run_short=item["run_id"][:8],
+        sub_agent=not item["main_thread"],
+    )
+
+
+def day_point(total: reports.DayTotal) -> dict[str, Any]:
+    """A ``reports.DayTotal`` as one bar of the chart: ``{label: "MM-DD", input, output}`` (tokens)."""
+    return {"label": total.day.strftime("%m-%d"), "input": total.input_tokens, "output": total.output_tokens}
+
+
+def read_snapshot(engine: Engine, settings: Settings, user_name: str, offset: int) -> UsageSnapshot:
+    """Today, the chart series and one ledger page. Blocking: call in a thread."""
+    return UsageSnapshot(
+        today=reports.today_usage(engine, settings, user_name),
+        series=reports.daily_series(engine, user_name, days=CHART_DAYS),
+        recent=reports.recent_usage(engine, user_name, limit=PAGE_SIZE, offset=offset),
+    )
+
+
+class UsageState(rx.State):
+    """State of the usage page (route ``/usage``)."""
+
+    user_name: str = rx.LocalStorage("", name="ventagent_user_name", sync=True)
+    """The chat page's user name (same browser key)."""
+
+    loaded: bool = False
+    problem: str = ""
+    day: str = ""
+    timezone: str = USAGE_TZ_NAME
+    total_tokens: str = "0"
+    input_tokens: str = "0"
+    output_tokens: str = "0"
+    real_tokens: str = "0"
+    estimate_tokens: str = "0"
+    has_estimates: bool = False
+    cost_text: str = "—"
+    calls: str = "0"
+    limited: bool = False
+    limit_text: str = ""
+    used_text: str = "0"
+    remaining_text: str = ""
+    percent_used: int = 0
+    quota_source: str = "default"
+    pending_settlements: int = 0
+    pending_tokens: str = "0"
+
+    series: list[dict[str, Any]] = []
+    """The 14-day chart's bars (recharts wants plain objects)."""
+    rows: list[LedgerRowView] = []
+    total_rows: int = 0
+    offset: int = 0
+
+    quota_input: str = ""
+    quota_error: str = ""
+    quota_notice: str = ""
+
+    @rx.var
+    def has_prev(self) -> bool:
+        """A newer page of the ledger exists."""
+        return self.offset > 0
+
+    @rx.var
+    def has_next(self) -> bool:
+        """An older page of the ledger exists."""
+        return self.offset + PAGE_SIZE < self.total_rows
+
+    @rx.var
+    def page_label(self) -> str:
+        """``"1–20 of 57"`` (empty without rows)."""
+        if not self.total_rows:
+            return ""
+        return f"{self.offset + 1}–{min(self.offset + PAGE_SIZE, self.total_rows)} of {self.total_rows}"
+
+    def _apply(self, snap: UsageSnapshot) -> None:
+        today = snap.today
+        self.day = today.day.isoformat()
+        self.total_tokens = fmt(today.total_tokens)
+        self.input_tokens = fmt(today.input_tokens)
+        self.output_tokens = fmt(today.output_tokens)
+        estimate = today.estimate_input_tokens + today.estimate_output_tokens
+        self.real_tokens = fmt(today.total_tokens - estimate)
+        self.estimate_tokens = fmt(estimate)
+        self.has_estimates = estimate > 0
+        self.cost_text = " + ".join(line.public()["display"] for line in today.costs) or "—"
+        self.calls = fmt(today.calls)
+        self.limited = today.daily_token_limit > 0
+        self.limit_text = fmt(today.daily_token_limit)
+        self.used_text = fmt(today.used_tokens)
+        self.remaining_text = fmt(today.remaining_tokens or 0)
+        limit = max(1, today.daily_token_limit)
+        self.percent_used = min(100, today.used_tokens * 100 // limit) if self.limited else 0
+        self.quota_source = today.quota_source
+        self.pending_settlements = today.pending_settlements
+        self.pending_tokens = fmt(today.pending_tokens)
+        self.series = [day_point(total) for total in snap.series]
+        self.rows = [row_view(item) for item in snap.recent["items"]]
+        self.total_rows = snap.recent["total"]
+        self.offset = snap.recent["offset"]
+        if not self.quota_input:
+            self.quota_input = str(today.daily_token_limit)
+
+    async def _reload(self, offset: int) -> None:
+        try:
+            runtime = get_runtime()
+        except RuntimeError:
+            self.problem, self.loaded = NOT_READY, True
+            return
+        try:
+            snap = await asyncio.to_thread(
+                read_snapshot, runtime.engine, runtime.settings, self.user_name, max(0, offset)
+            )
+        except Exception:
+            logger.exception("reading usage of %r failed", self.user_name)
+            self.problem, self.loaded = LOAD_FAILED, True
+            return
+        self.problem = ""
+        self._apply(snap)
+        self.loaded = True
+
+    @rx.event
+    async def load_page(self) -> None:
+        """On mount: read today, the last 14 days and the newest ledger rows of the user."""
+        self.quota_error = self.quota_notice = ""
+        self.quota_input = ""
+        if not self.user_name:
+            self.loaded = True
+            return
+        await self._reload(0)
+
+    @rx.event
+    async def next_page(self) -> None:
+        """Older ledger rows."""
+        if self.has_next:
+            await self._reload(self.offset + PAGE_SIZE)
+
+    @rx.event
+    async def prev_page(self) -> None:
+        """Newer ledger rows."""
+        if self.has_prev:
+            await self._reload(self.offset - PAGE_SIZE)
+
+    @rx.event
+    def edit_quota_input(self, value: str) -> None:
+        """Typing in the limit field."""
+        self.quota_input = value
+        self.quota_error = self.quota_notice = ""
+
+    @rx.event
+    async def save_quota(self, form_data: dict[str, Any]) -> None:
+        """Submit of the quota form (field ``daily_token_limit``; 0 = no limit)."""
+        raw = str(form_data.get("daily_token_limit", self.quota_input) or "").replace(",", "").strip()
+        self.quota_notice = ""
+        try:
+            value = int(raw)
+        except ValueError:
+            value = -1
+        if not 0 <= value <= MAX_DAILY_TOKEN_LIMIT:
+            self.quota_error = QUOTA_PROBLEM
+            return
+        if not self.user_name:
+            self.quota_error = "Set your name on the chat page first."
+            return
+        try:
+            runtime = get_runtime()
+            await asyncio.to_thread(set_user_quota, runtime.engine, self.user_name, value)
+        except Exception:
+            logger.exception("saving the quota of %r failed", self.user_name)
+            self.quota_error = "The limit could not be saved. The error has been logged."
+            return
+        self.quota_error = ""
+        self.quota_input = str(value)
+        self.quota_notice = "No daily limit." if value == 0 else f"Daily limit set to {fmt(value)} tokens."
+        await self._reload(self.offset)
