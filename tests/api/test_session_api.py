@@ -315,19 +315,23 @@ def test_two_users_never_see_each_others_sessions_or_files(client: httpx.Client,
     llm.push(
         {
             "tool_calls": [
-                {"name": "ls", "arguments": {"path": "/workspace/uploads"}},
-                {"name": "read_file", "arguments": {"file_path": "/workspace/uploads/secret.txt"}},
-                {"name": "glob", "arguments": {"pattern": "**/secret.txt", "path": "/"}},
+                {"id": "ls", "name": "ls", "arguments": {"path": "/workspace/uploads"}},
+                {
+                    "id": "read",
+                    "name": "read_file",
+                    "arguments": {"file_path": "/workspace/uploads/secret.txt"},
+                },
+                {"id": "glob", "name": "glob", "arguments": {"pattern": "**/secret.txt", "path": "/"}},
             ]
         },
         {"content": "Nothing there."},
     )
     _, frames = _chat(client, bob, "list my uploads", session_id=bob_session)
-    results = [frame for frame in frames if frame["type"] == "tool_result"]
-    assert len(results) == 3
-    assert all("alice's secret" not in frame["content"] for frame in results)
-    assert "secret.txt" not in results[0]["content"] and results[1]["error"] is True
-    assert "secret.txt" not in results[2]["content"]
+    results = {frame["tool_call_id"]: frame for frame in frames if frame["type"] == "tool_result"}
+    assert set(results) == {"ls", "read", "glob"}
+    assert all("alice's secret" not in frame["content"] for frame in results.values())
+    assert "secret.txt" not in results["ls"]["content"] and results["read"]["error"] is True
+    assert "secret.txt" not in results["glob"]["content"]
     assert not _folder(bob, alice_session).exists(), "the intruder's refused turn left no folder"
 
 

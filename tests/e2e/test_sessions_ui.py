@@ -67,8 +67,14 @@ def _titles(page: Page) -> list[str]:
     return page.locator(".session-item .session-title").all_inner_texts()
 
 
-def _session_in_url(page: Page) -> str:
-    match = re.search(r"[?&]session=([0-9a-f-]{36})", page.url)
+SESSION_IN_URL = re.compile(r"[?&]session=([0-9a-f-]{36})")
+
+
+def _session_in_url(page: Page, expected: str | None = None) -> str:
+    """The session id in the address bar, once the page has put it there (and it is ``expected``)."""
+    wanted = re.compile(rf"[?&]session={expected}") if expected else SESSION_IN_URL
+    expect(page).to_have_url(wanted)
+    match = SESSION_IN_URL.search(page.url)
     assert match, page.url
     return match.group(1)
 
@@ -112,13 +118,13 @@ def test_sessions_story(page: Page, app: ReflexApp, llm: ScriptedServer) -> None
     # Open the remaining chat; a reload keeps it open and the sidebar unchanged.
     _item(page, "Fan room A").locator(".session-title").click()
     expect(page.locator(".msg-user")).to_have_text(["first chat about fans"])
-    assert _session_in_url(page) == first_id
+    _session_in_url(page, first_id)
     page.reload()
     expect(page.locator(".msg-user")).to_have_text(["first chat about fans"])
     expect(page.locator(".session-item")).to_have_count(1)
     expect(page.locator(".session-item").first).to_have_attribute("data-pinned", "true")
     expect(page.locator(".session-item .session-title")).to_have_text("Fan room A")
-    assert _session_in_url(page) == first_id
+    _session_in_url(page, first_id)
 
     # Attach a file; the agent lists it.
     page.locator(".attach-upload input[type=file]").set_input_files(
