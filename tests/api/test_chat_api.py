@@ -168,3 +168,13 @@ def test_health_reports_model_and_subsystems(client: httpx.Client) -> None:
 def test_legacy_test_page_is_served(client: httpx.Client) -> None:
     response = client.get("/static/index.html")
     assert response.status_code == 200 and "/api/chat" in response.text
+
+
+def test_errors_share_one_json_shape(client: httpx.Client) -> None:
+    blank_user = client.get(f"/api/chat/history/{uuid.uuid4()}", params={"user_name": "  "})
+    malformed = client.post("/api/chat/resume", json={"session_id": "x"})
+    for response, status in ((blank_user, 400), (malformed, 422)):
+        body = response.json()
+        assert response.status_code == status and body["code"] == "bad_request"
+        assert isinstance(body["message"], str) and body["message"] == body["detail"]
+    assert "interrupt_token" in malformed.json()["message"]

@@ -6,10 +6,11 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.api import chat_routes, health_routes, resume_routes, session_routes, usage_routes
-from ventapp.api.errors import chat_rejected_handler
+from ventapp.api.errors import chat_rejected_handler, validation_error_handler
 
 
 def create_api(lifespan: Callable[[FastAPI], Any] | None = None) -> FastAPI:
@@ -22,6 +23,7 @@ def create_api(lifespan: Callable[[FastAPI], Any] | None = None) -> FastAPI:
     """
     api = FastAPI(title="VentAgent API", version="0.1.0", lifespan=lifespan)
     api.add_exception_handler(ChatRejected, chat_rejected_handler)
+    api.add_exception_handler(RequestValidationError, validation_error_handler)
     api.include_router(chat_routes.router)
     api.include_router(resume_routes.router)
     api.include_router(health_routes.router)

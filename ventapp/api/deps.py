@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Query
+from fastapi import Depends, Query
 
+from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.runtime import AgentRuntime, get_runtime
 
 
@@ -18,7 +19,7 @@ def resolve_user(user_name: Annotated[str, Query(max_length=128)] = "default") -
     """The caller's user name from the query string (default ``default``)."""
     name = user_name.strip()
     if not name:
-        raise HTTPException(400, detail={"message": "user_name must not be blank.", "code": "bad_request"})
+        raise ChatRejected(400, "bad_request", "user_name must not be blank.")
     return name
 
 
@@ -27,9 +28,7 @@ def runtime_dep() -> AgentRuntime:
     try:
         return get_runtime()
     except RuntimeError:
-        raise HTTPException(
-            503, detail={"message": "The server is starting; retry shortly.", "code": "busy"}
-        ) from None
+        raise ChatRejected(503, "busy", "The server is starting; retry shortly.", retry_after=2) from None
 
 
 CurrentUser = Annotated[str, Depends(resolve_user)]

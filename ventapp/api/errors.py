@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from ventapp.agent.pipeline import ChatRejected
@@ -36,3 +38,14 @@ async def chat_rejected_handler(_request: Request, exc: Exception) -> JSONRespon
     """Exception handler turning :class:`ChatRejected` into its HTTP status and JSON body."""
     assert isinstance(exc, ChatRejected)
     return error_response(exc.status, exc.code, exc.message, retry_after=exc.retry_after, details=exc.details)
+
+
+async def validation_error_handler(_request: Request, exc: Exception) -> JSONResponse:
+    """422 for malformed input, in the same JSON shape as every other error (plus ``errors``)."""
+    assert isinstance(exc, RequestValidationError)
+    problems = [
+        f"{'.'.join(str(part) for part in error.get('loc', ()) if part != 'body')}: {error.get('msg', 'invalid')}"
+        for error in exc.errors()
+    ]
+    message = "Invalid request: " + "; ".join(problems) if problems else "Invalid request."
+    return error_response(422, "bad_request", message, details={"errors": jsonable_encoder(exc.errors())})
