@@ -12,7 +12,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import StreamingResponse
-from starlette.background import BackgroundTask
 
 from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat, stop_run
 from ventapp.agent.prefixes import apply_prefixes
@@ -20,7 +19,7 @@ from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.uploads import UploadRejected, discard_upload, save_upload
 from ventapp.api.deps import CurrentUser, RuntimeDep
 from ventapp.api.errors import error_response
-from ventapp.api.sse import SSE_HEADERS, sse_frame
+from ventapp.api.sse import stream_run
 from ventapp.db import chat_store
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
@@ -100,19 +99,7 @@ async def chat(
         await _discard_uploads(runtime, request)  # a refused turn leaves nothing behind
         raise
 
-    async def frames() -> Any:
-        async for event in run.events():
-            yield sse_frame(event, session_id=run.session_id, trace_id=run.trace_id)
-
-    headers = {
-        **SSE_HEADERS,
-        "X-Session-Id": run.session_id,
-        "X-Trace-Id": run.trace_id,
-        "X-Run-Id": run.run_id,
-    }
-    return StreamingResponse(
-        frames(), media_type="text/event-stream", headers=headers, background=BackgroundTask(run.release)
-    )
+    return stream_run(run)
 
 
 @router.post("/stop")

@@ -7,12 +7,11 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
-from starlette.background import BackgroundTask
 
 from ventapp.agent.interrupts import ResumeAnswer
 from ventapp.agent.resume import ResumeRequest, pending_interrupt, start_resume
 from ventapp.api.deps import CurrentUser, RuntimeDep
-from ventapp.api.sse import SSE_HEADERS, sse_frame
+from ventapp.api.sse import stream_run
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
 
@@ -56,21 +55,8 @@ async def resume(body: ResumeBody, runtime: RuntimeDep) -> StreamingResponse:
         user_name=body.user_name.strip(),
         answer=answer,
     )
-    run = await start_resume(runtime, request)
 
-    async def frames() -> Any:
-        async for event in run.events():
-            yield sse_frame(event, session_id=run.session_id, trace_id=run.trace_id)
-
-    headers = {
-        **SSE_HEADERS,
-        "X-Session-Id": run.session_id,
-        "X-Trace-Id": run.trace_id,
-        "X-Run-Id": run.run_id,
-    }
-    return StreamingResponse(
-        frames(), media_type="text/event-stream", headers=headers, background=BackgroundTask(run.release)
-    )
+    return stream_run(await start_resume(runtime, request))
 
 
 @router.get("/interrupt")
