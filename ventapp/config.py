@@ -57,7 +57,10 @@ KEYS: dict[str, tuple[str, str]] = {
     "MODEL_TIMEOUT_S": ("120", "Seconds to wait for one model response before failing the run"),
     "MODEL_MAX_RETRIES": ("1", "Retries of a failed model call (connection errors, 5xx)"),
     "LOG_LEVEL": ("INFO", "Python log level of the app's loggers"),
-    "CTX_COMPACT_ENABLED": ("1", "0 turns off summarisation (and its history archive); long chats then overflow"),
+    "CTX_COMPACT_ENABLED": (
+        "1",
+        "0 turns off summarisation (and its history archive); long chats then overflow",
+    ),
     "HITL_TOOLS": ("", "Extra tool names that need a person's approval, comma-separated (e.g. calculate)"),
     "UPLOAD_MAX_BYTES": ("20971520", "Largest accepted upload in bytes (20 MiB); larger is refused with 413"),
     "BILLING_ALLOW_UNPRICED": ("0", "1 bills a model with no price at zero; 0 refuses the run (fail-closed)"),

@@ -77,6 +77,9 @@ def test_approve_runs_the_tool_once_and_streams_the_answer(http: httpx.Client, l
     history = http.get(f"/api/chat/history/{session_id}").json()["messages"]
     assert [m["role"] for m in history] == ["user", "assistant"], "the resumed answer extends the paused one"
     assert history[-1]["status"] == "complete" and history[-1]["tool_calls"][0]["content"] == "60"
+    saved = history[-1]["usage"]
+    assert saved["currency"] == "CNY" and saved["cost_micros"] > 0, "the saved answer carries its cost"
+    assert saved["model_calls"] == 2, "both parts of the paused-and-resumed answer are counted"
     assert "60" in history[-1]["content"]
 
 

@@ -25,6 +25,7 @@ from reflex_base.utils.format import format_event_handler
 from ventapp.agent import events as ev
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.state import chat_state as cs
+from ventapp.state import turns
 from ventapp.state.live_answer import LiveAnswer, changed_fields, pump, reduce_event, to_message
 from ventapp.state.views import message_from_row, usage_footer
 
@@ -348,8 +349,8 @@ def pipeline(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     async def load_sessions(user_name: str) -> list[Any]:
         return [cs.SessionView(id=SESSION, title="calc", updated=datetime(2025, 1, 1).isoformat())]
 
-    monkeypatch.setattr(cs, "_runtime", lambda: object())
-    monkeypatch.setattr(cs, "start_chat", start_chat)
+    monkeypatch.setattr(turns, "current_runtime", lambda: object())
+    monkeypatch.setattr(turns, "start_chat", start_chat)
     monkeypatch.setattr(cs, "load_sessions", load_sessions)
     return fake
 

@@ -207,7 +207,7 @@ class ChatRun:
             with contextlib.suppress(BaseException):
                 await self._producer
         transcript = self.kernel.transcript
-        usage = transcript.meter.usage()
+        usage = self._priced(transcript.meter.usage())
         engine = self.runtime.engine
         try:
             answer = transcript.answer

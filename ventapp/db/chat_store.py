@@ -152,7 +152,7 @@ def save_run_answer(
     by_url = {item["url"]: item for item in [*row.citations, *citations]}
     totals = {
         key: row.usage.get(key, 0) + usage.get(key, 0)
-        for key in ("input_tokens", "output_tokens", "total_tokens", "model_calls")
+        for key in ("input_tokens", "output_tokens", "total_tokens", "model_calls", "cost_micros")
     }
     with Session(engine, expire_on_commit=False) as db:
         stored = db.get(ChatMessage, row.id)

@@ -1,4 +1,7 @@
-"""The chat page (route ``/``): sidebar, header, transcript, composer."""
+"""The chat page (route ``/``): sidebar, header, transcript, composer.
+
+The live bubble is on screen while a run streams and while a paused run waits on its card.
+"""
 
 from __future__ import annotations
 
@@ -19,11 +22,11 @@ def transcript() -> rx.Component:
         rx.vstack(
             model_callout(),
             rx.cond(
-                (ChatState.messages.length() == 0) & ~ChatState.is_streaming,
+                (ChatState.messages.length() == 0) & ~ChatState.live_open,
                 welcome(),
             ),
             rx.foreach(ChatState.messages, message_row),
-            rx.cond(ChatState.is_streaming, live_bubble()),
+            rx.cond(ChatState.live_open, live_bubble()),
             spacing="5",
             width="100%",
             max_width=CONTENT_MAX_WIDTH,

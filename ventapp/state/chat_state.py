@@ -15,6 +15,13 @@ Streaming rules (DESIGN.md, "UI streaming"):
   sends ``live_text`` and nothing else;
 * ``messages`` (the finished transcript) is never touched while a run streams: the
   finished answer is appended once, at the end, in ``finally``.
+
+Approvals, questions and plans: a run that pauses keeps its bubble on screen (the
+``live_*`` vars) with a card (``interrupt``, see :mod:`ventapp.state.interrupt_view`).
+The card's answer chains into :meth:`ChatState.resume_agent`, which streams the resumed
+run into the *same* bubble; the transcript gets one answer. A reloaded page gets the card
+back from the checkpoint (:func:`ventapp.state.turns.load_interrupt`). While a run
+streams, the Stop button calls :meth:`ChatState.stop`.
 """
 
 from __future__ import annotations
@@ -28,14 +35,25 @@ from typing import Any
 
 import reflex as rx
 
-from ventapp.agent.pipeline import MAX_USER_NAME_CHARS, ChatRejected, ChatRequest, start_chat
-from ventapp.agent.prefixes import apply_prefixes
-from ventapp.agent.runtime import AgentRuntime, get_runtime
+from ventapp.agent.interrupts import ResumeAnswer
+from ventapp.agent.pipeline import MAX_USER_NAME_CHARS
+from ventapp.agent.resume import ResumeRequest
 from ventapp.agent.uploads import discard_upload
 from ventapp.config import Settings, get_settings
 from ventapp.db import chat_store, session_store
-from ventapp.state.live_answer import LiveAnswer, changed_fields, failed_answer, pump, to_message
+from ventapp.state import turns, views
+from ventapp.state.interrupt_view import (
+    InterruptView,
+    approval_answer,
+    interrupt_view,
+    plan_answer,
+    questions_answer,
+    with_mode,
+)
+from ventapp.state.live_answer import LiveAnswer, continued, failed_answer, live_from_message, to_message
+from ventapp.state.turns import LIST_LIVE_VARS, LIVE_VARS, THINKING, UI_FAILURE, apply_live, current_live
 from ventapp.state.views import (
+    STATUS_WAITING,
     ChatMessageView,
     CitationView,
     SessionView,
@@ -47,32 +65,9 @@ from ventapp.state.views import (
 
 logger = logging.getLogger(__name__)
 
-NOT_READY = "The agent is still starting up. Try again in a moment."
-UI_FAILURE = "Something went wrong while showing this answer. The error has been logged."
-THINKING = "正在思考…"
-
-LIVE_VARS: dict[str, str] = {
-    "text": "live_text",
-    "reasoning": "live_reasoning",
-    "status": "live_status",
-    "tools": "live_tools",
-    "todos": "live_todos",
-    "citations": "live_citations",
-    "notice": "live_notice",
-}
-"""``LiveAnswer`` field -> the state var that shows it while the run streams."""
-LIST_LIVE_VARS = frozenset({"live_tools", "live_todos", "live_citations"})
-
-
-def _runtime() -> AgentRuntime | None:
-    try:
-        return get_runtime()
-    except RuntimeError:
-        return None
-
 
 def _settings() -> Settings:
-    runtime = _runtime()
+    runtime = turns.current_runtime()
     return runtime.settings if runtime is not None else get_settings()
 
 
@@ -91,19 +86,9 @@ def clean_user_name(raw: str) -> tuple[str, str]:
     return name, ""
 
 
-def apply_live(state: Any, before: LiveAnswer, after: LiveAnswer) -> None:
-    """Assign the ``live_*`` vars whose ``LiveAnswer`` field changed (call inside ``async with``)."""
-    for name in changed_fields(before, after):
-        var = LIVE_VARS.get(name)
-        if var is None:
-            continue
-        value = getattr(after, name)
-        setattr(state, var, list(value) if isinstance(value, tuple) else value)
-
-
 async def load_sessions(user_name: str) -> list[SessionView]:
     """The user's past sessions for the sidebar (empty before the runtime is open)."""
-    runtime = _runtime()
+    runtime = turns.current_runtime()
     if runtime is None or not user_name:
         return []
     rows = await asyncio.to_thread(chat_store.list_sessions, runtime.engine, user_name)
@@ -112,7 +97,7 @@ async def load_sessions(user_name: str) -> list[SessionView]:
 
 async def load_session(session_id: str, user_name: str) -> tuple[list[ChatMessageView], str] | None:
     """The stored transcript and mode of one of the user's sessions; None if it is not theirs."""
-    runtime = _runtime()
+    runtime = turns.current_runtime()
     if runtime is None or not session_id:
         return None
     try:
@@ -126,6 +111,14 @@ async def load_session(session_id: str, user_name: str) -> tuple[list[ChatMessag
     return [message_from_row(row) for row in rows], session.mode
 
 
+def last_context(messages: list[ChatMessageView]) -> tuple[int, int]:
+    """``(context_tokens, context_limit)`` of the newest answer that reported them, else ``(0, 0)``."""
+    for message in reversed(messages):
+        if message.context_limit:
+            return message.context_tokens, message.context_limit
+    return 0, 0
+
+
 def session_url_script(session_id: str) -> Any:
     """Show the open session in the address bar (``/?session=<id>``; ``""`` = a new chat), no reload."""
     query = f"?session={session_id}" if session_id else ""
@@ -136,62 +129,11 @@ def session_url_script(session_id: str) -> Any:
 
 async def discard_attachments(user_name: str, session_id: str, paths: list[str]) -> None:
     """Delete uploaded files that were never sent (the chat they were for was left)."""
-    runtime = _runtime()
+    runtime = turns.current_runtime()
     if runtime is None or not session_id:
         return
     for path in paths:
         await asyncio.to_thread(discard_upload, runtime.settings, user_name, session_id, path)
-
-
-async def run_turn(
-    state: Any,
-    message: str,
-    user_name: str,
-    session_id: str | None,
-    *,
-    attachments: list[str] | None = None,
-    mode: str | None = None,
-) -> LiveAnswer:
-    """Admit and stream one turn, flushing into ``state``; return the final answer.
-
-    ``state`` is the background task's proxy. The message's ``#skill:`` / ``#session:``
-    prefixes apply as in the API. Failures come back as an answer with ``error`` set
-    (shown in the bubble), never as an exception.
-    """
-    runtime = _runtime()
-    if runtime is None:
-        return failed_answer(NOT_READY)
-    request = ChatRequest(
-        message=message,
-        user_name=user_name,
-        session_id=session_id,
-        attachments=list(attachments or []),
-        mode=mode,
-    )
-    try:
-        run = await start_chat(runtime, apply_prefixes(request))
-    except ChatRejected as exc:
-        if request.attachments:  # nothing ran: the files wait for the next message
-            async with state:
-                state.attachments = [*request.attachments, *state.attachments]
-        return failed_answer(exc.message, exc.code)
-    shown = LiveAnswer(status=THINKING)  # what `_begin` already shows
-
-    async def on_flush(before: LiveAnswer, after: LiveAnswer) -> None:
-        nonlocal shown
-        async with state:
-            apply_live(state, before, after)
-        shown = after
-
-    try:
-        async with state:
-            state.session_id = run.session_id
-        return await pump(run.events(), on_flush, live=shown)
-    except Exception:
-        logger.exception("showing run %s (trace %s) failed", run.run_id, run.trace_id)
-        return dataclasses.replace(shown, status="", error=UI_FAILURE, error_code="internal")
-    finally:
-        run.release()
 
 
 class ChatState(rx.State):
@@ -222,6 +164,9 @@ class ChatState(rx.State):
     live_todos: list[TodoView] = []
     live_citations: list[CitationView] = []
     live_notice: str = ""
+    interrupt: InterruptView = InterruptView()
+    """The card of the pause the open session waits on (``kind == ""``: none). While it is
+    set, the paused answer stays in the ``live_*`` vars and its bubble shows the card."""
 
     model_name: str = ""
     demo_mode: bool = False
@@ -229,12 +174,33 @@ class ChatState(rx.State):
 
     _pending_message: str = ""
     _pending_attachments: list[str] = []
+    _resume_answer: dict[str, Any] = {}
+    """The card's answer (``ResumeAnswer`` fields) handed to :meth:`resume_agent`."""
+    _stop_requested: bool = False
+    """Stop was pressed during this run (honoured at the next flush if the run was not yet known)."""
+
+    @rx.var
+    def live_open(self) -> bool:
+        """The live bubble is on screen: a run streams, or a paused answer waits for its card."""
+        return self.is_streaming or bool(self.interrupt.kind)
+
+    @rx.var
+    def context_percent(self) -> int:
+        """Context occupancy after the session's last answer, 0–100 (``.context-gauge``)."""
+        return views.context_percent(*last_context(self.messages))
+
+    @rx.var
+    def context_label(self) -> str:
+        """e.g. ``"Context: 1.1k of 128k tokens (1%)"``; ``""`` before any answer reported it."""
+        return views.context_label(*last_context(self.messages))
 
     def _reset_live(self) -> None:
         # Assign only what is not empty yet: every assignment is re-sent in the next delta.
         for var in LIVE_VARS.values():
             if getattr(self, var):
                 setattr(self, var, [] if var in LIST_LIVE_VARS else "")
+        if self.interrupt.kind:
+            self.interrupt = InterruptView()
 
     def _show_session(self, session_id: str, loaded: tuple[list[ChatMessageView], str] | None) -> None:
         messages, mode = loaded or ([], "full")
@@ -242,6 +208,18 @@ class ChatState(rx.State):
         self.session_id = session_id if loaded is not None else ""
         self.mode = mode
         self._reset_live()
+
+    async def _restore_interrupt(self) -> None:
+        """After a (re)load: if the session waits on a pause, show its answer live with the card."""
+        last = self.messages[-1] if self.messages else None
+        if last is None or (last.role == "assistant" and last.status != STATUS_WAITING):
+            return
+        view = interrupt_view(await turns.load_interrupt(self.session_id, self.user_name))
+        if not view.kind:
+            return
+        paused = live_from_message(self.messages.pop()) if last.role == "assistant" else LiveAnswer()
+        apply_live(self, LiveAnswer(), paused)
+        self.interrupt = view
 
     async def _leave_drafts(self) -> None:
         """Drop unsent attachments (and their files) before another chat is shown."""
@@ -265,9 +243,11 @@ class ChatState(rx.State):
         if self.is_streaming:
             return None
         wanted = self.router.url.query_parameters.get("session", "") or self.session_id
-        if wanted and (wanted != self.session_id or not self.messages):
+        # A pending card is always re-read: it may have been answered elsewhere meanwhile.
+        if wanted and (wanted != self.session_id or not self.messages or self.interrupt.kind):
             await self._leave_drafts()
             self._show_session(wanted, await load_session(wanted, self.user_name))
+            await self._restore_interrupt()
         return session_url_script(self.session_id)
 
     def _begin(self, text: str) -> Any:
@@ -277,12 +257,15 @@ class ChatState(rx.State):
         if not self.user_name:
             self.name_dialog_open = True
             return None
+        if self.interrupt.kind:  # moving on without answering: the paused answer stays as it is
+            self.messages.append(to_message(current_live(self)))
         self.messages.append(ChatMessageView(id=uuid.uuid4().hex, role="user", content=text))
         self._pending_message = text
         self._pending_attachments, self.attachments = list(self.attachments), []
         self._reset_live()
         self.live_status = THINKING
         self.is_streaming = True
+        self._stop_requested = False
         return ChatState.run_agent
 
     @rx.event
@@ -306,21 +289,117 @@ class ChatState(rx.State):
         final = failed_answer(UI_FAILURE)
         sessions: list[SessionView] | None = None
         try:
-            final = await run_turn(self, message, user_name, session_id, attachments=attachments, mode=mode)
+            final = await turns.run_turn(
+                self, message, user_name, session_id, attachments=attachments, mode=mode
+            )
             sessions = await load_sessions(user_name)  # the new session's title shows in the list
         except Exception:
             logger.exception("chat turn failed outside the run pipeline")
         finally:
             async with self:
-                self.messages.append(to_message(final))
-                self._reset_live()
-                self.is_streaming = False
-                if self.session_id:
-                    self.draft_session_id = ""
-                if sessions is not None and self.user_name == user_name:
-                    self.sessions = sessions
+                self._finish(final, sessions, user_name)
                 shown = self.session_id
         return session_url_script(shown)
+
+    def _finish(self, final: LiveAnswer, sessions: list[SessionView] | None, user_name: str) -> None:
+        """End of a run (inside ``async with``): show its card, or commit the answer once."""
+        view = interrupt_view(final.interrupt) if final.paused else InterruptView()
+        if view.kind:
+            self.interrupt = view  # the bubble stays live, now with the card
+            if self.live_status:
+                self.live_status = ""
+        else:
+            self.messages.append(to_message(final))
+            self._reset_live()
+        self.is_streaming = False
+        if self.session_id:
+            self.draft_session_id = ""
+        if sessions is not None and self.user_name == user_name:
+            self.sessions = sessions
+
+    # --- the card of a paused run ------------------------------------------------------
+
+    def _answer(self, answer: ResumeAnswer | None, view: InterruptView) -> Any:
+        """Show the card's problem, or start the resumed run (once: the card is disabled)."""
+        if self.is_streaming or self.interrupt.submitting or not self.interrupt.token:
+            return None
+        if answer is None:
+            self.interrupt = view
+            return None
+        self.interrupt = dataclasses.replace(view, submitting=True, error="")
+        self._resume_answer = dataclasses.asdict(answer)
+        self.is_streaming = True
+        self._stop_requested = False
+        return ChatState.resume_agent
+
+    @rx.event
+    def toggle_call(self, index: int, mode: str) -> None:
+        """Switch one call of an approval batch to ``edit`` / ``reject``, or back to approve."""
+        if not self.interrupt.submitting:
+            self.interrupt = with_mode(self.interrupt, index, mode)
+
+    @rx.event
+    def submit_approval(self, form_data: dict[str, Any]) -> Any:
+        """The approval card's form: one decision per call, in order."""
+        return self._answer(*approval_answer(self.interrupt, form_data))
+
+    @rx.event
+    def submit_answers(self, form_data: dict[str, Any]) -> Any:
+        """The questions card's form (``answer_<i>``)."""
+        return self._answer(*questions_answer(self.interrupt, form_data))
+
+    @rx.event
+    def approve_plan(self) -> Any:
+        """Approve the plan as it stands."""
+        return self._answer(*plan_answer(self.interrupt, approved=True))
+
+    @rx.event
+    def send_plan_feedback(self, form_data: dict[str, Any]) -> Any:
+        """Send the plan back with the typed feedback (``feedback``)."""
+        return self._answer(*plan_answer(self.interrupt, False, str(form_data.get("feedback") or "")))
+
+    @rx.event(background=True)
+    async def resume_agent(self) -> Any:
+        """Resume the paused run with the card's answer, streaming into the same bubble."""
+        async with self:
+            request = ResumeRequest(
+                session_id=self.session_id,
+                interrupt_token=self.interrupt.token,
+                user_name=self.user_name,
+                answer=ResumeAnswer(**self._resume_answer),
+            )
+            self._resume_answer = {}
+            paused = current_live(self)
+        run, problem = await turns.admit_resume(request)
+        if run is None:  # refused (already answered, out of date, invalid): say so on the card
+            async with self:
+                self.interrupt = dataclasses.replace(self.interrupt, submitting=False, error=problem)
+                self.is_streaming = False
+            return None
+        start = continued(paused, THINKING)
+        final = dataclasses.replace(start, status="", error=UI_FAILURE, error_code="internal")
+        sessions: list[SessionView] | None = None
+        try:
+            async with self:
+                self.interrupt = InterruptView()  # the card goes; the bubble keeps streaming
+                apply_live(self, paused, start)
+            final = await turns.stream_run(self, run, start)
+            sessions = await load_sessions(request.user_name)
+        except Exception:
+            logger.exception("resumed turn failed outside the run pipeline")
+        finally:
+            run.release()  # a no-op once its events were read
+            async with self:
+                self._finish(final, sessions, request.user_name)
+        return None
+
+    @rx.event
+    async def stop(self) -> None:
+        """The Stop button: end the streaming run; its partial answer is kept, marked stopped."""
+        if not self.is_streaming:
+            return
+        self._stop_requested = True
+        await turns.stop_turn(self.session_id, self.user_name)
 
     @rx.event
     async def new_chat(self) -> Any:
@@ -341,6 +420,7 @@ class ChatState(rx.State):
             return None
         await self._leave_drafts()
         self._show_session(session_id, loaded)
+        await self._restore_interrupt()
         return session_url_script(session_id)
 
     @rx.event

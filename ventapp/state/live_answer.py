@@ -24,10 +24,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from ventapp.agent import events as ev
+from ventapp.agent.pipeline import CANCELLED_MARKER
+from ventapp.state.interrupt_view import CARD_KINDS
 from ventapp.state.views import (
     STATUS_DONE,
     STATUS_ERROR,
+    STATUS_STOPPED,
     STATUS_WAITING,
+    UNANSWERED_NOTICE,
     ChatMessageView,
     CitationView,
     TodoView,
@@ -48,9 +52,9 @@ BATCHED_EVENTS = frozenset({"token", "thinking_token"})
 TERMINAL_EVENTS = frozenset({"done", "error"})
 """Events that end the stream: the caller commits the finished message instead of a flush."""
 
-INTERRUPT_NOTICE = (
-    "The agent paused and is waiting for your input (approvals are not available in this view yet)."
-)
+INTERRUPT_NOTICE = "The agent paused and is waiting for your input."
+STOPPED_CODE = "cancelled"
+"""``error.code`` of a run stopped by the person (Stop button) or a departed client."""
 
 
 @dataclass(frozen=True)
@@ -65,10 +69,11 @@ class LiveAnswer:
         todos: The latest todo list.
         citations: All sources so far (each ``citations`` event replaces the list).
         model_only: True when the run ended without any tool-backed source.
-        notice: A neutral note: the run paused for input, or a sub-agent failed.
+        notice: A neutral note: the run paused for input it has no card for, or a sub-agent failed.
         error: The run's failure sentence (``error.message``); empty when none.
-        error_code: The failure's code, e.g. ``model_unconfigured``.
+        error_code: The failure's code, e.g. ``model_unconfigured``; ``cancelled`` when stopped.
         paused: True when the run stopped at an ``interrupt`` and waits for a person.
+        interrupt: That ``interrupt`` event (the card is built from it).
         duration_ms: Set by ``done``.
         usage: Set by ``done``.
     """
@@ -84,6 +89,7 @@ class LiveAnswer:
     error: str = ""
     error_code: str = ""
     paused: bool = False
+    interrupt: ev.Interrupt | None = None
     duration_ms: int | None = None
     usage: ev.Usage | None = None
 
@@ -151,8 +157,10 @@ def reduce_event(live: LiveAnswer, event: ev.ContractEvent) -> LiveAnswer:
             return replace(live, todos=tuple(todos_from(todos)))
         case ev.Citations(items=items, model_only=model_only):
             return replace(live, citations=tuple(citation_from(c) for c in items), model_only=model_only)
-        case ev.Interrupt(message=message):
-            return replace(live, status="", notice=message or INTERRUPT_NOTICE, paused=True)
+        case ev.Interrupt(message=message, kind=kind):
+            # Kinds with a card show it (the plan text included); others stay a note.
+            notice = live.notice if kind in CARD_KINDS else message or INTERRUPT_NOTICE
+            return replace(live, status="", notice=notice, paused=True, interrupt=event)
         case ev.Done(duration_ms=duration_ms, usage=usage):
             return replace(live, status="", duration_ms=duration_ms, usage=usage)
         case ev.Error(message=message, code=code):
@@ -171,7 +179,9 @@ def changed_fields(before: LiveAnswer, after: LiveAnswer) -> list[str]:
 
 
 def message_status(live: LiveAnswer) -> str:
-    """``error`` when the run failed, ``waiting`` when it paused, else ``done``."""
+    """``stopped``, ``error`` when the run failed, ``waiting`` when it paused, else ``done``."""
+    if live.error_code == STOPPED_CODE:
+        return STATUS_STOPPED
     if live.error:
         return STATUS_ERROR
     if live.paused:
@@ -180,20 +190,63 @@ def message_status(live: LiveAnswer) -> str:
 
 
 def to_message(live: LiveAnswer, message_id: str | None = None) -> ChatMessageView:
-    """The finished assistant bubble for the transcript."""
+    """The finished assistant bubble for the transcript.
+
+    A stopped answer keeps its partial text with the ``[stopped]`` marker the stored copy
+    has, and no error (the bubble shows a quiet "Stopped" note instead).
+    """
+    status = message_status(live)
+    text = live.text.rstrip("\n")  # a resumed answer that added no text ends with its separator
+    if status == STATUS_STOPPED and text:
+        text += CANCELLED_MARKER
+    notice = live.notice
+    if live.paused and not notice:
+        notice = UNANSWERED_NOTICE
+    usage = live.usage
     return ChatMessageView(
         id=message_id or uuid.uuid4().hex,
         role="assistant",
-        content=live.text,
+        content=text,
         reasoning=live.reasoning,
         tools=list(live.tools),
         todos=list(live.todos),
         citations=list(live.citations),
         model_only=live.model_only and not live.error,
-        notice=live.notice,
-        error=live.error,
-        footer=usage_footer(live.usage, live.duration_ms),
-        status=message_status(live),
+        notice=notice,
+        error="" if status == STATUS_STOPPED else live.error,
+        footer=usage_footer(usage, live.duration_ms),
+        status=status,
+        context_tokens=usage.context_tokens if usage else 0,
+        context_limit=usage.context_limit if usage else 0,
+    )
+
+
+def live_from_message(message: ChatMessageView) -> LiveAnswer:
+    """A stored paused answer as the live answer its card is shown in (after a reload)."""
+    return LiveAnswer(
+        text=message.content,
+        reasoning=message.reasoning,
+        tools=tuple(message.tools),
+        todos=tuple(message.todos),
+        citations=tuple(message.citations),
+        paused=True,
+    )
+
+
+def continued(live: LiveAnswer, status: str) -> LiveAnswer:
+    """Where a resumed run starts: the paused answer, its card gone, a separator before new text.
+
+    The stored message joins the two parts with a blank line; so does the bubble.
+    """
+    text = live.text.rstrip("\n")
+    return dataclasses.replace(
+        live,
+        text=text + "\n\n" if text else "",
+        status=status,
+        paused=False,
+        interrupt=None,
+        error="",
+        error_code="",
     )
 
 

@@ -20,13 +20,8 @@ from ventapp.agent.runtime import AgentRuntime, get_runtime
 from ventapp.agent.uploads import UploadRejected, save_upload
 from ventapp.db import session_store
 from ventapp.db.models import SESSION_MODES
-from ventapp.state.chat_state import (
-    NOT_READY,
-    ChatState,
-    discard_attachments,
-    load_sessions,
-    session_url_script,
-)
+from ventapp.state.chat_state import ChatState, discard_attachments, load_sessions, session_url_script
+from ventapp.state.turns import NOT_READY
 from ventapp.state.views import SessionView, session_from_row
 
 logger = logging.getLogger(__name__)
@@ -169,7 +164,7 @@ class SessionsState(rx.State):
             return rx.toast.error("The conversation's files could not be deleted. Try again.")
         await self._refresh(chat)
         if chat.session_id == session_id:
-            chat.messages, chat.session_id, chat.mode = [], "", "full"
+            chat._show_session("", None)  # also drops its live answer and any pending card
             return session_url_script("")
         return None
 

@@ -15,21 +15,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ventapp.agent import events as ev
+from ventapp.billing.pricing import format_money
 
 STATUS_DONE = "done"
 STATUS_ERROR = "error"
 STATUS_STREAMING = "streaming"
 STATUS_WAITING = "waiting"
+STATUS_STOPPED = "stopped"
+"""Stopped by the user (Stop button) or by a departed client: a quiet note, not an error."""
 
 _STORED_STATUS = {
     "complete": STATUS_DONE,
     "failed": STATUS_ERROR,
-    "cancelled": STATUS_ERROR,
+    "cancelled": STATUS_STOPPED,
     "waiting": STATUS_WAITING,
 }
+UNANSWERED_NOTICE = "The agent paused here for your input; the request was left unanswered."
+"""On a paused answer nobody answered (a newer message moved the conversation on)."""
+
 _STORED_FAILURE = {
     "failed": "This answer did not finish because the run failed.",
-    "cancelled": "This answer was stopped before it finished.",
 }
 
 
@@ -90,8 +95,10 @@ class ChatMessageView:
         model_only: True when the answer had no tool-backed source at all.
         notice: A neutral note (the run paused for input, a sub-agent failed).
         error: A sentence for people when the run failed; empty otherwise.
-        footer: Duration and token line, e.g. ``1.2 s · 345 tokens (300 in · 45 out)``.
-        status: ``done`` | ``error`` | ``waiting`` (``data-state`` of the bubble).
+        footer: Duration, token and cost line, e.g. ``1.2 s · 345 tokens (300 in · 45 out) · ¥0.0001``.
+        status: ``done`` | ``error`` | ``waiting`` | ``stopped`` (``data-state`` of the bubble).
+        context_tokens: Context occupancy after this answer (input of its last model call).
+        context_limit: The model's context window; 0 when unknown.
     """
 
     id: str = ""
@@ -106,6 +113,8 @@ class ChatMessageView:
     error: str = ""
     footer: str = ""
     status: str = STATUS_DONE
+    context_tokens: int = 0
+    context_limit: int = 0
 
 
 @dataclass
@@ -145,19 +154,51 @@ def _compact(number: int) -> str:
     return str(number)
 
 
+def as_usage(usage: ev.Usage | Mapping[str, Any] | None) -> ev.Usage | None:
+    """A usage event object from the event itself or its stored dict (unknown keys ignored)."""
+    if isinstance(usage, Mapping):
+        return ev.Usage.model_validate({k: v for k, v in usage.items() if k in ev.Usage.model_fields})
+    return usage
+
+
+def cost_text(usage: ev.Usage | Mapping[str, Any] | None) -> str:
+    """What a run cost, for people: ``"¥0.000083"``, ``"$0.0012"``; ``""`` when the model has no price.
+
+    ``usage.cost_micros`` is in micro-units of ``usage.currency`` (1 CNY = 1,000,000).
+    """
+    usage = as_usage(usage)
+    if usage is None or not usage.currency:
+        return ""
+    return format_money(usage.cost_micros, usage.currency)
+
+
+def context_percent(tokens: int, limit: int) -> int:
+    """Context occupancy as a whole percentage, 0–100 (0 when the window is unknown)."""
+    if limit <= 0 or tokens <= 0:
+        return 0
+    return max(0, min(100, round(100 * tokens / limit)))
+
+
+def context_label(tokens: int, limit: int) -> str:
+    """e.g. ``"Context: 1.1k of 128k tokens (1%)"``; ``""`` when the window is unknown."""
+    if limit <= 0:
+        return ""
+    return f"Context: {_compact(tokens)} of {_compact(limit)} tokens ({context_percent(tokens, limit)}%)"
+
+
 def usage_footer(usage: ev.Usage | Mapping[str, Any] | None, duration_ms: int | None = None) -> str:
-    """The line under an answer: duration, tokens, context occupancy.
+    """The line under an answer: duration, tokens, cost, context occupancy.
 
     Args:
         usage: The run's usage (event object or its stored dict); None or empty for no tokens.
         duration_ms: Wall time of the run in milliseconds, if known.
 
     Returns:
-        e.g. ``"2.4 s · 1,234 tokens (1,100 in · 134 out) · context 1.1k / 128k"``, with
-        ``" · estimated"`` when the provider did not report usage; ``""`` when nothing is known.
+        e.g. ``"2.4 s · 1,234 tokens (1,100 in · 134 out) · ¥0.000123 · context 1.1k / 128k"``
+        (no cost when the model has no price), with ``" · estimated"`` when the provider did
+        not report usage; ``""`` when nothing is known.
     """
-    if isinstance(usage, Mapping):
-        usage = ev.Usage.model_validate({k: v for k, v in usage.items() if k in ev.Usage.model_fields})
+    usage = as_usage(usage)
     parts: list[str] = []
     if duration_ms is not None:
         parts.append(f"{duration_ms / 1000:.1f} s")
@@ -165,6 +206,8 @@ def usage_footer(usage: ev.Usage | Mapping[str, Any] | None, duration_ms: int | 
         parts.append(
             f"{usage.total_tokens:,} tokens ({usage.input_tokens:,} in · {usage.output_tokens:,} out)"
         )
+        if cost := cost_text(usage):
+            parts.append(cost)
         if usage.context_tokens and usage.context_limit:
             parts.append(f"context {_compact(usage.context_tokens)} / {_compact(usage.context_limit)}")
         if usage.usage_source == "estimate":
@@ -220,6 +263,7 @@ def message_from_row(row: Any) -> ChatMessageView:
         return ChatMessageView(id=str(row.id), role="user", content=row.content or "")
     stored = str(row.status or "complete")
     citations = [citation_from(c) for c in row.citations or []]
+    usage = as_usage(row.usage or None)
     return ChatMessageView(
         id=str(row.id),
         role="assistant",
@@ -227,10 +271,12 @@ def message_from_row(row: Any) -> ChatMessageView:
         tools=[tool_card_from_dict(t) for t in row.tool_calls or []],
         citations=citations,
         model_only=stored == "complete" and not citations,
-        notice="The agent paused and is waiting for input." if stored == "waiting" else "",
+        notice=UNANSWERED_NOTICE if stored == "waiting" else "",
         error=_STORED_FAILURE.get(stored, ""),
-        footer=usage_footer(row.usage or None),
+        footer=usage_footer(usage),
         status=_STORED_STATUS.get(stored, STATUS_DONE),
+        context_tokens=usage.context_tokens if usage else 0,
+        context_limit=usage.context_limit if usage else 0,
     )
 
 

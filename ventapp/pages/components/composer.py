@@ -8,7 +8,7 @@ from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
 from ventapp.state.chat_state import ChatState
 
 # Enter sends, Shift+Enter adds a line. Never while an IME is composing (Chinese input
-# confirms candidates with Enter), never while the send button is disabled (a run streams:
+# confirms candidates with Enter), never while a run streams (the Stop button replaces Send:
 # the text stays in the box), never for blank text.
 _ENTER_SENDS = rx.Var(
     """(e) => {
@@ -16,7 +16,7 @@ _ENTER_SENDS = rx.Var(
   e.preventDefault();
   const form = e.target.form;
   const send = form ? form.querySelector("#send") : null;
-  if (!form || (send && send.disabled) || e.target.value.trim() === "") return;
+  if (!form || !send || send.disabled || e.target.value.trim() === "") return;
   form.requestSubmit();
 }"""
 )
@@ -32,8 +32,35 @@ SUGGESTIONS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+def send_or_stop() -> rx.Component:
+    """``#send``; while a run streams, ``#stop`` in its place (the partial answer is kept)."""
+    return rx.cond(
+        ChatState.is_streaming,
+        rx.icon_button(
+            rx.icon("square", size=14, fill="currentColor"),
+            id="stop",
+            type="button",
+            size="3",
+            radius="full",
+            variant="soft",
+            color_scheme="gray",
+            on_click=ChatState.stop,
+            aria_label="Stop",
+            title="Stop the answer (what it wrote so far is kept)",
+        ),
+        rx.icon_button(
+            rx.icon("arrow_up", size=18),
+            id="send",
+            type="submit",
+            size="3",
+            radius="full",
+            aria_label="Send",
+        ),
+    )
+
+
 def composer() -> rx.Component:
-    """Textarea ``#chat-input`` and button ``#send`` (disabled while a run streams)."""
+    """Textarea ``#chat-input`` and button ``#send`` (``#stop`` while a run streams)."""
     return rx.box(
         rx.form(
             rx.hstack(
@@ -52,15 +79,7 @@ def composer() -> rx.Component:
                     max_height="12rem",
                     style={"resize": "none", "background": "transparent", "outline": "none"},
                 ),
-                rx.icon_button(
-                    rx.cond(ChatState.is_streaming, rx.spinner(size="2"), rx.icon("arrow_up", size=18)),
-                    id="send",
-                    type="submit",
-                    size="3",
-                    radius="full",
-                    disabled=ChatState.is_streaming,
-                    aria_label="Send",
-                ),
+                send_or_stop(),
                 align="end",
                 spacing="2",
                 padding="0.4rem",

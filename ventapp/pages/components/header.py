@@ -1,4 +1,7 @@
-"""The top bar: product name, model, demo badge, history (phones), user, new chat, colour mode."""
+"""The top bar: product name, model, demo badge, history (phones), user, usage, new chat, colour mode.
+
+DOM hooks: ``#user-chip``, ``#usage-link`` (to ``/usage``), ``#new-chat``, ``#color-mode``.
+"""
 
 from __future__ import annotations
 
@@ -112,6 +115,16 @@ def user_chip() -> rx.Component:
     )
 
 
+def usage_link() -> rx.Component:
+    """To the usage page: today's tokens and cost against the quota, the ledger."""
+    return rx.link(
+        rx.icon_button(rx.icon("gauge", size=16), variant="ghost", color_scheme="gray", aria_label="Usage"),
+        href="/usage",
+        id="usage-link",
+        title="Usage and cost",
+    )
+
+
 def header() -> rx.Component:
     """The sticky top bar of the chat page."""
     return rx.hstack(
@@ -120,6 +133,7 @@ def header() -> rx.Component:
         model_badges(),
         rx.spacer(),
         user_chip(),
+        usage_link(),
         rx.button(
             rx.icon("square_pen", size=16),
             rx.text("New chat", display=["none", "inline"]),

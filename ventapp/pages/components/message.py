@@ -1,8 +1,9 @@
 """Transcript bubbles: the user's message, a finished answer, and the answer being streamed.
 
 DOM hooks: ``.msg-user``; ``.msg-assistant`` with ``data-state`` = streaming | done |
-error | waiting (the streaming one is also ``.msg-live``); ``.chat-error``;
-``.citation-link``; ``.usage-footer``; ``.msg-status`` (the status line).
+error | waiting | stopped (the live one, streaming or waiting on its card, is also
+``.msg-live``); ``.chat-error``; ``.stopped-note``; ``.citation-link``; ``.usage-footer``
+(duration, tokens, cost); ``.msg-status`` (the status line); the card is ``.interrupt-card``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 import reflex as rx
 
+from ventapp.pages.components.interrupt_card import interrupt_card
 from ventapp.pages.components.styles import markdown
 from ventapp.pages.components.tool_card import tool_card
 from ventapp.state.chat_state import ChatState
@@ -189,6 +191,21 @@ def status_line(status: rx.Var[str]) -> rx.Component:
     )
 
 
+WAITING_FOR_YOU = "Waiting for you"
+
+
+def stopped_note() -> rx.Component:
+    """The quiet line under an answer the person stopped (not an error)."""
+    return rx.hstack(
+        rx.icon("square", size=11, fill="currentColor"),
+        rx.text("Stopped", size="1"),
+        align="center",
+        spacing="1",
+        color=rx.color("gray", 10),
+        class_name="stopped-note",
+    )
+
+
 def _assistant_shell(*children: Any, state: Any, extra_class: str = "") -> rx.Component:
     return rx.hstack(
         _avatar(),
@@ -203,11 +220,14 @@ def _assistant_shell(*children: Any, state: Any, extra_class: str = "") -> rx.Co
 
 def assistant_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
     """A finished answer: tool cards and plan first, then the text, sources, footer."""
+    pending = rx.cond(message.status == "waiting", WAITING_FOR_YOU, "No result")
     return _assistant_shell(
         _reasoning(message.reasoning),
         rx.cond(
             message.tools.length() > 0,
-            rx.vstack(rx.foreach(message.tools, tool_card), spacing="2", width="100%"),
+            rx.vstack(
+                rx.foreach(message.tools, lambda card: tool_card(card, pending)), spacing="2", width="100%"
+            ),
         ),
         todo_list(message.todos),
         rx.cond(message.content != "", rx.box(markdown(message.content), width="100%")),
@@ -221,6 +241,7 @@ def assistant_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
                 message.error, icon="triangle_alert", color_scheme="red", size="1", class_name="chat-error"
             ),
         ),
+        rx.cond(message.status == "stopped", stopped_note()),
         sources(message.citations, message.model_only),
         rx.cond(
             message.footer != "",
@@ -231,12 +252,21 @@ def assistant_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
 
 
 def live_bubble() -> rx.Component:
-    """The answer being streamed, fed by the ``live_*`` vars (never by ``messages``)."""
+    """The answer being streamed, fed by the ``live_*`` vars (never by ``messages``).
+
+    A paused run's answer stays here with its card until the person answers; the resumed
+    run then streams on in this same bubble.
+    """
+    pending = rx.cond(ChatState.is_streaming, "", WAITING_FOR_YOU)
     return _assistant_shell(
         _reasoning(ChatState.live_reasoning),
         rx.cond(
             ChatState.live_tools.length() > 0,
-            rx.vstack(rx.foreach(ChatState.live_tools, tool_card), spacing="2", width="100%"),
+            rx.vstack(
+                rx.foreach(ChatState.live_tools, lambda card: tool_card(card, pending)),
+                spacing="2",
+                width="100%",
+            ),
         ),
         todo_list(ChatState.live_todos),
         rx.cond(ChatState.live_text != "", rx.box(markdown(ChatState.live_text), width="100%")),
@@ -246,9 +276,10 @@ def live_bubble() -> rx.Component:
                 ChatState.live_notice, icon="info", color_scheme="amber", size="1", class_name="chat-notice"
             ),
         ),
+        interrupt_card(),
         status_line(ChatState.live_status),
         sources(ChatState.live_citations),
-        state="streaming",
+        state=rx.cond(ChatState.is_streaming, "streaming", "waiting"),
         extra_class="msg-live",
     )
 

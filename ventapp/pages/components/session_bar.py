@@ -2,7 +2,8 @@
 
 DOM hooks: ``.attach-upload`` (holds the file ``input``) and ``#attach-button``;
 ``.attachment-chip`` with ``data-path``; ``.upload-error``; ``#mode-switch`` with
-items ``full`` and ``plan``.
+items ``full`` and ``plan``; ``.context-gauge`` with ``data-percent`` (context occupancy
+after the last answer).
 """
 
 from __future__ import annotations
@@ -72,6 +73,36 @@ def mode_switch() -> rx.Component:
     )
 
 
+COMPACTION_PERCENT = 85
+"""Summarisation starts at 85% of CONTEXT_LIMIT (README, "Pointing it at a model")."""
+
+
+def context_gauge() -> rx.Component:
+    """How full the session's context window is after the last answer (hidden until one reports it)."""
+    percent = ChatState.context_percent
+    return rx.cond(
+        ChatState.context_label != "",
+        rx.hstack(
+            rx.icon("brain", size=13),
+            rx.progress(
+                value=percent,
+                max=100,
+                size="1",
+                width="3.5rem",
+                color_scheme=rx.cond(percent >= COMPACTION_PERCENT, "amber", "gray"),
+            ),
+            rx.text(f"Context {percent}%", size="1", white_space="nowrap"),
+            align="center",
+            spacing="1",
+            color=rx.color("gray", 10),
+            class_name="context-gauge",
+            data_percent=percent,
+            title=ChatState.context_label,
+            aria_label=ChatState.context_label,
+        ),
+    )
+
+
 def session_bar() -> rx.Component:
     """Attach button, waiting attachments, upload errors and the mode switch, in one row."""
     return rx.hstack(
@@ -82,6 +113,7 @@ def session_bar() -> rx.Component:
             rx.text(SessionsState.upload_error, size="1", color_scheme="red", class_name="upload-error"),
         ),
         rx.spacer(),
+        context_gauge(),
         mode_switch(),
         align="center",
         spacing="2",

@@ -1,7 +1,7 @@
 """A tool call as a card: label, tool name, arguments (collapsible), result or error.
 
 DOM hooks: ``.tool-card`` with ``id="tool-<tool_call_id>"``, ``data-tool-call-id``
-and ``data-state`` (running | done | error); the result is ``.tool-result``.
+and ``data-state`` (running | done | error | pending); the result is ``.tool-result``.
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ import reflex as rx
 from ventapp.pages.components.styles import PRE_STYLE
 from ventapp.state.views import ToolCardView
 
+Label = rx.Var[str] | str
 
-def _state_badge(card: rx.Var[ToolCardView]) -> rx.Component:
+
+def _state_badge(card: rx.Var[ToolCardView], pending: Label) -> rx.Component:
     return rx.cond(
         card.done,
         rx.cond(
@@ -20,7 +22,11 @@ def _state_badge(card: rx.Var[ToolCardView]) -> rx.Component:
             rx.badge(rx.icon("circle_x", size=12), "Failed", color_scheme="red", variant="soft"),
             rx.badge(rx.icon("circle_check", size=12), "Done", color_scheme="green", variant="soft"),
         ),
-        rx.badge(rx.spinner(size="1"), "Running", color_scheme="gray", variant="soft"),
+        rx.cond(
+            pending == "",
+            rx.badge(rx.spinner(size="1"), "Running", color_scheme="gray", variant="soft"),
+            rx.badge(rx.icon("circle_pause", size=12), pending, color_scheme="amber", variant="soft"),
+        ),
     )
 
 
@@ -40,8 +46,15 @@ def _result(card: rx.Var[ToolCardView]) -> rx.Component:
     )
 
 
-def tool_card(card: rx.Var[ToolCardView]) -> rx.Component:
-    """One card per ``tool_call_id``: the same tool called twice gives two cards."""
+def tool_card(card: rx.Var[ToolCardView], pending: Label = "") -> rx.Component:
+    """One card per ``tool_call_id``: the same tool called twice gives two cards.
+
+    Args:
+        card: The call.
+        pending: Badge text for a call without a result that is not running (e.g.
+            "Waiting for you" while the run is paused); ``""`` shows "Running".
+    """
+    pending = rx.Var.create(pending)
     return rx.box(
         rx.hstack(
             rx.icon("wrench", size=14, color=rx.color("accent", 10)),
@@ -52,7 +65,7 @@ def tool_card(card: rx.Var[ToolCardView]) -> rx.Component:
                 rx.badge(card.agent_id, size="1", variant="outline", color_scheme="gray"),
             ),
             rx.spacer(),
-            _state_badge(card),
+            _state_badge(card, pending),
             align="center",
             spacing="2",
             width="100%",
@@ -70,7 +83,9 @@ def tool_card(card: rx.Var[ToolCardView]) -> rx.Component:
         class_name="tool-card",
         id=f"tool-{card.tool_call_id}",
         data_tool_call_id=card.tool_call_id,
-        data_state=rx.cond(card.done, rx.cond(card.error, "error", "done"), "running"),
+        data_state=rx.cond(
+            card.done, rx.cond(card.error, "error", "done"), rx.cond(pending == "", "running", "pending")
+        ),
         padding="0.6rem 0.75rem",
         border_radius="var(--radius-3)",
         border=rx.cond(

@@ -1,0 +1,239 @@
+"""Approvals, reload and Stop in the Reflex UI, in a real browser, against the whole app (prod build).
+
+``HITL_TOOLS=calculate`` makes the scripted model's calculation pause for approval. The
+scripted model streams with a 30 ms pause between chunks so that a long answer can be
+stopped half-way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.e2e.browser import chromium
+from tests.e2e.reflex_app import ReflexApp
+from tests.scripted_llm.server import ScriptedServer
+from tests.support import app_env
+
+TIMEOUT_MS = 30_000
+USER = "hitl-e2e"
+CALCULATION = "please calculate (12+8)*3"
+SESSION_IN_URL = re.compile(r"[?&]session=([0-9a-f-]{36})")
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[ScriptedServer]:
+    """This module's scripted model: chunks 30 ms apart (a long answer takes seconds)."""
+    with ScriptedServer(delay_ms=30) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReflexApp]:
+    data_dir = tmp_path_factory.mktemp("reflex-hitl")
+    env = {**app_env(data_dir, llm.base_url), "DEMO_MODE": "1", "HITL_TOOLS": "calculate"}
+    with ReflexApp(env, data_dir / "reflex.log") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as instance:
+        yield instance
+
+
+def _open(browser: Browser, url: str) -> Page:
+    tab = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    tab.goto(url)
+    tab.locator("#user-name").fill(USER)
+    tab.click("#user-name-save")
+    expect(tab.locator("#user-name")).to_have_count(0)
+    return tab
+
+
+@pytest.fixture
+def page(browser: Browser, app: ReflexApp, llm: ScriptedServer) -> Iterator[Page]:
+    llm.reset()
+    tab = _open(browser, app.url)
+    yield tab
+    tab.context.close()
+
+
+def _send(page: Page, text: str) -> None:
+    page.fill("#chat-input", text)
+    page.click("#send")
+
+
+def _paused_card(page: Page) -> None:
+    _send(page, CALCULATION)
+    card = page.locator(".msg-assistant .interrupt-card")
+    expect(card).to_have_attribute("data-kind", "tool_approval")
+    expect(card.locator(".approval-call")).to_have_count(1)
+    expect(card.locator(".approval-args")).to_contain_text("(12+8)*3")
+    expect(page.locator("#approve-all")).to_have_text(re.compile(r"^\s*Approve\s*$"))
+
+
+def _expect_one_finished_answer(page: Page) -> None:
+    expect(page.locator(".interrupt-card")).to_have_count(0)
+    answer = page.locator(".msg-assistant")
+    expect(answer).to_have_count(1)
+    expect(answer).to_contain_text("The result is 60.")
+    expect(answer).to_have_attribute("data-state", "done")
+    expect(answer.locator(".tool-card")).to_have_count(1)
+    expect(answer.locator(".tool-result")).to_have_text("60")
+
+
+def test_approve_from_the_card_continues_in_the_same_bubble(
+    page: Page, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    _paused_card(page)
+    bubble = page.locator(".msg-assistant")
+    expect(bubble).to_have_count(1)
+    expect(bubble).to_have_attribute("data-state", "waiting")
+    expect(bubble.locator(".tool-card")).to_have_attribute("data-state", "pending")
+    shots = tmp_path_factory.getbasetemp()
+    page.screenshot(path=str(shots / "hitl-approval-card.png"), full_page=True)
+
+    page.click("#approve-all")
+
+    _expect_one_finished_answer(page)
+    footer = page.locator(".msg-assistant .usage-footer")
+    expect(footer).to_contain_text("tokens")
+    expect(footer).to_contain_text("¥0.0000")
+    gauge = page.locator(".context-gauge")
+    expect(gauge).to_have_attribute("data-percent", re.compile(r"^\d+$"))
+    expect(page.locator("#usage-link")).to_have_attribute("href", "/usage")
+    page.screenshot(path=str(shots / "hitl-answer-footer.png"), full_page=True)
+
+
+def test_edit_with_invalid_json_is_refused_in_place(page: Page) -> None:
+    _paused_card(page)
+    page.click(".edit-call")
+    page.fill(".edit-args", '{"expression": "2*21",}')
+    expect(page.locator("#approve-all")).to_have_text(re.compile("Run with edits"))
+    page.click("#approve-all")
+    expect(page.locator(".call-error")).to_contain_text("not valid JSON")
+
+    page.fill(".edit-args", '{"expression": "2*21"}')
+    page.click("#approve-all")
+
+    expect(page.locator(".interrupt-card")).to_have_count(0)
+    expect(page.locator(".msg-assistant .tool-result")).to_contain_text("42")
+
+
+def test_reload_brings_the_card_back_and_it_answers_once(
+    page: Page, browser: Browser, app: ReflexApp
+) -> None:
+    _paused_card(page)
+    expect(page).to_have_url(SESSION_IN_URL)
+    match = SESSION_IN_URL.search(page.url)
+    assert match
+    other = _open(browser, app.url)  # another browser: nothing of this chat in its state
+    other.goto(f"{app.url}/?session={match.group(1)}")
+
+    page.reload()
+    expect(page.locator(".interrupt-card")).to_have_attribute("data-kind", "tool_approval")
+    expect(other.locator(".interrupt-card")).to_have_attribute("data-kind", "tool_approval")
+    page.locator("#approve-all").dblclick()  # the second click must not resume twice
+
+    _expect_one_finished_answer(page)
+    expect(page.locator(".interrupt-error")).to_have_count(0)
+
+    other.click("#approve-all")  # its card is out of date now: the server refuses, the card says so
+    expect(other.locator(".interrupt-error")).to_contain_text(
+        re.compile("already answered|Nothing is waiting")
+    )
+    page.reload()
+    _expect_one_finished_answer(page)
+    other.context.close()
+
+
+def test_stop_keeps_the_partial_answer(page: Page, tmp_path_factory: pytest.TempPathFactory) -> None:
+    _send(page, "long answer please")
+    live = page.locator(".msg-live")
+    expect(live).to_contain_text("Ventilation systems move fresh air")
+    shots = tmp_path_factory.getbasetemp()
+    page.screenshot(path=str(shots / "hitl-streaming-stop.png"))
+    page.click("#stop")
+
+    answer = page.locator(".msg-assistant:not(.msg-live)")
+    expect(answer).to_have_attribute("data-state", "stopped")
+    expect(answer.locator(".stopped-note")).to_have_text("Stopped")
+    expect(answer).to_contain_text("Ventilation systems move fresh air")
+    expect(answer).to_contain_text("[stopped]")
+    expect(page.locator(".chat-error")).to_have_count(0)
+    expect(page.locator("#send")).to_be_enabled()
+    assert "occupants stay healthy and comfortable." not in answer.inner_text(), "the answer did not finish"
+    page.screenshot(path=str(shots / "hitl-stopped.png"))
+
+
+def test_batch_with_a_rejected_call_sends_one_decision_each(
+    page: Page, llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    calls = [{"name": "calculate", "arguments": {"expression": e}} for e in ("2+2", "3+3", "4+4")]
+    llm.push({"tool_calls": calls}, {"content": "Two sums done, one skipped."})
+    _send(page, "three sums")
+    card = page.locator(".interrupt-card")
+    expect(card.locator(".approval-call")).to_have_count(3)
+    expect(page.locator("#approve-all")).to_have_text(re.compile("Approve 3"))
+    card.locator(".approval-call").nth(1).locator(".reject-call").click()
+    card.locator(".approval-call").nth(1).locator(".reject-reason").fill("Not this one.")
+    expect(page.locator("#approve-all")).to_have_text(re.compile("Send: 2 approve · 1 reject"))
+    page.screenshot(path=str(tmp_path_factory.getbasetemp() / "hitl-batch-card.png"), full_page=True)
+
+    page.click("#approve-all")
+
+    expect(page.locator(".msg-assistant")).to_contain_text("Two sums done, one skipped.")
+    tool_messages = [m for m in llm.requests()[-1]["messages"] if m.get("role") == "tool"]
+    contents = sorted(str(m["content"]) for m in tool_messages)
+    assert contents[:2] == ["4", "8"] and "Not this one." in contents[2] and len(contents) == 3
+
+
+def test_questions_card_sends_the_answers(page: Page, llm: ScriptedServer) -> None:
+    questions = ["How many people work in the heading?", "What is the cross-section in m²?"]
+    llm.push({"tool_calls": [{"name": "ask_user", "arguments": {"questions": questions}}]})
+    llm.push({"content": "Thanks, sizing for twelve people."})
+    _send(page, "size the airflow for my heading")
+    card = page.locator(".interrupt-card")
+    expect(card).to_have_attribute("data-kind", "ask_user")
+    expect(card.locator(".ask-answer")).to_have_count(2)
+    page.click("#submit-answers")
+    expect(card.locator(".interrupt-error")).to_contain_text("Answer at least one question.")
+
+    card.locator(".ask-answer").first.fill("Twelve people")
+    page.click("#submit-answers")
+
+    expect(page.locator(".msg-assistant")).to_contain_text("Thanks, sizing for twelve people.")
+    expect(page.locator(".interrupt-card")).to_have_count(0)
+    tool_messages = [m for m in llm.requests()[-1]["messages"] if m.get("role") == "tool"]
+    assert "Twelve people" in str(tool_messages[-1]["content"])
+
+
+def test_plan_card_sends_feedback_then_approves(
+    page: Page, llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    plan = "1. Search the air requirements.\n2. Calculate the airflow."
+    page.locator("#mode-switch").get_by_role("radio", name="Plan first").click()
+    llm.push({"tool_calls": [{"name": "request_plan_approval", "arguments": {"plan": plan}}]})
+    _send(page, "plan the airflow check")
+    card = page.locator(".interrupt-card")
+    expect(card).to_have_attribute("data-kind", "plan")
+    expect(card.locator(".plan-text")).to_contain_text("Calculate the airflow.")
+    page.screenshot(path=str(tmp_path_factory.getbasetemp() / "hitl-plan-card.png"), full_page=True)
+    revised = "1. Search the air requirements.\n2. Calculate the airflow.\n3. Check the velocity."
+    llm.push({"tool_calls": [{"name": "request_plan_approval", "arguments": {"plan": revised}}]})
+
+    page.fill("#plan-feedback", "Add a velocity check.")
+    page.click("#send-plan-feedback")
+
+    expect(card.locator(".plan-text")).to_contain_text("Check the velocity.")
+    tool_messages = [m for m in llm.requests()[-1]["messages"] if m.get("role") == "tool"]
+    assert "REJECTED: Add a velocity check." in str(tool_messages[-1]["content"])
+    llm.push({"content": "Plan approved; working on it."})
+    page.click("#approve-plan")
+    expect(page.locator(".msg-assistant")).to_contain_text("Plan approved; working on it.")
+    expect(page.locator(".msg-assistant")).to_have_count(1)

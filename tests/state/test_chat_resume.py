@@ -1,0 +1,257 @@
+"""ChatState headless around a paused run: the card, the resumed run in the same bubble, a reload, Stop.
+
+Same set-up as ``test_chat_state``: the real Reflex event processor, the pipeline replaced by
+fakes yielding real contract events.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tests.state.test_chat_state import (  # noqa: F401  # client and pipeline are fixtures
+    SESSION,
+    USAGE,
+    Client,
+    FakeRun,
+    call,
+    client,
+    pipeline,
+    result,
+)
+from ventapp.agent import events as ev
+from ventapp.agent.pipeline import CANCELLED_MARKER, ChatRejected
+from ventapp.state import chat_state as cs
+from ventapp.state import turns
+from ventapp.state.views import ChatMessageView, ToolCardView
+
+TOKEN = "interrupt-1"
+APPROVAL = ev.Interrupt(
+    kind="tool_approval",
+    tool_approval={
+        "tool": "calculate",
+        "args": {"expression": "(12+8)*3"},
+        "reason": "r",
+        "count": 1,
+        "requests": [{"tool": "calculate", "args": {"expression": "(12+8)*3"}, "reason": "r"}],
+    },
+    interrupt_token=TOKEN,
+    tool_call_ids=["c1"],
+)
+RESUMED = [
+    call("c1", "(12+8)*3"),
+    result("c1", "60"),
+    ev.Token(content="The result is 60."),
+    ev.Done(duration_ms=40, usage=USAGE),
+]
+
+
+@pytest.fixture
+def resume(monkeypatch: pytest.MonkeyPatch, pipeline: SimpleNamespace) -> SimpleNamespace:  # noqa: F811
+    """Replace ``start_resume``, ``pending_interrupt`` and ``stop_run`` as the UI calls them."""
+    fake = SimpleNamespace(requests=[], events=list(RESUMED), reject=None, pending=None, stops=[])
+
+    async def start_resume(runtime: object, request: Any) -> FakeRun:
+        fake.requests.append(request)
+        if fake.reject is not None:
+            raise fake.reject
+        return FakeRun(fake.events, 0.0)
+
+    async def pending_interrupt(runtime: object, session_id: str, user_name: str) -> ev.Interrupt | None:
+        return fake.pending
+
+    async def stop_run(runtime: object, session_id: str, user_name: str) -> bool:
+        fake.stops.append((session_id, user_name))
+        return True
+
+    monkeypatch.setattr(turns, "start_resume", start_resume)
+    monkeypatch.setattr(turns, "pending_interrupt", pending_interrupt)
+    monkeypatch.setattr(turns, "stop_run", stop_run)
+    return fake
+
+
+async def _paused(client: Client, pipeline: SimpleNamespace) -> cs.ChatState:  # noqa: F811
+    pipeline.events = [ev.Thinking(message="正在思考…", cn_agent="助手"), call("c1", "(12+8)*3"), APPROVAL]
+    await client.fire("send", form_data={"message": "please calculate (12+8)*3"})
+    return await client.state()
+
+
+async def test_paused_run_keeps_its_bubble_with_the_card(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
+) -> None:
+    state = await _paused(client, pipeline)
+
+    assert state.is_streaming is False and state.live_open is True
+    assert (state.interrupt.kind, state.interrupt.token) == ("tool_approval", TOKEN)
+    assert state.interrupt.submit_label == "Approve"
+    assert [m.role for m in state.messages] == ["user"], "nothing is committed while the card waits"
+    assert [card.tool_call_id for card in state.live_tools] == ["c1"]
+    assert (state.live_status, state.live_notice) == ("", "")
+
+
+async def test_approve_streams_the_rest_into_the_same_answer(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
+) -> None:
+    await _paused(client, pipeline)
+
+    deltas = await client.fire("submit_approval", form_data={})
+
+    (request,) = resume.requests
+    assert (request.session_id, request.interrupt_token, request.user_name) == (SESSION, TOKEN, "Ann")
+    assert request.answer.decisions == [{"type": "approve"}]
+    assert deltas[0]["interrupt"].submitting is True, "the card is disabled at once"
+    assert [i for i, d in enumerate(deltas) if "messages" in d] == [len(deltas) - 1]
+    state = await client.state()
+    user, answer = state.messages
+    assert (user.role, answer.role) == ("user", "assistant")
+    assert [(t.tool_call_id, t.content) for t in answer.tools] == [("c1", "60")]
+    assert answer.content == "The result is 60." and answer.status == "done"
+    assert "tokens" in answer.footer and state.context_percent == 1
+    assert (state.interrupt.kind, state.is_streaming, state.live_tools) == ("", False, [])
+
+
+async def test_refused_resume_is_shown_on_the_card(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
+) -> None:
+    await _paused(client, pipeline)
+    resume.reject = ChatRejected(
+        409, "stale_interrupt", "This approval is out of date or was already answered."
+    )
+
+    await client.fire("submit_approval", form_data={})
+
+    state = await client.state()
+    assert state.interrupt.kind == "tool_approval" and state.interrupt.submitting is False
+    assert state.interrupt.error == "This approval is out of date or was already answered."
+    assert state.is_streaming is False and [m.role for m in state.messages] == ["user"]
+
+
+async def test_invalid_edit_never_resumes(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
+) -> None:
+    await _paused(client, pipeline)
+    await client.fire("toggle_call", index=0, mode="edit")
+
+    await client.fire("submit_approval", form_data={"args_0": "{not json"})
+
+    state = await client.state()
+    assert resume.requests == []
+    assert state.interrupt.calls[0].error.startswith("The arguments are not valid JSON")
+    assert state.interrupt.calls[0].edit_text == "{not json"
+
+    await client.fire("submit_approval", form_data={"args_0": '{"expression": "2*21"}'})
+    assert resume.requests[0].answer.decisions == [{"type": "edit", "args": {"expression": "2*21"}}]
+
+
+async def test_a_second_click_while_submitting_does_nothing(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
+) -> None:
+    state = await _paused(client, pipeline)
+    state.interrupt = cs.InterruptView(**{**vars(state.interrupt), "submitting": True})
+
+    await client.fire("submit_approval", form_data={})
+
+    assert resume.requests == []
+
+
+async def test_new_message_instead_of_an_answer_commits_the_paused_answer(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
+) -> None:
+    await _paused(client, pipeline)
+    pipeline.events = [ev.Token(content="ok"), ev.Done(duration_ms=1, usage=USAGE)]
+
+    await client.fire("send", form_data={"message": "never mind"})
+
+    state = await client.state()
+    assert [(m.role, m.status) for m in state.messages] == [
+        ("user", "done"),
+        ("assistant", "waiting"),
+        ("user", "done"),
+        ("assistant", "done"),
+    ]
+    assert state.interrupt.kind == ""
+
+
+async def test_opening_a_paused_session_brings_the_card_back(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    stored = [
+        ChatMessageView(id="u", role="user", content="please calculate (12+8)*3"),
+        ChatMessageView(
+            id="a",
+            role="assistant",
+            tools=[ToolCardView(tool_call_id="c1", tool="calculate", cn_tool="计算器")],
+            status="waiting",
+        ),
+    ]
+
+    async def load_session(session_id: str, user_name: str) -> tuple[list[ChatMessageView], str]:
+        return list(stored), "full"
+
+    monkeypatch.setattr(cs, "load_session", load_session)
+    resume.pending = APPROVAL
+
+    await client.fire("open_session", session_id=SESSION)
+
+    state = await client.state()
+    assert state.session_id == SESSION and [m.id for m in state.messages] == ["u"]
+    assert state.interrupt.token == TOKEN and [t.tool_call_id for t in state.live_tools] == ["c1"]
+
+    await client.fire("submit_approval", form_data={})
+    state = await client.state()
+    assert state.messages[0].id == "u" and len(state.messages) == 2
+    assert state.messages[1].tools[0].content == "60"
+
+
+async def test_a_session_without_a_pending_pause_shows_no_card(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async def load_session(session_id: str, user_name: str) -> tuple[list[ChatMessageView], str]:
+        return [ChatMessageView(id="a", role="assistant", status="waiting")], "full"
+
+    monkeypatch.setattr(cs, "load_session", load_session)
+
+    await client.fire("open_session", session_id=SESSION)
+
+    state = await client.state()
+    assert state.interrupt.kind == "" and [m.status for m in state.messages] == ["waiting"]
+
+
+async def test_stop_calls_stop_run_and_the_answer_reads_stopped(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
+) -> None:
+    state = await client.state()
+    state.is_streaming, state.session_id = True, SESSION
+    await client.fire("stop")
+    assert resume.stops == [(SESSION, "Ann")]
+
+    state.is_streaming = False
+    pipeline.events = [
+        ev.Token(content="Partial"),
+        ev.Error(message="Stopped. The partial answer has been kept.", code="cancelled"),
+    ]
+    await client.fire("send", form_data={"message": "long answer please"})
+    answer = (await client.state()).messages[-1]
+    assert (answer.status, answer.error, answer.content) == ("stopped", "", "Partial" + CANCELLED_MARKER)

@@ -1,0 +1,299 @@
+"""The card a paused run shows inside its answer bubble: approve tool calls, answer questions, approve a plan.
+
+DOM hooks: ``.interrupt-card`` with ``data-kind`` (tool_approval | ask_user | plan) and
+``data-submitting``; ``.interrupt-error`` (the card's problem, e.g. a refused resume).
+Tool approval: ``.approval-call`` per call (``data-index``, ``data-mode``), toggles
+``.edit-call`` and ``.reject-call``, inputs ``.edit-args`` (``args_<i>``) and
+``.reject-reason`` (``reason_<i>``), ``.call-error``, and ``#approve-all`` (sends one
+decision per call). Questions: ``.ask-answer`` (``answer_<i>``) and ``#submit-answers``.
+Plan: ``#approve-plan``, ``#plan-feedback`` and ``#send-plan-feedback``.
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from ventapp.pages.components.styles import PRE_STYLE, markdown
+from ventapp.state.chat_state import ChatState
+from ventapp.state.interrupt_view import ApprovalCallView
+
+CARD = ChatState.interrupt
+BUSY = CARD.submitting
+
+FIELD_STYLE = {
+    "width": "100%",
+    "font_size": "0.875rem",
+    "line_height": "1.5",
+    "padding": "0.35rem 0.6rem",
+    "border_radius": "var(--radius-2)",
+    "border": f"1px solid {rx.color('gray', 7)}",
+    "background": rx.color("gray", 1),
+    "color": rx.color("gray", 12),
+    "outline": "none",
+    "_focus": {"border_color": rx.color("accent", 8), "box_shadow": f"0 0 0 1px {rx.color('accent', 8)}"},
+    "_disabled": {"opacity": "0.6"},
+}
+"""Plain ``input``/``textarea`` styled like the theme's fields: the hook class sits on the field itself."""
+
+
+def _heading(icon: str, title: rx.Var[str] | str, hint: str) -> rx.Component:
+    return rx.hstack(
+        rx.icon(icon, size=16, color=rx.color("amber", 11), flex_shrink="0", margin_top="2px"),
+        rx.vstack(
+            rx.text(title, size="2", weight="bold"),
+            rx.text(hint, size="1", color_scheme="gray"),
+            spacing="0",
+        ),
+        align="start",
+        spacing="2",
+    )
+
+
+def _card_error() -> rx.Component:
+    return rx.cond(
+        CARD.error != "",
+        rx.text(
+            rx.icon("triangle_alert", size=12, display="inline", margin_right="4px"),
+            CARD.error,
+            size="2",
+            color_scheme="red",
+            class_name="interrupt-error",
+            role="alert",
+        ),
+    )
+
+
+def _toggle(call: rx.Var[ApprovalCallView], mode: str, label: str, undo: str, css: str) -> rx.Component:
+    active = call.mode == mode
+    return rx.button(
+        rx.cond(active, undo, label),
+        type="button",
+        size="1",
+        variant=rx.cond(active, "solid", "soft"),
+        color_scheme="red" if mode == "reject" else "gray",
+        class_name=css,
+        disabled=BUSY,
+        on_click=ChatState.toggle_call(call.index, mode),
+    )
+
+
+def _approval_call(call: rx.Var[ApprovalCallView]) -> rx.Component:
+    editing = call.mode == "edit"
+    return rx.box(
+        rx.hstack(
+            rx.icon("wrench", size=14, color=rx.color("accent", 10)),
+            rx.code(call.tool, size="2", variant="ghost", weight="medium"),
+            rx.spacer(),
+            _toggle(call, "edit", "Edit arguments", "Cancel edit", "edit-call"),
+            _toggle(call, "reject", "Reject…", "Undo reject", "reject-call"),
+            align="center",
+            spacing="2",
+            wrap="wrap",
+            width="100%",
+        ),
+        rx.cond(call.reason != "", rx.text(call.reason, size="1", color_scheme="gray", margin_top="0.25rem")),
+        rx.cond(
+            editing,
+            rx.el.textarea(
+                default_value=call.edit_text,
+                name=f"args_{call.index}",
+                class_name="edit-args",
+                aria_label="Arguments as JSON",
+                rows=5,
+                spell_check=False,
+                disabled=BUSY,
+                style={
+                    **FIELD_STYLE,
+                    "font_family": PRE_STYLE["font_family"],
+                    "font_size": "0.8rem",
+                    "margin_top": "0.4rem",
+                    "resize": "vertical",
+                },
+            ),
+            rx.el.pre(
+                call.args_json, class_name="approval-args", style={**PRE_STYLE, "margin_top": "0.4rem"}
+            ),
+        ),
+        rx.cond(
+            call.error != "",
+            rx.text(call.error, size="1", color_scheme="red", class_name="call-error", role="alert"),
+        ),
+        rx.cond(
+            call.mode == "reject",
+            rx.el.input(
+                default_value=call.reject_reason,
+                name=f"reason_{call.index}",
+                placeholder="Why? The agent reads this (optional)",
+                class_name="reject-reason",
+                aria_label="Reason for rejecting",
+                disabled=BUSY,
+                style={**FIELD_STYLE, "margin_top": "0.4rem"},
+            ),
+        ),
+        class_name="approval-call",
+        data_index=call.index,
+        data_mode=call.mode,
+        padding="0.5rem 0.6rem",
+        border_radius="var(--radius-2)",
+        border=f"1px solid {rx.color('gray', 5)}",
+        background=rx.color("gray", 1),
+        width="100%",
+    )
+
+
+def _tool_approval() -> rx.Component:
+    return rx.form(
+        rx.vstack(
+            _heading(
+                "shield_alert",
+                rx.cond(CARD.calls.length() > 1, "These tool calls need your approval", "Approval needed"),
+                "The agent waits for your decision before it runs anything.",
+            ),
+            rx.foreach(CARD.calls, _approval_call),
+            _card_error(),
+            rx.hstack(
+                rx.button(
+                    rx.icon("check", size=14),
+                    CARD.submit_label,
+                    id="approve-all",
+                    type="submit",
+                    size="2",
+                    loading=BUSY,
+                    disabled=BUSY,
+                ),
+                justify="end",
+                width="100%",
+            ),
+            spacing="2",
+            width="100%",
+        ),
+        on_submit=ChatState.submit_approval,
+        width="100%",
+    )
+
+
+def _question(question: rx.Var[str], index: rx.Var[int]) -> rx.Component:
+    return rx.vstack(
+        rx.text(question, size="2", as_="label"),
+        rx.el.input(
+            name=f"answer_{index}",
+            class_name="ask-answer",
+            placeholder="Your answer",
+            aria_label=question,
+            disabled=BUSY,
+            style=FIELD_STYLE,
+        ),
+        spacing="1",
+        width="100%",
+    )
+
+
+def _ask_user() -> rx.Component:
+    return rx.form(
+        rx.vstack(
+            _heading(
+                "message_circle_question",
+                rx.cond(CARD.questions.length() > 1, "The agent has questions", "The agent has a question"),
+                "Your answers go straight back to the agent.",
+            ),
+            rx.foreach(CARD.questions, _question),
+            _card_error(),
+            rx.hstack(
+                rx.button(
+                    rx.icon("send", size=14),
+                    "Send answers",
+                    id="submit-answers",
+                    type="submit",
+                    loading=BUSY,
+                    disabled=BUSY,
+                ),
+                justify="end",
+                width="100%",
+            ),
+            spacing="2",
+            width="100%",
+        ),
+        on_submit=ChatState.submit_answers,
+        width="100%",
+    )
+
+
+def _plan() -> rx.Component:
+    return rx.vstack(
+        _heading("list_checks", "Plan for your approval", "Nothing runs until you approve the plan."),
+        rx.box(
+            markdown(CARD.plan),
+            class_name="plan-text",
+            padding="0.5rem 0.75rem",
+            border_radius="var(--radius-2)",
+            border=f"1px solid {rx.color('gray', 5)}",
+            background=rx.color("gray", 1),
+            width="100%",
+        ),
+        _card_error(),
+        rx.form(
+            rx.vstack(
+                rx.el.textarea(
+                    id="plan-feedback",
+                    name="feedback",
+                    placeholder="What should change? (to send the plan back)",
+                    aria_label="Feedback on the plan",
+                    rows=2,
+                    disabled=BUSY,
+                    style={**FIELD_STYLE, "resize": "vertical"},
+                ),
+                rx.hstack(
+                    rx.button(
+                        "Send back with feedback",
+                        id="send-plan-feedback",
+                        type="submit",
+                        variant="soft",
+                        color_scheme="gray",
+                        disabled=BUSY,
+                    ),
+                    rx.button(
+                        rx.icon("check", size=14),
+                        "Approve plan",
+                        id="approve-plan",
+                        type="button",
+                        loading=BUSY,
+                        disabled=BUSY,
+                        on_click=ChatState.approve_plan,
+                    ),
+                    justify="end",
+                    spacing="2",
+                    width="100%",
+                ),
+                spacing="2",
+                width="100%",
+            ),
+            on_submit=ChatState.send_plan_feedback,
+            width="100%",
+        ),
+        spacing="2",
+        width="100%",
+    )
+
+
+def interrupt_card() -> rx.Component:
+    """The pending card of the open session (inside the live bubble), when there is one."""
+    return rx.cond(
+        CARD.kind != "",
+        rx.box(
+            rx.match(
+                CARD.kind,
+                ("tool_approval", _tool_approval()),
+                ("ask_user", _ask_user()),
+                ("plan", _plan()),
+                rx.fragment(),
+            ),
+            class_name="interrupt-card",
+            data_kind=CARD.kind,
+            data_submitting=rx.cond(BUSY, "true", "false"),
+            padding="0.75rem",
+            border_radius="var(--radius-3)",
+            border=f"1px solid {rx.color('amber', 7)}",
+            background=rx.color("amber", 2),
+            width="100%",
+        ),
+    )

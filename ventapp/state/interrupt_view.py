@@ -1,0 +1,208 @@
+"""The card a paused run shows in its answer bubble, and the answer built from its inputs.
+
+A run that pauses ends with an ``interrupt`` event (:class:`ventapp.agent.events.Interrupt`).
+:func:`interrupt_view` turns it into an :class:`InterruptView` the page renders as a card:
+
+* ``tool_approval`` — every call of the batch with its arguments; per call the person
+  approves (default), edits the arguments (JSON) or rejects with a reason;
+* ``ask_user`` — one input per question;
+* ``plan`` — the plan (Markdown), approved or sent back with feedback.
+
+The card's inputs come back as a form (``args_<i>``, ``reason_<i>``, ``answer_<i>``,
+``feedback``); :func:`approval_answer`, :func:`questions_answer` and :func:`plan_answer`
+check them and build the :class:`~ventapp.agent.interrupts.ResumeAnswer` for
+:func:`ventapp.agent.resume.start_resume`, or return the card with a readable error.
+Everything here is pure Python (no Reflex, no I/O).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ventapp.agent import events as ev
+from ventapp.agent.interrupts import ResumeAnswer
+from ventapp.state.views import args_to_json
+
+CARD_KINDS = frozenset({"tool_approval", "ask_user", "plan"})
+"""Interrupt kinds the chat answers with a card (``message`` is only shown as a note)."""
+
+APPROVE, EDIT, REJECT = "approve", "edit", "reject"
+CALL_MODES = (APPROVE, EDIT, REJECT)
+
+_DEFAULT_REASON_HEAD = "Tool execution requires approval"
+"""deepagents' default description: it says nothing the card does not (tool, arguments)."""
+
+FormData = Mapping[str, Any]
+
+
+@dataclass
+class ApprovalCallView:
+    """One tool call of an approval batch, as the card shows it.
+
+    Attributes:
+        index: Position in the batch (decisions go back in this order).
+        tool: Tool name, e.g. ``calculate``.
+        args_json: The proposed arguments, pretty-printed JSON.
+        reason: Why the call needs approval (may be empty).
+        mode: ``approve`` | ``edit`` | ``reject`` — what the person chose for this call.
+        edit_text: The arguments as last submitted in the edit box (starts as ``args_json``).
+        reject_reason: The reason as last submitted.
+        error: What is wrong with this call's input (e.g. invalid JSON); empty when fine.
+    """
+
+    index: int = 0
+    tool: str = ""
+    args_json: str = "{}"
+    reason: str = ""
+    mode: str = APPROVE
+    edit_text: str = ""
+    reject_reason: str = ""
+    error: str = ""
+
+
+@dataclass
+class InterruptView:
+    """The card of the pause the open session waits on; ``kind == ""`` means none.
+
+    Attributes:
+        kind: ``tool_approval`` | ``ask_user`` | ``plan`` | ``""``.
+        token: The ``interrupt_token`` to send back with the answer.
+        calls: The approval batch, in order (tool approvals only).
+        questions: The questions (``ask_user`` only).
+        plan: The plan as Markdown (``plan`` only).
+        submit_label: The approval button's text, e.g. ``"Approve"``, ``"Approve 3"``.
+        error: A sentence about the whole card (an invalid answer, a refused resume).
+        submitting: True from the click until the resumed run is admitted or refused.
+    """
+
+    kind: str = ""
+    token: str = ""
+    calls: list[ApprovalCallView] = field(default_factory=list)
+    questions: list[str] = field(default_factory=list)
+    plan: str = ""
+    submit_label: str = ""
+    error: str = ""
+    submitting: bool = False
+
+
+def _shown_reason(reason: str) -> str:
+    return "" if reason.startswith(_DEFAULT_REASON_HEAD) else reason.strip()
+
+
+def submit_label(calls: list[ApprovalCallView]) -> str:
+    """The approval button: ``"Approve"``, ``"Approve 3"``, or the mix, e.g. ``"Send: 2 approve · 1 reject"``."""
+    counts = Counter(call.mode for call in calls)
+    if counts[EDIT] == counts[REJECT] == 0:
+        return "Approve" if len(calls) <= 1 else f"Approve {len(calls)}"
+    if len(calls) == 1:
+        return "Run with edits" if counts[EDIT] else "Reject"
+    return "Send: " + " · ".join(f"{counts[mode]} {mode}" for mode in CALL_MODES if counts[mode])
+
+
+def interrupt_view(event: ev.Interrupt | None) -> InterruptView:
+    """The card for an ``interrupt`` event; an empty view when there is none or no card fits.
+
+    Args:
+        event: The event the stream ended with (or ``pending_interrupt``'s answer).
+
+    Returns:
+        ``kind`` empty for None, kind ``message``, or an event without ``interrupt_token``.
+    """
+    if event is None or event.kind not in CARD_KINDS or not event.interrupt_token:
+        return InterruptView()
+    if event.kind == "tool_approval":
+        approval = event.tool_approval or {}
+        requests = approval.get("requests") or [approval]
+        calls = []
+        for index, request in enumerate(requests):
+            args = args_to_json(request.get("args") or {})
+            calls.append(
+                ApprovalCallView(
+                    index=index,
+                    tool=str(request.get("tool") or ""),
+                    args_json=args,
+                    reason=_shown_reason(str(request.get("reason") or "")),
+                    edit_text=args,
+                )
+            )
+        return InterruptView(
+            kind="tool_approval", token=event.interrupt_token, calls=calls, submit_label=submit_label(calls)
+        )
+    if event.kind == "ask_user":
+        questions = [str(q) for q in (event.ask_user or {}).get("questions", []) if str(q).strip()]
+        return InterruptView(kind="ask_user", token=event.interrupt_token, questions=questions)
+    return InterruptView(kind="plan", token=event.interrupt_token, plan=event.message or "")
+
+
+def with_mode(view: InterruptView, index: int, mode: str) -> InterruptView:
+    """Toggle one call between ``mode`` (edit or reject) and approve; clears the errors."""
+    if mode not in CALL_MODES:
+        return view
+    calls = [
+        dataclasses.replace(call, mode=APPROVE if call.mode == mode else mode, error="")
+        if call.index == index
+        else call
+        for call in view.calls
+    ]
+    return dataclasses.replace(view, calls=calls, submit_label=submit_label(calls), error="")
+
+
+def parse_args(text: str) -> tuple[dict[str, Any] | None, str]:
+    """Edited arguments: ``(object, "")`` or ``(None, sentence saying what to fix)``."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"The arguments are not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
+    if not isinstance(value, dict):
+        return None, 'The arguments must be a JSON object, e.g. {"expression": "1+1"}.'
+    return value, ""
+
+
+def approval_answer(view: InterruptView, form: FormData) -> tuple[ResumeAnswer | None, InterruptView]:
+    """One decision per call, in order, from the card's form (``args_<i>``, ``reason_<i>``).
+
+    Returns:
+        ``(answer, view)`` with the typed inputs kept in ``view``; ``answer`` is None when
+        an edited call's JSON is invalid (the call's ``error`` says why).
+    """
+    decisions: list[dict[str, Any]] = []
+    calls: list[ApprovalCallView] = []
+    for call in view.calls:
+        edit_text = str(form.get(f"args_{call.index}", call.edit_text))
+        reject_reason = str(form.get(f"reason_{call.index}", call.reject_reason)).strip()
+        error = ""
+        if call.mode == EDIT:
+            args, error = parse_args(edit_text)
+            decisions.append({"type": EDIT, "args": args})
+        elif call.mode == REJECT:
+            decisions.append({"type": REJECT, "message": reject_reason})
+        else:
+            decisions.append({"type": APPROVE})
+        calls.append(dataclasses.replace(call, edit_text=edit_text, reject_reason=reject_reason, error=error))
+    view = dataclasses.replace(view, calls=calls, error="")
+    if any(call.error for call in calls):
+        return None, dataclasses.replace(view, error="Fix the marked arguments, then send again.")
+    return ResumeAnswer(decisions=decisions), view
+
+
+def questions_answer(view: InterruptView, form: FormData) -> tuple[ResumeAnswer | None, InterruptView]:
+    """One answer per question from ``answer_<i>``; at least one must be filled in."""
+    answers = [str(form.get(f"answer_{index}") or "").strip() for index in range(len(view.questions))]
+    if not any(answers):
+        return None, dataclasses.replace(view, error="Answer at least one question.")
+    return ResumeAnswer(answers=answers), dataclasses.replace(view, error="")
+
+
+def plan_answer(
+    view: InterruptView, approved: bool, feedback: str = ""
+) -> tuple[ResumeAnswer | None, InterruptView]:
+    """Approve the plan, or send it back; sending back needs feedback."""
+    feedback = feedback.strip()
+    if not approved and not feedback:
+        return None, dataclasses.replace(view, error="Write what should change in the plan.")
+    return ResumeAnswer(approved=approved, feedback=feedback), dataclasses.replace(view, error="")
