@@ -70,7 +70,9 @@ async def _turn(
     for index, call in enumerate(calls):
         call.setdefault("id", f"call_{index}")
     llm.push({"tool_calls": calls}, {"content": "done"})
-    run = await start_chat(runtime, ChatRequest(message="go", user_name=user, session_id=session_id))
+    run = await start_chat(
+        runtime, ChatRequest(message="go", user_name=user, session_id=session_id, new_session=True)
+    )
     results = {}
     async for event in run.events():
         if isinstance(event, ev.ToolResult):
@@ -216,7 +218,9 @@ async def test_sub_agent_shares_its_parents_folder(runtime: AgentRuntime, llm: S
         {"content": "The brief says hello."},
         {"content": "done"},
     )
-    run = await start_chat(runtime, ChatRequest(message="go", user_name="alice", session_id=session))
+    run = await start_chat(
+        runtime, ChatRequest(message="go", user_name="alice", session_id=session, new_session=True)
+    )
     results = {e.tool_call_id: e async for e in run.events() if isinstance(e, ev.ToolResult)}
 
     assert results["sub_ls"].agent_id != "main"

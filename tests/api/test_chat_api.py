@@ -178,3 +178,14 @@ def test_errors_share_one_json_shape(client: httpx.Client) -> None:
         assert response.status_code == status and body["code"] == "bad_request"
         assert isinstance(body["message"], str) and body["message"] == body["detail"]
     assert "interrupt_token" in malformed.json()["message"]
+
+
+def test_unknown_session_id_is_404_and_creates_nothing(client: httpx.Client, llm: ScriptedServer) -> None:
+    """Spec 002: a session that does not exist is 404 — a client cannot mint sessions (or threads)."""
+    ghost = str(uuid.uuid4())
+    for fields in ({"session_id": ghost}, {"session_id": ghost, "thread_id": ghost}):
+        response, _ = post_chat(client, message="hi", **fields)
+        assert response.status_code == 404 and response.json()["code"] == "not_found"
+    prefixed, _ = post_chat(client, message=f"#session:{ghost} hi")
+    assert prefixed.status_code == 404
+    assert llm.requests() == [] and client.get(f"/api/chat/history/{ghost}").status_code == 404

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 import uuid
@@ -211,11 +212,12 @@ def test_delete_session_clears_rows_graph_state_and_files(
     assert _sessions(client, user) == []
     assert client.get(f"/api/chat/history/{session_id}", params={"user_name": user}).status_code == 404
     assert not _folder(user, session_id).exists()
-    # The graph state is gone too: the same id now starts from nothing.
+    # The graph state is gone too: no checkpoint of that thread is left.
+    with sqlite3.connect(get_settings().checkpoint_path) as db:
+        left = db.execute("SELECT count(*) FROM checkpoints WHERE thread_id = ?", (session_id,)).fetchone()[0]
+    assert left == 0
     again, _ = _chat(client, user, "what was the code word?", session_id=session_id)
-    assert again.status_code == 200
-    assert "kumquat" not in _last_prompt(llm)
-    assert client.delete(f"/api/sessions/{session_id}", params={"user_name": user}).status_code == 200
+    assert again.status_code == 404, "a deleted session is gone, not silently re-created"
     assert client.delete(f"/api/sessions/{session_id}", params={"user_name": user}).status_code == 404
 
 

@@ -90,6 +90,9 @@ class ChatRequest:
     """Virtual paths (``/workspace/uploads/<name>``) of files saved for this turn."""
     skill: str | None = None
     """A skill the user selected with ``#skill:<name>``; the agent is told to follow it."""
+    new_session: bool = False
+    """True when ``session_id`` is a fresh id the server side chose (an upload needs its folder
+    before admission); otherwise an unknown ``session_id`` is 404 (spec 002: 会话不存在 → 404)."""
 
 
 def agent_input_text(request: ChatRequest) -> str:
@@ -169,6 +172,8 @@ async def _own_session(runtime: AgentRuntime, request: ChatRequest) -> tuple[str
     except ValueError:
         raise ChatRejected(404, "not_found", "Session not found.") from None
     session = await asyncio.to_thread(chat_store.get_session, runtime.engine, session_id)
+    if session is None and not request.new_session:
+        raise ChatRejected(404, "not_found", "Session not found.")
     if session is not None and session.user_name != request.user_name:
         raise ChatRejected(404, "not_found", "Session not found.")
     return session_id, session

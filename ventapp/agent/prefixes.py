@@ -69,4 +69,11 @@ def apply_prefixes(request: ChatRequest, skills_dir: Path = SKILLS_DIR) -> ChatR
                 400, "bad_request", "The #session: prefix and session_id name different sessions."
             )
         session_id = prefixed
-    return dataclasses.replace(request, message=text, skill=skill or request.skill, session_id=session_id)
+    return dataclasses.replace(
+        request,
+        message=text,
+        skill=skill or request.skill,
+        session_id=session_id,
+        # A session named by the prefix must exist: only an id we chose ourselves may be new.
+        new_session=request.new_session and session_id == request.session_id,
+    )

@@ -39,10 +39,12 @@ async def _prepare_turn(runtime: AgentRuntime, request: ChatRequest, file: Uploa
     """
     request = apply_prefixes(request)
     session_id = request.session_id
+    new_session = request.new_session
     attachments = list(request.attachments)
     if file is not None and (file.filename or file.size):  # browsers send an empty part for "no file"
         data = await file.read(runtime.settings.upload_max_bytes + 1)
-        session_id = session_id or str(uuid.uuid4())  # the file needs its session folder before admission
+        if not session_id:  # the file needs its session folder before admission
+            session_id, new_session = str(uuid.uuid4()), True
         try:
             path = await asyncio.to_thread(
                 save_upload, runtime.settings, request.user_name, session_id, file.filename, data
@@ -50,7 +52,9 @@ async def _prepare_turn(runtime: AgentRuntime, request: ChatRequest, file: Uploa
         except UploadRejected as exc:
             raise ChatRejected(exc.status, exc.code, exc.message) from None
         attachments.append(path)
-    return dataclasses.replace(request, session_id=session_id, attachments=attachments)
+    return dataclasses.replace(
+        request, session_id=session_id, new_session=new_session, attachments=attachments
+    )
 
 
 async def _discard_uploads(runtime: AgentRuntime, request: ChatRequest) -> None:

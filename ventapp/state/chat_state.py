@@ -286,11 +286,18 @@ class ChatState(rx.State):
             attachments, self._pending_attachments = self._pending_attachments, []
             user_name, mode = self.user_name, self.mode
             session_id = self.session_id or self.draft_session_id or None
+            new_session = not self.session_id and bool(self.draft_session_id)
         final = failed_answer(UI_FAILURE)
         sessions: list[SessionView] | None = None
         try:
             final = await turns.run_turn(
-                self, message, user_name, session_id, attachments=attachments, mode=mode
+                self,
+                message,
+                user_name,
+                session_id,
+                attachments=attachments,
+                mode=mode,
+                new_session=new_session,
             )
             sessions = await load_sessions(user_name)  # the new session's title shows in the list
         except Exception:

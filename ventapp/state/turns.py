@@ -121,6 +121,7 @@ async def run_turn(
     *,
     attachments: list[str] | None = None,
     mode: str | None = None,
+    new_session: bool = False,
 ) -> LiveAnswer:
     """Admit and stream one turn, flushing into ``state``; return the final answer.
 
@@ -136,6 +137,7 @@ async def run_turn(
         session_id=session_id,
         attachments=list(attachments or []),
         mode=mode,
+        new_session=new_session,
     )
     try:
         run = await start_chat(runtime, apply_prefixes(request))
