@@ -63,6 +63,17 @@ def _wait_idle(client: httpx.Client, session_id: str, user: str = "default") -> 
     raise AssertionError("the run never finalised")
 
 
+def _assert_cut_call_billed(http: httpx.Client, run_id: str) -> None:
+    """A call cut mid-stream still cost money: it is booked, marked as an estimate."""
+    deadline = time.monotonic() + 10
+    while (
+        booked := http.get(f"/api/usage/runs/{run_id}")
+    ).status_code == 404 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    (row,) = booked.json()["items"]
+    assert row["source"] == "estimate" and row["output_tokens"] >= 5 and row["input_tokens"] > 0
+
+
 def test_process_gate_under_a_burst(gated_api: ApiServer, slow_llm: ScriptedServer) -> None:
     slow_llm.reset()
     responses = _burst(gated_api.url, [f"user{i}" for i in range(7)])
@@ -135,6 +146,7 @@ def test_stop_mid_stream(http: httpx.Client, gated_api: ApiServer, slow_llm: Scr
     answer = history["messages"][-1]
     assert answer["status"] == "cancelled" and answer["content"].endswith(CANCELLED_MARKER)
     assert len(answer["content"]) > len(CANCELLED_MARKER), "the partial answer is kept"
+    _assert_cut_call_billed(http, headers["x-run-id"])
     time.sleep(0.5)
     assert len(slow_llm.requests()) == calls, "no model call after the stop"
     response, after = post_chat(http, message="hello again", session_id=session_id)
@@ -155,6 +167,7 @@ def test_client_disconnect_cancels_the_run(
     history = _wait_idle(http, session_id)
     answer = history["messages"][-1]
     assert answer["status"] == "cancelled" and answer["content"].endswith(CANCELLED_MARKER)
+    _assert_cut_call_billed(http, response.headers["x-run-id"])
     calls = len(slow_llm.requests())
     time.sleep(0.5)
     assert len(slow_llm.requests()) == calls

@@ -16,8 +16,18 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from langchain_core.messages.utils import count_tokens_approximately
+
 from ventapp.agent import events as ev
-from ventapp.agent.errors import CANCELLED, QUOTA_REACHED, TIMED_OUT, UNCONFIGURED, RunFailure, classify
+from ventapp.agent.errors import (
+    CANCELLED,
+    CLIENT_GONE,
+    QUOTA_REACHED,
+    TIMED_OUT,
+    UNCONFIGURED,
+    RunFailure,
+    classify,
+)
 from ventapp.agent.kernel import MAIN_AGENT, MAIN_AGENT_LABEL, Kernel
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.billing.guard import remaining_tokens
@@ -75,6 +85,10 @@ class ChatRun:
         self._stop: RunFailure | None = None
         self.mode = mode
         self._price: Price | None = None
+        # Input of a first call cut before its usage arrived: the turn's text, offline estimate.
+        self._input_estimate = (
+            count_tokens_approximately([graph_input["messages"][-1]]) if isinstance(graph_input, dict) else 0
+        )
         self.kernel = Kernel(context_limit=runtime.settings.context_limit)
         self.kernel.transcript.meter.already_counted(counted_message_ids or set())
 
@@ -206,7 +220,11 @@ class ChatRun:
         if self._producer is not None:
             with contextlib.suppress(BaseException):
                 await self._producer
+        if status == "cancelled" and failure is None:
+            failure = CLIENT_GONE  # the consumer left without a stop request (disconnect)
         transcript = self.kernel.transcript
+        if status in ("cancelled", "failed"):
+            self.kernel.settle_cut_call(self._input_estimate)
         usage = self._priced(transcript.meter.usage())
         engine = self.runtime.engine
         try:

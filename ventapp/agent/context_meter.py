@@ -45,6 +45,23 @@ class ContextMeter:
         """Mark messages settled by an earlier run (a resumed run re-streams the paused call)."""
         self._seen.update(message_ids)
 
+    def observe_cut_call(self, partial: AIMessage, input_estimate: int) -> None:
+        """Count a main-thread call the run cut off mid-stream (stop, disconnect, timeout).
+
+        The provider bills what it generated even though no final message arrived. When
+        the stream got as far as its usage chunk that figure is used; otherwise output is
+        estimated from the streamed part and input is ``input_estimate`` (the last known
+        context size), and the call is marked ``estimate``.
+        """
+        if partial.usage_metadata:
+            self.observe(partial, main_thread=True)
+            return
+        estimate = AIMessage(content=partial.content, id=partial.id, tool_calls=partial.tool_calls)
+        self.observe(estimate, main_thread=True)
+        self.input_tokens += input_estimate
+        last = self.calls[-1]
+        self.calls[-1] = CallUsage(last.call_key, input_estimate, last.output_tokens, "estimate", True)
+
     def observe(self, message: AIMessage, *, main_thread: bool) -> None:
         """Count one finished model call (an ``AIMessage`` from a model node update).
 

@@ -29,6 +29,7 @@ UNCONFIGURED = RunFailure(
 
 
 CANCELLED = RunFailure("cancelled", "Stopped. The partial answer has been kept.")
+CLIENT_GONE = RunFailure("cancelled", "The client disconnected; the partial answer has been kept.")
 TIMED_OUT = RunFailure(
     "timeout",
     "The run took longer than RUN_TIMEOUT_S allows and was stopped. The partial answer has been kept.",

@@ -116,6 +116,7 @@ class Kernel:
         self.transcript = RunTranscript(meter=ContextMeter(context_limit=context_limit))
         self.subagents = SubagentTracker()
         self._last_ai: AIMessage | None = None
+        self._open_call: AIMessageChunk | None = None
 
     async def run(self, stream: AsyncIterator[Any]) -> AsyncIterator[ev.ContractEvent]:
         """Translate the ``(namespace, mode, data)`` stream. Exceptions propagate to the pipeline."""
@@ -133,6 +134,8 @@ class Kernel:
         # Sub-agent text is the sub-agent's business; it reaches the answer only through `task`'s result.
         if not main or not isinstance(chunk, AIMessageChunk) or _is_internal_call(metadata):
             return []
+        # Kept until the call's complete message arrives, so a call cut mid-stream can be billed.
+        self._open_call = chunk if self._open_call is None else self._open_call + chunk
         out: list[ev.ContractEvent] = []
         reasoning = chunk.additional_kwargs.get("reasoning_content")
         if isinstance(reasoning, str) and reasoning:
@@ -142,6 +145,13 @@ class Kernel:
             self.transcript.answer += text
             out.append(ev.Token(content=text))
         return out
+
+    def settle_cut_call(self, input_estimate: int) -> None:
+        """Bill the main-thread call that was streaming when the run stopped (if any)."""
+        if self._open_call is not None:
+            meter = self.transcript.meter
+            meter.observe_cut_call(self._open_call, meter.context_tokens or input_estimate)
+            self._open_call = None
 
     def _on_update(self, main: bool, agent_id: str, data: dict[str, Any]) -> list[ev.ContractEvent]:
         out: list[ev.ContractEvent] = []
@@ -163,6 +173,7 @@ class Kernel:
         self.transcript.meter.observe(message, main_thread=main)
         if main:
             self._last_ai = message
+            self._open_call = None
         calls = [call for call in message.tool_calls if call.get("id") not in self.transcript.tool_cards]
         if not calls:
             return []
