@@ -19,6 +19,10 @@ export NPM_CONFIG_FUND := false
 export NPM_CONFIG_AUDIT := false
 export PYTHONDONTWRITEBYTECODE := 1
 
+# `make api PORT=8123` must not also export PORT into the app's environment: it would differ
+# from .env's PORT and be reported as a configuration conflict. The port goes in as a flag.
+unexport PORT
+
 .PHONY: setup run dev api demo migrate test lint chromium clean help
 
 help:

@@ -21,7 +21,12 @@ target_metadata = SQLModel.metadata
 
 def _url() -> str:
     url = config.get_main_option("sqlalchemy.url")
-    return url or get_settings().database_url
+    if url:
+        return url
+    try:
+        return get_settings().database_url
+    except ValueError as bad:  # a malformed .env: say which key, not a 30-line traceback
+        raise SystemExit(f"configuration error: {bad}") from None
 
 
 def run_migrations_offline() -> None:

@@ -88,3 +88,20 @@ def test_only_config_reads_the_environment() -> None:
         if path.name != "config.py" and ("os.environ" in path.read_text() or "os.getenv" in path.read_text())
     ]
     assert offenders == []
+
+
+def test_secrets_are_masked_and_plain_values_are_not(tmp_path: Path) -> None:
+    env = _env_file(tmp_path, "OPENAI_API_KEY=sk-project-key-123456\nPORT=3000\n")
+    settings = load_settings({"OPENAI_API_KEY": "sk-stray-global-999999", "PORT": "8081"}, env_file=env)
+    shown = {c.key: c.public() for c in settings.conflicts}
+    assert shown["PORT"]["dotenv"] == "3000" and shown["PORT"]["process"] == "8081"
+    key = shown["OPENAI_API_KEY"]
+    assert "123456" not in key["dotenv"] and "999999" not in key["process"] and "chars" in key["dotenv"]
+
+
+def test_priority_conflict_names_the_process_value_as_used(tmp_path: Path) -> None:
+    env = _env_file(tmp_path, "DEEP_AGENT_ENV_PRIORITY=dotenv\n")
+    settings = load_settings({"DEEP_AGENT_ENV_PRIORITY": "process"}, env_file=env)
+    assert settings.env_priority == "process"
+    (conflict,) = settings.conflicts
+    assert conflict.key == "DEEP_AGENT_ENV_PRIORITY" and conflict.used == "process"

@@ -31,6 +31,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 """The checkout's top folder (holds ``.env``, ``alembic/``, ``skills/``)."""
 
 PRIORITIES = ("dotenv", "process", "none")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 # key -> (default, one line of meaning). `.env.example` is checked against this table by a test.
 KEYS: dict[str, tuple[str, str]] = {
@@ -72,16 +73,22 @@ KEYS: dict[str, tuple[str, str]] = {
 }
 
 
-def mask(value: str) -> str:
-    """Mask a configuration value for logs: keep a hint of its shape, never the secret.
+SECRET_KEYS = frozenset({"OPENAI_API_KEY", "DATABASE_URL"})
+"""Keys whose values are secrets (a database URL may carry a password)."""
 
-    ``"sk-abcdef123456"`` → ``"sk-a…3456 (14 chars)"``; short values become ``"***"``.
+
+def mask(value: str, key: str = "OPENAI_API_KEY") -> str:
+    """A configuration value as logs and ``/health`` may show it.
+
+    Secrets keep only a hint of their shape — ``"sk-abcdef123456"`` → ``"sk-… (15 chars)"`` —
+    so a wrong key can be told apart from the right one without revealing either; other
+    values (ports, model names) are shown as they are.
     """
     if not value:
         return "(empty)"
-    if len(value) <= 8:
-        return f"*** ({len(value)} chars)"
-    return f"{value[:4]}…{value[-4:]} ({len(value)} chars)"
+    if key not in SECRET_KEYS:
+        return value
+    return f"{value[:3]}… ({len(value)} chars)"
 
 
 @dataclass(frozen=True)
@@ -97,8 +104,8 @@ class ConfigConflict:
         """The conflict with both values masked, as ``/health`` shows it."""
         return {
             "key": self.key,
-            "dotenv": mask(self.dotenv_value),
-            "process": mask(self.process_value),
+            "dotenv": mask(self.dotenv_value, self.key),
+            "process": mask(self.process_value, self.key),
             "used": self.used,
         }
 
@@ -215,6 +222,13 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         raise ValueError(f"DEEP_AGENT_ENV_PRIORITY must be one of {', '.join(PRIORITIES)}, got {priority!r}")
     values, conflicts = _merge(dotenv, environ, priority)
     values["DEEP_AGENT_ENV_PRIORITY"] = priority
+    # The priority itself is read from the process first (so `none` can switch .env off).
+    conflicts = [
+        ConfigConflict(c.key, c.dotenv_value, c.process_value, "process")
+        if c.key == "DEEP_AGENT_ENV_PRIORITY"
+        else c
+        for c in conflicts
+    ]
 
     data_dir = Path(values["DATA_DIR"])
     if not data_dir.is_absolute():
@@ -223,6 +237,15 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
     if checkpointer not in ("sqlite", "memory"):
         raise ValueError(f"CHECKPOINTER must be sqlite or memory, got {checkpointer!r}")
     database_url = values["DATABASE_URL"] or f"sqlite:///{data_dir / 'ventagent.db'}"
+    log_level = values["LOG_LEVEL"].upper()
+    if log_level not in LOG_LEVELS:
+        raise ValueError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {values['LOG_LEVEL']!r}")
+    temperature = _as_float(values, "MODEL_TEMPERATURE")
+    if not 0 <= temperature <= 2:
+        raise ValueError(f"MODEL_TEMPERATURE must be between 0 and 2, got {temperature}")
+    for key in ("MODEL_TIMEOUT_S", "RUN_TIMEOUT_S"):
+        if _as_float(values, key) <= 0:
+            raise ValueError(f"{key} must be a positive number of seconds, got {values[key]!r}")
     return Settings(
         env_priority=priority,
         openai_base_url=values["OPENAI_BASE_URL"],
@@ -234,10 +257,10 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         checkpointer=checkpointer,
         port=_as_int(values, "PORT", minimum=1),
         demo_mode=_as_flag(values, "DEMO_MODE"),
-        model_temperature=_as_float(values, "MODEL_TEMPERATURE"),
+        model_temperature=temperature,
         model_timeout_s=_as_float(values, "MODEL_TIMEOUT_S"),
         model_max_retries=_as_int(values, "MODEL_MAX_RETRIES"),
-        log_level=values["LOG_LEVEL"].upper(),
+        log_level=log_level,
         compaction_enabled=_as_flag(values, "CTX_COMPACT_ENABLED"),
         hitl_tools=tuple(name.strip() for name in values["HITL_TOOLS"].split(",") if name.strip()),
         upload_max_bytes=_as_int(values, "UPLOAD_MAX_BYTES", minimum=1),
@@ -258,8 +281,8 @@ def warn_conflicts(settings: Settings) -> None:
             "config conflict: %s is %s in .env but %s in the process environment; using the %s value "
             "(DEEP_AGENT_ENV_PRIORITY=%s)",
             conflict.key,
-            mask(conflict.dotenv_value),
-            mask(conflict.process_value),
+            mask(conflict.dotenv_value, conflict.key),
+            mask(conflict.process_value, conflict.key),
             conflict.used,
             settings.env_priority,
         )

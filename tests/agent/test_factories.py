@@ -52,3 +52,12 @@ def test_skills_read_allow_precedes_write_deny() -> None:
 def test_agent_compiles_with_tools_and_skills() -> None:
     graph = agent_factory.build_agent(build_model(_settings()), checkpointer=None)
     assert "model" in graph.nodes and "tools" in graph.nodes
+
+
+async def test_unknown_hitl_tool_fails_the_start_not_every_chat(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import pytest
+
+    from ventapp.agent.runtime import AgentRuntime
+
+    with pytest.raises(ValueError, match="HITL_TOOLS"):
+        await AgentRuntime.open(_settings(DATA_DIR=str(tmp_path), HITL_TOOLS="calcualte"))

@@ -221,3 +221,16 @@ def test_interrupt_frame_matches_the_route(http: httpx.Client) -> None:
     routed = http.get("/api/chat/interrupt", params={"session_id": session_id}).json()
     for key in ("kind", "tool_approval", "interrupt_token", "tool_call_ids"):
         assert json.dumps(routed[key], sort_keys=True) == json.dumps(frame[key], sort_keys=True)
+
+
+def test_new_message_instead_of_an_answer_closes_the_pending_run(http: httpx.Client) -> None:
+    session_id, frame = _paused(http, "please calculate 3*3")
+    response, frames = post_chat(http, message="never mind, hello", session_id=session_id)
+    assert response.status_code == 200
+    runs = http.get(f"/api/sessions/{session_id}/runs").json()
+    statuses = sorted(run["status"] for run in (runs["runs"] if isinstance(runs, dict) else runs))
+    assert "waiting_input" not in statuses and "cancelled" in statuses
+    stale, _ = _resume(
+        http, session_id=session_id, interrupt_token=frame["interrupt_token"], decisions=[{"type": "approve"}]
+    )
+    assert stale.status_code == 409

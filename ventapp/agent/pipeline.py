@@ -230,6 +230,8 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
                 _title_from(request.message),
                 request.mode or "full",
             )
+        else:
+            await asyncio.to_thread(chat_store.abandon_waiting_runs, engine, session_id)
         await asyncio.to_thread(chat_store.add_message, engine, session_id, "user", request.message)
         await asyncio.to_thread(
             chat_store.start_run, engine, run_id, session_id, request.user_name, request.trace_id, "chat"

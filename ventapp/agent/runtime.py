@@ -70,6 +70,12 @@ class AgentRuntime:
                 AsyncSqliteSaver.from_conn_string(str(settings.checkpoint_path))
             )
         runtime = cls(settings, engine, checkpointer, stack)
+        try:
+            runtime.agent  # noqa: B018  (build now: a bad HITL_TOOLS or skill fails the start, not every chat)
+        except Exception:
+            await stack.aclose()
+            engine.dispose()
+            raise
         runtime.process_guard.acquire()
         await asyncio.to_thread(seed_prices, engine)
         # Settlements that could not be written are retried now and every minute (spec "持久化结算").

@@ -167,6 +167,32 @@ def save_run_answer(
         return stored
 
 
+def abandon_waiting_runs(engine: Engine, session_id: str) -> int:
+    """A new message instead of an answer: close the session's ``waiting_input`` runs.
+
+    Their runs become ``cancelled`` and their saved answers lose the ``waiting`` status,
+    so nothing stays pending forever. Returns how many runs were closed.
+    """
+    with Session(engine) as db:
+        runs = db.exec(
+            select(ExecutionRun).where(
+                ExecutionRun.session_id == session_id, ExecutionRun.status == "waiting_input"
+            )
+        ).all()
+        for run in runs:
+            run.status, run.error_code = "cancelled", "superseded"
+            run.error = "A new message was sent instead of answering the pending question or approval."
+            run.finished_at = utcnow()
+            db.add(run)
+            for message in db.exec(
+                select(ChatMessage).where(ChatMessage.run_id == run.id, ChatMessage.status == "waiting")
+            ).all():
+                message.status = "cancelled"
+                db.add(message)
+        db.commit()
+        return len(runs)
+
+
 def reopen_waiting_run(engine: Engine, session_id: str) -> str | None:
     """Set the session's newest ``waiting_input`` run back to ``running``; its id, or None."""
     with Session(engine) as db:
