@@ -225,7 +225,7 @@ def test_interrupt_frame_matches_the_route(http: httpx.Client) -> None:
 
 def test_new_message_instead_of_an_answer_closes_the_pending_run(http: httpx.Client) -> None:
     session_id, frame = _paused(http, "please calculate 3*3")
-    response, frames = post_chat(http, message="never mind, hello", session_id=session_id)
+    response, _ = post_chat(http, message="never mind, hello", session_id=session_id)
     assert response.status_code == 200
     runs = http.get(f"/api/sessions/{session_id}/runs").json()
     statuses = sorted(run["status"] for run in (runs["runs"] if isinstance(runs, dict) else runs))
