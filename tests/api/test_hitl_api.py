@@ -107,10 +107,13 @@ def test_edit_runs_the_tool_with_the_edited_arguments(http: httpx.Client, llm: S
     )
     assert response.status_code == 200
     result = next(f for f in frames if f["type"] == "tool_result")
-    # deepagents prefixes a note for the model that the call was edited; the result is 2*21.
-    assert result["content"].endswith("\n42") and '"2*21"' in result["content"]
+    assert result["content"] == "42", "people see the result; the framework's note is for the model"
+    edited = [f for f in frames if f["type"] == "tool_call" and f["tool_call_id"] == result["tool_call_id"]]
+    assert edited and edited[-1]["args"] == {"expression": "2*21"}, "the card shows the arguments that ran"
     (tool_message,) = _tool_messages(llm)
-    assert str(tool_message["content"]).endswith("42")
+    assert str(tool_message["content"]).endswith("42") and "reviewer" in str(tool_message["content"])
+    saved = http.get(f"/api/chat/history/{session_id}").json()["messages"][-1]["tool_calls"][0]
+    assert saved["args"] == {"expression": "2*21"} and saved["content"] == "42"
 
 
 def test_batch_of_two_needs_two_decisions(http: httpx.Client, llm: ScriptedServer) -> None:

@@ -31,6 +31,11 @@ from ventapp.agent.source_tracker import SourceTracker
 from ventapp.agent.subagent_tracker import SubagentTracker
 from ventapp.tools.registry import tool_label
 
+EDITED_CALLS_KEY = "hitl_edited_tool_calls"
+"""State key where langchain's HumanInTheLoopMiddleware records a reviewer's replacement call."""
+EDIT_NOTE_PREFIX = "Note: a human reviewer replaced this tool call"
+EDITED_RESULT_MARKER = "Tool response:\n"
+
 MAIN_AGENT = "ventagent"
 MAIN_AGENT_LABEL = "通风智能体"
 MAIN_ID = "main"
@@ -159,6 +164,8 @@ class Kernel:
             if node == "__interrupt__":
                 out.extend(self._on_interrupt(update))
                 continue
+            if isinstance(update, dict) and isinstance(update.get(EDITED_CALLS_KEY), dict):
+                out.extend(self._on_edited_calls(update[EDITED_CALLS_KEY], agent_id))
             if isinstance(update, dict) and main and "todos" in update and isinstance(update["todos"], list):
                 self.transcript.todos = [dict(item) for item in update["todos"]]
                 out.append(ev.UpdatedTodoList(todos=self.transcript.todos))
@@ -199,6 +206,30 @@ class Kernel:
                 out.append(ev.AgentStart(agent=started.type, cn_agent=started.label, agent_id=call_id))
         return out
 
+    def _on_edited_calls(self, edited: dict[str, Any], agent_id: str) -> list[ev.ContractEvent]:
+        """A reviewer edited calls before they ran: the cards show the arguments that executed."""
+        out: list[ev.ContractEvent] = []
+        for call_id, action in edited.items():
+            if not isinstance(action, dict) or not isinstance(action.get("args"), dict):
+                continue
+            card = self.transcript.tool_cards.get(call_id)
+            name = str(action.get("name") or (card.tool if card else ""))
+            if card is None:
+                card = ToolCard(call_id, name, label_for(name), {}, agent_id)
+                self.transcript.tool_cards[call_id] = card
+            if card.args != action["args"]:
+                card.args = dict(action["args"])
+                out.append(
+                    ev.ToolCall(
+                        tool=card.tool,
+                        cn_tool=card.cn_tool,
+                        args=card.args,
+                        agent_id=card.agent_id,
+                        tool_call_id=call_id,
+                    )
+                )
+        return out
+
     def _on_tool_message(self, message: ToolMessage, agent_id: str) -> list[ev.ContractEvent]:
         card = self.transcript.tool_cards.get(message.tool_call_id)
         if card is None and message.name:
@@ -207,7 +238,13 @@ class Kernel:
             self.transcript.tool_cards[card.tool_call_id] = card
         if card is None or card.content is not None:
             return []
-        card.content = _text_of(message.content) if not isinstance(message.content, str) else message.content
+        content = _text_of(message.content) if not isinstance(message.content, str) else message.content
+        # The framework prefixes an edited call's result with a note for the model; people see the result.
+        card.content = (
+            content.split(EDITED_RESULT_MARKER, 1)[1]
+            if content.startswith(EDIT_NOTE_PREFIX) and EDITED_RESULT_MARKER in content
+            else content
+        )
         card.error = message.status == "error"
         out: list[ev.ContractEvent] = [
             ev.ToolResult(
