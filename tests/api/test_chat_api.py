@@ -162,7 +162,7 @@ def test_health_reports_model_and_subsystems(client: httpx.Client) -> None:
     body = client.get("/health").json()
     assert body["status"] == "ok" and body["database"] == "ok"
     assert body["model"]["configured"] is True and body["model"]["name"] == "scripted-demo"
-    assert body["config_conflicts"] == []
+    assert body["config_conflicts"] == [] and body["single_process"] is True
 
 
 def test_legacy_test_page_is_served(client: httpx.Client) -> None:

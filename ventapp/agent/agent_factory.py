@@ -101,7 +101,13 @@ def _interrupt_on(hitl_tools: Sequence[str]) -> dict[str, Any] | None:
         raise ValueError(f"HITL_TOOLS names unknown tools {unknown}; known: {', '.join(sorted(known))}")
     names = [*registry.approval_required(), *hitl_tools]
     # Approve, edit (changed arguments) or reject (with a reason the model sees).
-    return {name: {"allowed_decisions": ["approve", "edit", "reject"]} for name in names} or None
+    return {
+        name: {
+            "allowed_decisions": ["approve", "edit", "reject"],
+            "description": f"{registry.tool_label(name)} ({name}) needs your approval before it runs.",
+        }
+        for name in names
+    } or None
 
 
 def build_agent(

@@ -56,6 +56,10 @@ async def health() -> Any:
     except Exception:
         body.update(status="error", database="error")
     body["checkpointer"] = settings.checkpointer
+    body["single_process"] = runtime.process_guard.exclusive
+    if not runtime.process_guard.exclusive:
+        # Another process serves the same DATA_DIR: graph state, gate counts and locks would split.
+        body["status"] = "degraded"
     if body["status"] == "ok" and not settings.model_configured:
         body["status"] = "degraded"
     return body
