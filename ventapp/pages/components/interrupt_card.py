@@ -141,6 +141,17 @@ def _approval_call(call: rx.Var[ApprovalCallView]) -> rx.Component:
     )
 
 
+def _submit_row(icon: str, label: str | rx.Var[str], element_id: str) -> rx.Component:
+    """The card's right-aligned submit button, busy while the answer is being sent."""
+    return rx.hstack(
+        rx.button(
+            rx.icon(icon, size=14), label, id=element_id, type="submit", size="2", loading=BUSY, disabled=BUSY
+        ),
+        justify="end",
+        width="100%",
+    )
+
+
 def _tool_approval() -> rx.Component:
     return rx.form(
         rx.vstack(
@@ -151,19 +162,7 @@ def _tool_approval() -> rx.Component:
             ),
             rx.foreach(CARD.calls, _approval_call),
             _card_error(),
-            rx.hstack(
-                rx.button(
-                    rx.icon("check", size=14),
-                    CARD.submit_label,
-                    id="approve-all",
-                    type="submit",
-                    size="2",
-                    loading=BUSY,
-                    disabled=BUSY,
-                ),
-                justify="end",
-                width="100%",
-            ),
+            _submit_row("check", CARD.submit_label, "approve-all"),
             spacing="2",
             width="100%",
         ),
@@ -198,18 +197,7 @@ def _ask_user() -> rx.Component:
             ),
             rx.foreach(CARD.questions, _question),
             _card_error(),
-            rx.hstack(
-                rx.button(
-                    rx.icon("send", size=14),
-                    "Send answers",
-                    id="submit-answers",
-                    type="submit",
-                    loading=BUSY,
-                    disabled=BUSY,
-                ),
-                justify="end",
-                width="100%",
-            ),
+            _submit_row("send", "Send answers", "submit-answers"),
             spacing="2",
             width="100%",
         ),
