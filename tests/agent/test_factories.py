@@ -61,3 +61,24 @@ async def test_unknown_hitl_tool_fails_the_start_not_every_chat(tmp_path) -> Non
 
     with pytest.raises(ValueError, match="HITL_TOOLS"):
         await AgentRuntime.open(_settings(DATA_DIR=str(tmp_path), HITL_TOOLS="calcualte"))
+
+
+def test_compaction_off_drops_the_summarisation_middleware(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Invariant 5: CTX_COMPACT_ENABLED=0 goes through the harness profile, never a second middleware."""
+    import deepagents.graph as deep_graph
+
+    stacks: list[list[str]] = []
+    original = deep_graph.create_agent
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        stacks.append([type(m).__name__ for m in kwargs.get("middleware", [])])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(deep_graph, "create_agent", spy)
+    agent_factory.build_agent(build_model(_settings(MODEL_NAME="compaction-on-model")), None)
+    agent_factory.build_agent(
+        build_model(_settings(MODEL_NAME="compaction-off-model")), None, compaction_enabled=False
+    )
+    on, off = stacks[0], stacks[-1]
+    assert any("Summarization" in name for name in on)
+    assert not any("Summarization" in name for name in off)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from deepagents import FilesystemPermission, create_deep_agent
+from deepagents import FilesystemPermission, HarnessProfile, create_deep_agent, register_harness_profile
 from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend
 from langchain_core.language_models import BaseChatModel
 from langgraph.types import Checkpointer
@@ -110,12 +110,23 @@ def _interrupt_on(hitl_tools: Sequence[str]) -> dict[str, Any] | None:
     } or None
 
 
+def _exclude_summarisation(model: BaseChatModel) -> None:
+    # Invariant 5: compaction is the framework's middleware; switching it off goes through the
+    # harness profile (a second SummarizationMiddleware would be rejected as a duplicate). The
+    # profile is process-wide and keyed by provider:model, so turning it back on needs a restart.
+    name = getattr(model, "model_name", None) or getattr(model, "model", "")
+    register_harness_profile(
+        f"openai:{name}", HarnessProfile(excluded_middleware=frozenset({"SummarizationMiddleware"}))
+    )
+
+
 def build_agent(
     model: BaseChatModel,
     checkpointer: Checkpointer | None,
     *,
     workspaces_dir: Path | None = None,
     hitl_tools: Sequence[str] = (),
+    compaction_enabled: bool = True,
 ) -> Any:
     """Build the compiled deep-agent graph.
 
@@ -125,6 +136,8 @@ def build_agent(
         workspaces_dir: Root of the per-session folders (default ``get_settings().workspaces_dir``).
         hitl_tools: Extra tool names that need approval (``HITL_TOOLS``), besides the ones
             registered with ``requires_approval``.
+        compaction_enabled: ``CTX_COMPACT_ENABLED``; False drops deepagents' summarisation
+            (and with it the history archive) through a harness profile for this model.
 
     Raises:
         ValueError: A name in ``hitl_tools`` is not a known tool (the message lists them).
@@ -135,6 +148,8 @@ def build_agent(
         always a dict, pitfall 6; without both keys the workspace tools answer with an error).
     """
     registry.load_builtin_tools()
+    if not compaction_enabled:
+        _exclude_summarisation(model)
     backend = _backend(workspaces_dir or get_settings().workspaces_dir)
     return create_deep_agent(
         model=model,

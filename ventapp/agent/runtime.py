@@ -108,6 +108,7 @@ class AgentRuntime:
                 self.checkpointer,
                 workspaces_dir=self.settings.workspaces_dir,
                 hitl_tools=self.settings.hitl_tools,
+                compaction_enabled=self.settings.compaction_enabled,
             )
         return self._agent
 
