@@ -179,3 +179,12 @@ async def test_task_call_tracks_subagent_by_id() -> None:
     assert inner.agent_id == "t1"
     done = next(event for event in out if isinstance(event, ev.AgentDone))
     assert done.agent_id == "t1"
+
+
+def test_context_overflow_is_a_readable_failure() -> None:
+    from langchain_core.exceptions import ContextOverflowError
+
+    from ventapp.agent.errors import classify
+
+    failure = classify(ContextOverflowError("Context remains above the input budget after compaction"))
+    assert failure.code == "context_overflow" and "CONTEXT_LIMIT" in failure.message

@@ -19,6 +19,7 @@ from typing import Any
 from langchain_core.messages.utils import count_tokens_approximately
 
 from ventapp.agent import events as ev
+from ventapp.agent.context_meter import InternalCallMeter
 from ventapp.agent.errors import (
     CANCELLED,
     CLIENT_GONE,
@@ -209,6 +210,7 @@ class ChatRun:
             "configurable": {"thread_id": self.session_id, "user_name": self.user_name, "mode": self.mode},
             "metadata": {"run_id": self.run_id, "trace_id": self.trace_id, "user_name": self.user_name},
             "recursion_limit": 200,
+            "callbacks": [InternalCallMeter(self.kernel.transcript.meter)],
         }
         return self.runtime.agent.astream(
             self._graph_input, config=config, stream_mode=["updates", "messages"], subgraphs=True

@@ -16,9 +16,12 @@ provider figure.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
+from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage
 from langchain_core.messages.utils import count_tokens_approximately
+from langchain_core.outputs import LLMResult
 
 from ventapp.agent.events import Usage
 from ventapp.billing.usage import CallUsage
@@ -111,3 +114,27 @@ class ContextMeter:
             model_calls=self.model_calls,
             usage_source=source,
         )
+
+
+class InternalCallMeter(BaseCallbackHandler):
+    """Counts model calls that never reach the graph's streams: summarisation (compaction).
+
+    Those calls are tagged ``nostream`` and their result is not an ``AIMessage`` in the state,
+    so the kernel cannot see them; the bill must (spec 002: "摘要模型的用量计入总费用"). They are
+    counted as not main-thread, so they never move the context occupancy.
+    """
+
+    run_inline = True  # on the event loop's thread: the meter is not thread-safe
+
+    def __init__(self, meter: ContextMeter) -> None:
+        self.meter = meter
+
+    def on_llm_end(self, response: LLMResult, *, tags: list[str] | None = None, **kwargs: Any) -> None:
+        """Record the call when it is an internal (``nostream``) one."""
+        if "nostream" not in (tags or []):
+            return
+        for generations in response.generations:
+            for generation in generations:
+                message = getattr(generation, "message", None)
+                if isinstance(message, AIMessage):
+                    self.meter.observe(message, main_thread=False)

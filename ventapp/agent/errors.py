@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import httpx
 import openai
+from langchain_core.exceptions import ContextOverflowError
 
 from ventapp.agent.events import ErrorCode
 
@@ -44,6 +45,12 @@ QUOTA_REACHED = RunFailure(
 
 def classify(exc: BaseException) -> RunFailure:
     """Map an exception raised while streaming the agent to a :class:`RunFailure`."""
+    if isinstance(exc, ContextOverflowError):
+        return RunFailure(
+            "context_overflow",
+            "The conversation no longer fits the model's context window, even after compaction. "
+            "Start a new chat, or raise CONTEXT_LIMIT if the model allows more.",
+        )
     if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException | TimeoutError):
         return RunFailure(
             "model_unreachable", "The model did not answer in time. Try again, or check the endpoint."

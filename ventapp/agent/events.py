@@ -214,6 +214,7 @@ ErrorCode = Literal[
     "busy",
     "quota",
     "model_unpriced",
+    "context_overflow",
     "timeout",
     "cancelled",
     "internal",
