@@ -8,6 +8,7 @@ from tests.scripted_llm.server import ScriptedServer
 from ventapp.agent import events as ev
 from ventapp.agent.pipeline import ChatRequest, start_chat
 from ventapp.agent.runtime import AgentRuntime
+from ventapp.agent.sessions import latest_compaction
 from ventapp.config import load_settings
 
 MAX_TURNS = 20
@@ -48,5 +49,9 @@ async def test_summarisation_is_billed_but_never_counts_as_context(tmp_path: Pat
             assert "Summary:" not in answer, "the summary's text never enters the main answer"
             archives = list((settings.workspaces_dir).rglob("conversation_history/*.md"))
             assert archives, "the evicted history was archived in the session's folder"
+            (event,) = await latest_compaction(runtime, session_id)
+            assert event["cutoff_index"] > 0 and event["summary"]
+            assert event["file_path"].startswith("/conversation_history/")
+            assert any(path.name == event["file_path"].rsplit("/", 1)[-1] for path in archives)
         finally:
             await runtime.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from typing import Any
 
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.workspace import delete_session_files
@@ -51,3 +52,24 @@ async def delete_session(runtime: AgentRuntime, session_id: str, user_name: str)
         await runtime.checkpointer.adelete_thread(canonical)
         await asyncio.to_thread(delete_session_files, runtime.settings.workspaces_dir, user_name, canonical)
         return await asyncio.to_thread(session_store.delete_session, runtime.engine, canonical, user_name)
+
+
+async def latest_compaction(runtime: AgentRuntime, session_id: str) -> list[dict[str, Any]]:
+    """The session's most recent compaction, read from graph state (deepagents keeps only the last).
+
+    Returns:
+        ``[]`` before any compaction, else one ``{cutoff_index, file_path, summary}`` — the
+        archive's virtual path comes from the state, not from the thread id (DESIGN.md).
+    """
+    snapshot = await runtime.agent.aget_state({"configurable": {"thread_id": session_id}})
+    event = (snapshot.values or {}).get("_summarization_event")
+    if not isinstance(event, dict):
+        return []
+    summary = getattr(event.get("summary_message"), "content", "")
+    return [
+        {
+            "cutoff_index": event.get("cutoff_index"),
+            "file_path": event.get("file_path"),
+            "summary": summary if isinstance(summary, str) else str(summary),
+        }
+    ]

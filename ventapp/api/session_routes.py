@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from ventapp.agent import sessions
 from ventapp.agent.runtime import AgentRuntime
+from ventapp.agent.sessions import latest_compaction
 from ventapp.agent.workspace import HISTORY_AREA, HISTORY_ROUTE, area_dir
 from ventapp.api.deps import CurrentUser, RuntimeDep
 from ventapp.api.errors import error_response
@@ -121,8 +122,8 @@ class ContextPublic(BaseModel):
 
     ``context_tokens`` is the input of the last model call (current occupancy);
     ``input_tokens``/``output_tokens`` are that answer's billing totals; ``percent``
-    is ``context_tokens / context_limit``. ``compactions`` lists summarisation events
-    once compaction records them; until then it is empty.
+    is ``context_tokens / context_limit``. ``compactions`` holds the latest summarisation
+    event from graph state (``{cutoff_index, file_path, summary}``), empty before any.
     """
 
     session_id: str
@@ -353,5 +354,5 @@ async def context(
         output_tokens=int(usage.get("output_tokens") or 0),
         usage_source=str(usage.get("usage_source") or "none"),
         archives=archives,
-        compactions=[],
+        compactions=await latest_compaction(runtime, session.id),
     )
