@@ -68,3 +68,5 @@ def test_crashed_runs_become_interrupted(engine: sa.Engine) -> None:
     assert chat_store.mark_running_interrupted(engine) == 1
     run = chat_store.get_run(engine, "r1")
     assert run is not None and run.status == "interrupted"
+    (trace,) = chat_store.list_messages(engine, "00000000-0000-0000-0000-000000000003")
+    assert trace.role == "assistant" and trace.status == "interrupted" and trace.run_id == "r1"

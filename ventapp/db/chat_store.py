@@ -253,13 +253,19 @@ def mark_running_interrupted(engine: Engine) -> int:
     """
     with Session(engine) as db:
         rows = db.exec(select(ExecutionRun).where(ExecutionRun.status == "running")).all()
+        lost = [(run.id, run.session_id) for run in rows]
         for run in rows:
             run.status = "interrupted"
             run.error = "The server stopped while this run was in progress."
             run.finished_at = utcnow()
             db.add(run)
         db.commit()
-        return len(rows)
+    for run_id, session_id in lost:
+        # Leave a trace in the conversation: the answer was lost, not silently missing.
+        save_run_answer(
+            engine, session_id, run_id, "", tool_calls=[], citations=[], usage={}, status="interrupted"
+        )
+    return len(lost)
 
 
 def find_request_key(engine: Engine, user_name: str, request_id: str) -> RequestKey | None:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from ventapp.agent import events as ev
 from ventapp.billing.pricing import format_money
@@ -24,17 +26,22 @@ STATUS_WAITING = "waiting"
 STATUS_STOPPED = "stopped"
 """Stopped by the user (Stop button) or by a departed client: a quiet note, not an error."""
 
+DISPLAY_TZ = ZoneInfo("Asia/Shanghai")
+"""Zone the UI shows times in (the usage day is that zone's calendar day)."""
+
 _STORED_STATUS = {
     "complete": STATUS_DONE,
     "failed": STATUS_ERROR,
     "cancelled": STATUS_STOPPED,
     "waiting": STATUS_WAITING,
+    "interrupted": STATUS_ERROR,
 }
 UNANSWERED_NOTICE = "The agent paused here for your input; the request was left unanswered."
 """On a paused answer nobody answered (a newer message moved the conversation on)."""
 
 _STORED_FAILURE = {
     "failed": "This answer did not finish because the run failed.",
+    "interrupted": "This answer was lost: the server stopped while it was being written.",
 }
 
 
@@ -281,8 +288,16 @@ def message_from_row(row: Any) -> ChatMessageView:
 
 
 def session_from_row(row: Any) -> SessionView:
-    """A stored ``ChatSession`` row as a sidebar entry (``updated`` as ``YYYY-MM-DD HH:MM`` UTC)."""
-    updated = row.updated_at.strftime("%Y-%m-%d %H:%M") if row.updated_at else ""
+    """A stored ``ChatSession`` row as a sidebar entry (``updated`` as ``YYYY-MM-DD HH:MM``, Beijing time).
+
+    Stored times are UTC; the sidebar shows them in Asia/Shanghai like the usage page, whose
+    day boundary is that zone's midnight.
+    """
+    updated = (
+        row.updated_at.replace(tzinfo=UTC).astimezone(DISPLAY_TZ).strftime("%Y-%m-%d %H:%M")
+        if row.updated_at
+        else ""
+    )
     return SessionView(
         id=str(row.id),
         title=row.title or "New chat",
