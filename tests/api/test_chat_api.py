@@ -189,3 +189,9 @@ def test_unknown_session_id_is_404_and_creates_nothing(client: httpx.Client, llm
     prefixed, _ = post_chat(client, message=f"#session:{ghost} hi")
     assert prefixed.status_code == 404
     assert llm.requests() == [] and client.get(f"/api/chat/history/{ghost}").status_code == 404
+
+
+def test_unknown_api_paths_answer_json(client: httpx.Client) -> None:
+    for method, path in (("GET", "/api/nope"), ("GET", "/api/chat"), ("PATCH", "/api/sessions/x/title")):
+        response = client.request(method, path)
+        assert response.status_code == 404 and response.json()["code"] == "not_found", (method, path)

@@ -81,6 +81,10 @@ def test_approve_runs_the_tool_once_and_streams_the_answer(http: httpx.Client, l
     saved = history[-1]["usage"]
     assert saved["currency"] == "CNY" and saved["cost_micros"] > 0, "the saved answer carries its cost"
     assert saved["model_calls"] == 2, "both parts of the paused-and-resumed answer are counted"
+    live = frames[-1]["usage"]
+    assert {k: live[k] for k in ("input_tokens", "output_tokens", "model_calls", "cost_micros")} == {
+        k: saved[k] for k in ("input_tokens", "output_tokens", "model_calls", "cost_micros")
+    }, "the live footer after approval equals the saved one"
     assert "60" in history[-1]["content"]
 
 

@@ -237,6 +237,8 @@ def _tool_name_for(messages: list[Mapping[str, Any]], tool_call_id: str) -> str:
 
 
 def _summarise_calculate(content: str) -> str:
+    # An approval edit prefixes the result with a note for the model; a model reads past it.
+    content = content.rsplit("Tool response:\n", 1)[-1]
     value: Any = content.strip()
     try:
         parsed = json.loads(content)

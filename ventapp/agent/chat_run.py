@@ -57,6 +57,7 @@ class ChatRun:
         on_release: Frees the session lock and gate slot; called exactly once.
         mode: The session's mode (``full`` | ``plan``), passed to the graph's config.
         counted_message_ids: Model calls already settled by the run this one resumes.
+        prior_usage: The paused part's saved usage; ``done`` reports the whole answer's.
     """
 
     def __init__(
@@ -71,6 +72,7 @@ class ChatRun:
         on_release: Callable[[], None],
         mode: str = "full",
         counted_message_ids: set[str] | None = None,
+        prior_usage: dict[str, Any] | None = None,
     ) -> None:
         self.runtime = runtime
         self.session_id = session_id
@@ -85,6 +87,7 @@ class ChatRun:
         self._producer: asyncio.Task[None] | None = None
         self._stop: RunFailure | None = None
         self.mode = mode
+        self._prior_usage = prior_usage or {}
         self._price: Price | None = None
         # Input of a first call cut before its usage arrived: the turn's text, offline estimate.
         self._input_estimate = (
@@ -155,7 +158,7 @@ class ChatRun:
                 if not transcript.sources.items:
                     yield ev.Citations(items=[], model_only=True)
                 duration_ms = int((time.monotonic() - started) * 1000)
-                usage = self._priced(transcript.meter.usage())
+                usage = self._whole_answer(self._priced(transcript.meter.usage()))
                 yield ev.AgentDone(
                     agent=MAIN_AGENT,
                     cn_agent=MAIN_AGENT_LABEL,
@@ -167,6 +170,24 @@ class ChatRun:
             timer.cancel()
             # Shielded: a cancelled consumer must still leave the run recorded and the slot free.
             await asyncio.shield(self._finalise(status, failure, first_token_ms))
+
+    def _whole_answer(self, usage: ev.Usage) -> ev.Usage:
+        """Add the paused part of a resumed answer, so ``done`` matches what the answer cost."""
+        prior = self._prior_usage
+        if not prior:
+            return usage
+        summed = {
+            key: getattr(usage, key) + int(prior.get(key) or 0)
+            for key in ("input_tokens", "output_tokens", "total_tokens", "model_calls", "cost_micros")
+        }
+        estimated = "estimate" in (usage.usage_source, prior.get("usage_source"))
+        return usage.model_copy(
+            update={
+                **summed,
+                "usage_source": "estimate" if estimated else usage.usage_source,
+                "currency": usage.currency or prior.get("currency"),
+            }
+        )
 
     def _priced(self, usage: ev.Usage) -> ev.Usage:
         if self._price is None:

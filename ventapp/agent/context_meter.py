@@ -42,6 +42,8 @@ class ContextMeter:
     model_calls: int = 0
     estimated_calls: int = 0
     calls: list[CallUsage] = field(default_factory=list)
+    prompt_estimate: int = 0
+    """Offline size of the latest call's prompt (system prompt and history included)."""
     _seen: set[str] = field(default_factory=set)
 
     def already_counted(self, message_ids: set[str]) -> None:
@@ -128,6 +130,18 @@ class InternalCallMeter(BaseCallbackHandler):
 
     def __init__(self, meter: ContextMeter) -> None:
         self.meter = meter
+
+    def on_chat_model_start(
+        self,
+        serialized: dict[str, Any],
+        messages: list[list[Any]],
+        *,
+        tags: list[str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Remember the size of a main call's prompt, the input estimate if the call is cut off."""
+        if "nostream" not in (tags or []) and messages:
+            self.meter.prompt_estimate = count_tokens_approximately(messages[0])
 
     def on_llm_end(self, response: LLMResult, *, tags: list[str] | None = None, **kwargs: Any) -> None:
         """Record the call when it is an internal (``nostream``) one."""

@@ -118,6 +118,11 @@ def resume_value(pending: Any, answer: ResumeAnswer) -> Any:
                 args = decision.get("args")
                 if not isinstance(args, dict):
                     raise ResumeInvalid("an edit decision needs the changed arguments as an object in 'args'")
+                try:
+                    # Plain JSON only: the value is checkpointed, and UI frameworks hand in proxy objects.
+                    args = json.loads(json.dumps(args))
+                except (TypeError, ValueError):
+                    raise ResumeInvalid("the edited arguments must be plain JSON") from None
                 decisions.append(
                     {"type": "edit", "edited_action": {"name": request.get("name"), "args": args}}
                 )
@@ -127,12 +132,12 @@ def resume_value(pending: Any, answer: ResumeAnswer) -> Any:
                 raise ResumeInvalid("each decision's type must be approve, edit or reject")
         return {"decisions": decisions}
     if isinstance(value, dict) and value.get("type") == "ask_user":
-        answers = [str(text) for text in answer.answers]
+        answers = [str(text) for text in list(answer.answers)]
         if not answers or not any(text.strip() for text in answers):
             raise ResumeInvalid("answer the questions in 'answers' (one string per question)")
         return {"answers": answers}
     if isinstance(value, dict) and value.get("type") == "plan":
         if answer.approved is None:
             raise ResumeInvalid("say whether the plan is approved ('approved': true or false)")
-        return {"approved": answer.approved, "feedback": answer.feedback}
+        return {"approved": bool(answer.approved), "feedback": str(answer.feedback)}
     return {"answers": answer.answers, "approved": answer.approved, "feedback": answer.feedback}

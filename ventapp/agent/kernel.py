@@ -155,7 +155,9 @@ class Kernel:
         """Bill the main-thread call that was streaming when the run stopped (if any)."""
         if self._open_call is not None:
             meter = self.transcript.meter
-            meter.observe_cut_call(self._open_call, meter.context_tokens or input_estimate)
+            meter.observe_cut_call(
+                self._open_call, meter.prompt_estimate or meter.context_tokens or input_estimate
+            )
             self._open_call = None
 
     def _on_update(self, main: bool, agent_id: str, data: dict[str, Any]) -> list[ev.ContractEvent]:

@@ -101,6 +101,9 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
         except ResumeInvalid as invalid:
             raise ChatRejected(422, "bad_request", str(invalid)) from None
         run_id = await asyncio.to_thread(chat_store.reopen_waiting_run, runtime.engine, session.id)
+        prior_usage = (
+            await asyncio.to_thread(chat_store.run_answer_usage, runtime.engine, run_id) if run_id else {}
+        )
         if run_id is None:
             run_id = str(uuid.uuid4())
             await asyncio.to_thread(
@@ -133,6 +136,7 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
         on_release=release,
         mode=session.mode,
         counted_message_ids=counted,
+        prior_usage=prior_usage,
     )
     runtime.active_runs[session.id] = run
     return run

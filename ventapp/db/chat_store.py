@@ -193,6 +193,15 @@ def abandon_waiting_runs(engine: Engine, session_id: str) -> int:
         return len(runs)
 
 
+def run_answer_usage(engine: Engine, run_id: str) -> dict[str, Any]:
+    """The usage saved with a run's answer so far (``{}`` when none)."""
+    with Session(engine) as db:
+        row = db.exec(
+            select(ChatMessage).where(ChatMessage.run_id == run_id, ChatMessage.role == "assistant")
+        ).first()
+        return dict(row.usage or {}) if row is not None else {}
+
+
 def reopen_waiting_run(engine: Engine, session_id: str) -> str | None:
     """Set the session's newest ``waiting_input`` run back to ``running``; its id, or None."""
     with Session(engine) as db:
