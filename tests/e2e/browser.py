@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -28,3 +28,20 @@ def chromium() -> Iterator[Browser]:
             yield browser
         finally:
             browser.close()
+
+
+def open_chat(browser: Browser, url: str, user: str, timeout_ms: int = 30_000) -> Page:
+    """A new browser context on the chat page, signed in as ``user``, ready to send.
+
+    Ready means the name dialog is gone and the page's load event has filled the header
+    (the model name comes from the server), so a message typed now is not raced by it.
+    """
+    tab = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    tab.set_default_timeout(timeout_ms)
+    tab.goto(url)
+    tab.locator("#user-name").fill(user)
+    tab.click("#user-name-save")
+    expect(tab.locator("#user-name")).to_have_count(0)
+    expect(tab.locator("#user-chip")).to_contain_text(user)
+    expect(tab.get_by_text("scripted-demo").first).to_be_visible()
+    return tab

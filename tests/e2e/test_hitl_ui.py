@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.browser import chromium
+from tests.e2e.browser import chromium, open_chat
 from tests.e2e.reflex_app import ReflexApp
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import app_env
@@ -46,13 +46,7 @@ def browser() -> Iterator[Browser]:
 
 
 def _open(browser: Browser, url: str) -> Page:
-    tab = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
-    tab.set_default_timeout(TIMEOUT_MS)
-    tab.goto(url)
-    tab.locator("#user-name").fill(USER)
-    tab.click("#user-name-save")
-    expect(tab.locator("#user-name")).to_have_count(0)
-    return tab
+    return open_chat(browser, url, USER, TIMEOUT_MS)
 
 
 @pytest.fixture

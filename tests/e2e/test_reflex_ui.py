@@ -8,7 +8,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.browser import chromium
+from tests.e2e.browser import chromium, open_chat
 from tests.e2e.reflex_app import ReflexApp
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import app_env
@@ -33,16 +33,9 @@ def browser() -> Iterator[Browser]:
 @pytest.fixture
 def page(browser: Browser, app: ReflexApp, llm: ScriptedServer) -> Iterator[Page]:
     llm.reset()
-    context = browser.new_context()
-    tab = context.new_page()
-    tab.goto(app.url)
-    name = tab.locator("#user-name")
-    name.wait_for(timeout=ANSWER_TIMEOUT_MS)
-    if name.is_visible() and name.is_editable():
-        name.fill("alice")
-        tab.click("#user-name-save")
+    tab = open_chat(browser, app.url, "alice", ANSWER_TIMEOUT_MS)
     yield tab
-    context.close()
+    tab.context.close()
 
 
 def _send(page: Page, text: str) -> None:

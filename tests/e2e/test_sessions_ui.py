@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.browser import chromium
+from tests.e2e.browser import chromium, open_chat
 from tests.e2e.reflex_app import ReflexApp
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import app_env
@@ -36,13 +36,7 @@ def page(app: ReflexApp) -> Iterator[Page]:
 
 
 def _open(browser: Browser, app: ReflexApp) -> Page:
-    tab = browser.new_context().new_page()
-    tab.set_default_timeout(TIMEOUT_MS)
-    tab.goto(app.url)
-    tab.locator("#user-name").fill(USER)
-    tab.click("#user-name-save")
-    expect(tab.locator("#user-name")).to_have_count(0)
-    return tab
+    return open_chat(browser, app.url, USER, TIMEOUT_MS)
 
 
 def _send(page: Page, text: str, answers_before: int) -> None:
