@@ -62,7 +62,7 @@ api: setup
 demo: setup
 	@$(PY) -m tests.scripted_llm --port $(DEMO_LLM_PORT) --delay-ms 15 & llm=$$!; trap "kill $$llm" EXIT; \
 	DEEP_AGENT_ENV_PRIORITY=process OPENAI_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 OPENAI_API_KEY=scripted \
-	MODEL_NAME=scripted-demo DEMO_MODE=1 \
+	MODEL_NAME=scripted-demo DEMO_MODE=1 DATA_DIR=data/demo \
 	.venv/bin/reflex run --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT)
 
 chromium:

@@ -195,3 +195,8 @@ def test_unknown_api_paths_answer_json(client: httpx.Client) -> None:
     for method, path in (("GET", "/api/nope"), ("GET", "/api/chat"), ("PATCH", "/api/sessions/x/title")):
         response = client.request(method, path)
         assert response.status_code == 404 and response.json()["code"] == "not_found", (method, path)
+
+
+def test_json_body_is_told_to_use_multipart(client: httpx.Client) -> None:
+    response = client.post("/api/chat", json={"message": "hi"})
+    assert response.status_code == 415 and "multipart/form-data" in response.json()["message"]

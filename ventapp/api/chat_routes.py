@@ -85,6 +85,12 @@ async def chat(
     foreign session, thread_id ≠ session_id), 409 (session busy), 413 (upload too large),
     422 (bad mode). Failures after it starts are ``error`` frames.
     """
+    if http_request.headers.get("content-type", "").startswith("application/json"):
+        raise ChatRejected(
+            415,
+            "bad_request",
+            "POST /api/chat takes multipart/form-data fields (message, session_id, …), not JSON.",
+        )
     if request_id is None and "request_id" in await http_request.form():
         # FastAPI turns an empty form value into None; an explicitly empty key is a client bug.
         request_id = ""
