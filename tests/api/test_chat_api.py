@@ -200,3 +200,13 @@ def test_unknown_api_paths_answer_json(client: httpx.Client) -> None:
 def test_json_body_is_told_to_use_multipart(client: httpx.Client) -> None:
     response = client.post("/api/chat", json={"message": "hi"})
     assert response.status_code == 415 and "multipart/form-data" in response.json()["message"]
+
+
+def test_every_route_accepts_any_uuid_spelling(client: httpx.Client) -> None:
+    response, _ = post_chat(client, message="spelling check", user_name="ursula")
+    upper = response.headers["x-session-id"].upper()
+    params = {"user_name": "ursula"}
+    assert client.get(f"/api/chat/history/{upper}", params=params).status_code == 200
+    assert client.get(f"/api/sessions/{upper}/runs", params=params).status_code == 200
+    assert client.post("/api/chat/stop", data={"session_id": upper, **params}).json() == {"stopped": False}
+    assert client.get(f"/api/chat/history/{upper}", params={"user_name": "mallory"}).status_code == 404

@@ -261,6 +261,22 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
     return run
 
 
+async def owned_session(runtime: AgentRuntime, session_id: str, user_name: str) -> Any:
+    """The user's session by id (any UUID spelling); the one ownership rule of every route.
+
+    Raises:
+        ChatRejected: 404 when the id is malformed, unknown or another user's (never 403).
+    """
+    try:
+        canonical = str(uuid.UUID(session_id))
+    except (ValueError, TypeError, AttributeError):
+        raise ChatRejected(404, "not_found", "Session not found.") from None
+    session = await asyncio.to_thread(chat_store.get_session, runtime.engine, canonical)
+    if session is None or session.user_name != user_name:
+        raise ChatRejected(404, "not_found", "Session not found.")
+    return session
+
+
 async def stop_run(runtime: AgentRuntime, session_id: str, user_name: str) -> bool:
     """Stop the session's active run (Stop button, ``POST /api/chat/stop``).
 
@@ -270,8 +286,6 @@ async def stop_run(runtime: AgentRuntime, session_id: str, user_name: str) -> bo
     Raises:
         ChatRejected: 404 when the session is not the user's.
     """
-    session = await asyncio.to_thread(chat_store.get_session, runtime.engine, session_id)
-    if session is None or session.user_name != user_name:
-        raise ChatRejected(404, "not_found", "Session not found.")
-    run = runtime.active_runs.get(session_id)
+    session = await owned_session(runtime, session_id, user_name)
+    run = runtime.active_runs.get(session.id)
     return run.request_stop() if run is not None else False

@@ -21,7 +21,7 @@ from langgraph.types import Command
 from ventapp.agent import events as ev
 from ventapp.agent.chat_run import ChatRun
 from ventapp.agent.interrupts import ResumeAnswer, ResumeInvalid, resume_value, to_event, unique
-from ventapp.agent.pipeline import ChatRejected, check_billing, take_slot
+from ventapp.agent.pipeline import ChatRejected, check_billing, owned_session, take_slot
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.db import chat_store
 from ventapp.obs.logs import new_trace_id
@@ -36,17 +36,6 @@ class ResumeRequest:
     user_name: str = "default"
     answer: ResumeAnswer = field(default_factory=ResumeAnswer)
     trace_id: str = field(default_factory=new_trace_id)
-
-
-async def _owned(runtime: AgentRuntime, session_id: str, user_name: str) -> Any:
-    try:
-        session_id = str(uuid.UUID(session_id))
-    except (ValueError, TypeError):
-        raise ChatRejected(404, "not_found", "Session not found.") from None
-    session = await asyncio.to_thread(chat_store.get_session, runtime.engine, session_id)
-    if session is None or session.user_name != user_name:
-        raise ChatRejected(404, "not_found", "Session not found.")
-    return session
 
 
 async def _pending(runtime: AgentRuntime, session_id: str) -> tuple[list[Any], Any]:
@@ -65,7 +54,7 @@ async def pending_interrupt(runtime: AgentRuntime, session_id: str, user_name: s
     Raises:
         ChatRejected: 404 when the session is not the user's.
     """
-    await _owned(runtime, session_id, user_name)
+    await owned_session(runtime, session_id, user_name)
     pending, snapshot = await _pending(runtime, session_id)
     return to_event(pending[0], _last_ai(snapshot)) if pending else None
 
@@ -77,7 +66,7 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
         ChatRejected: 404 (not the user's session), 409 (session busy, no pending interrupt,
             stale or already used token), 422 (answer does not fit the interrupt), 429 (gate).
     """
-    session = await _owned(runtime, request.session_id, request.user_name)
+    session = await owned_session(runtime, request.session_id, request.user_name)
     await check_billing(runtime, request.user_name)
     slot = take_slot(runtime, request.user_name)
     lock = runtime.session_lock(session.id)

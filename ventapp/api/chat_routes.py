@@ -13,12 +13,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import StreamingResponse
 
-from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat, stop_run
+from ventapp.agent.pipeline import ChatRejected, ChatRequest, owned_session, start_chat, stop_run
 from ventapp.agent.prefixes import apply_prefixes
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.uploads import UploadRejected, discard_upload, save_upload
 from ventapp.api.deps import CurrentUser, RuntimeDep
-from ventapp.api.errors import error_response
 from ventapp.api.sse import stream_run
 from ventapp.db import chat_store
 
@@ -129,10 +128,8 @@ async def stop(
 @router.get("/history/{session_id}")
 async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Any:
     """The session's messages in order: ``{session_id, title, messages: [...]}``; 404 if not the user's."""
-    session = await asyncio.to_thread(chat_store.get_session, runtime.engine, session_id)
-    if session is None or session.user_name != user_name:
-        return error_response(404, "not_found", "Session not found.")
-    rows = await asyncio.to_thread(chat_store.list_messages, runtime.engine, session_id)
+    session = await owned_session(runtime, session_id, user_name)
+    rows = await asyncio.to_thread(chat_store.list_messages, runtime.engine, session.id)
     return {
         "session_id": session.id,
         "title": session.title,

@@ -20,6 +20,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from ventapp.agent import sessions
+from ventapp.agent.pipeline import ChatRejected, owned_session
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.sessions import latest_compaction
 from ventapp.agent.workspace import HISTORY_AREA, HISTORY_ROUTE, area_dir
@@ -153,10 +154,11 @@ def _canonical(session_id: str) -> str | None:
 
 
 async def _owned(runtime: AgentRuntime, session_id: str, user_name: str) -> ChatSession | None:
-    canonical = _canonical(session_id)
-    if canonical is None:
+    """The user's session or None (the routes answer None with their 404 body)."""
+    try:
+        return await owned_session(runtime, session_id, user_name)
+    except ChatRejected:
         return None
-    return await asyncio.to_thread(session_store.get_owned_session, runtime.engine, canonical, user_name)
 
 
 def _public(row: ChatSession) -> SessionPublic:
