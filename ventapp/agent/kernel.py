@@ -208,6 +208,12 @@ class Kernel:
                 out.append(ev.AgentStart(agent=started.type, cn_agent=started.label, agent_id=call_id))
         return out
 
+    def _announced_elsewhere(self, call_id: str, tool: str, agent_id: str) -> ToolCard:
+        # A run resumed after an approval: the call was announced by the run that paused.
+        card = ToolCard(call_id, tool, label_for(tool), {}, agent_id)
+        self.transcript.tool_cards[call_id] = card
+        return card
+
     def _on_edited_calls(self, edited: dict[str, Any], agent_id: str) -> list[ev.ContractEvent]:
         """A reviewer edited calls before they ran: the cards show the arguments that executed."""
         out: list[ev.ContractEvent] = []
@@ -215,10 +221,8 @@ class Kernel:
             if not isinstance(action, dict) or not isinstance(action.get("args"), dict):
                 continue
             card = self.transcript.tool_cards.get(call_id)
-            name = str(action.get("name") or (card.tool if card else ""))
             if card is None:
-                card = ToolCard(call_id, name, label_for(name), {}, agent_id)
-                self.transcript.tool_cards[call_id] = card
+                card = self._announced_elsewhere(call_id, str(action.get("name") or ""), agent_id)
             if card.args != action["args"]:
                 card.args = dict(action["args"])
                 out.append(
@@ -235,9 +239,7 @@ class Kernel:
     def _on_tool_message(self, message: ToolMessage, agent_id: str) -> list[ev.ContractEvent]:
         card = self.transcript.tool_cards.get(message.tool_call_id)
         if card is None and message.name:
-            # A run resumed after an approval: the call was announced by the run that paused.
-            card = ToolCard(message.tool_call_id, message.name, label_for(message.name), {}, agent_id)
-            self.transcript.tool_cards[card.tool_call_id] = card
+            card = self._announced_elsewhere(message.tool_call_id, message.name, agent_id)
         if card is None or card.content is not None:
             return []
         content = _text_of(message.content) if not isinstance(message.content, str) else message.content

@@ -9,9 +9,9 @@ row — a later ``start_chat`` with the same id could otherwise inherit them.
 from __future__ import annotations
 
 import asyncio
-import uuid
 from typing import Any
 
+from ventapp.agent.pipeline import ChatRejected, owned_session
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.workspace import delete_session_files
 from ventapp.db import session_store
@@ -39,11 +39,8 @@ async def delete_session(runtime: AgentRuntime, session_id: str, user_name: str)
             the rows stay, so the delete can be retried).
     """
     try:
-        canonical = str(uuid.UUID(session_id))
-    except ValueError:
-        return False
-    owned = await asyncio.to_thread(session_store.get_owned_session, runtime.engine, canonical, user_name)
-    if owned is None:
+        canonical = (await owned_session(runtime, session_id, user_name)).id
+    except ChatRejected:
         return False
     lock = runtime.session_lock(canonical)
     if lock.locked():

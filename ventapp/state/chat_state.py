@@ -36,11 +36,11 @@ from typing import Any
 import reflex as rx
 
 from ventapp.agent.interrupts import ResumeAnswer
-from ventapp.agent.pipeline import MAX_USER_NAME_CHARS
+from ventapp.agent.pipeline import MAX_USER_NAME_CHARS, ChatRejected, owned_session
 from ventapp.agent.resume import ResumeRequest
 from ventapp.agent.uploads import discard_upload
 from ventapp.config import Settings, get_settings
-from ventapp.db import chat_store, session_store
+from ventapp.db import chat_store
 from ventapp.state import turns, views
 from ventapp.state.interrupt_view import (
     InterruptView,
@@ -101,13 +101,10 @@ async def load_session(session_id: str, user_name: str) -> tuple[list[ChatMessag
     if runtime is None or not session_id:
         return None
     try:
-        session_id = str(uuid.UUID(session_id))
-    except ValueError:
+        session = await owned_session(runtime, session_id, user_name)
+    except ChatRejected:
         return None
-    session = await asyncio.to_thread(session_store.get_owned_session, runtime.engine, session_id, user_name)
-    if session is None:
-        return None
-    rows = await asyncio.to_thread(chat_store.list_messages, runtime.engine, session_id)
+    rows = await asyncio.to_thread(chat_store.list_messages, runtime.engine, session.id)
     return [message_from_row(row) for row in rows], session.mode
 
 
