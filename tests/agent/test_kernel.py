@@ -188,3 +188,68 @@ def test_context_overflow_is_a_readable_failure() -> None:
 
     failure = classify(ContextOverflowError("Context remains above the input budget after compaction"))
     assert failure.code == "context_overflow" and "CONTEXT_LIMIT" in failure.message
+
+
+async def test_messages_re_sent_by_middleware_are_neither_billed_nor_announced_again() -> None:
+    """Only the model node makes a model call; the approval node and the tool-call patcher repeat
+    messages (a resumed sub-agent's paused call, a whole history) and must not count twice."""
+    call = AIMessage(
+        content="",
+        id="m1",
+        tool_calls=[_call("calculate", "c1", expression="1+1")],
+        usage_metadata={"input_tokens": 50, "output_tokens": 5, "total_tokens": 55},
+    )
+    old_turn = AIMessage(
+        content="earlier",
+        id="m0",
+        usage_metadata={"input_tokens": 30, "output_tokens": 3, "total_tokens": 33},
+    )
+    kernel, out = await _run(
+        [
+            ((), "updates", {"model": {"messages": [call]}}),
+            ((), "updates", {"HumanInTheLoopMiddleware.after_model": {"messages": [call]}}),
+            ((), "updates", {"PatchToolCallsMiddleware.before_agent": {"messages": [old_turn, call]}}),
+        ]
+    )
+    usage = kernel.transcript.meter.usage()
+    assert (usage.model_calls, usage.input_tokens, usage.output_tokens) == (1, 50, 5)
+    assert [event.tool_call_id for event in out if isinstance(event, ev.ToolCall)] == ["c1"]
+    assert list(kernel.transcript.tool_cards) == ["c1"]
+
+
+async def test_resumed_kernel_keeps_sub_agent_cards_with_their_agent() -> None:
+    """A run resumed after an approval inside a sub-agent: the saved cards say whose call it was."""
+    prior = [
+        {
+            "tool_call_id": "t1",
+            "tool": "task",
+            "cn_tool": "子智能体",
+            "args": {"subagent_type": "researcher"},
+        },
+        {
+            "tool_call_id": "k1",
+            "tool": "knowledge_search",
+            "cn_tool": "知识库",
+            "args": {"query": "a"},
+            "agent_id": "t1",
+        },
+    ]
+    kernel = Kernel(context_limit=1000, prior_cards=prior, edited_args={"k1": {"query": "b"}})
+    paused = AIMessage(content="", id="s1", tool_calls=[_call("knowledge_search", "k1", query="a")])
+    items = [
+        (("tools:ns1",), "updates", {"HumanInTheLoopMiddleware.after_model": {"messages": [paused]}}),
+        (
+            ("tools:ns1",),
+            "updates",
+            {"tools": {"messages": [ToolMessage(content="found", tool_call_id="k1")]}},
+        ),
+        ((), "updates", {"tools": {"messages": [ToolMessage(content="summary", tool_call_id="t1")]}}),
+    ]
+    out = [event async for event in kernel.run(_stream(items))]
+
+    edited = [event for event in out if isinstance(event, ev.ToolCall)]
+    assert [(e.tool_call_id, e.args, e.agent_id) for e in edited] == [("k1", {"query": "b"}, "t1")]
+    result = next(event for event in out if isinstance(event, ev.ToolResult) and event.tool_call_id == "k1")
+    assert result.agent_id == "t1"
+    assert any(isinstance(event, ev.AgentDone) and event.agent_id == "t1" for event in out)
+    assert kernel.transcript.meter.usage().model_calls == 0

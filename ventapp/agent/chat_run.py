@@ -58,6 +58,8 @@ class ChatRun:
         mode: The session's mode (``full`` | ``plan``), passed to the graph's config.
         counted_message_ids: Model calls already settled by the run this one resumes.
         prior_usage: The paused part's saved usage; ``done`` reports the whole answer's.
+        prior_cards: The paused part's saved tool cards (their agents, the paused ``task``).
+        edited_args: ``tool_call_id -> args`` of calls a reviewer edited before they ran.
     """
 
     def __init__(
@@ -73,6 +75,8 @@ class ChatRun:
         mode: str = "full",
         counted_message_ids: set[str] | None = None,
         prior_usage: dict[str, Any] | None = None,
+        prior_cards: list[dict[str, Any]] | None = None,
+        edited_args: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.runtime = runtime
         self.session_id = session_id
@@ -93,7 +97,11 @@ class ChatRun:
         self._input_estimate = (
             count_tokens_approximately([graph_input["messages"][-1]]) if isinstance(graph_input, dict) else 0
         )
-        self.kernel = Kernel(context_limit=runtime.settings.context_limit)
+        self.kernel = Kernel(
+            context_limit=runtime.settings.context_limit,
+            prior_cards=prior_cards or (),
+            edited_args=edited_args,
+        )
         self.kernel.transcript.meter.already_counted(counted_message_ids or set())
 
     def release(self) -> None:

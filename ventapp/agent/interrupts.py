@@ -56,21 +56,39 @@ def unique(interrupts: Iterable[Any]) -> list[Any]:
     return list(seen.values())
 
 
-def _call_ids(requests: Sequence[dict[str, Any]], last_ai: AIMessage | None) -> list[str]:
-    if last_ai is None:
+def open_calls_of(message: AIMessage | None) -> list[dict[str, Any]]:
+    """The tool calls of one AI message as ``{id, name, args}`` candidates for :func:`to_event`."""
+    if message is None:
         return []
-    pending = list(last_ai.tool_calls)
+    return [
+        {"id": call.get("id") or "", "name": call["name"], "args": call.get("args") or {}}
+        for call in message.tool_calls
+    ]
+
+
+def _call_ids(requests: Sequence[dict[str, Any]], open_calls: Sequence[dict[str, Any]]) -> list[str]:
+    # A request names its tool and arguments, not its call id: take the open call with the same
+    # name and arguments, else the first with the same name (an edit may have changed arguments).
+    pending = list(open_calls)
     ids: list[str] = []
     for request in requests:
-        match = next((call for call in pending if call["name"] == request.get("name")), None)
+        same_name = [call for call in pending if call.get("name") == request.get("name")]
+        match = next((call for call in same_name if call.get("args") == request.get("args")), None)
+        match = match or (same_name[0] if same_name else None)
         if match is not None:
             pending.remove(match)
-            ids.append(match.get("id") or "")
+            ids.append(str(match.get("id") or ""))
     return ids
 
 
-def to_event(item: Any, last_ai: AIMessage | None = None) -> ev.Interrupt:
-    """The ``interrupt`` event for one pending LangGraph ``Interrupt`` (same shape for frame and route)."""
+def to_event(item: Any, open_calls: Sequence[dict[str, Any]] = ()) -> ev.Interrupt:
+    """The ``interrupt`` event for one pending LangGraph ``Interrupt`` (same shape for frame and route).
+
+    Args:
+        item: The pending interrupt (``.id`` is the ``interrupt_token``, ``.value`` its payload).
+        open_calls: Tool calls announced and not yet answered, ``{id, name, args}``, from the
+            main agent *and* its sub-agents — a pause inside a sub-agent names the sub-agent's call.
+    """
     value = getattr(item, "value", item)
     token = getattr(item, "id", None)
     if isinstance(value, dict) and value.get("action_requests"):
@@ -84,7 +102,7 @@ def to_event(item: Any, last_ai: AIMessage | None = None) -> ev.Interrupt:
             kind="tool_approval",
             tool_approval=approval,
             interrupt_token=token,
-            tool_call_ids=_call_ids(requests, last_ai),
+            tool_call_ids=_call_ids(requests, open_calls),
         )
     if isinstance(value, dict) and value.get("type") == "ask_user":
         return ev.Interrupt(

@@ -18,7 +18,7 @@ The kernel also keeps the :class:`RunTranscript` that finalisation persists.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,11 @@ EDITED_CALLS_KEY = "hitl_edited_tool_calls"
 """State key where langchain's HumanInTheLoopMiddleware records a reviewer's replacement call."""
 EDIT_NOTE_PREFIX = "Note: a human reviewer replaced this tool call"
 EDITED_RESULT_MARKER = "Tool response:\n"
+
+MODEL_NODE = "model"
+"""The graph node that calls the model (langchain's agent factory): the only update whose AI
+message is a new model call. Middleware nodes repeat messages — the approval node re-sends the
+paused call on resume, the tool-call patcher re-sends the whole history — and are never billed."""
 
 MAIN_AGENT = "ventagent"
 MAIN_AGENT_LABEL = "通风智能体"
@@ -115,25 +120,76 @@ def _messages_in(update: Any) -> list[Any]:
 
 
 class Kernel:
-    """Consumes one graph stream and yields contract events, filling ``transcript``."""
+    """Consumes one graph stream and yields contract events, filling ``transcript``.
 
-    def __init__(self, context_limit: int) -> None:
+    Args:
+        context_limit: The declared window (tokens).
+        prior_cards: A resumed run's cards as the paused run saved them (``ToolCard.to_dict``):
+            they keep their sub-agent, and a paused ``task`` is tracked again, so the rest of a
+            sub-agent's work after an approval is shown as that sub-agent's.
+        edited_args: ``tool_call_id -> args`` a reviewer set when approving; the cards show them
+            first thing (a sub-agent's graph state does not stream the framework's edit record).
+    """
+
+    def __init__(
+        self,
+        context_limit: int,
+        prior_cards: Iterable[dict[str, Any]] = (),
+        edited_args: dict[str, dict[str, Any]] | None = None,
+    ) -> None:
         self.transcript = RunTranscript(meter=ContextMeter(context_limit=context_limit))
         self.subagents = SubagentTracker()
-        self._last_ai: AIMessage | None = None
         self._open_call: AIMessageChunk | None = None
+        for saved in prior_cards:
+            card = ToolCard(
+                tool_call_id=str(saved["tool_call_id"]),
+                tool=str(saved.get("tool") or ""),
+                cn_tool=str(saved.get("cn_tool") or ""),
+                args=dict(saved.get("args") or {}),
+                agent_id=str(saved.get("agent_id") or MAIN_ID),
+                content=saved.get("content"),
+                error=bool(saved.get("error")),
+            )
+            self.transcript.tool_cards[card.tool_call_id] = card
+            if card.tool == "task" and card.content is None:
+                self.subagents.start(card.tool_call_id, card.args)
+        self._edited_args = dict(edited_args or {})
 
     async def run(self, stream: AsyncIterator[Any]) -> AsyncIterator[ev.ContractEvent]:
         """Translate the ``(namespace, mode, data)`` stream. Exceptions propagate to the pipeline."""
+        cards = self.transcript.tool_cards
+        edits = {call_id: {"args": args} for call_id, args in self._edited_args.items() if call_id in cards}
+        for event in self._on_edited_calls(edits, MAIN_ID):
+            yield event
         async for namespace, mode, data in stream:
             main = len(namespace) == 0
             if mode == "messages":
                 for event in self._on_message_chunk(main, *data):
                     yield event
             elif mode == "updates":
-                agent_id = MAIN_ID if main else self.subagents.agent_id_for(namespace)
+                agent_id = MAIN_ID if main else self._agent_for(namespace, data)
                 for event in self._on_update(main, agent_id, data):
                     yield event
+
+    def _agent_for(self, namespace: tuple[str, ...], data: dict[str, Any]) -> str:
+        """The sub-agent streaming under ``namespace``: a call it made that we know names it."""
+        for update in data.values():
+            for message in _messages_in(update):
+                ids = [call.get("id") for call in getattr(message, "tool_calls", None) or []]
+                ids.append(getattr(message, "tool_call_id", None))
+                for call_id in ids:
+                    card = self.transcript.tool_cards.get(call_id or "")
+                    if card is not None and card.agent_id != MAIN_ID:
+                        self.subagents.bind(namespace, card.agent_id)
+        return self.subagents.agent_id_for(namespace)
+
+    def open_calls(self) -> list[dict[str, Any]]:
+        """Announced tool calls without a result yet, of every agent: ``{id, name, args}``."""
+        return [
+            {"id": card.tool_call_id, "name": card.tool, "args": card.args}
+            for card in self.transcript.tool_cards.values()
+            if card.content is None
+        ]
 
     def _on_message_chunk(self, main: bool, chunk: Any, metadata: dict[str, Any]) -> list[ev.ContractEvent]:
         # Sub-agent text is the sub-agent's business; it reaches the answer only through `task`'s result.
@@ -173,16 +229,20 @@ class Kernel:
                 out.append(ev.UpdatedTodoList(todos=self.transcript.todos))
             for message in _messages_in(update):
                 if isinstance(message, AIMessage):
-                    out.extend(self._on_ai_message(message, main, agent_id))
+                    out.extend(self._on_ai_message(message, main, agent_id, billed=node == MODEL_NODE))
                 elif isinstance(message, ToolMessage):
                     out.extend(self._on_tool_message(message, agent_id))
         return out
 
-    def _on_ai_message(self, message: AIMessage, main: bool, agent_id: str) -> list[ev.ContractEvent]:
-        self.transcript.meter.observe(message, main_thread=main)
-        if main:
-            self._last_ai = message
-            self._open_call = None
+    def _on_ai_message(
+        self, message: AIMessage, main: bool, agent_id: str, *, billed: bool = True
+    ) -> list[ev.ContractEvent]:
+        if billed:
+            self.transcript.meter.observe(message, main_thread=main)
+            if main:
+                self._open_call = None
+        if not billed:
+            return []  # a middleware re-sent calls already announced (and billed) by a model node
         calls = [call for call in message.tool_calls if call.get("id") not in self.transcript.tool_cards]
         if not calls:
             return []
@@ -292,6 +352,6 @@ class Kernel:
         pending = unique(interrupts)
         if self.transcript.interrupt is not None or not pending:
             return []
-        event = to_event(pending[0], self._last_ai)
+        event = to_event(pending[0], self.open_calls())
         self.transcript.interrupt = event
         return [event]

@@ -20,7 +20,14 @@ from langgraph.types import Command
 
 from ventapp.agent import events as ev
 from ventapp.agent.chat_run import ChatRun
-from ventapp.agent.interrupts import ResumeAnswer, ResumeInvalid, resume_value, to_event, unique
+from ventapp.agent.interrupts import (
+    ResumeAnswer,
+    ResumeInvalid,
+    open_calls_of,
+    resume_value,
+    to_event,
+    unique,
+)
 from ventapp.agent.pipeline import ChatRejected, check_billing, owned_session, take_slot
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.db import chat_store
@@ -48,15 +55,37 @@ def _last_ai(snapshot: Any) -> AIMessage | None:
     return next((m for m in reversed(messages) if isinstance(m, AIMessage)), None)
 
 
+def _open_calls(saved: Any, snapshot: Any) -> list[dict[str, Any]]:
+    # The paused answer's cards hold every agent's calls (a sub-agent's are not in the main
+    # thread's messages); a pause saved without cards falls back to the last main-thread call.
+    cards = [card for card in (saved.tool_calls if saved is not None else []) if card.get("content") is None]
+    if cards:
+        return [{"id": c["tool_call_id"], "name": c.get("tool"), "args": c.get("args") or {}} for c in cards]
+    return open_calls_of(_last_ai(snapshot))
+
+
+def _edited_args(event: ev.Interrupt, value: Any) -> dict[str, dict[str, Any]]:
+    """``tool_call_id -> args`` of the calls a reviewer edited, matched as the card named them."""
+    decisions = value.get("decisions", []) if isinstance(value, dict) else []
+    return {
+        call_id: dict(decision["edited_action"]["args"])
+        for call_id, decision in zip(event.tool_call_ids, decisions, strict=False)
+        if decision.get("type") == "edit" and call_id
+    }
+
+
 async def pending_interrupt(runtime: AgentRuntime, session_id: str, user_name: str) -> ev.Interrupt | None:
     """The interrupt the session waits on (same shape as the frame), or None.
 
     Raises:
         ChatRejected: 404 when the session is not the user's.
     """
-    await owned_session(runtime, session_id, user_name)
-    pending, snapshot = await _pending(runtime, session_id)
-    return to_event(pending[0], _last_ai(snapshot)) if pending else None
+    session = await owned_session(runtime, session_id, user_name)
+    pending, snapshot = await _pending(runtime, session.id)
+    if not pending:
+        return None
+    saved = await asyncio.to_thread(chat_store.waiting_answer, runtime.engine, session.id)
+    return to_event(pending[0], _open_calls(saved, snapshot))
 
 
 async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun:
@@ -90,9 +119,8 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
         except ResumeInvalid as invalid:
             raise ChatRejected(422, "bad_request", str(invalid)) from None
         run_id = await asyncio.to_thread(chat_store.reopen_waiting_run, runtime.engine, session.id)
-        prior_usage = (
-            await asyncio.to_thread(chat_store.run_answer_usage, runtime.engine, run_id) if run_id else {}
-        )
+        paused = await asyncio.to_thread(chat_store.run_answer, runtime.engine, run_id) if run_id else None
+        edited_args = _edited_args(to_event(current, _open_calls(paused, snapshot)), value)
         if run_id is None:
             run_id = str(uuid.uuid4())
             await asyncio.to_thread(
@@ -125,7 +153,9 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
         on_release=release,
         mode=session.mode,
         counted_message_ids=counted,
-        prior_usage=prior_usage,
+        prior_usage=dict(paused.usage or {}) if paused is not None else {},
+        prior_cards=list(paused.tool_calls or []) if paused is not None else [],
+        edited_args=edited_args,
     )
     runtime.active_runs[session.id] = run
     return run

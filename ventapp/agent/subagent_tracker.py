@@ -55,6 +55,14 @@ class SubagentTracker:
             run.duration_ms = int((time.monotonic() - run.started) * 1000)
         return run
 
+    def bind(self, namespace: tuple[str, ...], tool_call_id: str) -> None:
+        """Bind ``namespace`` to a known sub-agent, e.g. one whose call was paused for approval.
+
+        Order-based binding cannot tell which of several paused sub-agents resumes first, but a
+        call they announced in an earlier run can; a namespace already bound stays as it is.
+        """
+        self._by_namespace.setdefault(namespace[0], tool_call_id)
+
     def agent_id_for(self, namespace: tuple[str, ...]) -> str:
         """The ``tool_call_id`` of the sub-agent streaming under ``namespace`` (``"main"`` if unknown)."""
         key = namespace[0]

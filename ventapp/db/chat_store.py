@@ -193,13 +193,26 @@ def abandon_waiting_runs(engine: Engine, session_id: str) -> int:
         return len(runs)
 
 
-def run_answer_usage(engine: Engine, run_id: str) -> dict[str, Any]:
-    """The usage saved with a run's answer so far (``{}`` when none)."""
-    with Session(engine) as db:
-        row = db.exec(
+def run_answer(engine: Engine, run_id: str) -> ChatMessage | None:
+    """The answer saved for a run so far (a paused run's partial answer), or None."""
+    with Session(engine, expire_on_commit=False) as db:
+        return db.exec(
             select(ChatMessage).where(ChatMessage.run_id == run_id, ChatMessage.role == "assistant")
         ).first()
-        return dict(row.usage or {}) if row is not None else {}
+
+
+def waiting_answer(engine: Engine, session_id: str) -> ChatMessage | None:
+    """The newest answer of the session that waits for a person (status ``waiting``), or None."""
+    with Session(engine, expire_on_commit=False) as db:
+        return db.exec(
+            select(ChatMessage)
+            .where(
+                ChatMessage.session_id == session_id,
+                ChatMessage.role == "assistant",
+                ChatMessage.status == "waiting",
+            )
+            .order_by(col(ChatMessage.created_at).desc())
+        ).first()
 
 
 def reopen_waiting_run(engine: Engine, session_id: str) -> str | None:
