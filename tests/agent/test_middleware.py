@@ -1,12 +1,25 @@
-"""Our middleware implements both hooks (pitfall 4) and only changes the prompt in plan mode."""
+"""Our middleware implements both hooks (pitfall 4): plan mode changes the prompt only in plan mode,
+the time middleware gives every model call its own current time."""
 
 from __future__ import annotations
 
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
 from langchain.agents.middleware import AgentMiddleware, ModelRequest
 from langchain_core.messages import SystemMessage
+from langgraph.checkpoint.memory import InMemorySaver
 
-from ventapp.agent.middleware import PlanModeMiddleware
+from tests.scripted_llm.server import ScriptedServer
+from ventapp.agent import middleware
+from ventapp.agent.agent_factory import build_agent
+from ventapp.agent.middleware import DynamicTimeMiddleware, PlanModeMiddleware
+from ventapp.agent.model_factory import build_model
 from ventapp.agent.prompts import PLAN_MODE_PROMPT
+from ventapp.config import load_settings
 
 
 def test_both_sync_and_async_hooks_are_implemented() -> None:
@@ -21,3 +34,45 @@ def test_prompt_untouched_outside_plan_mode() -> None:
     PlanModeMiddleware().wrap_model_call(request, lambda r: seen.append(r) or "ok")  # type: ignore[arg-type,func-returns-value]
     assert seen[0].system_message is not None and seen[0].system_message.text == "base"
     assert PLAN_MODE_PROMPT not in seen[0].system_message.text
+
+
+def test_time_middleware_implements_both_hooks() -> None:
+    """Pitfall 4's own example: DynamicTimeMiddleware must run under ``astream``."""
+    assert DynamicTimeMiddleware.wrap_model_call is not AgentMiddleware.wrap_model_call
+    assert DynamicTimeMiddleware.awrap_model_call is not AgentMiddleware.awrap_model_call
+
+
+def test_time_note_is_beijing_time_whatever_the_host_zone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        note = DynamicTimeMiddleware(clock=lambda: datetime(2026, 12, 1, 1, 0, tzinfo=UTC)).time_note()
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert note == "Current time: 2026-12-01 09:00 (Asia/Shanghai, UTC+08:00)."
+
+
+async def test_every_model_call_sees_the_time_of_that_call_under_astream(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two model calls of one run (a tool call, then the answer) each carry their own time."""
+    ticks = iter([datetime(2026, 12, 1, 0, 5, tzinfo=UTC), datetime(2026, 12, 1, 0, 7, tzinfo=UTC)])
+    monkeypatch.setattr(middleware, "_utc_now", lambda: next(ticks))
+    with ScriptedServer() as llm:
+        llm.push(
+            {"tool_calls": [{"name": "calculate", "arguments": {"expression": "1+1"}}]},
+            {"content": "It is 2."},
+        )
+        settings = load_settings(
+            {"DEEP_AGENT_ENV_PRIORITY": "none", "OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "x"}
+        )
+        agent = build_agent(build_model(settings), InMemorySaver(), workspaces_dir=Path(tempfile.mkdtemp()))
+        config = {"configurable": {"thread_id": "t1", "user_name": "alice"}}
+        async for _ in agent.astream({"messages": [{"role": "user", "content": "1+1?"}]}, config=config):
+            pass
+        systems = [str(request["messages"][0]["content"]) for request in llm.requests()]
+    assert len(systems) == 2
+    assert "Current time: 2026-12-01 08:05 (Asia/Shanghai, UTC+08:00)." in systems[0]
+    assert "Current time: 2026-12-01 08:07 (Asia/Shanghai, UTC+08:00)." in systems[1]
+    assert "08:07" not in systems[0], "each call carries the time of that call, not of the session"

@@ -12,7 +12,8 @@
    sub-agents share their parent's), everything else in graph state;
 6. permissions — first match wins (pitfall 10): specific allows before the broad write deny,
    so tools write only under ``/workspace/``;
-7. middleware — :class:`~ventapp.agent.middleware.PlanModeMiddleware` (plan-first prompt in plan mode);
+7. middleware — :class:`~ventapp.agent.middleware.PlanModeMiddleware` (plan-first prompt in plan mode),
+   :class:`~ventapp.agent.middleware.DynamicTimeMiddleware` (the current Beijing time on every call);
    human-in-the-loop — ``interrupt_on`` for tools registered with ``requires_approval`` plus
    ``HITL_TOOLS`` (approve / edit / reject);
 8. checkpointer — passed in, opened by the app's lifespan; thread_id = session_id (invariant 1).
@@ -31,7 +32,7 @@ from deepagents.backends import CompositeBackend, FilesystemBackend, StateBacken
 from langchain_core.language_models import BaseChatModel
 from langgraph.types import Checkpointer
 
-from ventapp.agent.middleware import PlanModeMiddleware
+from ventapp.agent.middleware import DynamicTimeMiddleware, PlanModeMiddleware
 from ventapp.agent.prompts import MAIN_SYSTEM_PROMPT, RESEARCHER_PROMPT
 from ventapp.agent.workspace import (
     HISTORY_AREA,
@@ -159,7 +160,7 @@ def build_agent(
         skills=["/skills/"],
         backend=backend,
         permissions=_permissions(),
-        middleware=[PlanModeMiddleware()],
+        middleware=[PlanModeMiddleware(), DynamicTimeMiddleware()],
         interrupt_on=_interrupt_on(hitl_tools),
         checkpointer=checkpointer,
         name="ventagent",

@@ -4,6 +4,7 @@ the service streams with ``astream``, and a sync-only hook fails inside the mode
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware, ModelRequest, ModelResponse
@@ -11,6 +12,7 @@ from langchain_core.messages import SystemMessage
 from langgraph.config import get_config
 
 from ventapp.agent.prompts import PLAN_MODE_PROMPT
+from ventapp.billing.day import USAGE_TZ, USAGE_TZ_NAME
 
 
 def _in_plan_mode() -> bool:
@@ -21,6 +23,15 @@ def _in_plan_mode() -> bool:
     return configurable.get("mode") == "plan"
 
 
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _append_system(request: ModelRequest, text: str) -> ModelRequest:
+    base = request.system_message.text if request.system_message is not None else ""
+    return request.override(system_message=SystemMessage(content=f"{base}\n\n{text}".strip()))
+
+
 class PlanModeMiddleware(AgentMiddleware):
     """In ``plan`` mode (``configurable.mode``), tells the model to submit a plan first.
 
@@ -29,10 +40,7 @@ class PlanModeMiddleware(AgentMiddleware):
     """
 
     def _with_plan_prompt(self, request: ModelRequest) -> ModelRequest:
-        if not _in_plan_mode():
-            return request
-        base = request.system_message.text if request.system_message is not None else ""
-        return request.override(system_message=SystemMessage(content=f"{base}\n\n{PLAN_MODE_PROMPT}".strip()))
+        return _append_system(request, PLAN_MODE_PROMPT) if _in_plan_mode() else request
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
         """Sync hook (``invoke``/``stream``)."""
@@ -43,3 +51,36 @@ class PlanModeMiddleware(AgentMiddleware):
     ) -> Any:
         """Async hook (``ainvoke``/``astream``, the service's path)."""
         return await handler(self._with_plan_prompt(request))
+
+
+class DynamicTimeMiddleware(AgentMiddleware):
+    """Gives the model the current Beijing time on every model call, never frozen at session start.
+
+    A session may last days and a scheduled run fires at 08:00: "today", "last night's readings"
+    and shift times only make sense against the clock of the call itself. The time goes at the
+    end of the system prompt, to the minute: the calls of one tool loop usually share a minute and
+    so send the same prompt prefix, which keeps a provider's prompt cache useful.
+
+    Args:
+        clock: Returns an aware ``datetime`` (default: the system clock, read at every call).
+    """
+
+    def __init__(self, clock: Callable[[], datetime] | None = None) -> None:
+        super().__init__()
+        self._clock = clock
+
+    def time_note(self) -> str:
+        """The sentence the model sees: ``Current time: 2026-12-01 08:00 (Asia/Shanghai, UTC+08:00).``"""
+        now = (self._clock or _utc_now)().astimezone(USAGE_TZ)
+        offset = now.strftime("%z")
+        return f"Current time: {now:%Y-%m-%d %H:%M} ({USAGE_TZ_NAME}, UTC{offset[:3]}:{offset[3:]})."
+
+    def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
+        """Sync hook (``invoke``/``stream``)."""
+        return handler(_append_system(request, self.time_note()))
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> Any:
+        """Async hook (``ainvoke``/``astream``, the service's path)."""
+        return await handler(_append_system(request, self.time_note()))
