@@ -71,7 +71,10 @@ KEYS: dict[str, tuple[str, str]] = {
     "MAX_RUNS_PER_USER": ("2", "Runs one user may have at once; more get 429"),
     "RUN_TIMEOUT_S": ("600", "Total seconds a run may take before it is stopped with code timeout"),
     "REQUEST_KEY_TTL_S": ("86400", "Seconds a request_id is remembered for de-duplication"),
-    "SCHEDULER_TZ": ("Asia/Shanghai", "IANA time zone schedules' cron expressions are evaluated in (never the host's)"),
+    "SCHEDULER_TZ": (
+        "Asia/Shanghai",
+        "IANA time zone schedules' cron expressions are evaluated in (never the host's)",
+    ),
     "SCHEDULER_MISFIRE_GRACE_S": (
         "300",
         "A tick missed while the service was down still runs at start-up if it is at most this many seconds late",

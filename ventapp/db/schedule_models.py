@@ -19,6 +19,7 @@ admission's code), or ``interrupted``.
 from __future__ import annotations
 
 from datetime import datetime
+
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
@@ -26,7 +27,7 @@ from ventapp.db.models import TIMESTAMP, new_id, utcnow
 
 SCHEDULE_MODES = ("plan", "full")
 TRIGGERS = ("cron", "manual")
-CLAIM_STATUSES = ("running", "skipped", "missed", "rejected", "interrupted")
+CLAIM_STATUSES = ("running", "skipped", "missed", "rejected", "failed", "interrupted")
 """Statuses a schedule run holds itself; a linked run reads its ``execution_runs`` status."""
 
 

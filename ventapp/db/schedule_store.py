@@ -92,7 +92,9 @@ def list_schedules(engine: Engine, user_name: str | None = None) -> Sequence[Sch
         return db.exec(query).all()
 
 
-def update_schedule(engine: Engine, schedule_id: str, changes: dict[str, Any], *, rearm: bool) -> Schedule | None:
+def update_schedule(
+    engine: Engine, schedule_id: str, changes: dict[str, Any], *, rearm: bool
+) -> Schedule | None:
     """Apply ``changes`` (column -> value), touch ``updated_at``; ``rearm`` also resets ``armed_at``.
 
     Returns:
@@ -271,7 +273,9 @@ def _records(db: Session, rows: Sequence[tuple[ScheduleRun, ExecutionRun | None]
     costs: dict[str, tuple[int, str | None]] = {}
     if run_ids:
         sums = db.exec(
-            select(UsageLedger.run_id, sa.func.sum(UsageLedger.cost_micros), sa.func.max(UsageLedger.currency))
+            select(
+                UsageLedger.run_id, sa.func.sum(UsageLedger.cost_micros), sa.func.max(UsageLedger.currency)
+            )
             .where(col(UsageLedger.run_id).in_(run_ids))
             .group_by(UsageLedger.run_id)
         ).all()

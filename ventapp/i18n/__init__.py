@@ -1,0 +1,1 @@
+"""Message catalogues (placeholder filled in below)."""
