@@ -30,12 +30,16 @@ def _schedule(engine: Engine) -> Schedule:
     )
 
 
-def _claim_all(url: str, schedule_id: str, barrier: multiprocessing.synchronize.Barrier) -> list[tuple[int, str]]:
+def _claim_all(
+    url: str, schedule_id: str, barrier: multiprocessing.synchronize.Barrier
+) -> list[tuple[int, str]]:
     engine = make_engine(url)
     barrier.wait()
     outcomes = []
     for index in range(TICKS):
-        claim = schedule_store.claim_tick(engine, schedule_id, "alice", "cron", TICK0 + timedelta(minutes=index))
+        claim = schedule_store.claim_tick(
+            engine, schedule_id, "alice", "cron", TICK0 + timedelta(minutes=index)
+        )
         outcomes.append((index, claim.outcome))
         if claim.outcome == "claimed" and claim.row_id:
             # The execution ends at once, so the next tick is not an overlap.
@@ -44,7 +48,9 @@ def _claim_all(url: str, schedule_id: str, barrier: multiprocessing.synchronize.
     return outcomes
 
 
-def _worker(url: str, schedule_id: str, barrier: multiprocessing.synchronize.Barrier, out: multiprocessing.Queue) -> None:
+def _worker(
+    url: str, schedule_id: str, barrier: multiprocessing.synchronize.Barrier, out: multiprocessing.Queue
+) -> None:
     out.put(_claim_all(url, schedule_id, barrier))
 
 
@@ -54,7 +60,9 @@ def test_three_processes_claim_each_tick_exactly_once(tmp_path: Path) -> None:
     context = multiprocessing.get_context("spawn")
     barrier = context.Barrier(PROCESSES)
     out = context.Queue()
-    workers = [context.Process(target=_worker, args=(url, schedule.id, barrier, out)) for _ in range(PROCESSES)]
+    workers = [
+        context.Process(target=_worker, args=(url, schedule.id, barrier, out)) for _ in range(PROCESSES)
+    ]
     for worker in workers:
         worker.start()
     results = [out.get(timeout=120) for _ in workers]

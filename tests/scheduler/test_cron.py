@@ -31,7 +31,9 @@ def host_in_new_york() -> Iterator[None]:
         time.tzset()
 
 
-@pytest.mark.parametrize("expression", ["0 8 * * *", "*/15 * * * *", "30 2 1 * *", "0 9 * * 1-5", "0 0 29 2 *"])
+@pytest.mark.parametrize(
+    "expression", ["0 8 * * *", "*/15 * * * *", "30 2 1 * *", "0 9 * * 1-5", "0 0 29 2 *"]
+)
 def test_good_expressions_parse_and_fire(expression: str) -> None:
     trigger = parse_cron(expression, SHANGHAI)
     assert len(next_fire_times(trigger, datetime(2026, 1, 1, tzinfo=SHANGHAI), 5)) == 5
@@ -77,7 +79,10 @@ def test_weekday_numbers_follow_crontab_not_apscheduler() -> None:
     assert [f.strftime("%a") for f in fires] == ["Mon", "Tue", "Wed", "Thu", "Fri"]
     sundays = next_fire_times(parse_cron("0 8 * * 0", SHANGHAI), datetime(2026, 12, 1, tzinfo=SHANGHAI), 2)
     assert {f.strftime("%a") for f in sundays} == {"Sun"}
-    assert next_fire_times(parse_cron("0 8 * * 7", SHANGHAI), datetime(2026, 12, 1, tzinfo=SHANGHAI), 1) == sundays[:1]
+    assert (
+        next_fire_times(parse_cron("0 8 * * 7", SHANGHAI), datetime(2026, 12, 1, tzinfo=SHANGHAI), 1)
+        == sundays[:1]
+    )
     weekend = next_fire_times(parse_cron("0 8 * * 5-7", SHANGHAI), datetime(2026, 12, 1, tzinfo=SHANGHAI), 3)
     assert [f.strftime("%a") for f in weekend] == ["Fri", "Sat", "Sun"]
 

@@ -72,7 +72,9 @@ async def opened(tmp_path: Path, llm: ScriptedServer) -> AsyncIterator[Callable[
 
 
 async def _create(service: ScheduleService, **fields: object) -> Schedule:
-    return await service.create(USER, {"name": "Gas report", "prompt": "hello gas", "cron": "0 9 * * *", **fields})
+    return await service.create(
+        USER, {"name": "Gas report", "prompt": "hello gas", "cron": "0 9 * * *", **fields}
+    )
 
 
 async def test_run_now_goes_through_the_pipeline_and_is_billed(opened, llm: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
@@ -97,7 +99,9 @@ async def test_run_now_goes_through_the_pipeline_and_is_billed(opened, llm: Scri
     assert record.input_tokens == run.input_tokens > 0 and record.cost_micros > 0
 
 
-async def test_overlapping_tick_is_skipped_and_shutdown_finalises_the_run(opened, llm: ScriptedServer) -> None:  # type: ignore[no-untyped-def]
+async def test_overlapping_tick_is_skipped_and_shutdown_finalises_the_run(
+    opened, llm: ScriptedServer
+) -> None:  # type: ignore[no-untyped-def]
     llm.app.state.scripted.delay_ms = 30  # a 200-word answer streams for seconds: still running below
     service = opened()
     schedule = await _create(service, prompt="a long answer please")
@@ -194,7 +198,9 @@ async def test_restart_keeps_schedules_and_next_run_times(tmp_path: Path, llm: S
         assert {s.id: after.next_run_at(s) for s in schedules} == expected
         assert expected[paused.id] is None and expected[daily.id] is not None
         job = after._scheduler.get_job("schedule:" + daily.id)
-        assert job is not None and job.next_run_time == expected[daily.id], "the job was rebuilt from the table"
+        assert job is not None and job.next_run_time == expected[daily.id], (
+            "the job was rebuilt from the table"
+        )
         assert after._scheduler.get_job("schedule:" + paused.id) is None
     finally:
         await after.shutdown()
