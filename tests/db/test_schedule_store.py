@@ -70,7 +70,8 @@ def test_three_processes_claim_each_tick_exactly_once(tmp_path: Path) -> None:
         worker.join(30)
     winners = Counter(index for result in results for index, outcome in result if outcome != "taken")
     assert winners == dict.fromkeys(range(TICKS), 1), "every tick won by exactly one process"
-    assert all(outcome in ("claimed", "taken") for result in results for _, outcome in result)
+    # A tick claimed while another process still held the previous one open is a recorded skip.
+    assert {outcome for result in results for _, outcome in result} <= {"claimed", "skipped", "taken"}
     rows = schedule_store.list_runs(engine, schedule.id, limit=100)
     assert len(rows) == TICKS and len({row.scheduled_for for row in rows}) == TICKS
 
