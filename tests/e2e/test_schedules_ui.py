@@ -85,6 +85,7 @@ def test_schedules_story(page: Page, llm: ScriptedServer, tmp_path_factory: pyte
 
     # Run now, then open the run's own session from the runs table.
     row.locator(".schedule-run-now").click()
+    expect(page.locator("#schedule-runs-title")).to_contain_text("Morning gas")
     expect(page.locator(".schedule-run-row")).to_have_count(1)
     _run_until(page, "success")
     page.locator(".schedule-run-open").first.click()
@@ -97,6 +98,7 @@ def test_schedules_story(page: Page, llm: ScriptedServer, tmp_path_factory: pyte
     page.click("#schedules-link")
     _create(page, "Fan check", "please calculate (2+3)*4", "30 7 * * *")
     _row(page, "Fan check").locator(".schedule-run-now").click()
+    expect(page.locator("#schedule-runs-title")).to_contain_text("Fan check")
     _run_until(page, "waiting_input")
     page.click("#schedules-refresh")
     expect(page.locator("#schedules-waiting")).to_be_visible()

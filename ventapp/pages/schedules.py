@@ -226,12 +226,12 @@ def _runs() -> rx.Component:
         SchedulesState.runs_for != "",
         rx.vstack(
             rx.hstack(
-                rx.heading(SchedulesState.runs_title, size="3"),
+                rx.heading(SchedulesState.runs_title, size="3", id="schedule-runs-title"),
                 rx.spacer(),
                 rx.icon_button(
                     rx.icon("refresh_cw", size=14),
                     variant="ghost",
-                    on_click=SchedulesState.show_runs(SchedulesState.runs_for),
+                    on_click=SchedulesState.refresh_runs,
                     id="schedule-runs-refresh",
                     aria_label="refresh",
                 ),

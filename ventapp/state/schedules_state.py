@@ -116,6 +116,13 @@ class HandoffState(rx.State):
     waiting_sessions: list[str] = []
 
     @rx.event
+    async def refresh_runs(self) -> None:
+        """Re-read the runs table on show (its schedule is the server's, never a stale client value)."""
+        service = _service()
+        if service is not None and self.runs_for:
+            await self._load_runs(service, self.runs_for)
+
+    @rx.event
     async def refresh(self) -> None:
         """Re-read which of the user's scheduled runs wait for an answer."""
         service = _service()
@@ -261,6 +268,13 @@ class SchedulesState(rx.State):
             return
         self.runs_name = next((s.name for s in self.schedules if s.id == schedule_id), "")
         await self._load_runs(service, schedule_id)
+
+    @rx.event
+    async def refresh_runs(self) -> None:
+        """Re-read the runs table on show (its schedule is the server's, never a stale client value)."""
+        service = _service()
+        if service is not None and self.runs_for:
+            await self._load_runs(service, self.runs_for)
 
     @rx.event
     async def refresh(self) -> None:
