@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from apscheduler.events import EVENT_JOB_MISSED, JobExecutionEvent
 
 from tests.scripted_llm.server import ScriptedServer
 from ventapp.agent.runtime import AgentRuntime
@@ -205,3 +206,16 @@ async def test_restart_keeps_schedules_and_next_run_times(tmp_path: Path, llm: S
     finally:
         await after.shutdown()
         await after.runtime.close()
+
+
+async def test_a_job_apscheduler_found_too_late_is_recorded_missed(opened) -> None:  # type: ignore[no-untyped-def]
+    """While running, a blocked loop makes APScheduler skip a late job: the tick is still on record."""
+    service = opened()
+    schedule = await _create(service)
+    service._on_missed(
+        JobExecutionEvent(EVENT_JOB_MISSED, "schedule:" + schedule.id, "default", BEIJING_0900_UTC)
+    )
+    await asyncio.gather(*service._background)
+    [record] = await service.runs(schedule.id, USER)
+    assert record.status == "missed" and record.scheduled_for == BEIJING_0900_UTC.replace(tzinfo=None)
+    assert "SCHEDULER_MISFIRE_GRACE_S" in (record.error or "")
