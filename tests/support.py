@@ -11,9 +11,9 @@ from pathlib import Path
 
 import uvicorn
 
-from ventapp.agent.runtime import runtime_lifespan
 from ventapp.api.app import create_api
 from ventapp.config import get_settings
+from ventapp.scheduler.lifespan import app_lifespan
 
 
 @contextmanager
@@ -49,14 +49,14 @@ def app_env(data_dir: Path, base_url: str | None) -> dict[str, str]:
 
 
 class ApiServer:
-    """``create_api()`` with the runtime lifespan under uvicorn on a free loopback port."""
+    """``create_api()`` with the app's lifespan (runtime + schedules) under uvicorn on a free loopback port."""
 
     def __init__(self) -> None:
         settings = get_settings()
 
         @asynccontextmanager
         async def lifespan(_app: object) -> AsyncIterator[None]:
-            async with runtime_lifespan(settings):
+            async with app_lifespan(settings):
                 yield
 
         app = create_api(lifespan=lifespan)

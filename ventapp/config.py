@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
 
@@ -70,6 +71,14 @@ KEYS: dict[str, tuple[str, str]] = {
     "MAX_RUNS_PER_USER": ("2", "Runs one user may have at once; more get 429"),
     "RUN_TIMEOUT_S": ("600", "Total seconds a run may take before it is stopped with code timeout"),
     "REQUEST_KEY_TTL_S": ("86400", "Seconds a request_id is remembered for de-duplication"),
+    "SCHEDULER_TZ": (
+        "Asia/Shanghai",
+        "IANA time zone schedules' cron expressions are evaluated in (never the host's)",
+    ),
+    "SCHEDULER_MISFIRE_GRACE_S": (
+        "300",
+        "A tick missed while the service was down still runs at start-up if it is at most this many seconds late",
+    ),
 }
 
 
@@ -137,6 +146,8 @@ class Settings:
     max_runs_per_user: int = 2
     run_timeout_s: float = 600.0
     request_key_ttl_s: int = 86400
+    scheduler_tz: str = "Asia/Shanghai"
+    scheduler_misfire_grace_s: int = 300
     conflicts: tuple[ConfigConflict, ...] = field(default=())
 
     @property
@@ -246,6 +257,13 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
     for key in ("MODEL_TIMEOUT_S", "RUN_TIMEOUT_S"):
         if _as_float(values, key) <= 0:
             raise ValueError(f"{key} must be a positive number of seconds, got {values[key]!r}")
+    scheduler_tz = values["SCHEDULER_TZ"] or KEYS["SCHEDULER_TZ"][0]
+    try:
+        ZoneInfo(scheduler_tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(
+            f"SCHEDULER_TZ must be an IANA time zone such as Asia/Shanghai, got {scheduler_tz!r}"
+        ) from None
     return Settings(
         env_priority=priority,
         openai_base_url=values["OPENAI_BASE_URL"],
@@ -270,6 +288,8 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         max_runs_per_user=_as_int(values, "MAX_RUNS_PER_USER", minimum=1),
         run_timeout_s=_as_float(values, "RUN_TIMEOUT_S"),
         request_key_ttl_s=_as_int(values, "REQUEST_KEY_TTL_S", minimum=1),
+        scheduler_tz=scheduler_tz,
+        scheduler_misfire_grace_s=_as_int(values, "SCHEDULER_MISFIRE_GRACE_S"),
         conflicts=tuple(conflicts),
     )
 

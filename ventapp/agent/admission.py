@@ -23,7 +23,7 @@ RETRY_AFTER_S = 5
 SPLIT_STATE = (
     "the SQLite checkpointer (a session continued in another process would not see its graph state)",
     "the concurrency gate counts (limits would apply per process, not in total)",
-    "the session locks and scheduler (two runs of one session, scheduled jobs fired once per process)",
+    "the session locks (two runs of one session at once; scheduled ticks are claimed in the database)",
 )
 
 

@@ -93,6 +93,10 @@ class ChatRequest:
     new_session: bool = False
     """True when ``session_id`` is a fresh id the server side chose (an upload needs its folder
     before admission); otherwise an unknown ``session_id`` is 404 (spec 002: 会话不存在 → 404)."""
+    title: str | None = None
+    """A new session's title (1–200 characters); default: the message, truncated."""
+    kind: str = "chat"
+    """What started the run, as ``execution_runs.kind`` records it: ``chat`` or ``schedule``."""
 
 
 def agent_input_text(request: ChatRequest) -> str:
@@ -227,14 +231,20 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
                 engine,
                 session_id,
                 request.user_name,
-                _title_from(request.message),
+                request.title or _title_from(request.message),
                 request.mode or "full",
             )
         else:
             await asyncio.to_thread(chat_store.abandon_waiting_runs, engine, session_id)
         await asyncio.to_thread(chat_store.add_message, engine, session_id, "user", request.message)
         await asyncio.to_thread(
-            chat_store.start_run, engine, run_id, session_id, request.user_name, request.trace_id, "chat"
+            chat_store.start_run,
+            engine,
+            run_id,
+            session_id,
+            request.user_name,
+            request.trace_id,
+            request.kind,
         )
     except BaseException:
         if lock is not None:

@@ -14,6 +14,7 @@ from ventapp.pages.components.session_bar import session_bar
 from ventapp.pages.components.sidebar import name_dialog, sidebar
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
 from ventapp.state.chat_state import ChatState
+from ventapp.state.schedules_state import HandoffState
 
 
 def transcript() -> rx.Component:
@@ -60,5 +61,5 @@ def chat_page() -> rx.Component:
         width="100%",
         overflow="hidden",
         background=rx.color("gray", 1),
-        on_mount=ChatState.load_page,
+        on_mount=[ChatState.load_page, HandoffState.refresh],
     )

@@ -51,6 +51,7 @@ from ventapp.state.interrupt_view import (
     with_mode,
 )
 from ventapp.state.live_answer import LiveAnswer, continued, failed_answer, live_from_message, to_message
+from ventapp.state.schedules_state import HandoffState
 from ventapp.state.turns import LIST_LIVE_VARS, LIVE_VARS, THINKING, UI_FAILURE, apply_live, current_live
 from ventapp.state.views import (
     STATUS_WAITING,
@@ -303,7 +304,8 @@ class ChatState(rx.State):
             async with self:
                 self._finish(final, sessions, user_name)
                 shown = self.session_id
-        return session_url_script(shown)
+        # A message in a scheduled run's session may have closed its pending question.
+        return [session_url_script(shown), HandoffState.refresh]
 
     def _finish(self, final: LiveAnswer, sessions: list[SessionView] | None, user_name: str) -> None:
         """End of a run (inside ``async with``): show its card, or commit the answer once."""
@@ -395,7 +397,7 @@ class ChatState(rx.State):
             run.release()  # a no-op once its events were read
             async with self:
                 self._finish(final, sessions, request.user_name)
-        return None
+        return HandoffState.refresh  # an answered scheduled run no longer waits
 
     @rx.event
     async def stop(self) -> None:

@@ -1,13 +1,16 @@
 """The top bar: product name, model, demo badge, history (phones), user, usage, new chat, colour mode.
 
-DOM hooks: ``#user-chip``, ``#usage-link`` (to ``/usage``), ``#new-chat``, ``#color-mode``.
+DOM hooks: ``#user-chip``, ``#usage-link`` (to ``/usage``), ``#schedules-link`` (to ``/schedules``,
+with ``#waiting-badge`` counting scheduled runs that wait for the user), ``#new-chat``, ``#color-mode``.
 """
 
 from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.i18n import t
 from ventapp.state.chat_state import ChatState
+from ventapp.state.schedules_state import HandoffState
 from ventapp.state.views import SessionView
 
 PHONE_ONLY = ["flex", "flex", "none"]
@@ -125,6 +128,38 @@ def usage_link() -> rx.Component:
     )
 
 
+def schedules_link() -> rx.Component:
+    """To the schedules page, with the count of scheduled runs that wait for this user."""
+    return rx.link(
+        rx.box(
+            rx.icon_button(
+                rx.icon("calendar_clock", size=16),
+                variant="ghost",
+                color_scheme="gray",
+                aria_label=t("nav.schedules"),
+            ),
+            rx.cond(
+                HandoffState.waiting_count > 0,
+                rx.badge(
+                    HandoffState.waiting_count,
+                    color_scheme="amber",
+                    variant="solid",
+                    radius="full",
+                    size="1",
+                    id="waiting-badge",
+                    position="absolute",
+                    top="-6px",
+                    right="-8px",
+                ),
+            ),
+            position="relative",
+        ),
+        href="/schedules",
+        id="schedules-link",
+        title=t("nav.schedules"),
+    )
+
+
 def header() -> rx.Component:
     """The sticky top bar of the chat page."""
     return rx.hstack(
@@ -133,6 +168,7 @@ def header() -> rx.Component:
         model_badges(),
         rx.spacer(),
         user_chip(),
+        schedules_link(),
         usage_link(),
         rx.button(
             rx.icon("square_pen", size=16),

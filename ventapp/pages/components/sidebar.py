@@ -1,7 +1,8 @@
 """The conversation list (large screens): search, pin, rename, delete; and the user-name dialog.
 
 DOM hooks: ``#session-search``; ``.session-item`` with ``data-session-id``,
-``data-active`` and ``data-pinned``; ``.session-title``; ``.session-menu`` (the ⋯
+``data-active`` and ``data-pinned``; ``.session-title``; ``.waiting-mark`` on a session whose
+scheduled run waits for the user; ``.session-menu`` (the ⋯
 button) with items ``.session-rename``, ``.session-pin``, ``.session-delete``;
 ``#rename-input`` / ``#rename-save``; ``#delete-confirm`` / ``#delete-cancel``.
 """
@@ -10,8 +11,10 @@ from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.i18n import t
 from ventapp.pages.components.styles import SIDEBAR_WIDTH
 from ventapp.state.chat_state import ChatState
+from ventapp.state.schedules_state import HandoffState
 from ventapp.state.sessions_state import MAX_TITLE_CHARS, SessionsState
 from ventapp.state.views import SessionView
 
@@ -60,6 +63,17 @@ def _session_item(session: rx.Var[SessionView]) -> rx.Component:
         rx.box(
             rx.hstack(
                 rx.cond(session.pinned, rx.icon("pin", size=12, flex_shrink="0", class_name="pin-mark")),
+                rx.cond(
+                    HandoffState.waiting_sessions.contains(session.id),
+                    rx.icon(
+                        "bell_ring",
+                        size=12,
+                        flex_shrink="0",
+                        color=rx.color("amber", 10),
+                        class_name="waiting-mark",
+                        aria_label=t("sidebar.waiting"),
+                    ),
+                ),
                 rx.text(
                     session.title,
                     size="2",

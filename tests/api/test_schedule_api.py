@@ -1,0 +1,194 @@
+"""``/api/schedules`` over real HTTP: the eight routes, validation, owners, run now, hand-off, quota."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.api.sse_client import read_frames
+from tests.scripted_llm.server import ScriptedServer
+from tests.support import ApiServer, app_env, patched_env
+
+ALICE = {"user_name": "alice"}
+BOB = {"user_name": "bob"}
+
+
+@pytest.fixture(scope="module")
+def schedules_api(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
+    env = {**app_env(tmp_path_factory.mktemp("data"), llm.base_url), "HITL_TOOLS": "calculate"}
+    with patched_env(env), ApiServer() as server:
+        yield server
+
+
+@pytest.fixture
+def http(schedules_api: ApiServer, llm: ScriptedServer) -> Iterator[httpx.Client]:
+    llm.reset()
+    with httpx.Client(base_url=schedules_api.url, timeout=30) as client:
+        yield client
+
+
+def _create(http: httpx.Client, user: str = "alice", **fields: Any) -> dict[str, Any]:
+    body = {"user_name": user, "name": "Gas report", "prompt": "hello gas", "cron": "0 9 * * *", **fields}
+    response = http.post("/api/schedules", json=body)
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def _runs(http: httpx.Client, schedule_id: str, user: str = "alice") -> list[dict[str, Any]]:
+    response = http.get(f"/api/schedules/{schedule_id}/runs", params={"user_name": user})
+    assert response.status_code == 200, response.text
+    return response.json()["items"]
+
+
+def _until(
+    http: httpx.Client, schedule_id: str, done: Callable[[dict[str, Any]], bool], user: str = "alice"
+) -> dict[str, Any]:
+    """The newest run once ``done`` holds for it (the run goes on in the background)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        runs = _runs(http, schedule_id, user)
+        if runs and done(runs[0]):
+            return runs[0]
+        time.sleep(0.05)
+    raise AssertionError(f"the run never got there: {_runs(http, schedule_id, user)}")
+
+
+def test_create_read_update_pause_resume_delete(http: httpx.Client) -> None:
+    created = _create(http, mode="plan")
+    assert set(created) >= {
+        "id", "user_name", "name", "prompt", "cron", "mode", "enabled", "timezone",
+        "next_run_at", "last_run", "created_at", "updated_at",
+    }  # fmt: skip
+    assert created["timezone"] == "Asia/Shanghai" and created["mode"] == "plan" and created["enabled"] is True
+    assert created["next_run_at"].endswith("T09:00:00+08:00") and created["last_run"] is None
+    sid = created["id"]
+    assert [item["id"] for item in http.get("/api/schedules", params=ALICE).json()["items"]] == [sid]
+
+    updated = http.put(f"/api/schedules/{sid}", json={"user_name": "alice", "cron": "30  7 * * 1-5"}).json()
+    assert updated["cron"] == "30 7 * * 1-5" and updated["next_run_at"].endswith("T07:30:00+08:00")
+    assert updated["name"] == "Gas report", "PUT takes a subset"
+    paused = http.post(f"/api/schedules/{sid}/pause", params=ALICE).json()
+    assert paused["enabled"] is False and paused["next_run_at"] is None
+    resumed = http.post(f"/api/schedules/{sid}/resume", json=ALICE).json()
+    assert resumed["enabled"] is True and resumed["next_run_at"] is not None
+    assert http.get(f"/api/schedules/{sid}", params=ALICE).json() == resumed
+
+    assert http.delete(f"/api/schedules/{sid}", params=ALICE).json() == {"deleted": True, "id": sid}
+    assert http.get(f"/api/schedules/{sid}", params=ALICE).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("cron", "field"),
+    [("61 9 * * *", "minute"), ("0 9 * *", "cron"), ("0 0 30 2 *", "cron"), ("0 9 * * 9", "day_of_week")],
+)
+def test_a_bad_cron_is_422_naming_the_field_and_the_reason(http: httpx.Client, cron: str, field: str) -> None:
+    response = http.post("/api/schedules", json={**ALICE, "name": "x", "prompt": "y", "cron": cron})
+    body = response.json()
+    assert response.status_code == 422 and body["code"] == "bad_cron" and body["field"] == field
+    assert body["reason"] and body["reason"] in body["message"]
+    listed = http.get("/api/schedules", params=ALICE).json()["items"]
+    assert all(item["name"] != "x" for item in listed), "nothing was created"
+
+
+def test_other_bad_fields_are_422(http: httpx.Client) -> None:
+    for body, field in [
+        ({"name": "", "prompt": "p", "cron": "0 9 * * *"}, "name"),
+        ({"name": "n", "prompt": "p", "cron": "0 9 * * *", "mode": "auto"}, "mode"),
+        ({"name": "n", "prompt": "p", "cron": "0 9 * * *", "enabled": "yes"}, "enabled"),
+        ({"name": "n", "cron": "0 9 * * *"}, "prompt"),
+    ]:
+        response = http.post("/api/schedules", json={**ALICE, **body})
+        assert response.status_code == 422 and response.json()["field"] == field, response.text
+
+
+def test_every_route_needs_user_name_and_hides_other_users_schedules(http: httpx.Client) -> None:
+    sid = _create(http)["id"]
+    eight = [
+        ("GET", "/api/schedules"),
+        ("POST", "/api/schedules"),
+        ("GET", f"/api/schedules/{sid}"),
+        ("PUT", f"/api/schedules/{sid}"),
+        ("DELETE", f"/api/schedules/{sid}"),
+        ("POST", f"/api/schedules/{sid}/pause"),
+        ("POST", f"/api/schedules/{sid}/resume"),
+        ("POST", f"/api/schedules/{sid}/run"),
+        ("GET", f"/api/schedules/{sid}/runs"),
+    ]
+    for method, path in eight:
+        body = {"name": "n", "prompt": "p", "cron": "0 9 * * *"} if method in ("POST", "PUT") else None
+        missing = http.request(method, path, json=body)
+        assert missing.status_code == 400 and missing.json()["code"] == "bad_request", (method, path)
+        if path == "/api/schedules":
+            continue
+        foreign = http.request(method, path, params=BOB, json=body)
+        assert foreign.status_code == 404 and foreign.json()["code"] == "not_found", (method, path)
+    assert http.get("/api/schedules", params=BOB).json()["items"] == []
+    assert http.get(f"/api/schedules/{sid}", params=ALICE).json()["enabled"] is True, "bob changed nothing"
+    assert _runs(http, sid) == [], "bob's run was never started"
+    clash = http.post(f"/api/schedules/{sid}/pause", params=ALICE, json=BOB)
+    assert clash.status_code == 400
+
+
+def test_run_now_streams_through_the_pipeline_and_is_billed(http: httpx.Client, llm: ScriptedServer) -> None:
+    sid = _create(http, name="Morning gas")["id"]
+    started = http.post(f"/api/schedules/{sid}/run", params=ALICE)
+    assert started.status_code == 202
+    run_id, session_id = started.json()["run_id"], started.json()["session_id"]
+    run = _until(http, sid, lambda r: r["status"] != "running")
+    assert run["status"] == "success" and run["trigger"] == "manual"
+    assert (run["run_id"], run["session_id"]) == (run_id, session_id)
+    assert run["scheduled_for"].endswith("+08:00") and run["usage"]["total_tokens"] > 0
+    ledger = http.get(f"/api/usage/runs/{run_id}", params=ALICE).json()["items"]
+    assert (
+        len(ledger) == len(llm.requests())
+        and sum(r["input_tokens"] for r in ledger) == run["usage"]["input_tokens"]
+    )
+    history = http.get(f"/api/chat/history/{session_id}", params=ALICE).json()["messages"]
+    assert [m["role"] for m in history] == ["user", "assistant"] and "hello gas" in history[-1]["content"]
+    session_runs = http.get(f"/api/sessions/{session_id}/runs", params=ALICE).json()["runs"]
+    assert [(r["run_id"], r["kind"]) for r in session_runs] == [(run_id, "schedule")]
+    titles = {s["id"]: s["title"] for s in http.get("/api/sessions", params=ALICE).json()["sessions"]}
+    assert titles[session_id].startswith("Morning gas · ")
+    listed = http.get(f"/api/schedules/{sid}", params=ALICE).json()
+    assert listed["last_run"]["run_id"] == run_id and listed["last_run"]["status"] == "success"
+
+
+def test_an_approval_hands_off_to_the_chat_and_the_final_status_comes_back(http: httpx.Client) -> None:
+    sid = _create(http, user="carol", name="Fan check", prompt="please calculate (2+3)*4")["id"]
+    started = http.post(f"/api/schedules/{sid}/run", json={"user_name": "carol"}).json()
+    run = _until(http, sid, lambda r: r["status"] != "running", user="carol")
+    assert run["status"] == "waiting_input" and run["finished_at"] is not None
+
+    pending = http.get(
+        "/api/chat/interrupt", params={"session_id": started["session_id"], "user_name": "carol"}
+    )
+    assert pending.status_code == 200 and pending.json()["kind"] == "tool_approval"
+    body = {
+        "session_id": started["session_id"],
+        "user_name": "carol",
+        "interrupt_token": pending.json()["interrupt_token"],
+        "decisions": [{"type": "approve"}],
+    }
+    with http.stream("POST", "/api/chat/resume", json=body) as response:
+        frames = read_frames(response)
+    assert frames[-1]["type"] == "done"
+    final = _runs(http, sid, user="carol")[0]
+    assert final["status"] == "success" and final["run_id"] == started["run_id"], "synced from the chat"
+
+
+def test_a_run_refused_by_the_quota_is_recorded_with_the_reason(http: httpx.Client) -> None:
+    user = {"user_name": "dave"}
+    sid = _create(http, user="dave")["id"]
+    assert http.post(f"/api/schedules/{sid}/run", params=user).status_code == 202
+    _until(http, sid, lambda r: r["status"] == "success", user="dave")
+    assert http.put("/api/usage/quota", params=user, json={"daily_token_limit": 1}).status_code == 200
+
+    refused = http.post(f"/api/schedules/{sid}/run", params=user)
+    assert refused.status_code == 429 and refused.json()["code"] == "quota"
+    newest = _runs(http, sid, user="dave")[0]
+    assert newest["status"] == "rejected" and newest["error_code"] == "quota" and newest["run_id"] is None
+    assert newest["error"] == refused.json()["message"]

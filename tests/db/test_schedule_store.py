@@ -1,0 +1,107 @@
+"""The schedule store: the tick claim decides, across threads and processes, on one database."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections import Counter
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy.engine import Engine
+
+from ventapp.db import chat_store, schedule_store
+from ventapp.db.engine import make_engine, upgrade_to_head
+from ventapp.db.schedule_models import Schedule
+
+TICK0 = datetime(2026, 12, 1, 0, 0)
+TICKS = 20
+PROCESSES = 3
+
+
+def _engine(tmp_path: Path) -> tuple[Engine, str]:
+    url = f"sqlite:///{tmp_path / 'app.db'}"
+    upgrade_to_head(url)
+    return make_engine(url), url
+
+
+def _schedule(engine: Engine) -> Schedule:
+    return schedule_store.create_schedule(
+        engine, Schedule(user_name="alice", name="report", prompt="hi", cron="* * * * *")
+    )
+
+
+def _claim_all(
+    url: str, schedule_id: str, barrier: multiprocessing.synchronize.Barrier
+) -> list[tuple[int, str]]:
+    engine = make_engine(url)
+    barrier.wait()
+    outcomes = []
+    for index in range(TICKS):
+        claim = schedule_store.claim_tick(
+            engine, schedule_id, "alice", "cron", TICK0 + timedelta(minutes=index)
+        )
+        outcomes.append((index, claim.outcome))
+        if claim.outcome == "claimed" and claim.row_id:
+            # The execution ends at once, so the next tick is not an overlap.
+            schedule_store.close_claim(engine, claim.row_id, "rejected", "test", "done")
+    engine.dispose()
+    return outcomes
+
+
+def _worker(
+    url: str, schedule_id: str, barrier: multiprocessing.synchronize.Barrier, out: multiprocessing.Queue
+) -> None:
+    out.put(_claim_all(url, schedule_id, barrier))
+
+
+def test_three_processes_claim_each_tick_exactly_once(tmp_path: Path) -> None:
+    engine, url = _engine(tmp_path)
+    schedule = _schedule(engine)
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(PROCESSES)
+    out = context.Queue()
+    workers = [
+        context.Process(target=_worker, args=(url, schedule.id, barrier, out)) for _ in range(PROCESSES)
+    ]
+    for worker in workers:
+        worker.start()
+    results = [out.get(timeout=120) for _ in workers]
+    for worker in workers:
+        worker.join(30)
+    winners = Counter(index for result in results for index, outcome in result if outcome != "taken")
+    assert winners == dict.fromkeys(range(TICKS), 1), "every tick won by exactly one process"
+    # A tick claimed while another process still held the previous one open is a recorded skip.
+    assert {outcome for result in results for _, outcome in result} <= {"claimed", "skipped", "taken"}
+    rows = schedule_store.list_runs(engine, schedule.id, limit=100)
+    assert len(rows) == TICKS and len({row.scheduled_for for row in rows}) == TICKS
+
+
+def test_a_tick_claimed_while_the_previous_runs_is_skipped_and_run_now_is_busy(tmp_path: Path) -> None:
+    engine, _ = _engine(tmp_path)
+    schedule = _schedule(engine)
+    first = schedule_store.claim_tick(engine, schedule.id, "alice", "cron", TICK0)
+    assert first.outcome == "claimed"
+    chat_store.create_session(engine, "00000000-0000-0000-0000-000000000001", "alice", "t", "full")
+    chat_store.start_run(engine, "run-1", "00000000-0000-0000-0000-000000000001", "alice", "", "schedule")
+    schedule_store.attach_run(engine, first.row_id or "", "run-1", "00000000-0000-0000-0000-000000000001")
+
+    overlap = schedule_store.claim_tick(engine, schedule.id, "alice", "cron", TICK0 + timedelta(minutes=1))
+    assert overlap.outcome == "skipped"
+    assert schedule_store.claim_tick(engine, schedule.id, "alice", "manual", TICK0).outcome == "busy"
+    assert schedule_store.claim_tick(engine, schedule.id, "alice", "cron", TICK0).outcome == "taken"
+
+    chat_store.finish_run(engine, "run-1", "success")
+    after = schedule_store.claim_tick(engine, schedule.id, "alice", "cron", TICK0 + timedelta(minutes=2))
+    assert after.outcome == "claimed", "a finished execution no longer blocks"
+    statuses = [(row.trigger, row.status) for row in schedule_store.list_runs(engine, schedule.id)]
+    assert statuses == [("cron", "running"), ("cron", "skipped"), ("cron", "success")]
+
+
+def test_sweep_marks_only_old_unlinked_claims(tmp_path: Path) -> None:
+    engine, _ = _engine(tmp_path)
+    schedule = _schedule(engine)
+    claim = schedule_store.claim_tick(engine, schedule.id, "alice", "cron", TICK0)
+    assert schedule_store.sweep_unlinked(engine, TICK0 - timedelta(days=3650)) == 0, "a fresh claim is live"
+    assert schedule_store.sweep_unlinked(engine, datetime(2100, 1, 1)) == 1
+    [row] = schedule_store.list_runs(engine, schedule.id)
+    assert row.id == claim.row_id and row.status == "interrupted"

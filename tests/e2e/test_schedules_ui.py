@@ -1,0 +1,120 @@
+"""Schedules in the Reflex UI, in a real browser: create with live cron validation, run now, open
+the run's session; a run that needs an approval is handed off (badge, sidebar mark) and finished
+from the chat. One app for the module; the steps build on each other, so they run as one story."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.browser import chromium, open_chat
+from tests.e2e.reflex_app import ReflexApp
+from tests.scripted_llm.server import ScriptedServer
+from tests.support import app_env
+
+TIMEOUT_MS = 30_000
+USER = "schedules-e2e"
+
+
+@pytest.fixture(scope="module")
+def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReflexApp]:
+    data_dir = tmp_path_factory.mktemp("reflex-schedules")
+    env = {**app_env(data_dir, llm.base_url), "DEMO_MODE": "1", "HITL_TOOLS": "calculate"}
+    with ReflexApp(env, data_dir / "reflex.log") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def page(app: ReflexApp) -> Iterator[Page]:
+    with chromium() as browser:
+        yield open_chat(browser, app.url, USER, TIMEOUT_MS)
+
+
+def _create(page: Page, name: str, prompt: str, cron: str) -> None:
+    page.click("#new-schedule")
+    page.fill("#schedule-name", name)
+    page.fill("#schedule-prompt", prompt)
+    page.fill("#schedule-cron", cron)
+    expect(page.locator("#cron-error")).to_have_count(0)
+    page.click("#schedule-save")
+    expect(page.locator("#schedule-form")).to_have_count(0)
+
+
+def _row(page: Page, name: str):  # type: ignore[no-untyped-def]  # a Playwright Locator
+    return page.locator(".schedule-row", has=page.locator(".schedule-name", has_text=re.compile(f"^{name}$")))
+
+
+def _run_until(page: Page, status: str) -> None:
+    """Refresh the runs table until its newest row reads ``status`` (the run is in the background)."""
+    newest = page.locator(".schedule-run-row").first
+    deadline = time.monotonic() + 30
+    while newest.get_attribute("data-status") != status:
+        assert time.monotonic() < deadline, f"the run never became {status}"
+        page.click("#schedule-runs-refresh")
+        page.wait_for_timeout(200)  # let the refreshed table arrive before reading it again
+
+
+def test_schedules_story(page: Page, llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> None:
+    llm.reset()
+    page.click("#schedules-link")
+    expect(page).to_have_url(re.compile(r"/schedules$"))
+    expect(page.locator("#schedules-empty")).to_be_visible()
+
+    # The form validates the expression as it is typed and previews the next five runs.
+    page.click("#new-schedule")
+    page.fill("#schedule-cron", "61 8 * * *")
+    expect(page.locator("#cron-error")).to_contain_text("minute")
+    page.fill("#schedule-cron", "0 8 * * 1-5")
+    expect(page.locator("#cron-error")).to_have_count(0)
+    expect(page.locator("#cron-description")).to_have_text("At 08:00, Monday through Friday")
+    expect(page.locator(".cron-preview-item")).to_have_count(5)
+    for text in page.locator(".cron-preview-item").all_inner_texts():
+        assert text.endswith("08:00"), text
+    page.keyboard.press("Escape")
+
+    _create(page, "Morning gas", "hello from the timetable", "0 8 * * 1-5")
+    row = _row(page, "Morning gas")
+    expect(row.locator(".schedule-cron")).to_have_text("0 8 * * 1-5")
+    expect(row.locator(".schedule-next")).to_contain_text("08:00")
+    shots = tmp_path_factory.getbasetemp()
+    page.screenshot(path=str(shots / "schedules-list.png"), full_page=True)
+
+    # Run now, then open the run's own session from the runs table.
+    row.locator(".schedule-run-now").click()
+    expect(page.locator("#schedule-runs-title")).to_contain_text("Morning gas")
+    expect(page.locator(".schedule-run-row")).to_have_count(1)
+    _run_until(page, "success")
+    page.locator(".schedule-run-open").first.click()
+    expect(page).to_have_url(re.compile(r"/\?session=[0-9a-f-]{36}"))
+    expect(page.locator(".msg-user")).to_contain_text("hello from the timetable")
+    expect(page.locator(".msg-assistant")).to_contain_text("You said: hello from the timetable")
+    expect(page.locator(".session-item[data-active='true'] .session-title")).to_contain_text("Morning gas · ")
+
+    # A run that needs an approval waits for a person, who finds it and finishes it in the chat.
+    page.click("#schedules-link")
+    _create(page, "Fan check", "please calculate (2+3)*4", "30 7 * * *")
+    _row(page, "Fan check").locator(".schedule-run-now").click()
+    expect(page.locator("#schedule-runs-title")).to_contain_text("Fan check")
+    _run_until(page, "waiting_input")
+    page.click("#schedules-refresh")
+    expect(page.locator("#schedules-waiting")).to_be_visible()
+    page.screenshot(path=str(shots / "schedules-waiting.png"), full_page=True)
+    page.locator(".schedule-run-open").first.click()
+    expect(page.locator("#waiting-badge")).to_have_text("1")
+    expect(page.locator(".session-item[data-active='true'] .waiting-mark")).to_have_count(1)
+    expect(page.locator(".interrupt-card")).to_have_attribute("data-kind", "tool_approval")
+    page.click("#approve-all")
+    expect(page.locator(".msg-assistant")).to_contain_text("The result is 20.")
+    expect(page.locator("#waiting-badge")).to_have_count(0)
+    expect(page.locator(".waiting-mark")).to_have_count(0)
+
+    page.click("#schedules-link")
+    _row(page, "Fan check").locator(".schedule-show-runs").click()
+    expect(page.locator(".schedule-run-row").first).to_have_attribute("data-status", "success")
+    expect(_row(page, "Fan check").locator(".schedule-last [data-status]")).to_have_attribute(
+        "data-status", "success"
+    )

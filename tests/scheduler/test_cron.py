@@ -1,0 +1,111 @@
+"""Cron expressions: validation (good, bad, never firing), crontab semantics, time zones, descriptions."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from ventapp.scheduler.cron import CronInvalid, describe, latest_fire_between, next_fire_times, parse_cron
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+
+
+@pytest.fixture
+def host_in_new_york() -> Iterator[None]:
+    """The host's own zone is far from Beijing: nothing may depend on it."""
+    saved = os.environ.get("TZ")
+    os.environ["TZ"] = "America/New_York"
+    time.tzset()
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = saved
+        time.tzset()
+
+
+@pytest.mark.parametrize(
+    "expression", ["0 8 * * *", "*/15 * * * *", "30 2 1 * *", "0 9 * * 1-5", "0 0 29 2 *"]
+)
+def test_good_expressions_parse_and_fire(expression: str) -> None:
+    trigger = parse_cron(expression, SHANGHAI)
+    assert len(next_fire_times(trigger, datetime(2026, 1, 1, tzinfo=SHANGHAI), 5)) == 5
+
+
+@pytest.mark.parametrize(
+    ("expression", "field", "reason_part"),
+    [
+        ("61 * * * *", "minute", "maximum value (59)"),
+        ("0 25 * * *", "hour", "maximum value (23)"),
+        ("0 0 0 * *", "day", "minimum value (1)"),
+        ("0 0 1 13 *", "month", "maximum value (12)"),
+        ("0 0 * * 8", "day_of_week", "not a day of the week"),
+        ("0 0 * *", "cron", "expected 5 fields"),
+        ("0 0 * * * *", "cron", "got 6"),
+        ("x 0 * * *", "minute", 'Unrecognized expression "x"'),
+    ],
+)
+def test_bad_expressions_name_the_field_and_the_reason(expression: str, field: str, reason_part: str) -> None:
+    with pytest.raises(CronInvalid) as problem:
+        parse_cron(expression, SHANGHAI)
+    assert problem.value.field == field and reason_part in problem.value.reason
+
+
+def test_an_expression_that_never_fires_is_refused() -> None:
+    with pytest.raises(CronInvalid) as problem:
+        parse_cron("0 0 30 2 *", SHANGHAI)
+    assert problem.value.field == "cron" and "never fires" in problem.value.reason
+
+
+def test_nine_in_shanghai_is_one_in_utc_whatever_the_host_zone(host_in_new_york: None) -> None:
+    assert time.strftime("%Z") in ("EST", "EDT"), "the host zone really is New York here"
+    trigger = parse_cron("0 9 * * *", SHANGHAI)
+    fire = next_fire_times(trigger, datetime(2026, 12, 1, 2, 0, tzinfo=UTC), 1)[0]
+    assert fire.astimezone(UTC) == datetime(2026, 12, 2, 1, 0, tzinfo=UTC)
+    assert fire.isoformat() == "2026-12-02T09:00:00+08:00"
+
+
+def test_weekday_numbers_follow_crontab_not_apscheduler() -> None:
+    """crontab 1-5 is Monday to Friday (APScheduler 3 alone would read Tuesday to Saturday)."""
+    trigger = parse_cron("0 8 * * 1-5", SHANGHAI)
+    fires = next_fire_times(trigger, datetime(2026, 12, 5, tzinfo=SHANGHAI), 5)  # a Saturday
+    assert [f.strftime("%a") for f in fires] == ["Mon", "Tue", "Wed", "Thu", "Fri"]
+    sundays = next_fire_times(parse_cron("0 8 * * 0", SHANGHAI), datetime(2026, 12, 1, tzinfo=SHANGHAI), 2)
+    assert {f.strftime("%a") for f in sundays} == {"Sun"}
+    assert (
+        next_fire_times(parse_cron("0 8 * * 7", SHANGHAI), datetime(2026, 12, 1, tzinfo=SHANGHAI), 1)
+        == sundays[:1]
+    )
+    weekend = next_fire_times(parse_cron("0 8 * * 5-7", SHANGHAI), datetime(2026, 12, 1, tzinfo=SHANGHAI), 3)
+    assert [f.strftime("%a") for f in weekend] == ["Fri", "Sat", "Sun"]
+
+
+def test_day_of_month_or_day_of_week_as_in_crontab() -> None:
+    """Both restricted: crontab fires when either matches (the 1st, and every Monday)."""
+    fires = next_fire_times(parse_cron("0 0 1 * 1", SHANGHAI), datetime(2026, 12, 1, tzinfo=SHANGHAI), 3)
+    assert [f.day for f in fires] == [1, 7, 14]  # 2026-12-01 is a Tuesday
+
+
+def test_latest_fire_between_finds_the_newest_tick_only() -> None:
+    trigger = parse_cron("0 9 * * *", SHANGHAI)
+    after = datetime(2026, 11, 1, tzinfo=SHANGHAI)
+    until = datetime(2026, 12, 1, 9, 3, tzinfo=SHANGHAI)
+    assert latest_fire_between(trigger, after, until) == datetime(2026, 12, 1, 9, 0, tzinfo=SHANGHAI)
+    assert latest_fire_between(trigger, until, until.replace(hour=10)) is None
+    every_minute = parse_cron("* * * * *", SHANGHAI)
+    year_later = datetime(2027, 12, 1, 9, 3, 30, tzinfo=SHANGHAI)
+    assert latest_fire_between(every_minute, after, year_later) == year_later.replace(second=0)
+
+
+def test_descriptions_in_chinese_and_english() -> None:
+    assert describe("0 8 * * 1-5") == "At 08:00, Monday through Friday"
+    chinese = describe("0 8 * * 1-5", "zh-CN")
+    assert "08:00" in chinese and "星期一" in chinese and "星期五" in chinese and "Monday" not in chinese
+    assert "3月" in describe("0 9 1 3 *", "zh-CN")

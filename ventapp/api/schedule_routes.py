@@ -1,0 +1,144 @@
+"""Schedule routes (spec 002, "定时任务"): list, create, read, update, delete, pause, resume, run, runs.
+
+Thin handlers over :class:`~ventapp.scheduler.service.ScheduleService`. The owner's
+``user_name`` is required on every route (spec 002, "升级已有部署"), in the query string or
+the JSON body (both given must agree); missing is 400. Another user's schedule is 404,
+exactly like one that does not exist. Bodies are JSON objects; a bad field is 422 naming it
+(``bad_cron`` adds ``field`` and ``reason``). Times are ISO 8601 with their offset.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+
+from ventapp.agent.pipeline import MAX_USER_NAME_CHARS
+from ventapp.api.deps import resolve_user
+from ventapp.scheduler.public import run_public, schedule_public
+from ventapp.scheduler.rules import ScheduleRejected
+from ventapp.scheduler.service import ScheduleService, get_service
+
+router = APIRouter(prefix="/api/schedules", tags=["schedules"])
+
+
+def service_dep() -> ScheduleService:
+    """The schedule service, or 503 while the app is starting or stopping."""
+    try:
+        return get_service()
+    except RuntimeError:
+        raise ScheduleRejected(503, "busy", "The server is starting; retry shortly.", retry_after=2) from None
+
+
+ServiceDep = Annotated[ScheduleService, Depends(service_dep)]
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        raise ScheduleRejected(422, "bad_request", "The body must be a JSON object.") from None
+    if not isinstance(body, dict):
+        raise ScheduleRejected(422, "bad_request", "The body must be a JSON object.")
+    return body
+
+
+def _owner(request: Request, body: dict[str, Any]) -> str:
+    """The caller from ``user_name`` in the query or the body; 400 when absent or inconsistent."""
+    in_query = request.query_params.get("user_name")
+    in_body = body.get("user_name")
+    if in_body is not None and not isinstance(in_body, str):
+        raise ScheduleRejected(400, "bad_request", "user_name must be text.")
+    if in_query is not None and in_body is not None and in_query.strip() != in_body.strip():
+        raise ScheduleRejected(400, "bad_request", "user_name differs between the query string and the body.")
+    name = in_query if in_query is not None else in_body
+    if name is None or not name.strip():
+        raise ScheduleRejected(
+            400,
+            "bad_request",
+            "user_name is required (query string or JSON body): schedules belong to their owner.",
+        )
+    if len(name) > MAX_USER_NAME_CHARS:
+        raise ScheduleRejected(
+            400, "bad_request", f"user_name must be at most {MAX_USER_NAME_CHARS} characters."
+        )
+    return resolve_user(name)
+
+
+async def _public(service: ScheduleService, schedules: list[Any]) -> list[dict[str, Any]]:
+    last = await service.last_runs(schedules)
+    return [schedule_public(s, service.tz, service.next_run_at(s), last.get(s.id)) for s in schedules]
+
+
+@router.get("")
+async def list_schedules(request: Request, service: ServiceDep) -> dict[str, Any]:
+    """The user's schedules: ``{"items": [schedule, ...]}``, oldest first."""
+    user_name = _owner(request, {})
+    return {"items": await _public(service, await service.list_for(user_name))}
+
+
+@router.post("", status_code=201)
+async def create_schedule(request: Request, service: ServiceDep) -> dict[str, Any]:
+    """Create from ``{name, prompt, cron, mode?="full", enabled?=true}``; 201 with the schedule."""
+    body = await _body(request)
+    schedule = await service.create(_owner(request, body), body)
+    return (await _public(service, [schedule]))[0]
+
+
+@router.get("/{schedule_id}")
+async def get_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
+    """One of the user's schedules; 404 otherwise."""
+    schedule = await service.owned(schedule_id, _owner(request, {}))
+    return (await _public(service, [schedule]))[0]
+
+
+@router.put("/{schedule_id}")
+async def update_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
+    """Change any subset of ``{name, prompt, cron, mode, enabled}``; 404 / 422."""
+    body = await _body(request)
+    schedule = await service.update(schedule_id, _owner(request, body), body)
+    return (await _public(service, [schedule]))[0]
+
+
+@router.delete("/{schedule_id}")
+async def delete_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
+    """Delete the schedule and its run records (the sessions its runs created stay)."""
+    await service.delete(schedule_id, _owner(request, await _body(request)))
+    return {"deleted": True, "id": schedule_id}
+
+
+@router.post("/{schedule_id}/pause")
+async def pause_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
+    """Stop firing (``enabled: false``); "run now" still works."""
+    schedule = await service.set_enabled(schedule_id, _owner(request, await _body(request)), False)
+    return (await _public(service, [schedule]))[0]
+
+
+@router.post("/{schedule_id}/resume")
+async def resume_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
+    """Fire again from the next tick (ticks while paused are not missed)."""
+    schedule = await service.set_enabled(schedule_id, _owner(request, await _body(request)), True)
+    return (await _public(service, [schedule]))[0]
+
+
+@router.post("/{schedule_id}/run", status_code=202)
+async def run_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
+    """Run now: 202 ``{run_id, session_id}`` at once; the run goes on in the background.
+
+    409 ``schedule_busy`` while an execution of it runs; the pipeline's refusals (429 quota
+    or gate, 503 unpriced model) are answered with their status and recorded as ``rejected``.
+    """
+    handoff = await service.run_now(schedule_id, _owner(request, await _body(request)))
+    return {"run_id": handoff.run_id, "session_id": handoff.session_id, "schedule_id": schedule_id}
+
+
+@router.get("/{schedule_id}/runs")
+async def schedule_runs(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
+    """``{"items": [{run_id, session_id, trigger, scheduled_for, status, started_at, finished_at,
+    error, usage}]}``, newest first (the latest 50)."""
+    records = await service.runs(schedule_id, _owner(request, {}))
+    return {"items": [run_public(record, service.tz) for record in records]}

@@ -1,0 +1,432 @@
+"""The schedules page (route ``/schedules``): list, create/edit form, run now, runs table.
+
+Every sentence comes from :mod:`ventapp.i18n`. DOM hooks: ``#new-schedule``; rows
+``.schedule-row`` (``data-schedule-id``) with ``.schedule-name``, ``.schedule-cron``,
+``.schedule-description``, ``.schedule-next``, ``.schedule-last``, ``.schedule-enabled``,
+``.schedule-run-now``, ``.schedule-show-runs``, ``.schedule-edit``, ``.schedule-delete``;
+the form ``#schedule-form`` with ``#schedule-name``, ``#schedule-prompt``, ``#schedule-cron``,
+``#cron-error``, ``#cron-description``, ``.cron-preview-item``, ``#schedule-save``; the runs
+table ``#schedule-runs`` with ``.schedule-run-row`` (``data-status``) and ``.schedule-run-open``.
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from ventapp.i18n import t
+from ventapp.pages.components.header import brand
+from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
+from ventapp.state.schedules_state import RunView, SchedulesState, ScheduleView
+
+CARD_STYLE = {
+    "border": f"1px solid {rx.color('gray', 5)}",
+    "border_radius": "var(--radius-4)",
+    "padding": "1rem",
+    "background": rx.color("gray", 2),
+    "width": "100%",
+}
+STATUS_COLOURS = {
+    "success": "green",
+    "waiting_input": "amber",
+    "running": "blue",
+    "failed": "red",
+    "rejected": "red",
+    "interrupted": "red",
+    "missed": "orange",
+    "skipped": "gray",
+    "cancelled": "gray",
+}
+
+
+def _status_badge(status: rx.Var[str], label: rx.Var[str]) -> rx.Component:
+    return rx.badge(
+        label,
+        color_scheme=rx.match(status, *STATUS_COLOURS.items(), "gray"),
+        variant="soft",
+        data_status=status,
+    )
+
+
+def _top_bar() -> rx.Component:
+    return rx.hstack(
+        rx.link(brand(), href="/", underline="none", color="inherit"),
+        rx.badge(rx.icon("calendar_clock", size=12), t("schedules.title"), variant="soft"),
+        rx.spacer(),
+        rx.cond(
+            SchedulesState.user_name != "",
+            rx.badge(
+                rx.icon("user_round", size=12),
+                SchedulesState.user_name,
+                variant="surface",
+                color_scheme="gray",
+                display=["none", "inline-flex"],
+            ),
+        ),
+        rx.link(
+            rx.button(
+                rx.icon("message_square", size=14),
+                rx.text(t("nav.chat"), display=["none", "inline"]),
+                variant="soft",
+                aria_label=t("nav.chat"),
+            ),
+            href="/",
+        ),
+        rx.color_mode.button(variant="ghost", color_scheme="gray"),
+        align="center",
+        spacing=rx.breakpoints(initial="2", sm="3"),
+        height="3.5rem",
+        padding_x=["0.75rem", "1rem"],
+        border_bottom=f"1px solid {rx.color('gray', 4)}",
+        background=rx.color("gray", 1),
+        width="100%",
+    )
+
+
+def _row(schedule: rx.Var[ScheduleView]) -> rx.Component:
+    return rx.table.row(
+        rx.table.cell(rx.text(schedule.name, weight="medium", class_name="schedule-name")),
+        rx.table.cell(
+            rx.vstack(
+                rx.code(schedule.cron, class_name="schedule-cron"),
+                rx.text(
+                    schedule.description,
+                    size="1",
+                    color_scheme="gray",
+                    class_name="schedule-description",
+                    title=schedule.description_alt,
+                ),
+                spacing="1",
+            )
+        ),
+        rx.table.cell(rx.text(schedule.next_run, size="2", class_name="schedule-next")),
+        rx.table.cell(
+            rx.box(_status_badge(schedule.last_status, schedule.last_label), class_name="schedule-last")
+        ),
+        rx.table.cell(
+            rx.switch(
+                checked=schedule.enabled,
+                on_change=lambda value: SchedulesState.toggle_enabled(schedule.id, value),
+                class_name="schedule-enabled",
+                aria_label=t("schedules.col.enabled"),
+            )
+        ),
+        rx.table.cell(
+            rx.hstack(
+                rx.button(
+                    rx.icon("play", size=14),
+                    t("schedules.run_now"),
+                    size="1",
+                    on_click=SchedulesState.run_now(schedule.id),
+                    class_name="schedule-run-now",
+                ),
+                rx.button(
+                    t("schedules.runs"),
+                    size="1",
+                    variant="soft",
+                    on_click=SchedulesState.show_runs(schedule.id),
+                    class_name="schedule-show-runs",
+                ),
+                rx.icon_button(
+                    rx.icon("pencil", size=14),
+                    size="1",
+                    variant="ghost",
+                    on_click=SchedulesState.open_edit(schedule.id),
+                    class_name="schedule-edit",
+                    aria_label=t("schedules.edit"),
+                ),
+                rx.icon_button(
+                    rx.icon("trash_2", size=14),
+                    size="1",
+                    variant="ghost",
+                    color_scheme="red",
+                    on_click=SchedulesState.delete(schedule.id),
+                    class_name="schedule-delete",
+                    aria_label=t("schedules.delete"),
+                ),
+                spacing="2",
+                align="center",
+            )
+        ),
+        class_name="schedule-row",
+        data_schedule_id=schedule.id,
+        key=schedule.id,
+    )
+
+
+def _list() -> rx.Component:
+    return rx.vstack(
+        rx.hstack(
+            rx.heading(t("schedules.title"), size="4"),
+            rx.spacer(),
+            rx.icon_button(
+                rx.icon("refresh_cw", size=14),
+                variant="ghost",
+                on_click=SchedulesState.refresh,
+                id="schedules-refresh",
+                aria_label="refresh",
+            ),
+            rx.button(
+                rx.icon("plus", size=14),
+                t("schedules.new"),
+                on_click=SchedulesState.open_new,
+                id="new-schedule",
+            ),
+            width="100%",
+            align="center",
+        ),
+        rx.text(SchedulesState.intro, size="2", color_scheme="gray"),
+        rx.cond(
+            SchedulesState.schedules.length() > 0,
+            rx.box(
+                rx.table.root(
+                    rx.table.header(
+                        rx.table.row(
+                            *[
+                                rx.table.column_header_cell(t(f"schedules.col.{column}"))
+                                for column in ("name", "cron", "next", "last", "enabled", "actions")
+                            ]
+                        )
+                    ),
+                    rx.table.body(rx.foreach(SchedulesState.schedules, _row)),
+                    size="1",
+                    width="100%",
+                ),
+                overflow_x="auto",
+                width="100%",
+            ),
+            rx.text(t("schedules.empty"), size="2", color_scheme="gray", id="schedules-empty"),
+        ),
+        spacing="3",
+        style=CARD_STYLE,
+        id="schedules-list",
+    )
+
+
+def _run_row(run: rx.Var[RunView]) -> rx.Component:
+    return rx.table.row(
+        rx.table.cell(rx.text(run.scheduled_for, size="2")),
+        rx.table.cell(rx.text(run.trigger, size="2")),
+        rx.table.cell(_status_badge(run.status, run.label), title=run.error),
+        rx.table.cell(rx.text(run.tokens, size="2")),
+        rx.table.cell(
+            rx.cond(
+                run.href != "",
+                rx.link(t("runs.open"), href=run.href, class_name="schedule-run-open"),
+                rx.text(run.error, size="1", color_scheme="gray"),
+            )
+        ),
+        class_name="schedule-run-row",
+        data_status=run.status,
+        key=run.id,
+    )
+
+
+def _runs() -> rx.Component:
+    return rx.cond(
+        SchedulesState.runs_for != "",
+        rx.vstack(
+            rx.hstack(
+                rx.heading(SchedulesState.runs_title, size="3", id="schedule-runs-title"),
+                rx.spacer(),
+                rx.icon_button(
+                    rx.icon("refresh_cw", size=14),
+                    variant="ghost",
+                    on_click=SchedulesState.refresh_runs,
+                    id="schedule-runs-refresh",
+                    aria_label="refresh",
+                ),
+                width="100%",
+                align="center",
+            ),
+            rx.cond(
+                SchedulesState.runs.length() > 0,
+                rx.box(
+                    rx.table.root(
+                        rx.table.header(
+                            rx.table.row(
+                                *[
+                                    rx.table.column_header_cell(t(f"runs.col.{column}"))
+                                    for column in ("when", "trigger", "status", "tokens", "session")
+                                ]
+                            )
+                        ),
+                        rx.table.body(rx.foreach(SchedulesState.runs, _run_row)),
+                        size="1",
+                        width="100%",
+                    ),
+                    overflow_x="auto",
+                    width="100%",
+                ),
+                rx.text(t("runs.empty"), size="2", color_scheme="gray"),
+            ),
+            spacing="3",
+            style=CARD_STYLE,
+            id="schedule-runs",
+        ),
+    )
+
+
+def _form() -> rx.Component:
+    return rx.dialog.root(
+        rx.dialog.content(
+            rx.dialog.title(rx.cond(SchedulesState.form_id != "", t("form.title_edit"), t("form.title_new"))),
+            rx.form(
+                rx.vstack(
+                    rx.text(t("form.name"), size="2", weight="medium"),
+                    rx.input(
+                        name="name",
+                        id="schedule-name",
+                        default_value=SchedulesState.form_name,
+                        placeholder=t("form.name_placeholder"),
+                        max_length=200,
+                        width="100%",
+                    ),
+                    rx.text(t("form.prompt"), size="2", weight="medium"),
+                    rx.text_area(
+                        name="prompt",
+                        id="schedule-prompt",
+                        default_value=SchedulesState.form_prompt,
+                        placeholder=t("form.prompt_placeholder"),
+                        rows="4",
+                        width="100%",
+                    ),
+                    rx.text(t("form.cron"), size="2", weight="medium"),
+                    rx.input(
+                        name="cron",
+                        id="schedule-cron",
+                        default_value=SchedulesState.form_cron,
+                        placeholder=t("form.cron_placeholder"),
+                        on_change=SchedulesState.type_cron.debounce(250),
+                        font_family="monospace",
+                        width="100%",
+                    ),
+                    rx.text(SchedulesState.cron_help, size="1", color_scheme="gray"),
+                    rx.cond(
+                        SchedulesState.cron_error != "",
+                        rx.callout(
+                            SchedulesState.cron_error,
+                            icon="triangle_alert",
+                            color_scheme="red",
+                            size="1",
+                            id="cron-error",
+                        ),
+                        rx.vstack(
+                            rx.text(SchedulesState.cron_description, size="2", id="cron-description"),
+                            rx.text(SchedulesState.cron_description_alt, size="1", color_scheme="gray"),
+                            rx.text(t("form.preview"), size="1", weight="medium"),
+                            rx.list.unordered(
+                                rx.foreach(
+                                    SchedulesState.cron_preview,
+                                    lambda moment: rx.list.item(moment, class_name="cron-preview-item"),
+                                ),
+                                size="1",
+                                id="cron-preview",
+                            ),
+                            spacing="1",
+                        ),
+                    ),
+                    rx.hstack(
+                        rx.text(t("form.mode"), size="2", weight="medium"),
+                        rx.select.root(
+                            rx.select.trigger(id="schedule-mode"),
+                            rx.select.content(
+                                rx.select.item(t("form.mode_full"), value="full"),
+                                rx.select.item(t("form.mode_plan"), value="plan"),
+                            ),
+                            value=SchedulesState.form_mode,
+                            on_change=SchedulesState.pick_mode,
+                        ),
+                        rx.spacer(),
+                        rx.text(t("form.enabled"), size="2", weight="medium"),
+                        rx.switch(
+                            checked=SchedulesState.form_enabled, on_change=SchedulesState.switch_enabled
+                        ),
+                        align="center",
+                        width="100%",
+                    ),
+                    rx.cond(
+                        SchedulesState.form_error != "",
+                        rx.callout(
+                            SchedulesState.form_error,
+                            icon="triangle_alert",
+                            color_scheme="red",
+                            size="1",
+                            id="form-error",
+                        ),
+                    ),
+                    rx.hstack(
+                        rx.dialog.close(
+                            rx.button(t("form.cancel"), variant="soft", color_scheme="gray", type="button")
+                        ),
+                        rx.button(t("form.save"), type="submit", id="schedule-save"),
+                        justify="end",
+                        width="100%",
+                    ),
+                    spacing="2",
+                    width="100%",
+                ),
+                on_submit=SchedulesState.save,
+                reset_on_submit=False,
+                id="schedule-form",
+            ),
+            max_width="36rem",
+        ),
+        open=SchedulesState.form_open,
+        on_open_change=SchedulesState.on_form_open_change,
+    )
+
+
+def _body() -> rx.Component:
+    return rx.cond(
+        ~SchedulesState.loaded,
+        rx.center(rx.spinner(size="3"), padding_top="10vh"),
+        rx.cond(
+            SchedulesState.problem != "",
+            rx.callout(
+                SchedulesState.problem, icon="triangle_alert", color_scheme="red", id="schedules-problem"
+            ),
+            rx.cond(
+                SchedulesState.user_name == "",
+                rx.callout(
+                    rx.link(t("schedules.needs_name"), href="/"), icon="user_round", id="schedules-needs-name"
+                ),
+                rx.vstack(
+                    rx.cond(
+                        SchedulesState.waiting_count > 0,
+                        rx.callout(
+                            SchedulesState.waiting_banner,
+                            icon="bell_ring",
+                            color_scheme="amber",
+                            id="schedules-waiting",
+                        ),
+                    ),
+                    rx.cond(
+                        SchedulesState.notice != "",
+                        rx.callout(SchedulesState.notice, icon="info", size="1", id="schedules-notice"),
+                    ),
+                    _list(),
+                    _runs(),
+                    spacing="4",
+                    width="100%",
+                    min_width="0",
+                ),
+            ),
+        ),
+    )
+
+
+def schedules_page() -> rx.Component:
+    """The whole schedules screen; ``on_mount`` reads the user's schedules."""
+    return rx.box(
+        _top_bar(),
+        rx.box(
+            _body(),
+            max_width=CONTENT_MAX_WIDTH,
+            margin_x="auto",
+            padding=["1rem 0.75rem 3rem", "1.5rem 1rem 4rem"],
+        ),
+        _form(),
+        min_height="100dvh",
+        background=rx.color("gray", 1),
+        on_mount=SchedulesState.load_page,
+    )

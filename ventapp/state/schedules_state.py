@@ -1,0 +1,372 @@
+"""The schedules page's state, and the hand-off badge (runs waiting for a person).
+
+Reads and changes go through :class:`~ventapp.scheduler.service.ScheduleService` (never
+HTTP to our own API); the user is the browser-stored ``ventagent_user_name`` the chat
+page uses. Every sentence shown comes from :mod:`ventapp.i18n` in ``lang``; refusals
+(:class:`ChatRejected`) show their own sentence. Times are shown in ``SCHEDULER_TZ``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import reflex as rx
+
+from ventapp.agent.pipeline import ChatRejected
+from ventapp.db.schedule_models import Schedule
+from ventapp.db.schedule_store import RunRecord
+from ventapp.i18n import DEFAULT_LANG, t
+from ventapp.scheduler.cron import CronInvalid, describe
+from ventapp.scheduler.service import ScheduleService, get_service
+
+logger = logging.getLogger(__name__)
+
+OTHER_LANG = {"en": "zh-CN", "zh-CN": "en"}
+
+
+@dataclass
+class ScheduleView:
+    """One row of the schedules table (texts already in the page's language)."""
+
+    id: str = ""
+    name: str = ""
+    prompt: str = ""
+    cron: str = ""
+    mode: str = "full"
+    description: str = ""
+    description_alt: str = ""
+    next_run: str = ""
+    last_status: str = ""
+    last_label: str = ""
+    enabled: bool = True
+
+
+@dataclass
+class RunView:
+    """One row of a schedule's runs table; ``href`` opens the run's session in the chat."""
+
+    id: str = ""
+    scheduled_for: str = ""
+    trigger: str = ""
+    status: str = ""
+    label: str = ""
+    tokens: str = ""
+    error: str = ""
+    href: str = ""
+
+
+def _service() -> ScheduleService | None:
+    try:
+        return get_service()
+    except RuntimeError:
+        return None
+
+
+def local_time(moment: datetime | None, service: ScheduleService) -> str:
+    """``2026-12-01 08:00`` in ``SCHEDULER_TZ`` (stored times are naive UTC); ``""`` for None."""
+    if moment is None:
+        return ""
+    aware = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+    return aware.astimezone(service.tz).strftime("%Y-%m-%d %H:%M")
+
+
+def schedule_view(
+    schedule: Schedule, last: RunRecord | None, service: ScheduleService, lang: str
+) -> ScheduleView:
+    """A schedule as its table row shows it."""
+    status = last.status if last is not None else "none"
+    return ScheduleView(
+        id=schedule.id,
+        name=schedule.name,
+        prompt=schedule.prompt,
+        cron=schedule.cron,
+        mode=schedule.mode,
+        description=describe(schedule.cron, lang),
+        description_alt=describe(schedule.cron, OTHER_LANG.get(lang, "zh-CN")),
+        next_run=local_time(service.next_run_at(schedule), service) or t("schedules.paused", lang),
+        last_status=status,
+        last_label=t(f"status.{status}", lang),
+        enabled=schedule.enabled,
+    )
+
+
+def run_view(record: RunRecord, service: ScheduleService, lang: str) -> RunView:
+    """A run as its table row shows it."""
+    tokens = record.input_tokens + record.output_tokens
+    return RunView(
+        id=record.id,
+        scheduled_for=local_time(record.scheduled_for, service),
+        trigger=t(f"trigger.{record.trigger}", lang),
+        status=record.status,
+        label=t(f"status.{record.status}", lang),
+        tokens=f"{tokens:,}" if tokens else "",
+        error=record.error or "",
+        href=f"/?session={record.session_id}" if record.session_id else "",
+    )
+
+
+class HandoffState(rx.State):
+    """Scheduled runs waiting for this user (header badge, sidebar marks)."""
+
+    user_name: str = rx.LocalStorage("", name="ventagent_user_name", sync=True)
+    waiting_count: int = 0
+    waiting_sessions: list[str] = []
+
+    @rx.event
+    async def refresh_runs(self) -> None:
+        """Re-read the runs table on show (its schedule is the server's, never a stale client value)."""
+        service = _service()
+        if service is not None and self.runs_for:
+            await self._load_runs(service, self.runs_for)
+
+    @rx.event
+    async def refresh(self) -> None:
+        """Re-read which of the user's scheduled runs wait for an answer."""
+        service = _service()
+        if service is None or not self.user_name:
+            return
+        try:
+            waiting = await service.waiting(self.user_name)
+        except Exception:
+            logger.exception("reading the waiting runs of %r failed", self.user_name)
+            return
+        sessions = sorted({record.session_id for record in waiting if record.session_id})
+        if self.waiting_count != len(waiting):
+            self.waiting_count = len(waiting)
+        if self.waiting_sessions != sessions:
+            self.waiting_sessions = sessions
+
+
+class SchedulesState(rx.State):
+    """State of the schedules page (route ``/schedules``)."""
+
+    user_name: str = rx.LocalStorage("", name="ventagent_user_name", sync=True)
+    lang: str = DEFAULT_LANG
+    loaded: bool = False
+    problem: str = ""
+    notice: str = ""
+    timezone: str = ""
+    schedules: list[ScheduleView] = []
+    waiting_count: int = 0
+
+    runs_for: str = ""
+    runs_name: str = ""
+    runs: list[RunView] = []
+
+    form_open: bool = False
+    form_id: str = ""
+    form_name: str = ""
+    form_prompt: str = ""
+    form_cron: str = "0 8 * * *"
+    form_mode: str = "full"
+    form_enabled: bool = True
+    form_error: str = ""
+    cron_error: str = ""
+    cron_description: str = ""
+    cron_description_alt: str = ""
+    cron_preview: list[str] = []
+
+    @rx.var
+    def intro(self) -> str:
+        """What the page is for, and the zone its times are in."""
+        return t("schedules.intro", self.lang, tz=self.timezone)
+
+    @rx.var
+    def cron_help(self) -> str:
+        """How the form's expression is read."""
+        return t("form.cron_help", self.lang, tz=self.timezone)
+
+    @rx.var
+    def runs_title(self) -> str:
+        """Heading of the runs table."""
+        return t("runs.title", self.lang, name=self.runs_name)
+
+    @rx.var
+    def waiting_banner(self) -> str:
+        """The hand-off notice: how many scheduled runs wait for this person."""
+        return t("schedules.waiting_banner", self.lang, count=self.waiting_count)
+
+    async def _reload(self, service: ScheduleService) -> None:
+        schedules = await service.list_for(self.user_name)
+        last = await service.last_runs(schedules)
+        self.schedules = [schedule_view(s, last.get(s.id), service, self.lang) for s in schedules]
+        self.waiting_count = len(await service.waiting(self.user_name))
+        if self.runs_for:
+            await self._load_runs(service, self.runs_for)
+
+    async def _load_runs(self, service: ScheduleService, schedule_id: str) -> None:
+        try:
+            records = await service.runs(schedule_id, self.user_name)
+        except ChatRejected:
+            self.runs_for, self.runs = "", []
+            return
+        self.runs_for = schedule_id
+        self.runs = [run_view(record, service, self.lang) for record in records]
+
+    @rx.event
+    async def load_page(self) -> None:
+        """On mount: the user's schedules, the waiting count, the zone times are shown in."""
+        service = _service()
+        self.loaded, self.problem = True, ""
+        if service is None:
+            self.problem = t("schedules.not_ready", self.lang)
+            return
+        self.timezone = str(service.tz)
+        if not self.user_name:
+            return
+        try:
+            await self._reload(service)
+        except Exception:
+            logger.exception("reading the schedules of %r failed", self.user_name)
+            self.problem = t("schedules.load_failed", self.lang)
+
+    async def _act(self, action: Any) -> bool:
+        """Run one service call; a refusal becomes the notice. True when it succeeded."""
+        service = _service()
+        if service is None:
+            self.notice = t("schedules.not_ready", self.lang)
+            return False
+        try:
+            await action(service)
+        except ChatRejected as refused:
+            self.notice = refused.message
+            return False
+        await self._reload(service)
+        return True
+
+    @rx.event
+    async def toggle_enabled(self, schedule_id: str, enabled: bool) -> None:
+        """The row's switch: pause or resume."""
+        self.notice = ""
+        await self._act(lambda s: s.set_enabled(schedule_id, self.user_name, enabled))
+
+    @rx.event
+    async def run_now(self, schedule_id: str) -> None:
+        """Start an execution now; its row appears in the runs table at once."""
+        self.notice = ""
+        self.runs_for = schedule_id
+        self.runs_name = next((s.name for s in self.schedules if s.id == schedule_id), "")
+        if await self._act(lambda s: s.run_now(schedule_id, self.user_name)):
+            self.notice = t("schedules.started", self.lang)
+
+    @rx.event
+    async def delete(self, schedule_id: str) -> None:
+        """Delete a schedule (its conversations stay)."""
+        self.notice = ""
+        if self.runs_for == schedule_id:
+            self.runs_for, self.runs = "", []
+        await self._act(lambda s: s.delete(schedule_id, self.user_name))
+
+    @rx.event
+    async def show_runs(self, schedule_id: str) -> None:
+        """Show (or refresh) one schedule's runs table."""
+        service = _service()
+        if service is None:
+            return
+        self.runs_name = next((s.name for s in self.schedules if s.id == schedule_id), "")
+        await self._load_runs(service, schedule_id)
+
+    @rx.event
+    async def refresh_runs(self) -> None:
+        """Re-read the runs table on show (its schedule is the server's, never a stale client value)."""
+        service = _service()
+        if service is not None and self.runs_for:
+            await self._load_runs(service, self.runs_for)
+
+    @rx.event
+    async def refresh(self) -> None:
+        """Re-read everything (statuses move on in the background)."""
+        service = _service()
+        if service is not None and self.user_name:
+            await self._reload(service)
+
+    # --- the form --------------------------------------------------------------------------
+
+    def _check_cron(self, cron: str) -> None:
+        service = _service()
+        if service is None:
+            return
+        try:
+            times = service.preview(cron)
+        except CronInvalid as problem:
+            self.cron_error = t("form.cron_invalid", self.lang, field=problem.field, reason=problem.reason)
+            self.cron_description = self.cron_description_alt = ""
+            self.cron_preview = []
+            return
+        self.cron_error = ""
+        self.cron_description = describe(cron, self.lang)
+        self.cron_description_alt = describe(cron, OTHER_LANG.get(self.lang, "zh-CN"))
+        self.cron_preview = [local_time(moment, service) for moment in times]
+
+    @rx.event
+    def open_new(self) -> None:
+        """Open the form for a new schedule."""
+        self.form_id, self.form_name, self.form_prompt = "", "", ""
+        self.form_cron, self.form_mode, self.form_enabled, self.form_error = "0 8 * * *", "full", True, ""
+        self._check_cron(self.form_cron)
+        self.form_open = True
+
+    @rx.event
+    def open_edit(self, schedule_id: str) -> None:
+        """Open the form on an existing schedule."""
+        row = next((s for s in self.schedules if s.id == schedule_id), None)
+        if row is None:
+            return
+        self.form_id, self.form_name, self.form_prompt = row.id, row.name, row.prompt
+        self.form_cron, self.form_mode, self.form_enabled, self.form_error = (
+            row.cron,
+            row.mode,
+            row.enabled,
+            "",
+        )
+        self._check_cron(row.cron)
+        self.form_open = True
+
+    @rx.event
+    def on_form_open_change(self, is_open: bool) -> None:
+        """The dialog's open state (Escape, overlay click, Cancel)."""
+        self.form_open = is_open
+
+    @rx.event
+    def type_cron(self, value: str) -> None:
+        """Validate the expression as it is typed and preview its next five fire times."""
+        self.form_cron = value
+        self._check_cron(value)
+
+    @rx.event
+    def pick_mode(self, value: str) -> None:
+        """The form's mode select (``full`` | ``plan``)."""
+        self.form_mode = value
+
+    @rx.event
+    def switch_enabled(self, value: bool) -> None:
+        """The form's enabled switch."""
+        self.form_enabled = value
+
+    @rx.event
+    async def save(self, form_data: dict[str, Any]) -> None:
+        """Create or update from the form (fields ``name``, ``prompt``, ``cron``)."""
+        fields = {
+            "name": str(form_data.get("name") or ""),
+            "prompt": str(form_data.get("prompt") or ""),
+            "cron": str(form_data.get("cron") or self.form_cron),
+            "mode": self.form_mode,
+            "enabled": self.form_enabled,
+        }
+        service = _service()
+        if service is None:
+            self.form_error = t("schedules.not_ready", self.lang)
+            return
+        try:
+            if self.form_id:
+                await service.update(self.form_id, self.user_name, fields)
+            else:
+                await service.create(self.user_name, fields)
+        except ChatRejected as refused:
+            self.form_error = refused.message
+            return
+        self.form_open, self.form_error = False, ""
+        await self._reload(service)
