@@ -13,9 +13,11 @@
 6. permissions — first match wins (pitfall 10): specific allows before the broad write deny,
    so tools write only under ``/workspace/``;
 7. middleware — :class:`~ventapp.agent.middleware.PlanModeMiddleware` (plan-first prompt in plan mode),
+   :class:`~ventapp.agent.middleware.PreferencesMiddleware` (the user's preferences, every call),
    :class:`~ventapp.agent.middleware.DynamicTimeMiddleware` (the current Beijing time on every call);
    human-in-the-loop — ``interrupt_on`` for tools registered with ``requires_approval`` plus
-   ``HITL_TOOLS`` (approve / edit / reject);
+   ``HITL_TOOLS`` (approve / edit / reject), skipped for calls an approval rule covers
+   (:func:`~ventapp.agent.turn_context.needs_review`);
 8. checkpointer — passed in, opened by the app's lifespan; thread_id = session_id (invariant 1).
 
 Summarisation is deepagents' own middleware (invariant 5): never add a second one.
@@ -32,8 +34,9 @@ from deepagents.backends import CompositeBackend, FilesystemBackend, StateBacken
 from langchain_core.language_models import BaseChatModel
 from langgraph.types import Checkpointer
 
-from ventapp.agent.middleware import DynamicTimeMiddleware, PlanModeMiddleware
+from ventapp.agent.middleware import DynamicTimeMiddleware, PlanModeMiddleware, PreferencesMiddleware
 from ventapp.agent.prompts import MAIN_SYSTEM_PROMPT, RESEARCHER_PROMPT
+from ventapp.agent.turn_context import needs_review
 from ventapp.agent.workspace import (
     HISTORY_AREA,
     HISTORY_ROUTE,
@@ -106,6 +109,7 @@ def _interrupt_on(hitl_tools: Sequence[str]) -> dict[str, Any] | None:
         name: {
             "allowed_decisions": ["approve", "edit", "reject"],
             "description": f"{registry.tool_label(name)} ({name}) needs your approval before it runs.",
+            "when": needs_review,
         }
         for name in names
     } or None
@@ -160,7 +164,7 @@ def build_agent(
         skills=["/skills/"],
         backend=backend,
         permissions=_permissions(),
-        middleware=[PlanModeMiddleware(), DynamicTimeMiddleware()],
+        middleware=[PlanModeMiddleware(), PreferencesMiddleware(), DynamicTimeMiddleware()],
         interrupt_on=_interrupt_on(hitl_tools),
         checkpointer=checkpointer,
         name="ventagent",

@@ -31,6 +31,7 @@ from ventapp.agent.errors import (
 )
 from ventapp.agent.kernel import MAIN_AGENT, MAIN_AGENT_LABEL, Kernel
 from ventapp.agent.runtime import AgentRuntime
+from ventapp.agent.turn_context import TurnContext, load_turn_context
 from ventapp.billing.guard import remaining_tokens
 from ventapp.billing.pricing import Price, get_price
 from ventapp.billing.settlement import settle
@@ -93,6 +94,7 @@ class ChatRun:
         self.mode = mode
         self._prior_usage = prior_usage or {}
         self._price: Price | None = None
+        self._turn = TurnContext()
         # Input of a first call cut before its usage arrived: the turn's text, offline estimate.
         self._input_estimate = (
             count_tokens_approximately([graph_input["messages"][-1]]) if isinstance(graph_input, dict) else 0
@@ -146,6 +148,10 @@ class ChatRun:
                 failure = UNCONFIGURED
             else:
                 self._price = await asyncio.to_thread(get_price, self.runtime.engine, settings.model_name)
+                self._turn = await asyncio.to_thread(
+                    load_turn_context, self.runtime.engine, self.user_name, self.session_id
+                )
+                self.kernel.approved_by_rule = self._turn.approved_by_rule
                 self._producer = asyncio.create_task(self._produce(), name=f"run-{self.run_id}")
                 while (item := await self._queue.get()) is not _END:
                     if isinstance(item, RunFailure):
@@ -236,7 +242,12 @@ class ChatRun:
 
     def _graph_stream(self) -> AsyncIterator[Any]:
         config = {
-            "configurable": {"thread_id": self.session_id, "user_name": self.user_name, "mode": self.mode},
+            "configurable": {
+                "thread_id": self.session_id,
+                "user_name": self.user_name,
+                "mode": self.mode,
+                **self._turn.configurable(),
+            },
             "metadata": {"run_id": self.run_id, "trace_id": self.trace_id, "user_name": self.user_name},
             "recursion_limit": 200,
             "callbacks": [InternalCallMeter(self.kernel.transcript.meter)],

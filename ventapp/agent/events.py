@@ -63,7 +63,9 @@ class ToolCall(_Event):
     """One tool call, complete with its arguments.
 
     ``tool_call_id`` is the 2.0 addition that keys the UI's tool card (pitfall 12):
-    the same tool is often called several times in one step.
+    the same tool is often called several times in one step. ``approved_by_rule`` is True
+    when the call needed an approval but runs without a card because the user said
+    "don't ask again" (an approval rule).
     """
 
     type: Literal["tool_call"] = "tool_call"
@@ -72,6 +74,7 @@ class ToolCall(_Event):
     args: dict[str, Any]
     agent_id: str = "main"
     tool_call_id: str
+    approved_by_rule: bool = False
 
 
 class ToolResult(_Event):

@@ -25,6 +25,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from ventapp.agent import events as ev
+from ventapp.tools.registry import is_rememberable
 
 REJECT_REASON = "The user rejected this action."
 
@@ -38,7 +39,8 @@ class ResumeAnswer:
     """What a client sends to continue: only the part matching the interrupt's kind is used.
 
     ``decisions``: ``[{"type": "approve"} | {"type": "edit", "args": {...}} |
-    {"type": "reject", "message": str}]``; ``answers``: one string per question;
+    {"type": "reject", "message": str}]``, an approve or edit optionally with ``"remember":
+    "session" | "always"`` (an approval rule); ``answers``: one string per question;
     ``approved``/``feedback``: the plan verdict.
     """
 
@@ -159,3 +161,32 @@ def resume_value(pending: Any, answer: ResumeAnswer) -> Any:
             raise ResumeInvalid("say whether the plan is approved ('approved': true or false)")
         return {"approved": bool(answer.approved), "feedback": str(answer.feedback)}
     return {"answers": answer.answers, "approved": answer.approved, "feedback": answer.feedback}
+
+
+def remembered(pending: Any, answer: ResumeAnswer) -> list[tuple[str, str]]:
+    """The approval rules an answer asks for: ``[(tool, scope)]``, scope ``session`` or ``always``.
+
+    Raises:
+        ResumeInvalid: ``remember`` on a reject, on something other than a tool approval, with an
+            unknown scope, or for a tool that must be approved every time.
+    """
+    asks = [decision for decision in answer.decisions if decision.get("remember")]
+    if not asks:
+        return []
+    value = getattr(pending, "value", pending)
+    if not (isinstance(value, dict) and value.get("action_requests")):
+        raise ResumeInvalid("'remember' applies to tool approvals only")
+    rules: list[tuple[str, str]] = []
+    for request, decision in zip(value["action_requests"], answer.decisions, strict=False):
+        scope = decision.get("remember")
+        if not scope:
+            continue
+        tool = str(request.get("name") or "")
+        if decision.get("type") not in ("approve", "edit"):
+            raise ResumeInvalid("'remember' goes with an approve or edit decision, not a reject")
+        if scope not in ("session", "always"):
+            raise ResumeInvalid("'remember' must be 'session' or 'always'")
+        if not is_rememberable(tool):
+            raise ResumeInvalid(f"{tool} must be approved every time; it cannot be remembered")
+        rules.append((tool, scope))
+    return rules

@@ -18,7 +18,7 @@ The kernel also keeps the :class:`RunTranscript` that finalisation persists.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,6 +75,7 @@ class ToolCard:
     agent_id: str = MAIN_ID
     content: str | None = None
     error: bool = False
+    approved_by_rule: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form stored with the assistant message."""
@@ -149,11 +150,14 @@ class Kernel:
                 agent_id=str(saved.get("agent_id") or MAIN_ID),
                 content=saved.get("content"),
                 error=bool(saved.get("error")),
+                approved_by_rule=bool(saved.get("approved_by_rule")),
             )
             self.transcript.tool_cards[card.tool_call_id] = card
             if card.tool == "task" and card.content is None:
                 self.subagents.start(card.tool_call_id, card.args)
         self._edited_args = dict(edited_args or {})
+        self.approved_by_rule: Callable[[str, str], bool] = lambda tool, call_id: False
+        """``(tool, tool_call_id) -> bool``: set by the run from the user's approval rules."""
 
     async def run(self, stream: AsyncIterator[Any]) -> AsyncIterator[ev.ContractEvent]:
         """Translate the ``(namespace, mode, data)`` stream. Exceptions propagate to the pipeline."""
@@ -257,10 +261,16 @@ class Kernel:
         for call, label in zip(calls, labels, strict=True):
             call_id = call.get("id") or f"call_{len(self.transcript.tool_cards)}"
             card = ToolCard(call_id, call["name"], label, dict(call.get("args") or {}), agent_id)
+            card.approved_by_rule = self.approved_by_rule(card.tool, call_id)
             self.transcript.tool_cards[call_id] = card
             out.append(
                 ev.ToolCall(
-                    tool=card.tool, cn_tool=label, args=card.args, agent_id=agent_id, tool_call_id=call_id
+                    tool=card.tool,
+                    cn_tool=label,
+                    args=card.args,
+                    agent_id=agent_id,
+                    tool_call_id=call_id,
+                    approved_by_rule=card.approved_by_rule,
                 )
             )
             if card.tool == "task":

@@ -12,15 +12,19 @@ from langchain_core.messages import SystemMessage
 from langgraph.config import get_config
 
 from ventapp.agent.prompts import PLAN_MODE_PROMPT
+from ventapp.agent.turn_context import PREFERENCES_KEY
 from ventapp.billing.day import USAGE_TZ, USAGE_TZ_NAME
 
 
-def _in_plan_mode() -> bool:
+def _configurable() -> dict[str, Any]:
     try:
-        configurable = get_config().get("configurable", {})
+        return get_config().get("configurable", {})
     except RuntimeError:  # outside a graph run (unit tests calling the hook directly)
-        return False
-    return configurable.get("mode") == "plan"
+        return {}
+
+
+def _in_plan_mode() -> bool:
+    return _configurable().get("mode") == "plan"
 
 
 def _utc_now() -> datetime:
@@ -84,3 +88,30 @@ class DynamicTimeMiddleware(AgentMiddleware):
     ) -> Any:
         """Async hook (``ainvoke``/``astream``, the service's path)."""
         return await handler(_append_system(request, self.time_note()))
+
+
+PREFERENCES_HEADER = (
+    "The user's standing preferences (follow them unless the user asks otherwise in this conversation):"
+)
+
+
+class PreferencesMiddleware(AgentMiddleware):
+    """Puts the user's preferences (``configurable.preferences``) into every model call's system prompt.
+
+    The text is loaded once per run (:mod:`ventapp.agent.turn_context`), so chat, resume and
+    scheduled runs all get it, and a change applies from the next run on.
+    """
+
+    def _with_preferences(self, request: ModelRequest) -> ModelRequest:
+        text = str(_configurable().get(PREFERENCES_KEY) or "").strip()
+        return _append_system(request, f"{PREFERENCES_HEADER}\n{text}") if text else request
+
+    def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
+        """Sync hook (``invoke``/``stream``)."""
+        return handler(self._with_preferences(request))
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> Any:
+        """Async hook (``ainvoke``/``astream``, the service's path)."""
+        return await handler(self._with_preferences(request))

@@ -24,13 +24,14 @@ from ventapp.agent.interrupts import (
     ResumeAnswer,
     ResumeInvalid,
     open_calls_of,
+    remembered,
     resume_value,
     to_event,
     unique,
 )
 from ventapp.agent.pipeline import ChatRejected, check_billing, owned_session, take_slot
 from ventapp.agent.runtime import AgentRuntime
-from ventapp.db import chat_store
+from ventapp.db import chat_store, preference_store
 from ventapp.obs.logs import new_trace_id
 
 
@@ -116,11 +117,24 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
             )
         try:
             value = resume_value(current, request.answer)
+            rules = remembered(current, request.answer)
         except ResumeInvalid as invalid:
             raise ChatRejected(422, "bad_request", str(invalid)) from None
         run_id = await asyncio.to_thread(chat_store.reopen_waiting_run, runtime.engine, session.id)
         paused = await asyncio.to_thread(chat_store.run_answer, runtime.engine, run_id) if run_id else None
-        edited_args = _edited_args(to_event(current, _open_calls(paused, snapshot)), value)
+        answered = to_event(current, _open_calls(paused, snapshot))
+        edited_args = _edited_args(answered, value)
+        for tool, scope in rules:
+            # The answered calls are excluded: the framework asks its predicate again for them.
+            await asyncio.to_thread(
+                preference_store.add_rule,
+                runtime.engine,
+                request.user_name,
+                tool,
+                scope,
+                session.id,
+                answered.tool_call_ids,
+            )
         if run_id is None:
             run_id = str(uuid.uuid4())
             await asyncio.to_thread(

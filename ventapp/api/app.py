@@ -13,6 +13,7 @@ from ventapp.agent.pipeline import ChatRejected
 from ventapp.api import (
     chat_routes,
     health_routes,
+    preference_routes,
     resume_routes,
     schedule_routes,
     session_routes,
@@ -37,6 +38,7 @@ def create_api(lifespan: Callable[[FastAPI], Any] | None = None) -> FastAPI:
     api.include_router(health_routes.router)
     api.include_router(usage_routes.router)
     api.include_router(session_routes.router)
+    api.include_router(preference_routes.router)
     api.include_router(schedule_routes.router)
     # Last: any other /api path answers in our JSON shape instead of the UI's HTML 404 page
     # (routes match in order, so a wrong method on a known path lands here too).

@@ -22,6 +22,9 @@ class Decision(BaseModel):
     type: Literal["approve", "edit", "reject"]
     args: dict[str, Any] | None = None
     message: str | None = Field(default=None, max_length=2000)
+    remember: Literal["session", "always"] | None = None
+    """With approve or edit: later calls of this tool run without asking, in this session or in all
+    of the user's sessions (revocable with ``DELETE /api/approvals/rules/{id}``)."""
 
 
 class ResumeBody(BaseModel):

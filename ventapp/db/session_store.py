@@ -15,6 +15,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, delete, select
 
 from ventapp.db.models import ChatMessage, ChatSession, ExecutionRun
+from ventapp.db.preference_models import ApprovalRule
 
 LIKE_ESCAPE = "\\"
 
@@ -73,12 +74,14 @@ def update_session(engine: Engine, session_id: str, user_name: str, **changes: A
 
 
 def delete_session(engine: Engine, session_id: str, user_name: str) -> bool:
-    """Delete an owned session with its messages and runs in one transaction; False if not the user's."""
+    """Delete an owned session with its messages, runs and session approval rules in one transaction;
+    False if not the user's."""
     with Session(engine) as db:
         if _owned(db, session_id, user_name) is None:
             return False
         db.exec(delete(ChatMessage).where(col(ChatMessage.session_id) == session_id))
         db.exec(delete(ExecutionRun).where(col(ExecutionRun.session_id) == session_id))
+        db.exec(delete(ApprovalRule).where(col(ApprovalRule.session_id) == session_id))
         db.exec(delete(ChatSession).where(col(ChatSession.id) == session_id))
         db.commit()
         return True

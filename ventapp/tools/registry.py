@@ -66,6 +66,8 @@ class ToolSpec:
         requires_approval: True when a human must approve each call before it runs.
         tool: The LangChain tool handed to the agent.
         module: Dotted name of the module that registered the tool.
+        rememberable: False when a person must approve every call, never "don't ask again"
+            (a real side effect each time); approval rules are refused for such a tool.
     """
 
     name: str
@@ -75,6 +77,7 @@ class ToolSpec:
     requires_approval: bool
     tool: BaseTool
     module: str
+    rememberable: bool = True
 
 
 # Errors a tool raises on purpose for bad input: logged without a traceback.
@@ -140,7 +143,9 @@ def _validation_message(name: str) -> Callable[[Exception], str]:
     return handle
 
 
-def register(*, group: str, label: str, summary: str, requires_approval: bool = False) -> Callable[[F], F]:
+def register(
+    *, group: str, label: str, summary: str, requires_approval: bool = False, rememberable: bool = True
+) -> Callable[[F], F]:
     """Register a plain function as an agent tool.
 
     The function's name is the tool name and its Google-style docstring is the
@@ -153,6 +158,8 @@ def register(*, group: str, label: str, summary: str, requires_approval: bool = 
         label: Short UI label, e.g. "当前时间".
         summary: One-line description for tool pickers.
         requires_approval: Whether a human must approve every call.
+        rememberable: Whether a person may answer an approval with "don't ask again" (approval
+            rules); False for a tool whose every call has a real side effect worth a look.
 
     Returns:
         A decorator that registers the function and returns it unchanged.
@@ -203,6 +210,7 @@ def register(*, group: str, label: str, summary: str, requires_approval: bool = 
                 requires_approval=requires_approval,
                 tool=tool,
                 module=module,
+                rememberable=rememberable,
             )
         return func
 
@@ -341,6 +349,12 @@ def tool_label(name: str) -> str:
     """Return the UI label of tool ``name``, or the name itself when it is unknown."""
     spec = _REGISTRY.get(name)
     return spec.label if spec else name
+
+
+def is_rememberable(name: str) -> bool:
+    """Whether calls of ``name`` may be approved once for all (unknown names: True)."""
+    spec = get_spec(name)
+    return spec is None or spec.rememberable
 
 
 def approval_required() -> list[str]:

@@ -1,0 +1,96 @@
+"""Preferences and approval rules (spec 002 "会话与用量": ``/api/preferences``; issue 10 ``remember``).
+
+Preferences are free text injected into the system context of every turn (chat, resume,
+scheduled runs). Approval rules are created by answering an approval with ``remember`` and are
+listed and revoked here. The owner is ``user_name`` like on every route; another user's rule is
+404.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, Body, Query
+from fastapi.responses import Response
+
+from ventapp.agent.pipeline import ChatRejected
+from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
+from ventapp.api.deps import CurrentUser, RuntimeDep, resolve_user
+from ventapp.db import preference_store
+
+router = APIRouter(tags=["preferences"])
+
+
+def _iso(moment: Any) -> str | None:
+    return moment.isoformat() + "Z" if moment is not None else None
+
+
+@router.get("/api/preferences")
+async def get_preferences(runtime: RuntimeDep, user_name: CurrentUser) -> dict[str, Any]:
+    """``{"user_name", "preferences": "<text>", "updated_at"}`` (empty text and null time when none)."""
+    row = await asyncio.to_thread(preference_store.get_preferences, runtime.engine, user_name)
+    return {
+        "user_name": user_name,
+        "preferences": row.text if row is not None else "",
+        "updated_at": _iso(row.updated_at) if row is not None else None,
+    }
+
+
+@router.put("/api/preferences")
+async def put_preferences(
+    runtime: RuntimeDep,
+    preferences: str = Body(embed=True),
+    user_name: str | None = Body(default=None, embed=True),
+    query_user: str | None = Query(default=None, alias="user_name"),
+) -> dict[str, Any]:
+    """Replace the user's preferences: body ``{"user_name", "preferences": "<text>"}``.
+
+    Errors: 413 longer than ``PREFERENCES_MAX_CHARS`` characters; 400 a different ``user_name``
+    in the query and the body; 422 no ``preferences`` string.
+    """
+    if user_name is not None and query_user is not None and user_name != query_user:
+        raise ChatRejected(400, "bad_request", "user_name differs between the query and the body.")
+    owner = resolve_user(user_name if user_name is not None else (query_user or "default"))
+    if len(preferences) > PREFERENCES_MAX_CHARS:
+        raise ChatRejected(
+            413,
+            "too_large",
+            f"Preferences are limited to {PREFERENCES_MAX_CHARS} characters (got {len(preferences)}); "
+            "they are sent with every model call.",
+        )
+    row = await asyncio.to_thread(preference_store.put_preferences, runtime.engine, owner, preferences.strip())
+    return {"user_name": owner, "preferences": row.text, "updated_at": _iso(row.updated_at)}
+
+
+@router.delete("/api/preferences", status_code=204)
+async def delete_preferences(runtime: RuntimeDep, user_name: CurrentUser) -> Response:
+    """Forget the user's preferences (204 whether or not there were some)."""
+    await asyncio.to_thread(preference_store.delete_preferences, runtime.engine, user_name)
+    return Response(status_code=204)
+
+
+@router.get("/api/approvals/rules")
+async def list_rules(runtime: RuntimeDep, user_name: CurrentUser) -> dict[str, Any]:
+    """The user's approval rules: ``{"items": [{id, tool, scope, session_id, created_at}]}``, oldest first."""
+    rules = await asyncio.to_thread(preference_store.list_rules, runtime.engine, user_name)
+    return {
+        "items": [
+            {
+                "id": rule.id,
+                "tool": rule.tool,
+                "scope": rule.scope,
+                "session_id": rule.session_id,
+                "created_at": _iso(rule.created_at),
+            }
+            for rule in rules
+        ]
+    }
+
+
+@router.delete("/api/approvals/rules/{rule_id}", status_code=204)
+async def delete_rule(rule_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Response:
+    """Revoke a rule: the tool asks again from the next run on. 404 when it is not the user's."""
+    if not await asyncio.to_thread(preference_store.delete_rule, runtime.engine, user_name, rule_id):
+        raise ChatRejected(404, "not_found", "No such approval rule.")
+    return Response(status_code=204)
