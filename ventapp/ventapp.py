@@ -7,6 +7,9 @@ task, which Reflex runs once per worker.
 from __future__ import annotations
 
 import reflex as rx
+from fastapi import FastAPI
+from reflex_base.constants import DefaultPorts, Env
+from reflex_base.environment import environment
 
 from ventapp.agent.runtime import runtime_lifespan
 from ventapp.api.app import create_api
@@ -14,10 +17,29 @@ from ventapp.pages.chat import chat_page
 from ventapp.pages.knowledge import knowledge_page
 from ventapp.pages.usage import usage_page
 
+
+def _api() -> FastAPI:
+    """Our API, told whether this process serves the UI's pages and where the UI lives.
+
+    ``make run`` mounts the compiled UI into this backend (``/`` is the chat page);
+    ``make api`` and ``make dev`` do not (``/`` then redirects to the test page, and in
+    dev mode the UI on its own port still counts as the app's own origin).
+    """
+    config = rx.config.get_config()
+    serves_ui = environment.REFLEX_MOUNT_FRONTEND_COMPILED_APP.get()
+    dev_ui = environment.REFLEX_ENV_MODE.get() == Env.DEV and not environment.REFLEX_BACKEND_ONLY.get()
+    ui_port = (config.frontend_port or DefaultPorts.FRONTEND_PORT) if dev_ui else None
+    return create_api(serves_ui=serves_ui, ui_port=ui_port)
+
+
 app = rx.App(
-    api_transformer=create_api(),
+    api_transformer=_api(),
     theme=rx.theme(appearance="inherit", accent_color="teal", gray_color="slate", radius="large"),
 )
+# The event socket's origin is checked by our HttpGuard in front of /_event, which knows the
+# app's own origin; engineio given Reflex's explicit CORS_ORIGINS list would refuse that one.
+if app.sio is not None:
+    app.sio.eio.cors_allowed_origins = []
 app.register_lifespan_task(runtime_lifespan)
 app.add_page(chat_page, route="/", title="VentAgent")
 app.add_page(knowledge_page, route="/kb/[doc_id]", title="Knowledge base · VentAgent")

@@ -104,10 +104,12 @@ def test_history_keeps_tool_cards_and_citations(client: httpx.Client) -> None:
     assert answer["tool_calls"][0]["content"] and answer["citations"]
 
 
-def test_blank_message_is_400_json(client: httpx.Client) -> None:
-    for fields in ({"message": "   "}, {"user_name": "alice"}):
+def test_blank_message_is_400_and_a_missing_one_422_json(client: httpx.Client) -> None:
+    """OpenAPI says ``message`` is required: without it (or empty) the request is malformed (422);
+    a message of blanks is well-formed but says nothing (400)."""
+    for fields, status in (({"message": "   "}, 400), ({"user_name": "alice"}, 422), ({"message": ""}, 422)):
         response, _ = post_chat(client, **fields)
-        assert response.status_code == 400
+        assert response.status_code == status, fields
         assert response.json()["code"] == "bad_request" and response.json()["message"]
 
 

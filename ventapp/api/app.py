@@ -1,4 +1,8 @@
-"""The FastAPI app that Reflex mounts through ``api_transformer`` (our routes match first)."""
+"""The FastAPI app that Reflex mounts through ``api_transformer`` (our routes match first).
+
+Reflex mounts its own app (UI pages, ``/_event``, ``/_upload``) *inside* this one, so the
+:class:`~ventapp.api.guards.HttpGuard` added here sees every request of the process.
+"""
 
 from __future__ import annotations
 
@@ -7,22 +11,43 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, RedirectResponse
 
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.api import chat_routes, health_routes, resume_routes, session_routes, usage_routes
 from ventapp.api.errors import chat_rejected_handler, error_response, validation_error_handler
+from ventapp.api.guards import BODY_MARGIN_BYTES, HttpGuard, OriginPolicy
+from ventapp.config import Settings, get_settings
+
+TEST_PAGE = "/static/index.html"
 
 
-def create_api(lifespan: Callable[[FastAPI], Any] | None = None) -> FastAPI:
+def create_api(
+    lifespan: Callable[[FastAPI], Any] | None = None,
+    *,
+    settings: Settings | None = None,
+    serves_ui: bool = False,
+    ui_port: int | None = None,
+) -> FastAPI:
     """Build the API app.
 
     Args:
         lifespan: Only for running the API on its own (tests); under Reflex the
             transformer app's lifespan does not run and the runtime opens in
             ``app.register_lifespan_task`` instead.
+        settings: For ``CORS_ORIGINS`` and ``UPLOAD_MAX_BYTES`` (default: the process's).
+        serves_ui: True when this process also serves the UI's pages (``make run``); otherwise
+            ``GET /`` redirects to the legacy test page (spec 002), as on ``make api``.
+        ui_port: The UI's port when it is not this server's (``make dev``), so the UI's origin
+            counts as the app's own.
     """
+    settings = settings or get_settings()
     api = FastAPI(title="VentAgent API", version="0.1.0", lifespan=lifespan)
+    api.add_middleware(
+        HttpGuard,
+        policy=OriginPolicy(settings.cors_origins, ui_port=ui_port),
+        max_body_bytes=settings.upload_max_bytes + BODY_MARGIN_BYTES,
+    )
     api.add_exception_handler(ChatRejected, chat_rejected_handler)
     api.add_exception_handler(RequestValidationError, validation_error_handler)
     api.include_router(chat_routes.router)
@@ -30,6 +55,8 @@ def create_api(lifespan: Callable[[FastAPI], Any] | None = None) -> FastAPI:
     api.include_router(health_routes.router)
     api.include_router(usage_routes.router)
     api.include_router(session_routes.router)
+    if not serves_ui:
+        api.add_api_route("/", _to_test_page, methods=["GET", "HEAD"], include_in_schema=False)
     # Last: any other /api path answers in our JSON shape instead of the UI's HTML 404 page
     # (routes match in order, so a wrong method on a known path lands here too).
     api.add_api_route(
@@ -39,6 +66,11 @@ def create_api(lifespan: Callable[[FastAPI], Any] | None = None) -> FastAPI:
         include_in_schema=False,
     )
     return api
+
+
+async def _to_test_page() -> RedirectResponse:
+    """Spec 002: ``GET /`` of the backend-only server redirects to the test page."""
+    return RedirectResponse(TEST_PAGE, status_code=307)
 
 
 async def _no_such_route(request: Request) -> JSONResponse:
