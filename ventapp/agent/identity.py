@@ -56,9 +56,7 @@ def normalize_user_name(raw: str | None) -> str:
         return DEFAULT_USER
     name = " ".join(unicodedata.normalize("NFC", raw).split())
     if not name:
-        raise InvalidUserName(
-            "user_name must not be blank: enter a name (or leave the field out for 'default')."
-        )
+        raise InvalidUserName("user_name must not be blank: enter a name.")
     if any(unicodedata.category(ch) in _REFUSED_CATEGORIES for ch in name):
         raise InvalidUserName("user_name must not contain control or invisible (zero-width) characters.")
     if len(name) > MAX_USER_NAME_CHARS:
