@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 import httpx
+import pytest
 
 from tests.api.sse_client import post_chat
 from tests.scripted_llm.server import ScriptedServer
@@ -212,3 +213,54 @@ def test_every_route_accepts_any_uuid_spelling(client: httpx.Client) -> None:
     assert client.get(f"/api/sessions/{upper}/runs", params=params).status_code == 200
     assert client.post("/api/chat/stop", data={"session_id": upper, **params}).json() == {"stopped": False}
     assert client.get(f"/api/chat/history/{upper}", params={"user_name": "mallory"}).status_code == 404
+
+
+# --- uploads whose names or shape the README refuses (issue 17 item 10) --------------------
+
+
+def _multipart(*parts: tuple[bytes, bytes]) -> tuple[bytes, dict[str, str]]:
+    """A hand-made multipart body (header bytes exactly as given) and its content type."""
+    chunks = [b"--B\r\n" + headers + b"\r\n\r\n" + body + b"\r\n" for headers, body in parts]
+    return b"".join(chunks) + b"--B--\r\n", {"content-type": "multipart/form-data; boundary=B"}
+
+
+def _field(name: str, value: str) -> tuple[bytes, bytes]:
+    return f'Content-Disposition: form-data; name="{name}"'.encode(), value.encode()
+
+
+def _file(filename: bytes, data: bytes = b"[fonts]\n") -> tuple[bytes, bytes]:
+    return b'Content-Disposition: form-data; name="file"; filename="' + filename + b'"', data
+
+
+@pytest.mark.parametrize(
+    ("file_parts", "says"),
+    [
+        ([_file(b"C:\\windows\\win.ini")], "path"),  # as a browser on Windows may send it
+        ([_file(b"C:\\\\windows\\\\win.ini")], "path"),  # quoted-pair escaped, as httpx sends it
+        ([_file(b"\\\\server\\share\\a.txt")], "path"),
+        ([(b'Content-Disposition: form-data; name="file"', b"no file name")], "no file name"),
+        ([_file(b"")], "no name"),
+        ([_file(b"caf\xe9.txt")], "UTF-8"),  # Latin-1 bytes, not UTF-8
+        ([_file(b"a.txt"), _file(b"b.txt")], "one file"),
+    ],
+)
+def test_refused_upload_shapes_are_clear_400s(
+    client: httpx.Client, llm: ScriptedServer, file_parts: list[tuple[bytes, bytes]], says: str
+) -> None:
+    user = f"up-{uuid.uuid4().hex[:8]}"
+    body, headers = _multipart(_field("message", "read this"), _field("user_name", user), *file_parts)
+    response = client.post("/api/chat", content=body, headers=headers)
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "bad_request" and says in response.json()["message"]
+    assert llm.requests() == [], "nothing ran"
+    assert client.get("/api/sessions", params={"user_name": user}).json()["sessions"] == []
+
+
+def test_a_utf8_file_name_is_kept_as_sent(client: httpx.Client, llm: ScriptedServer) -> None:
+    body, headers = _multipart(
+        _field("message", "read this"), _field("user_name", "uploader"), _file("风量 测定.csv".encode())
+    )
+    response = client.post("/api/chat", content=body, headers=headers)
+    assert response.status_code == 200
+    prompt = " ".join(str(message.get("content")) for message in llm.requests()[0]["messages"])
+    assert "/workspace/uploads/风量 测定.csv" in prompt
