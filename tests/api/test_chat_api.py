@@ -195,9 +195,30 @@ def test_unknown_session_id_is_404_and_creates_nothing(client: httpx.Client, llm
 
 
 def test_unknown_api_paths_answer_json(client: httpx.Client) -> None:
-    for method, path in (("GET", "/api/nope"), ("GET", "/api/chat"), ("PATCH", "/api/sessions/x/title")):
+    response = client.get("/api/nope")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+def test_a_wrong_method_on_a_known_path_is_405_with_allow(client: httpx.Client) -> None:
+    """Issue 17 item 11: what OpenAPI does not list for a path is 405 naming what it does list."""
+    for method, path, allow in (
+        ("GET", "/api/chat", "POST"),
+        ("PATCH", "/api/sessions/x/title", "PUT"),
+        ("PUT", "/api/usage/today", "GET"),
+        ("OPTIONS", "/api/sessions/x/mode", "GET, PUT"),
+    ):
         response = client.request(method, path)
-        assert response.status_code == 404 and response.json()["code"] == "not_found", (method, path)
+        assert response.status_code == 405, (method, path)
+        assert response.json()["code"] == "method_not_allowed" and response.headers["allow"] == allow
+
+
+def test_an_unparsable_body_is_400_in_the_error_shape(client: httpx.Client) -> None:
+    response = client.post(
+        "/api/chat/resume", content=b"3ec\xff:", headers={"content-type": "application/json"}
+    )
+    assert response.status_code in (400, 422)
+    body = response.json()
+    assert body["code"] == "bad_request" and body["message"] == body["detail"]
 
 
 def test_json_body_is_told_to_use_multipart(client: httpx.Client) -> None:

@@ -12,6 +12,8 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import compile_path
 
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.api import chat_routes, health_routes, resume_routes, session_routes, usage_routes
@@ -50,6 +52,7 @@ def create_api(
     )
     api.add_exception_handler(ChatRejected, chat_rejected_handler)
     api.add_exception_handler(RequestValidationError, validation_error_handler)
+    api.add_exception_handler(StarletteHTTPException, _http_error)
     api.include_router(chat_routes.router)
     api.include_router(resume_routes.router)
     api.include_router(health_routes.router)
@@ -58,11 +61,11 @@ def create_api(
     if not serves_ui:
         api.add_api_route("/", _to_test_page, methods=["GET", "HEAD"], include_in_schema=False)
     # Last: any other /api path answers in our JSON shape instead of the UI's HTML 404 page
-    # (routes match in order, so a wrong method on a known path lands here too).
+    # (routes match in order, so a wrong method on a known path lands here too: 405).
     api.add_api_route(
         "/api/{path:path}",
         _no_such_route,
-        methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+        methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
         include_in_schema=False,
     )
     return api
@@ -73,7 +76,48 @@ async def _to_test_page() -> RedirectResponse:
     return RedirectResponse(TEST_PAGE, status_code=307)
 
 
+_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+    415: "bad_request",
+}
+
+
+async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+    """Framework errors (an unparsable body, …) in the one error shape, never FastAPI's bare ``detail``."""
+    assert isinstance(exc, StarletteHTTPException)
+    message = exc.detail if isinstance(exc.detail, str) and exc.detail else "The request was refused."
+    response = error_response(exc.status_code, _CODES.get(exc.status_code, "bad_request"), message)
+    response.headers.update(exc.headers or {})
+    return response
+
+
+def _methods_of(request: Request) -> set[str]:
+    """Methods the OpenAPI document lists for this request's path (the most literal template wins,
+    so ``/api/sessions/search`` is not also ``/api/sessions/{session_id}``)."""
+    matching: list[tuple[int, set[str]]] = []
+    for template, operations in request.app.openapi()["paths"].items():
+        regex, _, _ = compile_path(template)
+        if regex.match(request.url.path):
+            matching.append((template.count("{"), {method.upper() for method in operations}))
+    if not matching:
+        return set()
+    fewest = min(params for params, _ in matching)
+    return set().union(*(methods for params, methods in matching if params == fewest))
+
+
 async def _no_such_route(request: Request) -> JSONResponse:
+    allowed = _methods_of(request)
+    if allowed:
+        response = error_response(
+            405,
+            "method_not_allowed",
+            f"{request.url.path} does not take {request.method}; it takes {', '.join(sorted(allowed))}.",
+        )
+        response.headers["Allow"] = ", ".join(sorted(allowed))
+        return response
     return error_response(
         404,
         "not_found",

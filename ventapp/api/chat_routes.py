@@ -29,7 +29,7 @@ from ventapp.agent.uploads import (
     save_upload,
 )
 from ventapp.api.deps import CurrentUser, FormUser, RuntimeDep
-from ventapp.api.openapi import errors
+from ventapp.api.openapi import SSE_RESPONSE, errors
 from ventapp.api.sse import stream_run
 from ventapp.db import chat_store
 
@@ -121,17 +121,6 @@ async def _discard_uploads(runtime: AgentRuntime, request: ChatRequest) -> None:
         await asyncio.to_thread(
             discard_upload, runtime.settings, request.user_name, request.session_id or "", path
         )
-
-
-SSE_RESPONSE: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "The run's contract events as Server-Sent Events (`data: {json}` frames)",
-        "content": {"text/event-stream": {"schema": {"type": "string"}}},
-        "headers": {
-            name: {"schema": {"type": "string"}} for name in ("X-Session-Id", "X-Trace-Id", "X-Run-Id")
-        },
-    }
-}
 
 
 def _require_form(request: Request) -> None:

@@ -10,9 +10,12 @@ server is starting) and, for state-changing methods, 403 (cross-site) — come f
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import UTC, datetime
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from ventapp.agent.events import EVENT_TYPES
 
 _MEANING = {
     400: "Bad input (blank message, user_name breaking the rule, bad upload, unknown skill)",
@@ -64,3 +67,51 @@ def errors(*statuses: int, state_changing: bool = False) -> dict[int | str, dict
     """
     every = sorted({*(STATE_CHANGING if state_changing else COMMON), *statuses})
     return {status: {"model": ErrorBody, "description": _MEANING.get(status, "Error")} for status in every}
+
+
+def _as_utc(value: datetime) -> datetime:
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+UtcDateTime = Annotated[datetime, AfterValidator(_as_utc)]
+"""A timestamp the database keeps as naive UTC, sent with its zone (``…T09:50:25.444809Z``):
+RFC 3339 ``date-time`` requires one, and a browser reads a zoneless one as local time."""
+
+CONTRACT_FRAME: dict[str, Any] = {
+    "type": "object",
+    "required": ["type", "session_id"],
+    "properties": {
+        "type": {"type": "string", "enum": list(EVENT_TYPES)},
+        "session_id": {"type": "string"},
+        "trace_id": {"type": "string"},
+    },
+    "additionalProperties": True,
+    "description": "One contract event (fields per type: spec 002 and ventapp/agent/events.py).",
+}
+
+SSE_RESPONSE: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The run's contract events as Server-Sent Events, one `data: {json}` frame each",
+        "content": {
+            "text/event-stream": {
+                "schema": {
+                    "type": "object",
+                    "required": ["data"],
+                    "properties": {
+                        "data": {
+                            "type": "string",
+                            "contentMediaType": "application/json",
+                            "contentSchema": CONTRACT_FRAME,
+                        },
+                        "event": {"type": "string", "enum": ["message"]},
+                    },
+                }
+            }
+        },
+        "headers": {
+            name: {"schema": {"type": "string"}, "required": True}
+            for name in ("X-Session-Id", "X-Trace-Id", "X-Run-Id")
+        },
+    }
+}
+"""``responses=`` entry of the streaming routes (``/api/chat``, ``/api/chat/resume``)."""

@@ -10,9 +10,8 @@ from pydantic import BaseModel, Field
 
 from ventapp.agent.interrupts import ResumeAnswer
 from ventapp.agent.resume import ResumeRequest, pending_interrupt, start_resume
-from ventapp.api.chat_routes import SSE_RESPONSE
 from ventapp.api.deps import USER_NAME_HELP, CurrentUser, RuntimeDep, user_identity
-from ventapp.api.openapi import errors
+from ventapp.api.openapi import SSE_RESPONSE, errors
 from ventapp.api.sse import stream_run
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])

@@ -26,7 +26,7 @@ from ventapp.agent.sessions import latest_compaction
 from ventapp.agent.workspace import HISTORY_AREA, HISTORY_ROUTE, area_dir
 from ventapp.api.deps import CurrentUser, RuntimeDep
 from ventapp.api.errors import error_response
-from ventapp.api.openapi import errors
+from ventapp.api.openapi import UtcDateTime, errors
 from ventapp.db import chat_store, session_store
 from ventapp.db.models import SESSION_MODES, ChatSession, ExecutionRun
 
@@ -45,8 +45,8 @@ class SessionPublic(BaseModel):
     title: str
     pinned: bool
     mode: str
-    created_at: datetime
-    updated_at: datetime
+    created_at: UtcDateTime
+    updated_at: UtcDateTime
 
 
 class SessionList(BaseModel):
@@ -96,8 +96,8 @@ class RunPublic(BaseModel):
     error: str | None
     error_code: str | None
     trace_id: str
-    started_at: datetime
-    finished_at: datetime | None
+    started_at: UtcDateTime
+    finished_at: UtcDateTime | None
     duration_ms: int | None
     first_token_ms: int | None
     input_tokens: int
@@ -116,7 +116,7 @@ class Archive(BaseModel):
 
     path: str
     size: int
-    modified_at: datetime
+    modified_at: UtcDateTime
 
 
 class ContextPublic(BaseModel):
