@@ -21,15 +21,15 @@ from ventapp.pages.usage import usage_page
 def _api() -> FastAPI:
     """Our API, told whether this process serves the UI's pages and where the UI lives.
 
-    ``make run`` mounts the compiled UI into this backend (``/`` is the chat page);
+    ``make run`` mounts the compiled UI into this backend (``/`` is the chat page; Reflex
+    sets the flag after this module is imported, so it is read per request);
     ``make api`` and ``make dev`` do not (``/`` then redirects to the test page, and in
     dev mode the UI on its own port still counts as the app's own origin).
     """
     config = rx.config.get_config()
-    serves_ui = environment.REFLEX_MOUNT_FRONTEND_COMPILED_APP.get()
     dev_ui = environment.REFLEX_ENV_MODE.get() == Env.DEV and not environment.REFLEX_BACKEND_ONLY.get()
     ui_port = (config.frontend_port or DefaultPorts.FRONTEND_PORT) if dev_ui else None
-    return create_api(serves_ui=serves_ui, ui_port=ui_port)
+    return create_api(serves_ui=environment.REFLEX_MOUNT_FRONTEND_COMPILED_APP.get, ui_port=ui_port)
 
 
 app = rx.App(

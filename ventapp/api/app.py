@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import compile_path
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.api import chat_routes, health_routes, resume_routes, session_routes, usage_routes
@@ -28,7 +29,7 @@ def create_api(
     lifespan: Callable[[FastAPI], Any] | None = None,
     *,
     settings: Settings | None = None,
-    serves_ui: bool = False,
+    serves_ui: Callable[[], bool] = lambda: False,
     ui_port: int | None = None,
 ) -> FastAPI:
     """Build the API app.
@@ -38,13 +39,15 @@ def create_api(
             transformer app's lifespan does not run and the runtime opens in
             ``app.register_lifespan_task`` instead.
         settings: For ``CORS_ORIGINS`` and ``UPLOAD_MAX_BYTES`` (default: the process's).
-        serves_ui: True when this process also serves the UI's pages (``make run``); otherwise
-            ``GET /`` redirects to the legacy test page (spec 002), as on ``make api``.
+        serves_ui: Asked per request: does this process also serve the UI's pages (``make run``)?
+            Otherwise ``GET /`` redirects to the legacy test page (spec 002), as on ``make api``.
+            (Reflex decides to mount the UI after our module is imported, so it cannot be a flag.)
         ui_port: The UI's port when it is not this server's (``make dev``), so the UI's origin
             counts as the app's own.
     """
     settings = settings or get_settings()
     api = FastAPI(title="VentAgent API", version="0.1.0", lifespan=lifespan)
+    api.add_middleware(_TestPageAtRoot, serves_ui=serves_ui)
     api.add_middleware(
         HttpGuard,
         policy=OriginPolicy(settings.cors_origins, ui_port=ui_port),
@@ -58,8 +61,6 @@ def create_api(
     api.include_router(health_routes.router)
     api.include_router(usage_routes.router)
     api.include_router(session_routes.router)
-    if not serves_ui:
-        api.add_api_route("/", _to_test_page, methods=["GET", "HEAD"], include_in_schema=False)
     # Last: any other /api path answers in our JSON shape instead of the UI's HTML 404 page
     # (routes match in order, so a wrong method on a known path lands here too: 405).
     api.add_api_route(
@@ -71,9 +72,23 @@ def create_api(
     return api
 
 
-async def _to_test_page() -> RedirectResponse:
-    """Spec 002: ``GET /`` of the backend-only server redirects to the test page."""
-    return RedirectResponse(TEST_PAGE, status_code=307)
+class _TestPageAtRoot:
+    """ASGI middleware: ``GET /`` redirects to the test page unless this process serves the UI there."""
+
+    def __init__(self, app: ASGIApp, serves_ui: Callable[[], bool]) -> None:
+        self.app = app
+        self.serves_ui = serves_ui
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope["path"] == "/"
+            and scope["method"] in ("GET", "HEAD")
+            and not self.serves_ui()
+        ):
+            await RedirectResponse(TEST_PAGE, status_code=307)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 _CODES = {
