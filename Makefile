@@ -20,8 +20,9 @@ export NPM_CONFIG_AUDIT := false
 export PYTHONDONTWRITEBYTECODE := 1
 
 # `make api PORT=8123` must not also export PORT into the app's environment: it would differ
-# from .env's PORT and be reported as a configuration conflict. The port goes in as a flag.
-unexport PORT
+# from .env's PORT and be reported as a configuration conflict. The port goes in as a flag
+# (HOST likewise, as --backend-host).
+unexport PORT HOST
 
 .PHONY: setup run dev api demo migrate test lint chromium clean help
 
@@ -49,21 +50,24 @@ migrate: $(VENV_STAMP)
 
 # Port: `make api PORT=8123`; otherwise PORT from .env / the environment via ventapp.config.
 APP_PORT = $(or $(PORT),$(shell $(PY) -c "from ventapp.config import get_settings; print(get_settings().port)"))
+# Listen address: `make run HOST=0.0.0.0`, else HOST from .env / the environment (default 127.0.0.1: this machine only);
+# `HOST=0.0.0.0` opens the app to the network, where anyone can claim any user_name.
+APP_HOST = $(or $(HOST),$(shell $(PY) -c "from ventapp.config import get_settings; print(get_settings().host)"))
 
 run: setup
-	.venv/bin/reflex run --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT)
+	.venv/bin/reflex run --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) --backend-host $(APP_HOST)
 
 dev: setup
-	.venv/bin/reflex run --env dev
+	.venv/bin/reflex run --env dev --backend-host $(APP_HOST)
 
 api: setup
-	.venv/bin/reflex run --env prod --backend-only --backend-port $(APP_PORT)
+	.venv/bin/reflex run --env prod --backend-only --backend-port $(APP_PORT) --backend-host $(APP_HOST)
 
 demo: setup
 	@$(PY) -m tests.scripted_llm --port $(DEMO_LLM_PORT) --delay-ms 15 & llm=$$!; trap "kill $$llm" EXIT; \
 	DEEP_AGENT_ENV_PRIORITY=process OPENAI_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 OPENAI_API_KEY=scripted \
 	MODEL_NAME=scripted-demo DEMO_MODE=1 DATA_DIR=data/demo \
-	.venv/bin/reflex run --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT)
+	.venv/bin/reflex run --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) --backend-host $(APP_HOST)
 
 chromium:
 	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }

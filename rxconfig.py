@@ -3,14 +3,26 @@
 Ports are not set here: the Makefile passes ``--frontend-port``/``--backend-port`` from
 ``PORT`` (read by ``ventapp.config``, the only reader of the environment), and a port in
 the config would make ``reflex run --backend-only`` refuse to start.
+
+``backend_host`` is ``HOST`` (default ``127.0.0.1``: only this machine can connect) and
+``cors_allowed_origins`` is ``CORS_ORIGINS``: Reflex adds its CORS middleware with that
+list (exact origins; empty: no CORS headers at all, where Reflex's default ``*`` would
+echo any origin with credentials). The event socket's origin check is our guard
+(``ventapp.api.guards``), which also accepts the app's own origin.
 """
 
 import reflex as rx
 from reflex_base.plugins.sitemap import SitemapPlugin
+
+from ventapp.config import get_settings
+
+_settings = get_settings()
 
 config = rx.Config(
     app_name="ventapp",
     telemetry_enabled=False,
     show_built_with_reflex=False,
     disable_plugins=[SitemapPlugin],
+    backend_host=_settings.host,
+    cors_allowed_origins=list(_settings.cors_origins),
 )

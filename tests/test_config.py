@@ -105,3 +105,21 @@ def test_priority_conflict_names_the_process_value_as_used(tmp_path: Path) -> No
     assert settings.env_priority == "process"
     (conflict,) = settings.conflicts
     assert conflict.key == "DEEP_AGENT_ENV_PRIORITY" and conflict.used == "process"
+
+
+def test_host_is_loopback_unless_opened(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.env"
+    assert load_settings({}, env_file=missing).host == "127.0.0.1"
+    assert load_settings({"HOST": "0.0.0.0"}, env_file=missing).host == "0.0.0.0"
+
+
+def test_cors_origins_are_exact_origins(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.env"
+    assert load_settings({}, env_file=missing).cors_origins == ()
+    listed = load_settings(
+        {"CORS_ORIGINS": " http://Legacy.example:8080/ ,https://b.example,"}, env_file=missing
+    )
+    assert listed.cors_origins == ("http://legacy.example:8080", "https://b.example")
+    for bad in ("*", "null", "legacy.example", "http://a.example/app", "ftp://a.example", "http://a, *"):
+        with pytest.raises(ValueError, match="CORS_ORIGINS"):
+            load_settings({"CORS_ORIGINS": bad}, env_file=missing)

@@ -54,6 +54,15 @@ KEYS: dict[str, tuple[str, str]] = {
         "Graph-state store: sqlite (DATA_DIR/checkpoints.db) | memory (lost on restart)",
     ),
     "PORT": ("3000", "Port the app serves on (make run / make api)"),
+    "HOST": (
+        "127.0.0.1",
+        "Address the server listens on; 0.0.0.0 opens it to the network (user names are self-declared!)",
+    ),
+    "CORS_ORIGINS": (
+        "",
+        "Other web origins allowed to call the API from a browser, comma-separated exact "
+        "scheme://host[:port] (e.g. the legacy 1.5 frontend's); empty: none",
+    ),
     "DEMO_MODE": ("0", "1 when the model is the scripted demo server (the UI labels it)"),
     "MODEL_TEMPERATURE": ("0.2", "Sampling temperature sent to the model"),
     "MODEL_TIMEOUT_S": ("120", "Seconds to wait for one model response before failing the run"),
@@ -148,6 +157,8 @@ class Settings:
     request_key_ttl_s: int = 86400
     scheduler_tz: str = "Asia/Shanghai"
     scheduler_misfire_grace_s: int = 300
+    host: str = "127.0.0.1"
+    cors_origins: tuple[str, ...] = ()
     conflicts: tuple[ConfigConflict, ...] = field(default=())
 
     @property
@@ -208,6 +219,23 @@ def _as_float(values: dict[str, str], key: str) -> float:
         return float(values[key])
     except ValueError:
         raise ValueError(f"{key} must be a number, got {values[key]!r}") from None
+
+
+def _as_origins(values: dict[str, str], key: str) -> tuple[str, ...]:
+    """Exact web origins (``scheme://host[:port]``); a browser sends them in ``Origin``."""
+    origins = []
+    for raw in values[key].split(","):
+        origin = raw.strip().rstrip("/")
+        if not origin:
+            continue
+        scheme, sep, rest = origin.partition("://")
+        if origin in ("*", "null") or not sep or scheme not in ("http", "https") or not rest or "/" in rest:
+            raise ValueError(
+                f"{key} takes exact origins such as https://legacy.example.com:8443, comma-separated "
+                f"(no '*', no paths), got {raw.strip()!r}"
+            )
+        origins.append(origin.lower())
+    return tuple(dict.fromkeys(origins))
 
 
 def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | None = None) -> Settings:
@@ -290,6 +318,8 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         request_key_ttl_s=_as_int(values, "REQUEST_KEY_TTL_S", minimum=1),
         scheduler_tz=scheduler_tz,
         scheduler_misfire_grace_s=_as_int(values, "SCHEDULER_MISFIRE_GRACE_S"),
+        host=values["HOST"] or KEYS["HOST"][0],
+        cors_origins=_as_origins(values, "CORS_ORIGINS"),
         conflicts=tuple(conflicts),
     )
 

@@ -7,6 +7,9 @@ task, which Reflex runs once per worker.
 from __future__ import annotations
 
 import reflex as rx
+from fastapi import FastAPI
+from reflex_base.constants import DefaultPorts, Env
+from reflex_base.environment import environment
 
 from ventapp.api.app import create_api
 from ventapp.pages.chat import chat_page
@@ -15,10 +18,29 @@ from ventapp.pages.schedules import schedules_page
 from ventapp.pages.usage import usage_page
 from ventapp.scheduler.lifespan import app_lifespan
 
+
+def _api() -> FastAPI:
+    """Our API, told whether this process serves the UI's pages and where the UI lives.
+
+    ``make run`` mounts the compiled UI into this backend (``/`` is the chat page; Reflex
+    sets the flag after this module is imported, so it is read per request);
+    ``make api`` and ``make dev`` do not (``/`` then redirects to the test page, and in
+    dev mode the UI on its own port still counts as the app's own origin).
+    """
+    config = rx.config.get_config()
+    dev_ui = environment.REFLEX_ENV_MODE.get() == Env.DEV and not environment.REFLEX_BACKEND_ONLY.get()
+    ui_port = (config.frontend_port or DefaultPorts.FRONTEND_PORT) if dev_ui else None
+    return create_api(serves_ui=environment.REFLEX_MOUNT_FRONTEND_COMPILED_APP.get, ui_port=ui_port)
+
+
 app = rx.App(
-    api_transformer=create_api(),
+    api_transformer=_api(),
     theme=rx.theme(appearance="inherit", accent_color="teal", gray_color="slate", radius="large"),
 )
+# The event socket's origin is checked by our HttpGuard in front of /_event, which knows the
+# app's own origin; engineio given Reflex's explicit CORS_ORIGINS list would refuse that one.
+if app.sio is not None:
+    app.sio.eio.cors_allowed_origins = []
 app.register_lifespan_task(app_lifespan)
 app.add_page(chat_page, route="/", title="VentAgent")
 app.add_page(knowledge_page, route="/kb/[doc_id]", title="Knowledge base · VentAgent")

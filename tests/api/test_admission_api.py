@@ -106,6 +106,40 @@ def test_same_request_id_twice_runs_once(http: httpx.Client, slow_llm: ScriptedS
     assert other_user.status_code == 200, "keys are per user"
 
 
+def test_repeated_request_id_while_the_first_runs_is_409_not_429(
+    http: httpx.Client, gated_api: ApiServer
+) -> None:
+    """Issue 17 item 12: the key is checked before the gate, which the running original fills."""
+    key = f"req-{uuid.uuid4()}"
+    started: list[threading.Event] = [threading.Event() for _ in range(MAX_PER_USER)]
+    heads: list[dict[str, str]] = [{} for _ in range(MAX_PER_USER)]
+
+    def run(index: int, fields: dict[str, tuple[None, str]]) -> None:
+        with httpx.Client(base_url=gated_api.url, timeout=60) as client:
+            with client.stream("POST", "/api/chat", files=fields) as response:
+                heads[index].update(response.headers)
+                started[index].set()
+                response.read()
+
+    base = {"message": (None, "long answer please"), "user_name": (None, "fran")}
+    readers = [
+        threading.Thread(target=run, args=(0, {**base, "request_id": (None, key)})),
+        threading.Thread(target=run, args=(1, base)),  # fran's second slot: her gate is now full
+    ]
+    for reader in readers:
+        reader.start()
+    assert all(event.wait(15) for event in started)
+    again, _ = post_chat(http, message="long answer please", request_id=key, user_name="fran")
+    assert again.status_code == 409, again.text
+    body = again.json()
+    assert body["code"] == "duplicate_request"
+    assert body["session_id"] == heads[0]["x-session-id"] and body["run_id"] == heads[0]["x-run-id"]
+    for session_id in (heads[0]["x-session-id"], heads[1]["x-session-id"]):
+        http.post("/api/chat/stop", data={"session_id": session_id, "user_name": "fran"})
+    for reader in readers:
+        reader.join(15)
+
+
 @pytest.mark.parametrize("key", ["", "x" * 129])
 def test_bad_request_ids_are_400(http: httpx.Client, key: str) -> None:
     response, _ = post_chat(http, message="hello", request_id=key)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 
 import httpx
+import pytest
 
 from tests.api.sse_client import post_chat
 from tests.scripted_llm.server import ScriptedServer
@@ -104,10 +105,12 @@ def test_history_keeps_tool_cards_and_citations(client: httpx.Client) -> None:
     assert answer["tool_calls"][0]["content"] and answer["citations"]
 
 
-def test_blank_message_is_400_json(client: httpx.Client) -> None:
-    for fields in ({"message": "   "}, {"user_name": "alice"}):
+def test_blank_message_is_400_and_a_missing_one_422_json(client: httpx.Client) -> None:
+    """OpenAPI says ``message`` is required: without it (or empty) the request is malformed (422);
+    a message of blanks is well-formed but says nothing (400)."""
+    for fields, status in (({"message": "   "}, 400), ({"user_name": "alice"}, 422), ({"message": ""}, 422)):
         response, _ = post_chat(client, **fields)
-        assert response.status_code == 400
+        assert response.status_code == status, fields
         assert response.json()["code"] == "bad_request" and response.json()["message"]
 
 
@@ -192,9 +195,30 @@ def test_unknown_session_id_is_404_and_creates_nothing(client: httpx.Client, llm
 
 
 def test_unknown_api_paths_answer_json(client: httpx.Client) -> None:
-    for method, path in (("GET", "/api/nope"), ("GET", "/api/chat"), ("PATCH", "/api/sessions/x/title")):
+    response = client.get("/api/nope")
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+def test_a_wrong_method_on_a_known_path_is_405_with_allow(client: httpx.Client) -> None:
+    """Issue 17 item 11: what OpenAPI does not list for a path is 405 naming what it does list."""
+    for method, path, allow in (
+        ("GET", "/api/chat", "POST"),
+        ("PATCH", "/api/sessions/x/title", "PUT"),
+        ("PUT", "/api/usage/today", "GET"),
+        ("OPTIONS", "/api/sessions/x/mode", "GET, PUT"),
+    ):
         response = client.request(method, path)
-        assert response.status_code == 404 and response.json()["code"] == "not_found", (method, path)
+        assert response.status_code == 405, (method, path)
+        assert response.json()["code"] == "method_not_allowed" and response.headers["allow"] == allow
+
+
+def test_an_unparsable_body_is_400_in_the_error_shape(client: httpx.Client) -> None:
+    response = client.post(
+        "/api/chat/resume", content=b"3ec\xff:", headers={"content-type": "application/json"}
+    )
+    assert response.status_code in (400, 422)
+    body = response.json()
+    assert body["code"] == "bad_request" and body["message"] == body["detail"]
 
 
 def test_json_body_is_told_to_use_multipart(client: httpx.Client) -> None:
@@ -210,3 +234,54 @@ def test_every_route_accepts_any_uuid_spelling(client: httpx.Client) -> None:
     assert client.get(f"/api/sessions/{upper}/runs", params=params).status_code == 200
     assert client.post("/api/chat/stop", data={"session_id": upper, **params}).json() == {"stopped": False}
     assert client.get(f"/api/chat/history/{upper}", params={"user_name": "mallory"}).status_code == 404
+
+
+# --- uploads whose names or shape the README refuses (issue 17 item 10) --------------------
+
+
+def _multipart(*parts: tuple[bytes, bytes]) -> tuple[bytes, dict[str, str]]:
+    """A hand-made multipart body (header bytes exactly as given) and its content type."""
+    chunks = [b"--B\r\n" + headers + b"\r\n\r\n" + body + b"\r\n" for headers, body in parts]
+    return b"".join(chunks) + b"--B--\r\n", {"content-type": "multipart/form-data; boundary=B"}
+
+
+def _field(name: str, value: str) -> tuple[bytes, bytes]:
+    return f'Content-Disposition: form-data; name="{name}"'.encode(), value.encode()
+
+
+def _file(filename: bytes, data: bytes = b"[fonts]\n") -> tuple[bytes, bytes]:
+    return b'Content-Disposition: form-data; name="file"; filename="' + filename + b'"', data
+
+
+@pytest.mark.parametrize(
+    ("file_parts", "says"),
+    [
+        ([_file(b"C:\\windows\\win.ini")], "path"),  # as a browser on Windows may send it
+        ([_file(b"C:\\\\windows\\\\win.ini")], "path"),  # quoted-pair escaped, as httpx sends it
+        ([_file(b"\\\\server\\share\\a.txt")], "path"),
+        ([(b'Content-Disposition: form-data; name="file"', b"no file name")], "no file name"),
+        ([_file(b"")], "no name"),
+        ([_file(b"caf\xe9.txt")], "UTF-8"),  # Latin-1 bytes, not UTF-8
+        ([_file(b"a.txt"), _file(b"b.txt")], "one file"),
+    ],
+)
+def test_refused_upload_shapes_are_clear_400s(
+    client: httpx.Client, llm: ScriptedServer, file_parts: list[tuple[bytes, bytes]], says: str
+) -> None:
+    user = f"up-{uuid.uuid4().hex[:8]}"
+    body, headers = _multipart(_field("message", "read this"), _field("user_name", user), *file_parts)
+    response = client.post("/api/chat", content=body, headers=headers)
+    assert response.status_code == 400, response.text
+    assert response.json()["code"] == "bad_request" and says in response.json()["message"]
+    assert llm.requests() == [], "nothing ran"
+    assert client.get("/api/sessions", params={"user_name": user}).json()["sessions"] == []
+
+
+def test_a_utf8_file_name_is_kept_as_sent(client: httpx.Client, llm: ScriptedServer) -> None:
+    body, headers = _multipart(
+        _field("message", "read this"), _field("user_name", "uploader"), _file("风量 测定.csv".encode())
+    )
+    response = client.post("/api/chat", content=body, headers=headers)
+    assert response.status_code == 200
+    prompt = " ".join(str(message.get("content")) for message in llm.requests()[0]["messages"])
+    assert "/workspace/uploads/风量 测定.csv" in prompt

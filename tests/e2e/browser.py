@@ -30,6 +30,18 @@ def chromium() -> Iterator[Browser]:
             browser.close()
 
 
+def watch_csp(page: Page) -> list[str]:
+    """Collect the page's Content-Security-Policy violations (Chromium reports them on the console)."""
+    violations: list[str] = []
+    page.on(
+        "console",
+        lambda message: (
+            violations.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
+    return violations
+
+
 def open_chat(browser: Browser, url: str, user: str, timeout_ms: int = 30_000) -> Page:
     """A new browser context on the chat page, signed in as ``user``, ready to send.
 

@@ -6,6 +6,9 @@ import time
 from pathlib import Path
 
 import httpx
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
+from websockets.typing import Origin
 
 from tests.api.sse_client import post_chat
 from tests.e2e.reflex_app import ReflexApp
@@ -82,3 +85,58 @@ def test_sigkill_mid_run_leaves_interrupted_run_and_usable_session(tmp_path: Pat
                 response, frames = post_chat(client, message="are you back?", session_id=seen["session"])
                 assert response.status_code == 200 and frames[-1]["type"] == "done"
         engine.dispose()
+
+
+LEGACY = "http://legacy.example:8080"
+EVIL = "https://evil.example"
+
+
+def _socket(app: ReflexApp, origin: str) -> str:
+    """Open Reflex's event socket with ``origin``: the first engine.io packet, or ``refused <status>``."""
+    url = f"ws://127.0.0.1:{app.port}/_event/?EIO=4&transport=websocket"
+    try:
+        with connect(url, origin=Origin(origin), open_timeout=10) as socket:
+            return str(socket.recv(timeout=10))
+    except InvalidStatus as refused:
+        return f"refused {refused.response.status_code}"
+
+
+def test_backend_only_guards_origins_and_redirects_root(llm: ScriptedServer, tmp_path: Path) -> None:
+    """Issue 17 items 1 and 14 on the real backend (granian, Reflex's CORS middleware and socket)."""
+    env = {**app_env(tmp_path, llm.base_url), "CORS_ORIGINS": LEGACY}
+    with ReflexApp(env, tmp_path / "api.log", backend_only=True) as app:
+        with httpx.Client(base_url=app.url, timeout=30) as client:
+            root = client.get("/")
+            assert root.status_code == 307 and root.headers["location"] == "/static/index.html"
+            assert "/api/chat" in client.get("/", follow_redirects=True).text
+
+            stranger = client.get("/api/sessions", headers={"origin": EVIL})
+            assert stranger.status_code == 200 and "access-control-allow-origin" not in stranger.headers
+            preflight = client.options(
+                "/api/chat", headers={"origin": EVIL, "access-control-request-method": "POST"}
+            )
+            assert "access-control-allow-origin" not in preflight.headers
+            listed = client.get("/api/sessions", headers={"origin": LEGACY})
+            assert listed.headers["access-control-allow-origin"] == LEGACY, "exact origin, never *"
+
+            forged = client.post("/api/chat", files={"message": (None, "hi")}, headers={"origin": EVIL})
+            assert forged.status_code == 403 and forged.json()["code"] == "forbidden"
+            legacy, frames = post_chat_from(client, LEGACY)
+            assert legacy.status_code == 200 and frames[-1]["type"] == "done"
+            assert client.request("TRACE", "/api/sessions").status_code == 405
+            headers = client.get("/static/index.html").headers
+            assert headers["x-content-type-options"] == "nosniff"
+            assert "frame-ancestors 'self'" in headers["content-security-policy"]
+
+        assert _socket(app, EVIL) == "refused 403"
+        assert _socket(app, "null") == "refused 403"
+        assert _socket(app, app.url).startswith("0{"), "the app's own origin opens the socket"
+        assert _socket(app, LEGACY).startswith("0{")
+
+
+def post_chat_from(client: httpx.Client, origin: str) -> tuple[httpx.Response, list[dict]]:
+    client.headers["origin"] = origin
+    try:
+        return post_chat(client, message="hello from the legacy frontend")
+    finally:
+        del client.headers["origin"]

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.browser import chromium
+from tests.e2e.browser import chromium, watch_csp
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import ApiServer
 
@@ -23,9 +23,11 @@ def page(browser: Browser, api: ApiServer, llm: ScriptedServer) -> Iterator[Page
     llm.reset()
     context = browser.new_context()
     tab = context.new_page()
+    violations = watch_csp(tab)
     tab.goto(f"{api.url}/static/index.html")
     yield tab
     context.close()
+    assert violations == [], "the test page must work under the Content-Security-Policy"
 
 
 def _send(page: Page, text: str) -> None:

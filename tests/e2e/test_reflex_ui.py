@@ -8,7 +8,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.browser import chromium, open_chat
+from tests.e2e.browser import chromium, open_chat, watch_csp
 from tests.e2e.reflex_app import ReflexApp
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import app_env
@@ -34,8 +34,10 @@ def browser() -> Iterator[Browser]:
 def page(browser: Browser, app: ReflexApp, llm: ScriptedServer) -> Iterator[Page]:
     llm.reset()
     tab = open_chat(browser, app.url, "alice", ANSWER_TIMEOUT_MS)
+    violations = watch_csp(tab)
     yield tab
     tab.context.close()
+    assert violations == [], "the UI must work under its Content-Security-Policy"
 
 
 def _send(page: Page, text: str) -> None:
@@ -46,6 +48,29 @@ def _send(page: Page, text: str) -> None:
 def test_single_port_serves_ui_api_and_test_page(app: ReflexApp) -> None:
     assert httpx.get(f"{app.url}/health").json()["model"]["demo"] is True
     assert "/api/chat" in httpx.get(f"{app.url}/static/index.html").text
+    root = httpx.get(app.url)
+    assert root.status_code == 200 and "text/html" in root.headers["content-type"], "/ is the UI here"
+    assert "frame-ancestors 'self'" in root.headers["content-security-policy"]
+
+
+def test_the_ui_loads_under_its_content_security_policy(browser: Browser, app: ReflexApp) -> None:
+    """Every page of the UI, opened fresh (a violation on the first load shows only there)."""
+    tab = browser.new_context().new_page()
+    violations = watch_csp(tab)
+    tab.goto(app.url)
+    tab.locator("#user-name").fill("csp")
+    tab.click("#user-name-save")
+    expect(tab.locator("#user-chip")).to_contain_text("csp")
+    tab.fill("#chat-input", "search fan laws")
+    tab.click("#send")
+    link = tab.locator(".msg-assistant").last.locator(".citation-link").first
+    expect(link).to_be_visible(timeout=ANSWER_TIMEOUT_MS)
+    tab.goto(f"{app.url}{link.get_attribute('href')}")
+    tab.wait_for_load_state("networkidle")
+    tab.goto(f"{app.url}/usage")
+    tab.wait_for_load_state("networkidle")
+    tab.context.close()
+    assert violations == []
 
 
 def test_calculation_streams_answer_with_tool_card(page: Page) -> None:

@@ -312,6 +312,14 @@ def test_clean_user_name() -> None:
     assert cs.clean_user_name("x" * 129)[1]
 
 
+def test_clean_user_name_applies_the_api_rule() -> None:
+    """Issue 17 item 9: the dialog keeps what the API would resolve, and refuses what it refuses."""
+    assert cs.clean_user_name("Jose\u0301\u00a0") == ("Jos\u00e9", "")
+    for bad in ("ali\u200bce", "al\x00ice", "alice\x1b[31m"):
+        name, problem = cs.clean_user_name(bad)
+        assert name == "" and "user_name" in problem, bad
+
+
 # --- ChatState headless ------------------------------------------------------------------
 
 SESSION = "11111111-2222-4333-8444-555555555555"

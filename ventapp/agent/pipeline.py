@@ -2,9 +2,10 @@
 
 Stages, in order:
 
-1. admission — :func:`start_chat`: validate; take a gate slot (429); resolve and own the
-   session (thread_id = session_id, invariant 1; 404); de-duplicate ``request_id`` (409
-   with the original ids); take the session lock (409); save the user's message; record
+1. admission — :func:`start_chat`: validate; de-duplicate ``request_id`` (409 with the
+   original ids, even while that run still holds its slot); take a gate slot (429);
+   resolve and own the session (thread_id = session_id, invariant 1; 404); take the
+   session lock (409); save the user's message; record
    the run as ``running``. Rejections raise :class:`ChatRejected` *before* anything
    streams, so the API answers with a plain HTTP status and nothing is saved;
 2. stream — ``agent.astream`` with a dict input (pitfall 6), ``stream_mode=["updates",
@@ -24,6 +25,7 @@ from typing import Any
 
 from ventapp.agent.admission import GateFull, GateSlot
 from ventapp.agent.chat_run import CANCELLED_MARKER, ChatRun
+from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.billing.guard import BillingRejected, precheck
 from ventapp.db import chat_store
@@ -33,11 +35,11 @@ from ventapp.obs.logs import new_trace_id
 TITLE_CHARS = 30
 """Session titles are the first message truncated to this many characters (spec 000 §六.4)."""
 MAX_MESSAGE_CHARS = 100_000
-MAX_USER_NAME_CHARS = 128
 MAX_REQUEST_ID_CHARS = 128
 
 __all__ = [
     "CANCELLED_MARKER",
+    "MAX_USER_NAME_CHARS",
     "ChatRejected",
     "ChatRequest",
     "ChatRun",
@@ -121,9 +123,13 @@ def _check_request(request: ChatRequest) -> None:
         raise ChatRejected(400, "bad_request", "The message is empty. Type something to send.")
     if len(request.message) > MAX_MESSAGE_CHARS:
         raise ChatRejected(400, "bad_request", f"The message is longer than {MAX_MESSAGE_CHARS} characters.")
-    name = request.user_name
-    if not name or len(name) > MAX_USER_NAME_CHARS or any(ch.isspace() and ch != " " for ch in name):
-        raise ChatRejected(400, "bad_request", "user_name must be 1–128 characters without line breaks.")
+    try:
+        if normalize_user_name(request.user_name) != request.user_name:
+            raise InvalidUserName(
+                "user_name must be given in its normalised form (see ventapp.agent.identity)."
+            )
+    except InvalidUserName as exc:
+        raise ChatRejected(400, "bad_request", exc.message) from None
     if request.request_id is not None and not (0 < len(request.request_id) <= MAX_REQUEST_ID_CHARS):
         raise ChatRejected(400, "bad_request", "request_id must be 1–128 characters.")
     if request.mode is not None and request.mode not in SESSION_MODES:
@@ -194,17 +200,19 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
     """
     _check_request(request)
     engine = runtime.engine
+    if request.request_id:
+        # Before quota and gate: a repeat of a run that is still going holds a slot itself,
+        # and must hear "already submitted" (409), not "too many runs" (429).
+        earlier = await asyncio.to_thread(
+            chat_store.find_request_key, engine, request.user_name, request.request_id
+        )
+        if earlier is not None:
+            raise _duplicate(earlier)
     await check_billing(runtime, request.user_name)
     slot = take_slot(runtime, request.user_name)
     lock: asyncio.Lock | None = None
     try:
         session_id, session = await _own_session(runtime, request)
-        if request.request_id:
-            earlier = await asyncio.to_thread(
-                chat_store.find_request_key, engine, request.user_name, request.request_id
-            )
-            if earlier is not None:
-                raise _duplicate(earlier)
         lock = runtime.session_lock(session_id)
         if lock.locked():
             lock = None

@@ -40,6 +40,18 @@ def _bad_name(message: str) -> UploadRejected:
     return UploadRejected(400, "bad_request", message)
 
 
+def decode_upload_name(raw: bytes) -> str:
+    """A file name as the client's bytes spell it, decoded as UTF-8 (never guessed as Latin-1).
+
+    Raises:
+        UploadRejected: 400 when the bytes are not valid UTF-8.
+    """
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _bad_name("The file name is not valid UTF-8; rename the file and send it again.") from None
+
+
 def clean_upload_name(filename: str | None) -> str:
     """The plain file name an upload is stored under.
 
@@ -55,7 +67,7 @@ def clean_upload_name(filename: str | None) -> str:
         raise _bad_name("The file has no name.")
     if any(unicodedata.category(ch) == "Cc" for ch in name):
         raise _bad_name("The file name contains control characters.")
-    if "/" in name or "\\" in name:
+    if "/" in name or "\\" in name:  # C:\windows\win.ini too: a Windows path is still a path
         raise _bad_name("Send a plain file name, not a path.")
     if not name.strip(". "):
         raise _bad_name("The file name must contain more than dots.")

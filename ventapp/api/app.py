@@ -1,4 +1,8 @@
-"""The FastAPI app that Reflex mounts through ``api_transformer`` (our routes match first)."""
+"""The FastAPI app that Reflex mounts through ``api_transformer`` (our routes match first).
+
+Reflex mounts its own app (UI pages, ``/_event``, ``/_upload``) *inside* this one, so the
+:class:`~ventapp.api.guards.HttpGuard` added here sees every request of the process.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,10 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, RedirectResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import compile_path
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.api import (
@@ -20,19 +27,43 @@ from ventapp.api import (
     usage_routes,
 )
 from ventapp.api.errors import chat_rejected_handler, error_response, validation_error_handler
+from ventapp.api.guards import BODY_MARGIN_BYTES, HttpGuard, OriginPolicy
+from ventapp.config import Settings, get_settings
+
+TEST_PAGE = "/static/index.html"
 
 
-def create_api(lifespan: Callable[[FastAPI], Any] | None = None) -> FastAPI:
+def create_api(
+    lifespan: Callable[[FastAPI], Any] | None = None,
+    *,
+    settings: Settings | None = None,
+    serves_ui: Callable[[], bool] = lambda: False,
+    ui_port: int | None = None,
+) -> FastAPI:
     """Build the API app.
 
     Args:
         lifespan: Only for running the API on its own (tests); under Reflex the
             transformer app's lifespan does not run and the runtime opens in
             ``app.register_lifespan_task`` instead.
+        settings: For ``CORS_ORIGINS`` and ``UPLOAD_MAX_BYTES`` (default: the process's).
+        serves_ui: Asked per request: does this process also serve the UI's pages (``make run``)?
+            Otherwise ``GET /`` redirects to the legacy test page (spec 002), as on ``make api``.
+            (Reflex decides to mount the UI after our module is imported, so it cannot be a flag.)
+        ui_port: The UI's port when it is not this server's (``make dev``), so the UI's origin
+            counts as the app's own.
     """
+    settings = settings or get_settings()
     api = FastAPI(title="VentAgent API", version="0.1.0", lifespan=lifespan)
+    api.add_middleware(_TestPageAtRoot, serves_ui=serves_ui)
+    api.add_middleware(
+        HttpGuard,
+        policy=OriginPolicy(settings.cors_origins, ui_port=ui_port),
+        max_body_bytes=settings.upload_max_bytes + BODY_MARGIN_BYTES,
+    )
     api.add_exception_handler(ChatRejected, chat_rejected_handler)
     api.add_exception_handler(RequestValidationError, validation_error_handler)
+    api.add_exception_handler(StarletteHTTPException, _http_error)
     api.include_router(chat_routes.router)
     api.include_router(resume_routes.router)
     api.include_router(health_routes.router)
@@ -41,17 +72,77 @@ def create_api(lifespan: Callable[[FastAPI], Any] | None = None) -> FastAPI:
     api.include_router(preference_routes.router)
     api.include_router(schedule_routes.router)
     # Last: any other /api path answers in our JSON shape instead of the UI's HTML 404 page
-    # (routes match in order, so a wrong method on a known path lands here too).
+    # (routes match in order, so a wrong method on a known path lands here too: 405).
     api.add_api_route(
         "/api/{path:path}",
         _no_such_route,
-        methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+        methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
         include_in_schema=False,
     )
     return api
 
 
+class _TestPageAtRoot:
+    """ASGI middleware: ``GET /`` redirects to the test page unless this process serves the UI there."""
+
+    def __init__(self, app: ASGIApp, serves_ui: Callable[[], bool]) -> None:
+        self.app = app
+        self.serves_ui = serves_ui
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope["path"] == "/"
+            and scope["method"] in ("GET", "HEAD")
+            and not self.serves_ui()
+        ):
+            await RedirectResponse(TEST_PAGE, status_code=307)(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+    415: "bad_request",
+}
+
+
+async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
+    """Framework errors (an unparsable body, …) in the one error shape, never FastAPI's bare ``detail``."""
+    assert isinstance(exc, StarletteHTTPException)
+    message = exc.detail if isinstance(exc.detail, str) and exc.detail else "The request was refused."
+    response = error_response(exc.status_code, _CODES.get(exc.status_code, "bad_request"), message)
+    response.headers.update(exc.headers or {})
+    return response
+
+
+def _methods_of(request: Request) -> set[str]:
+    """Methods the OpenAPI document lists for this request's path (the most literal template wins,
+    so ``/api/sessions/search`` is not also ``/api/sessions/{session_id}``)."""
+    matching: list[tuple[int, set[str]]] = []
+    for template, operations in request.app.openapi()["paths"].items():
+        regex, _, _ = compile_path(template)
+        if regex.match(request.url.path):
+            matching.append((template.count("{"), {method.upper() for method in operations}))
+    if not matching:
+        return set()
+    fewest = min(params for params, _ in matching)
+    return set().union(*(methods for params, methods in matching if params == fewest))
+
+
 async def _no_such_route(request: Request) -> JSONResponse:
+    allowed = _methods_of(request)
+    if allowed:
+        response = error_response(
+            405,
+            "method_not_allowed",
+            f"{request.url.path} does not take {request.method}; it takes {', '.join(sorted(allowed))}.",
+        )
+        response.headers["Allow"] = ", ".join(sorted(allowed))
+        return response
     return error_response(
         404,
         "not_found",

@@ -7,24 +7,77 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import email.message
+import email.utils
 import uuid
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from fastapi.responses import StreamingResponse
+from pydantic import BaseModel
+from starlette.datastructures import FormData
+from starlette.datastructures import UploadFile as StarletteUpload
 
 from ventapp.agent.pipeline import ChatRejected, ChatRequest, owned_session, start_chat, stop_run
 from ventapp.agent.prefixes import apply_prefixes
 from ventapp.agent.runtime import AgentRuntime
-from ventapp.agent.uploads import UploadRejected, discard_upload, save_upload
-from ventapp.api.deps import CurrentUser, RuntimeDep
+from ventapp.agent.uploads import (
+    UploadRejected,
+    check_upload,
+    decode_upload_name,
+    discard_upload,
+    save_upload,
+)
+from ventapp.api.deps import CurrentUser, FormUser, RuntimeDep
+from ventapp.api.openapi import SSE_RESPONSE, errors
 from ventapp.api.sse import stream_run
 from ventapp.db import chat_store
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
 
 
-async def _prepare_turn(runtime: AgentRuntime, request: ChatRequest, file: UploadFile | None) -> ChatRequest:
+def _sent_filename(upload: UploadFile) -> bytes | None:
+    """The part's file name as the client's bytes spell it, None when it sent none.
+
+    Starlette's parser hands over a cleaned name — it drops a Windows path (``C:\\x\\a.ini``
+    becomes ``a.ini``) and reads bad UTF-8 as Latin-1 — so the raw ``Content-Disposition``
+    is read again (its bytes arrive as Latin-1, which round-trips them).
+    """
+    header = upload.headers.get("content-disposition")
+    if header is None:
+        return None
+    parsed = email.message.Message()
+    parsed["content-disposition"] = header
+    name = parsed.get_param("filename", header="content-disposition")
+    if name is None:
+        return None
+    if isinstance(name, tuple):  # RFC 2231 filename*=: already decoded by its charset
+        return (upload.filename or "").encode("utf-8")
+    return email.utils.unquote(name).encode("latin-1")
+
+
+def _one_upload(form: FormData) -> UploadFile | None:
+    """The attached file, or None; 400 for a part without a file name or more than one file.
+
+    Browsers send an empty, nameless part for "no file": it counts as none.
+    """
+    parts = [part for part in form.getlist("file") if part not in ("", None)]
+    parts = [
+        part
+        for part in parts
+        if not (isinstance(part, StarletteUpload) and not part.filename and not part.size)
+    ]
+    if not parts:
+        return None
+    if len(parts) > 1:
+        raise ChatRejected(400, "bad_request", "Send one file per message (this request holds several).")
+    part = parts[0]
+    if not isinstance(part, StarletteUpload):
+        raise ChatRejected(400, "bad_request", "The file part has no file name; send it as a file upload.")
+    return part
+
+
+async def _prepare_turn(runtime: AgentRuntime, request: ChatRequest, form: FormData) -> ChatRequest:
     """Apply the message prefixes and save the attached file: the request to admit.
 
     ``#skill:<name>`` must name an installed skill (else 400 before anything runs);
@@ -34,19 +87,25 @@ async def _prepare_turn(runtime: AgentRuntime, request: ChatRequest, file: Uploa
 
     Raises:
         ChatRejected: 400 unknown skill, ``#session:`` conflicting with ``session_id``,
-            empty or badly named file; 404 ``#session:`` without an id; 413 file too large.
+            a file without a name or with a bad one (a path, a Windows path, control
+            characters, invalid UTF-8), several files, an empty file; 404 ``#session:``
+            without an id; 413 file too large.
     """
+    upload = _one_upload(form)
     request = apply_prefixes(request)
     session_id = request.session_id
     new_session = request.new_session
     attachments = list(request.attachments)
-    if file is not None and (file.filename or file.size):  # browsers send an empty part for "no file"
-        data = await file.read(runtime.settings.upload_max_bytes + 1)
-        if not session_id:  # the file needs its session folder before admission
-            session_id, new_session = str(uuid.uuid4()), True
+    if upload is not None:
         try:
+            raw_name = _sent_filename(upload)
+            name = decode_upload_name(raw_name) if raw_name is not None else None
+            data = await upload.read(runtime.settings.upload_max_bytes + 1)
+            check_upload(name, data, runtime.settings.upload_max_bytes)
+            if not session_id:  # the file needs its session folder before admission
+                session_id, new_session = str(uuid.uuid4()), True
             path = await asyncio.to_thread(
-                save_upload, runtime.settings, request.user_name, session_id, file.filename, data
+                save_upload, runtime.settings, request.user_name, session_id, name, data
             )
         except UploadRejected as exc:
             raise ChatRejected(exc.status, exc.code, exc.message) from None
@@ -64,44 +123,60 @@ async def _discard_uploads(runtime: AgentRuntime, request: ChatRequest) -> None:
         )
 
 
-@router.post("", response_class=StreamingResponse)
-async def chat(
-    http_request: Request,
-    runtime: RuntimeDep,
-    message: Annotated[str | None, Form()] = None,
-    session_id: Annotated[str | None, Form()] = None,
-    thread_id: Annotated[str | None, Form()] = None,
-    mode: Annotated[str | None, Form()] = None,
-    user_name: Annotated[str, Form()] = "default",
-    request_id: Annotated[str | None, Form()] = None,
-    file: Annotated[UploadFile | None, File()] = None,
-) -> StreamingResponse:
-    """Run one chat turn and stream its contract events as SSE.
-
-    Multipart fields per spec 002; ``message`` may start with ``#skill:<name>`` and/or
-    ``#session:<uuid>``, and ``file`` is saved to ``/workspace/uploads/``. Errors before the
-    stream starts are JSON: 400 (blank message, unknown skill, bad upload), 404 (unknown or
-    foreign session, thread_id ≠ session_id), 409 (session busy), 413 (upload too large),
-    422 (bad mode). Failures after it starts are ``error`` frames.
-    """
-    if http_request.headers.get("content-type", "").startswith("application/json"):
+def _require_form(request: Request) -> None:
+    """415 for a JSON body, before its fields are judged missing (a route dependency runs first)."""
+    if request.headers.get("content-type", "").startswith("application/json"):
         raise ChatRejected(
             415,
             "bad_request",
             "POST /api/chat takes multipart/form-data fields (message, session_id, …), not JSON.",
         )
-    if request_id is None and "request_id" in await http_request.form():
+
+
+@router.post(
+    "",
+    dependencies=[Depends(_require_form)],
+    response_class=StreamingResponse,
+    responses={**SSE_RESPONSE, **errors(404, 409, 415, 429, state_changing=True)},
+)
+async def chat(
+    http_request: Request,
+    runtime: RuntimeDep,
+    user_name: FormUser,
+    message: Annotated[
+        str, Form(min_length=1, description="The user's message; may start with #skill:/#session:")
+    ],
+    session_id: Annotated[str | None, Form()] = None,
+    thread_id: Annotated[str | None, Form(description="Must equal session_id")] = None,
+    mode: Annotated[str | None, Form(description="plan | full")] = None,
+    request_id: Annotated[str | None, Form(description="1–128 characters; a repeat is 409")] = None,
+    file: Annotated[
+        UploadFile | str | None, File(description="One attachment, saved to /workspace/uploads/")
+    ] = None,
+) -> StreamingResponse:
+    """Run one chat turn and stream its contract events as SSE.
+
+    Multipart fields per spec 002; ``message`` may start with ``#skill:<name>`` and/or
+    ``#session:<uuid>``, and ``file`` is saved to ``/workspace/uploads/``. Errors before the
+    stream starts are JSON: 400 (blank message, unknown skill, bad upload, bad user_name),
+    404 (unknown or foreign session, thread_id ≠ session_id), 409 (session busy, repeated
+    request_id), 413 (upload too large), 422 (missing message, bad mode), 429 (limits).
+    Failures after it starts are ``error`` frames.
+    """
+    del file  # read from the form itself: several parts and raw file names matter (see _one_upload)
+    form = await http_request.form()
+    if request_id is None and "request_id" in form:
         # FastAPI turns an empty form value into None; an explicitly empty key is a client bug.
         request_id = ""
     request = ChatRequest(
-        message=message or "",
-        user_name=(user_name or "default").strip(),
+        message=message,
+        user_name=user_name,
         session_id=session_id or None,
         thread_id=thread_id or None,
         mode=mode or None,
         request_id=request_id,
     )
-    request = await _prepare_turn(runtime, request, file)
+    request = await _prepare_turn(runtime, request, form)
     try:
         run = await start_chat(runtime, request)
     except ChatRejected:
@@ -111,21 +186,23 @@ async def chat(
     return stream_run(run)
 
 
-@router.post("/stop")
-async def stop(
-    runtime: RuntimeDep,
-    session_id: Annotated[str, Form()],
-    user_name: Annotated[str, Form()] = "default",
-) -> Any:
+class Stopped(BaseModel):
+    """Whether a running answer was told to stop."""
+
+    stopped: bool
+
+
+@router.post("/stop", response_model=Stopped, responses=errors(404, state_changing=True))
+async def stop(runtime: RuntimeDep, user_name: FormUser, session_id: Annotated[str, Form()]) -> Stopped:
     """Stop the session's running answer: ``{"stopped": bool}``; 404 if not the user's session.
 
     The stream of that run ends with an ``error`` frame (code ``cancelled``); its partial
     answer is saved with a marker and the run is recorded as ``cancelled``.
     """
-    return {"stopped": await stop_run(runtime, session_id, (user_name or "default").strip())}
+    return Stopped(stopped=await stop_run(runtime, session_id, user_name))
 
 
-@router.get("/history/{session_id}")
+@router.get("/history/{session_id}", responses=errors(404))
 async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Any:
     """The session's messages in order: ``{session_id, title, messages: [...]}``; 404 if not the user's."""
     session = await owned_session(runtime, session_id, user_name)

@@ -2,25 +2,53 @@
 
 ``resolve_user`` is the single place the caller's identity is decided (spec 000 §六
 gap 1: today the client states ``user_name``; real authentication replaces this one
-function and nothing else).
+function and nothing else). Every route applies the same rule,
+:func:`ventapp.agent.identity.normalize_user_name`, wherever the name travels: the query
+string (reads and session routes, :data:`CurrentUser`), the form (``/api/chat`` and
+``/api/chat/stop``, :data:`FormUser`) or a JSON body (``/api/chat/resume``, through
+:func:`user_identity`).
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Query
+from fastapi import Depends, Form, Query, Request
 
+from ventapp.agent.identity import InvalidUserName, normalize_user_name
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.runtime import AgentRuntime, get_runtime
 
+USER_NAME_HELP = (
+    "Who is asking (self-declared). Absent: 'default'. NFC-normalised, trimmed, inner whitespace "
+    "folded; blank, control or zero-width characters, or over 128 characters: 400."
+)
 
-def resolve_user(user_name: Annotated[str, Query(max_length=128)] = "default") -> str:
-    """The caller's user name from the query string (default ``default``)."""
-    name = user_name.strip()
-    if not name:
-        raise ChatRejected(400, "bad_request", "user_name must not be blank.")
-    return name
+
+def user_identity(raw: str | None) -> str:
+    """The canonical user name, or 400 ``bad_request`` naming what to fix.
+
+    Raises:
+        ChatRejected: 400 when the name breaks the rule.
+    """
+    try:
+        return normalize_user_name(raw)
+    except InvalidUserName as exc:
+        raise ChatRejected(400, "bad_request", exc.message) from None
+
+
+def resolve_user(user_name: Annotated[str | None, Query(description=USER_NAME_HELP)] = None) -> str:
+    """The caller's user name from the query string (absent: ``default``)."""
+    return user_identity(user_name)
+
+
+async def resolve_form_user(
+    request: Request, user_name: Annotated[str | None, Form(description=USER_NAME_HELP)] = None
+) -> str:
+    """The caller's user name from a multipart or urlencoded form (absent: ``default``)."""
+    if user_name is None and "user_name" in await request.form():
+        user_name = ""  # FastAPI reads an empty form value as absent; an explicit blank is refused
+    return user_identity(user_name)
 
 
 def runtime_dep() -> AgentRuntime:
@@ -32,4 +60,5 @@ def runtime_dep() -> AgentRuntime:
 
 
 CurrentUser = Annotated[str, Depends(resolve_user)]
+FormUser = Annotated[str, Depends(resolve_form_user)]
 RuntimeDep = Annotated[AgentRuntime, Depends(runtime_dep)]

@@ -12,6 +12,7 @@ from fastapi.responses import FileResponse, PlainTextResponse
 
 from ventapp.agent.runtime import get_runtime
 from ventapp.api.errors import error_response
+from ventapp.api.openapi import errors
 from ventapp.config import get_settings
 from ventapp.tools.knowledge import get_document
 
@@ -25,7 +26,7 @@ def _ping_database(engine: sa.Engine) -> None:
         connection.execute(sa.text("SELECT 1"))
 
 
-@router.get("/health")
+@router.get("/health", responses=errors())
 async def health() -> Any:
     """``{status, model{configured,name,base_url,demo}, database, checkpointer, config_conflicts[]}``.
 
@@ -71,7 +72,10 @@ async def legacy_test_page() -> FileResponse:
     return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
 
 
-@router.get("/api/kb/{doc_id}")
+@router.get(
+    "/api/kb/{doc_id}",
+    responses={200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}, **errors(404)},
+)
 async def knowledge_document(doc_id: str) -> Any:
     """One knowledge-base document as Markdown (the target of citation links)."""
     doc = get_document(doc_id)

@@ -16,7 +16,8 @@ from fastapi.responses import Response
 
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
-from ventapp.api.deps import CurrentUser, RuntimeDep, resolve_user
+from ventapp.api.deps import CurrentUser, RuntimeDep, user_identity
+from ventapp.api.openapi import errors
 from ventapp.db import preference_store
 
 router = APIRouter(tags=["preferences"])
@@ -26,7 +27,7 @@ def _iso(moment: Any) -> str | None:
     return moment.isoformat() + "Z" if moment is not None else None
 
 
-@router.get("/api/preferences")
+@router.get("/api/preferences", responses=errors())
 async def get_preferences(runtime: RuntimeDep, user_name: CurrentUser) -> dict[str, Any]:
     """``{"user_name", "preferences": "<text>", "updated_at"}`` (empty text and null time when none)."""
     row = await asyncio.to_thread(preference_store.get_preferences, runtime.engine, user_name)
@@ -37,7 +38,7 @@ async def get_preferences(runtime: RuntimeDep, user_name: CurrentUser) -> dict[s
     }
 
 
-@router.put("/api/preferences")
+@router.put("/api/preferences", responses=errors(state_changing=True))
 async def put_preferences(
     runtime: RuntimeDep,
     preferences: str = Body(embed=True),
@@ -51,7 +52,7 @@ async def put_preferences(
     """
     if user_name is not None and query_user is not None and user_name != query_user:
         raise ChatRejected(400, "bad_request", "user_name differs between the query and the body.")
-    owner = resolve_user(user_name if user_name is not None else (query_user or "default"))
+    owner = user_identity(user_name if user_name is not None else query_user)
     if len(preferences) > PREFERENCES_MAX_CHARS:
         raise ChatRejected(
             413,
@@ -59,18 +60,20 @@ async def put_preferences(
             f"Preferences are limited to {PREFERENCES_MAX_CHARS} characters (got {len(preferences)}); "
             "they are sent with every model call.",
         )
-    row = await asyncio.to_thread(preference_store.put_preferences, runtime.engine, owner, preferences.strip())
+    row = await asyncio.to_thread(
+        preference_store.put_preferences, runtime.engine, owner, preferences.strip()
+    )
     return {"user_name": owner, "preferences": row.text, "updated_at": _iso(row.updated_at)}
 
 
-@router.delete("/api/preferences", status_code=204)
+@router.delete("/api/preferences", status_code=204, responses=errors(state_changing=True))
 async def delete_preferences(runtime: RuntimeDep, user_name: CurrentUser) -> Response:
     """Forget the user's preferences (204 whether or not there were some)."""
     await asyncio.to_thread(preference_store.delete_preferences, runtime.engine, user_name)
     return Response(status_code=204)
 
 
-@router.get("/api/approvals/rules")
+@router.get("/api/approvals/rules", responses=errors())
 async def list_rules(runtime: RuntimeDep, user_name: CurrentUser) -> dict[str, Any]:
     """The user's approval rules: ``{"items": [{id, tool, scope, session_id, created_at}]}``, oldest first."""
     rules = await asyncio.to_thread(preference_store.list_rules, runtime.engine, user_name)
@@ -88,7 +91,7 @@ async def list_rules(runtime: RuntimeDep, user_name: CurrentUser) -> dict[str, A
     }
 
 
-@router.delete("/api/approvals/rules/{rule_id}", status_code=204)
+@router.delete("/api/approvals/rules/{rule_id}", status_code=204, responses=errors(404, state_changing=True))
 async def delete_rule(rule_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Response:
     """Revoke a rule: the tool asks again from the next run on. 404 when it is not the user's."""
     if not await asyncio.to_thread(preference_store.delete_rule, runtime.engine, user_name, rule_id):

@@ -10,7 +10,8 @@ from pydantic import BaseModel, Field
 
 from ventapp.agent.interrupts import ResumeAnswer
 from ventapp.agent.resume import ResumeRequest, pending_interrupt, start_resume
-from ventapp.api.deps import CurrentUser, RuntimeDep
+from ventapp.api.deps import USER_NAME_HELP, CurrentUser, RuntimeDep, user_identity
+from ventapp.api.openapi import SSE_RESPONSE, errors
 from ventapp.api.sse import stream_run
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
@@ -32,14 +33,18 @@ class ResumeBody(BaseModel):
 
     session_id: str
     interrupt_token: str = Field(min_length=1, max_length=200)
-    user_name: str = Field(default="default", min_length=1, max_length=128)
+    user_name: str | None = Field(default=None, description=USER_NAME_HELP)
     decisions: list[Decision] = Field(default_factory=list, max_length=50)
     answers: list[str] = Field(default_factory=list, max_length=3)
     approved: bool | None = None
     feedback: str = Field(default="", max_length=10_000)
 
 
-@router.post("/resume", response_class=StreamingResponse)
+@router.post(
+    "/resume",
+    response_class=StreamingResponse,
+    responses={**SSE_RESPONSE, **errors(404, 409, 429, state_changing=True)},
+)
 async def resume(body: ResumeBody, runtime: RuntimeDep) -> StreamingResponse:
     """Continue a paused run and stream the rest (same SSE contract as ``/api/chat``).
 
@@ -55,14 +60,17 @@ async def resume(body: ResumeBody, runtime: RuntimeDep) -> StreamingResponse:
     request = ResumeRequest(
         session_id=body.session_id,
         interrupt_token=body.interrupt_token,
-        user_name=body.user_name.strip(),
+        user_name=user_identity(body.user_name),
         answer=answer,
     )
 
     return stream_run(await start_resume(runtime, request))
 
 
-@router.get("/interrupt")
+@router.get(
+    "/interrupt",
+    responses={204: {"description": "Nothing is pending"}, **errors(404)},
+)
 async def interrupt(runtime: RuntimeDep, user_name: CurrentUser, session_id: str = Query()) -> Any:
     """The pending interrupt of the session (200, same shape as the frame) or 204 when none."""
     pending = await pending_interrupt(runtime, session_id, user_name)

@@ -15,7 +15,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 
 from ventapp.agent.pipeline import MAX_USER_NAME_CHARS
-from ventapp.api.deps import resolve_user
+from ventapp.api.deps import user_identity
+from ventapp.api.openapi import errors
 from ventapp.scheduler.public import run_public, schedule_public
 from ventapp.scheduler.rules import ScheduleRejected
 from ventapp.scheduler.service import ScheduleService, get_service
@@ -66,7 +67,7 @@ def _owner(request: Request, body: dict[str, Any]) -> str:
         raise ScheduleRejected(
             400, "bad_request", f"user_name must be at most {MAX_USER_NAME_CHARS} characters."
         )
-    return resolve_user(name)
+    return user_identity(name)
 
 
 async def _public(service: ScheduleService, schedules: list[Any]) -> list[dict[str, Any]]:
@@ -74,14 +75,14 @@ async def _public(service: ScheduleService, schedules: list[Any]) -> list[dict[s
     return [schedule_public(s, service.tz, service.next_run_at(s), last.get(s.id)) for s in schedules]
 
 
-@router.get("")
+@router.get("", responses=errors())
 async def list_schedules(request: Request, service: ServiceDep) -> dict[str, Any]:
     """The user's schedules: ``{"items": [schedule, ...]}``, oldest first."""
     user_name = _owner(request, {})
     return {"items": await _public(service, await service.list_for(user_name))}
 
 
-@router.post("", status_code=201)
+@router.post("", status_code=201, responses=errors(state_changing=True))
 async def create_schedule(request: Request, service: ServiceDep) -> dict[str, Any]:
     """Create from ``{name, prompt, cron, mode?="full", enabled?=true}``; 201 with the schedule."""
     body = await _body(request)
@@ -89,14 +90,14 @@ async def create_schedule(request: Request, service: ServiceDep) -> dict[str, An
     return (await _public(service, [schedule]))[0]
 
 
-@router.get("/{schedule_id}")
+@router.get("/{schedule_id}", responses=errors(404))
 async def get_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
     """One of the user's schedules; 404 otherwise."""
     schedule = await service.owned(schedule_id, _owner(request, {}))
     return (await _public(service, [schedule]))[0]
 
 
-@router.put("/{schedule_id}")
+@router.put("/{schedule_id}", responses=errors(404, state_changing=True))
 async def update_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
     """Change any subset of ``{name, prompt, cron, mode, enabled}``; 404 / 422."""
     body = await _body(request)
@@ -104,28 +105,28 @@ async def update_schedule(schedule_id: str, request: Request, service: ServiceDe
     return (await _public(service, [schedule]))[0]
 
 
-@router.delete("/{schedule_id}")
+@router.delete("/{schedule_id}", responses=errors(404, state_changing=True))
 async def delete_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
     """Delete the schedule and its run records (the sessions its runs created stay)."""
     await service.delete(schedule_id, _owner(request, await _body(request)))
     return {"deleted": True, "id": schedule_id}
 
 
-@router.post("/{schedule_id}/pause")
+@router.post("/{schedule_id}/pause", responses=errors(404, state_changing=True))
 async def pause_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
     """Stop firing (``enabled: false``); "run now" still works."""
     schedule = await service.set_enabled(schedule_id, _owner(request, await _body(request)), False)
     return (await _public(service, [schedule]))[0]
 
 
-@router.post("/{schedule_id}/resume")
+@router.post("/{schedule_id}/resume", responses=errors(404, state_changing=True))
 async def resume_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
     """Fire again from the next tick (ticks while paused are not missed)."""
     schedule = await service.set_enabled(schedule_id, _owner(request, await _body(request)), True)
     return (await _public(service, [schedule]))[0]
 
 
-@router.post("/{schedule_id}/run", status_code=202)
+@router.post("/{schedule_id}/run", status_code=202, responses=errors(404, 409, 429, state_changing=True))
 async def run_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
     """Run now: 202 ``{run_id, session_id}`` at once; the run goes on in the background.
 
@@ -136,7 +137,7 @@ async def run_schedule(schedule_id: str, request: Request, service: ServiceDep) 
     return {"run_id": handoff.run_id, "session_id": handoff.session_id, "schedule_id": schedule_id}
 
 
-@router.get("/{schedule_id}/runs")
+@router.get("/{schedule_id}/runs", responses=errors(404))
 async def schedule_runs(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
     """``{"items": [{run_id, session_id, trigger, scheduled_for, status, started_at, finished_at,
     error, usage}]}``, newest first (the latest 50)."""

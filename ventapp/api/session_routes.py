@@ -26,6 +26,7 @@ from ventapp.agent.sessions import latest_compaction
 from ventapp.agent.workspace import HISTORY_AREA, HISTORY_ROUTE, area_dir
 from ventapp.api.deps import CurrentUser, RuntimeDep
 from ventapp.api.errors import error_response
+from ventapp.api.openapi import UtcDateTime, errors
 from ventapp.db import chat_store, session_store
 from ventapp.db.models import SESSION_MODES, ChatSession, ExecutionRun
 
@@ -44,8 +45,8 @@ class SessionPublic(BaseModel):
     title: str
     pinned: bool
     mode: str
-    created_at: datetime
-    updated_at: datetime
+    created_at: UtcDateTime
+    updated_at: UtcDateTime
 
 
 class SessionList(BaseModel):
@@ -95,8 +96,8 @@ class RunPublic(BaseModel):
     error: str | None
     error_code: str | None
     trace_id: str
-    started_at: datetime
-    finished_at: datetime | None
+    started_at: UtcDateTime
+    finished_at: UtcDateTime | None
     duration_ms: int | None
     first_token_ms: int | None
     input_tokens: int
@@ -115,7 +116,7 @@ class Archive(BaseModel):
 
     path: str
     size: int
-    modified_at: datetime
+    modified_at: UtcDateTime
 
 
 class ContextPublic(BaseModel):
@@ -219,14 +220,14 @@ async def _update(
     return _not_found() if row is None else _public(row)
 
 
-@router.get("/api/sessions", response_model=SessionList)
+@router.get("/api/sessions", response_model=SessionList, responses=errors())
 async def list_sessions(runtime: RuntimeDep, user_name: CurrentUser) -> SessionList:
     """The user's sessions, pinned first, then most recently active."""
     rows = await asyncio.to_thread(chat_store.list_sessions, runtime.engine, user_name)
     return SessionList(sessions=[_public(row) for row in rows])
 
 
-@router.get("/api/sessions/search", response_model=SessionList)
+@router.get("/api/sessions/search", response_model=SessionList, responses=errors())
 async def search_sessions(
     runtime: RuntimeDep,
     user_name: CurrentUser,
@@ -243,7 +244,9 @@ async def search_sessions(
     return SessionList(sessions=[_public(row) for row in rows])
 
 
-@router.delete("/api/sessions/{session_id}", response_model=Deleted)
+@router.delete(
+    "/api/sessions/{session_id}", response_model=Deleted, responses=errors(404, 409, state_changing=True)
+)
 async def delete_session(
     session_id: str, runtime: RuntimeDep, user_name: CurrentUser
 ) -> Deleted | JSONResponse:
@@ -258,7 +261,9 @@ async def delete_session(
     return Deleted(deleted=True, id=str(uuid.UUID(session_id))) if deleted else _not_found()
 
 
-@router.delete("/api/messages/{message_id}", response_model=Deleted)
+@router.delete(
+    "/api/messages/{message_id}", response_model=Deleted, responses=errors(404, 409, state_changing=True)
+)
 async def delete_message(
     message_id: str, runtime: RuntimeDep, user_name: CurrentUser
 ) -> Deleted | JSONResponse:
@@ -275,7 +280,7 @@ async def delete_message(
     return Deleted(deleted=True, id=message_id)
 
 
-@router.get("/api/sessions/{session_id}/mode", response_model=ModePublic)
+@router.get("/api/sessions/{session_id}/mode", response_model=ModePublic, responses=errors(404))
 async def get_mode(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> ModePublic | JSONResponse:
     """The session's permission mode."""
     session = await _owned(runtime, session_id, user_name)
@@ -284,7 +289,9 @@ async def get_mode(session_id: str, runtime: RuntimeDep, user_name: CurrentUser)
     return ModePublic(session_id=session.id, mode=session.mode)
 
 
-@router.put("/api/sessions/{session_id}/mode", response_model=ModePublic)
+@router.put(
+    "/api/sessions/{session_id}/mode", response_model=ModePublic, responses=errors(404, state_changing=True)
+)
 async def set_mode(
     session_id: str, runtime: RuntimeDep, user_name: CurrentUser, body: ModeUpdate | None = None
 ) -> ModePublic | JSONResponse:
@@ -298,7 +305,9 @@ async def set_mode(
     return ModePublic(session_id=updated.id, mode=updated.mode)
 
 
-@router.put("/api/sessions/{session_id}/pin", response_model=SessionPublic)
+@router.put(
+    "/api/sessions/{session_id}/pin", response_model=SessionPublic, responses=errors(404, state_changing=True)
+)
 async def set_pin(
     session_id: str, runtime: RuntimeDep, user_name: CurrentUser, body: PinUpdate | None = None
 ) -> SessionPublic | JSONResponse:
@@ -312,7 +321,11 @@ async def set_pin(
     return await _update(runtime, session_id, user_name, pinned=pinned)
 
 
-@router.put("/api/sessions/{session_id}/title", response_model=SessionPublic)
+@router.put(
+    "/api/sessions/{session_id}/title",
+    response_model=SessionPublic,
+    responses=errors(404, state_changing=True),
+)
 async def set_title(
     session_id: str, runtime: RuntimeDep, user_name: CurrentUser, body: TitleUpdate | None = None
 ) -> SessionPublic | JSONResponse:
@@ -324,7 +337,7 @@ async def set_title(
     return await _update(runtime, session_id, user_name, title=title)
 
 
-@router.get("/api/sessions/{session_id}/runs", response_model=RunList)
+@router.get("/api/sessions/{session_id}/runs", response_model=RunList, responses=errors(404))
 async def list_runs(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> RunList | JSONResponse:
     """The latest 50 runs of the session, newest first: status, error and timings."""
     session = await _owned(runtime, session_id, user_name)
@@ -334,7 +347,7 @@ async def list_runs(session_id: str, runtime: RuntimeDep, user_name: CurrentUser
     return RunList(session_id=session.id, runs=[_run_public(row) for row in rows])
 
 
-@router.get("/api/sessions/{session_id}/context", response_model=ContextPublic)
+@router.get("/api/sessions/{session_id}/context", response_model=ContextPublic, responses=errors(404))
 async def context(
     session_id: str, runtime: RuntimeDep, user_name: CurrentUser
 ) -> ContextPublic | JSONResponse:

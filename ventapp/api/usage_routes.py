@@ -15,6 +15,7 @@ from fastapi import APIRouter, Query, Request
 
 from ventapp.api.deps import CurrentUser, RuntimeDep
 from ventapp.api.errors import error_response
+from ventapp.api.openapi import errors
 from ventapp.billing import guard, pricing, reports
 
 router = APIRouter(tags=["usage"])
@@ -33,7 +34,7 @@ def _whole(raw: str, low: int, high: int | None = None) -> int | None:
     return value
 
 
-@router.get("/api/usage/today")
+@router.get("/api/usage/today", responses=errors())
 async def usage_today(runtime: RuntimeDep, user_name: CurrentUser) -> dict[str, Any]:
     """Today's usage (Asia/Shanghai day) against the quota.
 
@@ -46,7 +47,7 @@ async def usage_today(runtime: RuntimeDep, user_name: CurrentUser) -> dict[str, 
     return today.public()
 
 
-@router.get("/api/usage/recent")
+@router.get("/api/usage/recent", responses=errors())
 async def usage_recent(
     runtime: RuntimeDep,
     user_name: CurrentUser,
@@ -65,7 +66,7 @@ async def usage_recent(
     )
 
 
-@router.get("/api/usage/runs/{run_id}")
+@router.get("/api/usage/runs/{run_id}", responses=errors(404))
 async def usage_of_run(run_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Any:
     """The ledger rows of one of the user's runs: ``{run_id, items[]}``; 404 if none are theirs."""
     owner, items = await asyncio.to_thread(reports.run_usage, runtime.engine, run_id)
@@ -74,7 +75,7 @@ async def usage_of_run(run_id: str, runtime: RuntimeDep, user_name: CurrentUser)
     return {"run_id": run_id, "items": items}
 
 
-@router.put("/api/usage/quota")
+@router.put("/api/usage/quota", responses=errors(state_changing=True))
 async def put_quota(request: Request, runtime: RuntimeDep, user_name: CurrentUser) -> Any:
     """Set the user's daily token limit (``{"daily_token_limit": N}``, 0 = unlimited); 422 on bad input.
 
@@ -102,7 +103,7 @@ async def put_quota(request: Request, runtime: RuntimeDep, user_name: CurrentUse
     }
 
 
-@router.get("/api/usage/pricing")
+@router.get("/api/usage/pricing", responses=errors())
 async def usage_pricing(runtime: RuntimeDep) -> dict[str, Any]:
     """The pricing table: ``{model, items[{model, currency, input/output_micros_per_mtok, input/output_per_mtok}]}``.
 
@@ -112,7 +113,7 @@ async def usage_pricing(runtime: RuntimeDep) -> dict[str, Any]:
     return {"model": runtime.settings.model_name, "items": [price.public() for price in prices]}
 
 
-@router.get("/api/usage/pricing/{model}")
+@router.get("/api/usage/pricing/{model}", responses=errors(404))
 async def usage_price(model: str, runtime: RuntimeDep) -> Any:
     """One model's price; 404 when it has none."""
     price = await asyncio.to_thread(pricing.get_price, runtime.engine, model)
@@ -121,7 +122,7 @@ async def usage_price(model: str, runtime: RuntimeDep) -> Any:
     return price.public()
 
 
-@router.get("/api/health/billing")
+@router.get("/api/health/billing", responses=errors())
 async def billing_health(runtime: RuntimeDep) -> dict[str, Any]:
     """Billing self-check: ``{status, model, priced, price, allow_unpriced, pending_settlements, ...}``.
 

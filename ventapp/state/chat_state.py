@@ -35,8 +35,9 @@ from typing import Any
 
 import reflex as rx
 
+from ventapp.agent.identity import InvalidUserName, normalize_user_name
 from ventapp.agent.interrupts import ResumeAnswer
-from ventapp.agent.pipeline import MAX_USER_NAME_CHARS, ChatRejected, owned_session
+from ventapp.agent.pipeline import ChatRejected, owned_session
 from ventapp.agent.resume import ResumeRequest
 from ventapp.agent.uploads import discard_upload
 from ventapp.config import Settings, get_settings
@@ -73,18 +74,17 @@ def _settings() -> Settings:
 
 
 def clean_user_name(raw: str) -> tuple[str, str]:
-    """Normalise a typed user name.
+    """A typed user name under the API's rule (:func:`ventapp.agent.identity.normalize_user_name`).
 
     Returns:
-        ``(name, "")`` when valid (inner whitespace folded to single spaces), else
-        ``("", sentence explaining what to fix)``.
+        ``(name, "")`` when valid (NFC, trimmed, inner whitespace folded to single spaces),
+        else ``("", sentence explaining what to fix)``; a blank name is refused here as on
+        every route (the UI never falls back to ``default``).
     """
-    name = " ".join(str(raw or "").split())
-    if not name:
-        return "", "Enter a name so your conversations can be found again."
-    if len(name) > MAX_USER_NAME_CHARS:
-        return "", f"Use at most {MAX_USER_NAME_CHARS} characters."
-    return name, ""
+    try:
+        return normalize_user_name(str(raw or "")), ""
+    except InvalidUserName as exc:
+        return "", exc.message
 
 
 async def load_sessions(user_name: str) -> list[SessionView]:
@@ -235,6 +235,9 @@ class ChatState(rx.State):
         self.model_name = settings.model_name
         self.demo_mode = settings.demo_mode
         self.model_configured = settings.model_configured
+        stored, _ = clean_user_name(self.user_name) if self.user_name else ("", "")
+        if stored != self.user_name:
+            self.user_name = stored  # kept before the rule existed: normalised, or asked again ("")
         if not self.user_name:
             return None
         self.sessions = await load_sessions(self.user_name)
