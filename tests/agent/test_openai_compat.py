@@ -131,6 +131,7 @@ async def test_repeated_tool_names_are_taken_once_per_call(sloppy_llm: ScriptedS
     merged = await _streamed_call(_model(sloppy_llm.base_url), sloppy_llm)
     assert [call["name"] for call in merged.tool_calls] == ["calculate", "knowledge_search"]
     assert merged.tool_calls[0]["args"] == {"expression": "(12+8)*3"}
+    assert merged.additional_kwargs["function_call"]["name"] == "calculate", "the legacy delta too"
     assert merged.usage_metadata is None, "the sloppy server sends no usage"
 
 

@@ -42,7 +42,8 @@ class Dialect:
         name: ``openai`` | ``strict`` | ``sloppy`` (see :data:`DIALECTS`).
         refuse_list_content: Answer 500 to a message whose ``content`` is a list of parts.
         refuse_null_content: Answer 500 to a message whose ``content`` is ``null``.
-        repeat_tool_names: Send a tool call's function name in every streamed chunk.
+        repeat_tool_names: Send a tool call's function name in every streamed chunk (and, for the
+            first call, a legacy ``function_call`` delta with it), as llama-cpp-python does.
         usage: Report usage (the final chunk for ``stream_options.include_usage``, the JSON field).
     """
 
@@ -159,11 +160,13 @@ def _deltas(reply: TextReply | ToolCallsReply, request_no: int, dialect: Dialect
         if index == 0:
             delta = {"role": "assistant", "content": None, **delta}
         deltas.append(delta)
-        function = {"name": call.name} if dialect.repeat_tool_names else {}
-        deltas.extend(
-            {"tool_calls": [{"index": index, "function": {**function, "arguments": piece}}]}
-            for piece in split_arguments(json.dumps(call.arguments))
-        )
+        named = {"name": call.name} if dialect.repeat_tool_names else {}
+        for piece in split_arguments(json.dumps(call.arguments)):
+            delta = {"tool_calls": [{"index": index, "function": {**named, "arguments": piece}}]}
+            if dialect.repeat_tool_names and index == 0:
+                # llama-cpp-python also streams the legacy function_call delta, name included.
+                delta["function_call"] = {**named, "arguments": piece}
+            deltas.append(delta)
     return deltas
 
 

@@ -103,19 +103,28 @@ class ToolNameDeduper:
 
     OpenAI sends a call's name once, in its first chunk; some servers send it in every
     chunk, and merging chunks concatenates strings. Later names for an index already
-    named are dropped, so the merged call has the name exactly once.
+    named are dropped, so the merged call has the name exactly once. The same holds for
+    the legacy ``function_call`` delta that llama-cpp-python sends alongside ``tool_calls``.
     """
 
     def __init__(self) -> None:
         self._named: set[int] = set()
+        self._function_named = False
 
     def fix(self, chunk: ChatGenerationChunk) -> ChatGenerationChunk:
         """Return ``chunk`` with repeated tool-call names removed (the same object if none were)."""
         message = chunk.message
-        if not isinstance(message, AIMessageChunk) or not message.tool_call_chunks:
+        if not isinstance(message, AIMessageChunk):
             return chunk
-        fixed = []
+        extra = message.additional_kwargs
+        function_call = extra.get("function_call")
         changed = False
+        if isinstance(function_call, dict) and function_call.get("name"):
+            if self._function_named:
+                extra = {**extra, "function_call": {**function_call, "name": None}}
+                changed = True
+            self._function_named = True
+        fixed = []
         for part in message.tool_call_chunks:
             index = part.get("index")
             if part.get("name") and index is not None:
@@ -130,7 +139,7 @@ class ToolNameDeduper:
         # A new chunk rather than a copy: tool_calls are derived from tool_call_chunks on init.
         rebuilt = AIMessageChunk(
             content=message.content,
-            additional_kwargs=message.additional_kwargs,
+            additional_kwargs=extra,
             response_metadata=message.response_metadata,
             id=message.id,
             usage_metadata=message.usage_metadata,
