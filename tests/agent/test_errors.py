@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import httpx2
 import openai
 import pytest
 
@@ -86,10 +87,18 @@ def test_auth_errors_never_echo_the_key() -> None:
     )
 
 
-def test_connection_lost_mid_stream_is_readable_and_retryable() -> None:
-    failure = classify(
-        httpx.RemoteProtocolError("peer closed connection without sending complete message body")
-    )
+@pytest.mark.parametrize("transport", [httpx, httpx2])
+def test_connection_lost_mid_stream_is_readable_and_retryable(transport: Any) -> None:
+    request = httpx.Request("POST", "http://127.0.0.1:1/v1")
+    try:  # how the openai client reports a stream whose server died: the transport error is the cause
+        try:
+            raise transport.RemoteProtocolError(
+                "peer closed connection without sending complete message body"
+            )
+        except transport.RemoteProtocolError as err:
+            raise openai.APIConnectionError(request=request) from err
+    except openai.APIConnectionError as wrapped:
+        failure = classify(wrapped)
     assert failure.code == "model_unreachable" and "broke off" in failure.message
     refused = classify(openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:1/v1")))
     assert refused.code == "model_unreachable" and "OPENAI_BASE_URL" in refused.message

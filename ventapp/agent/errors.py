@@ -51,6 +51,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e]+")
 # pydantic's "N validation errors: {'type': ..., 'loc': (...), 'msg': '...'}" as FastAPI-based
 # servers (llama-cpp-python) put it in an error message.
 _PYDANTIC_ERROR = re.compile(r"'loc': \(([^)]*)\), 'msg': (['\"])(.*?)\2")
+_BROKEN_STREAM_ERRORS = frozenset({"ReadError", "RemoteProtocolError", "WriteError", "EndOfStream"})
 _RETRYABLE_STATUS = frozenset({408, 429, 502, 503, 504, 529})
 # Words with which servers say "not now" rather than "not this": such a 5xx is worth retrying.
 _TRANSIENT_HINTS = ("overload", "capacity", "too many", "rate limit", "busy", "unavailable", "retry",
@@ -129,6 +130,26 @@ def _clean(text: str) -> str:
     return text
 
 
+def _broke_off(exc: BaseException) -> bool:
+    """True when a connection that was up failed mid-body: read errors, a peer that hung up.
+
+    The openai client wraps such errors of a stream in ``APIConnectionError`` (the transport's
+    error is its cause), the same class as "connection refused"; the cause tells the two apart.
+    Matched by class name because openai 3.x speaks through ``httpx2`` (and ``httpcore2``,
+    ``h11``), whose classes are not httpx's.
+    """
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionResetError | BrokenPipeError) or any(
+            cls.__name__ in _BROKEN_STREAM_ERRORS for cls in type(seen).__mro__
+        ):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def _said(reason: str) -> str:
     return f": {reason}" if reason else ""
 
@@ -183,18 +204,17 @@ def classify(exc: BaseException) -> RunFailure:
         return RunFailure(
             "model_unreachable", "The model did not answer in time. Try again, or check the endpoint."
         )
-    if isinstance(exc, openai.APIConnectionError | httpx.ConnectError):
-        return RunFailure(
-            "model_unreachable",
-            "The model endpoint could not be reached. Check OPENAI_BASE_URL and that the server is running.",
-        )
-    if isinstance(exc, httpx.TransportError):
-        # Read errors and a peer that hangs up mid-stream: the server stopped or restarted.
+    if _broke_off(exc):
         return RunFailure(
             "model_unreachable",
             "The connection to the model server broke off in the middle of the answer (the server "
             "stopped or restarted). The partial answer has been kept; send the message again once "
             "the server is back.",
+        )
+    if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
+        return RunFailure(
+            "model_unreachable",
+            "The model endpoint could not be reached. Check OPENAI_BASE_URL and that the server is running.",
         )
     if isinstance(exc, openai.APIStatusError):
         return _status_failure(exc)
