@@ -58,7 +58,7 @@ _TRANSIENT_HINTS = ("overload", "capacity", "too many", "rate limit", "busy", "u
                     "try again", "temporar")  # fmt: skip
 # Words with which servers say "not this request": such a 5xx fails the same way every time.
 _REFUSAL_HINTS = ("validation", "invalid", "not supported", "unsupported", "must be", "should be",
-                  "expected", "required", "not a valid", "not allowed", "unknown", "malformed",
+                  "expected", "required", "not a valid", "not allowed", "malformed",
                   "parse", "typeerror", "valueerror", "keyerror")  # fmt: skip
 
 
