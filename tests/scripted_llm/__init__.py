@@ -16,10 +16,12 @@ from tests.scripted_llm.script import (
     count_prompt_tokens,
     rule_reply,
 )
-from tests.scripted_llm.server import ScriptedServer, create_app
+from tests.scripted_llm.server import DIALECTS, Dialect, ScriptedServer, create_app
 
 __all__ = [
+    "DIALECTS",
     "MODEL_NAME",
+    "Dialect",
     "ErrorReply",
     "Reply",
     "Script",

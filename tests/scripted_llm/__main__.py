@@ -1,4 +1,4 @@
-"""Command line: ``python -m tests.scripted_llm --port 8765 [--host 127.0.0.1] [--delay-ms 0]``."""
+"""Command line: ``python -m tests.scripted_llm --port 8765 [--host 127.0.0.1] [--delay-ms 0] [--dialect openai]``."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import socket
 
 import uvicorn
 
-from tests.scripted_llm.server import bound_port, create_app, make_server
+from tests.scripted_llm.server import DIALECTS, bound_port, create_app, make_server
 
 
 class _AnnouncingServer(uvicorn.Server):
@@ -26,12 +26,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         argv: Arguments without the program name; ``sys.argv[1:]`` if ``None``.
 
     Returns:
-        Namespace with ``host`` (str), ``port`` (int) and ``delay_ms`` (int).
+        Namespace with ``host`` (str), ``port`` (int), ``delay_ms`` (int) and ``dialect`` (str).
     """
     parser = argparse.ArgumentParser(prog="python -m tests.scripted_llm", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765, help="0 picks a free port")
     parser.add_argument("--delay-ms", type=int, default=0, help="pause between streamed chunks")
+    parser.add_argument(
+        "--dialect", choices=sorted(DIALECTS), default="openai", help="imitate a stricter or looser server"
+    )
     return parser.parse_args(argv)
 
 
@@ -42,7 +45,7 @@ def main(argv: list[str] | None = None) -> None:
         argv: Arguments without the program name; ``sys.argv[1:]`` if ``None``.
     """
     args = parse_args(argv)
-    app = create_app(delay_ms=args.delay_ms)
+    app = create_app(delay_ms=args.delay_ms, dialect=args.dialect)
     make_server(app, args.host, args.port, server_class=_AnnouncingServer).run()
 
 

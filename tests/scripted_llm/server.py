@@ -34,10 +34,53 @@ from tests.scripted_llm.script import (
 )
 
 
+@dataclass(frozen=True)
+class Dialect:
+    """How closely the server imitates OpenAI's own API, for compatibility tests.
+
+    Attributes:
+        name: ``openai`` | ``strict`` | ``sloppy`` (see :data:`DIALECTS`).
+        refuse_list_content: Answer 500 to a message whose ``content`` is a list of parts.
+        refuse_null_content: Answer 500 to a message whose ``content`` is ``null``.
+        repeat_tool_names: Send a tool call's function name in every streamed chunk (and, for the
+            first call, a legacy ``function_call`` delta with it), as llama-cpp-python does.
+        usage: Report usage (the final chunk for ``stream_options.include_usage``, the JSON field).
+    """
+
+    name: str
+    refuse_list_content: bool = False
+    refuse_null_content: bool = False
+    repeat_tool_names: bool = False
+    usage: bool = True
+
+
+DIALECTS: dict[str, Dialect] = {
+    "openai": Dialect("openai"),
+    # What llama-cpp-python 0.3.36 refuses: its chat templates take string content only.
+    "strict": Dialect("strict", refuse_list_content=True, refuse_null_content=True),
+    # What llama-cpp-python 0.3.36 streams: names repeated per chunk, no usage chunk.
+    "sloppy": Dialect("sloppy", repeat_tool_names=True, usage=False),
+}
+"""The dialects by name: ``openai`` (default), ``strict`` and ``sloppy`` (issue 19)."""
+
+
+def _refusal(dialect: Dialect, body: Mapping[str, Any]) -> str | None:
+    for position, message in enumerate(body.get("messages") or []):
+        if not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        if dialect.refuse_list_content and isinstance(content, list):
+            return f"messages[{position}].content: list content is not supported, expected a string"
+        if dialect.refuse_null_content and "content" in message and content is None:
+            return f"messages[{position}].content: null is not a valid string"
+    return None
+
+
 @dataclass
 class _ServerState:
     script: Script
     delay_ms: int
+    dialect: Dialect = DIALECTS["openai"]
     requests: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     counter: int = 0
@@ -73,7 +116,7 @@ def _usage(body: Mapping[str, Any], reply: TextReply | ToolCallsReply) -> dict[s
 
 
 def _completion_json(
-    body: Mapping[str, Any], reply: TextReply | ToolCallsReply, request_no: int
+    body: Mapping[str, Any], reply: TextReply | ToolCallsReply, request_no: int, dialect: Dialect
 ) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": None}
     if isinstance(reply, TextReply):
@@ -89,17 +132,17 @@ def _completion_json(
             for i, call in enumerate(reply.calls)
         ]
         finish_reason = "tool_calls"
-    return {
+    completion = {
         "id": f"chatcmpl-scripted-{request_no}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model") or MODEL_NAME,
         "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}],
-        "usage": _usage(body, reply),
     }
+    return {**completion, "usage": _usage(body, reply)} if dialect.usage else completion
 
 
-def _deltas(reply: TextReply | ToolCallsReply, request_no: int) -> list[dict[str, Any]]:
+def _deltas(reply: TextReply | ToolCallsReply, request_no: int, dialect: Dialect) -> list[dict[str, Any]]:
     if isinstance(reply, TextReply):
         words = split_words(reply.content)
         return [{"role": "assistant", "content": words[0]}, *({"content": word} for word in words[1:])]
@@ -117,16 +160,20 @@ def _deltas(reply: TextReply | ToolCallsReply, request_no: int) -> list[dict[str
         if index == 0:
             delta = {"role": "assistant", "content": None, **delta}
         deltas.append(delta)
-        deltas.extend(
-            {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}
-            for piece in split_arguments(json.dumps(call.arguments))
-        )
+        named = {"name": call.name} if dialect.repeat_tool_names else {}
+        for piece in split_arguments(json.dumps(call.arguments)):
+            delta = {"tool_calls": [{"index": index, "function": {**named, "arguments": piece}}]}
+            if dialect.repeat_tool_names and index == 0:
+                # llama-cpp-python also streams the legacy function_call delta, name included.
+                delta["function_call"] = {**named, "arguments": piece}
+            deltas.append(delta)
     return deltas
 
 
 async def _stream(
-    body: Mapping[str, Any], reply: TextReply | ToolCallsReply, request_no: int, delay_ms: int
+    body: Mapping[str, Any], reply: TextReply | ToolCallsReply, request_no: int, state: _ServerState
 ) -> AsyncIterator[str]:
+    dialect, delay_ms = state.dialect, state.delay_ms
     base = {
         "id": f"chatcmpl-scripted-{request_no}",
         "object": "chat.completion.chunk",
@@ -137,12 +184,12 @@ async def _stream(
     finish_reason = "stop" if isinstance(reply, TextReply) else "tool_calls"
     chunks = [
         {**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": None}]}
-        for delta in _deltas(reply, request_no)
+        for delta in _deltas(reply, request_no, dialect)
     ]
     chunks.append(
         {**base, "choices": [{"index": 0, "delta": {}, "logprobs": None, "finish_reason": finish_reason}]}
     )
-    if (body.get("stream_options") or {}).get("include_usage"):
+    if dialect.usage and (body.get("stream_options") or {}).get("include_usage"):
         chunks.append({**base, "choices": [], "usage": _usage(body, reply)})
     for position, chunk in enumerate(chunks):
         if delay_ms and position:
@@ -164,16 +211,19 @@ async def _chat_completions(request: Request) -> Response:
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
         return _error_response(400, "'messages' must be a list")
     request_no = state.record(body)
+    refusal = _refusal(state.dialect, body)
+    if refusal is not None:
+        return _error_response(500, refusal)
     reply: Reply = state.script.next_reply(body)
     if isinstance(reply, ErrorReply):
         return _error_response(reply.status, reply.message)
     if body.get("stream"):
         return StreamingResponse(
-            _stream(body, reply, request_no, state.delay_ms),
+            _stream(body, reply, request_no, state),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache"},
         )
-    return JSONResponse(_completion_json(body, reply, request_no))
+    return JSONResponse(_completion_json(body, reply, request_no, state.dialect))
 
 
 async def _models(request: Request) -> Response:
@@ -210,7 +260,7 @@ async def _script(request: Request) -> Response:
     return JSONResponse({"queued": queued})
 
 
-def create_app(script: Script | None = None, delay_ms: int = 0) -> Starlette:
+def create_app(script: Script | None = None, delay_ms: int = 0, dialect: str = "openai") -> Starlette:
     """Build the scripted OpenAI-compatible app.
 
     Routes: ``POST /v1/chat/completions`` (JSON or SSE), ``GET /v1/models``,
@@ -220,6 +270,9 @@ def create_app(script: Script | None = None, delay_ms: int = 0) -> Starlette:
     Args:
         script: Queue + rules to answer with; a fresh :class:`Script` if ``None``.
         delay_ms: Pause between streamed chunks, to make streaming visible in demos.
+        dialect: A name in :data:`DIALECTS`: ``openai`` behaves like OpenAI; ``strict`` refuses
+            list and ``null`` content with HTTP 500; ``sloppy`` repeats tool names in every
+            chunk and never sends usage. A refused request is still logged.
 
     Returns:
         The Starlette app; its state is at ``app.state.scripted`` (``script``, ``requests``).
@@ -232,7 +285,7 @@ def create_app(script: Script | None = None, delay_ms: int = 0) -> Starlette:
             Route("/_script", _script, methods=["POST", "DELETE"]),
         ]
     )
-    app.state.scripted = _ServerState(script=script or Script(), delay_ms=delay_ms)
+    app.state.scripted = _ServerState(script=script or Script(), delay_ms=delay_ms, dialect=DIALECTS[dialect])
     return app
 
 
@@ -289,12 +342,18 @@ class ScriptedServer:
         delay_ms: Pause between streamed chunks.
         host: Interface to bind.
         port: TCP port; ``0`` (default) picks a free one.
+        dialect: ``openai`` (default), ``strict`` or ``sloppy``; see :func:`create_app`.
     """
 
     def __init__(
-        self, script: Script | None = None, delay_ms: int = 0, host: str = "127.0.0.1", port: int = 0
+        self,
+        script: Script | None = None,
+        delay_ms: int = 0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        dialect: str = "openai",
     ) -> None:
-        self.app = create_app(script, delay_ms)
+        self.app = create_app(script, delay_ms, dialect)
         self.host = host
         self.port = port
         self._server: uvicorn.Server | None = None

@@ -14,7 +14,8 @@
    so tools write only under ``/workspace/``;
 7. middleware — :class:`~ventapp.agent.middleware.PlanModeMiddleware` (plan-first prompt in plan mode),
    :class:`~ventapp.agent.middleware.PreferencesMiddleware` (the user's preferences, every call),
-   :class:`~ventapp.agent.middleware.DynamicTimeMiddleware` (the current Beijing time on every call);
+   :class:`~ventapp.agent.middleware.DynamicTimeMiddleware` (the current Beijing time on every call),
+   :class:`~ventapp.agent.tool_profiles.LeanToolsMiddleware` when ``TOOLS_PROFILE=lean``;
    human-in-the-loop — ``interrupt_on`` for tools registered with ``requires_approval`` plus
    ``HITL_TOOLS`` (approve / edit / reject), skipped for calls an approval rule covers
    (:func:`~ventapp.agent.turn_context.needs_review`);
@@ -36,6 +37,7 @@ from langgraph.types import Checkpointer
 
 from ventapp.agent.middleware import DynamicTimeMiddleware, PlanModeMiddleware, PreferencesMiddleware
 from ventapp.agent.prompts import MAIN_SYSTEM_PROMPT, RESEARCHER_PROMPT
+from ventapp.agent.tool_profiles import TOOLS_PROFILES, LeanToolsMiddleware
 from ventapp.agent.turn_context import needs_review
 from ventapp.agent.workspace import (
     HISTORY_AREA,
@@ -132,6 +134,7 @@ def build_agent(
     workspaces_dir: Path | None = None,
     hitl_tools: Sequence[str] = (),
     compaction_enabled: bool = True,
+    tools_profile: str = "full",
 ) -> Any:
     """Build the compiled deep-agent graph.
 
@@ -143,15 +146,19 @@ def build_agent(
             registered with ``requires_approval``.
         compaction_enabled: ``CTX_COMPACT_ENABLED``; False drops deepagents' summarisation
             (and with it the history archive) through a harness profile for this model.
+        tools_profile: ``TOOLS_PROFILE``: ``full`` or ``lean`` (fewer, shorter tool schemas).
 
     Raises:
-        ValueError: A name in ``hitl_tools`` is not a known tool (the message lists them).
+        ValueError: A name in ``hitl_tools`` is not a known tool (the message lists them), or
+            ``tools_profile`` is not a known profile.
 
     Returns:
         A compiled LangGraph graph; call ``astream({"messages": [...]}, config)`` with
         ``config = {"configurable": {"thread_id": session_id, "user_name": owner}}`` (input is
         always a dict, pitfall 6; without both keys the workspace tools answer with an error).
     """
+    if tools_profile not in TOOLS_PROFILES:
+        raise ValueError(f"TOOLS_PROFILE must be one of {', '.join(TOOLS_PROFILES)}, got {tools_profile!r}")
     registry.load_builtin_tools()
     if not compaction_enabled:
         _exclude_summarisation(model)
@@ -164,7 +171,12 @@ def build_agent(
         skills=["/skills/"],
         backend=backend,
         permissions=_permissions(),
-        middleware=[PlanModeMiddleware(), PreferencesMiddleware(), DynamicTimeMiddleware()],
+        middleware=[
+            PlanModeMiddleware(),
+            PreferencesMiddleware(),
+            DynamicTimeMiddleware(),
+            *([LeanToolsMiddleware()] if tools_profile == "lean" else []),
+        ],
         interrupt_on=_interrupt_on(hitl_tools),
         checkpointer=checkpointer,
         name="ventagent",

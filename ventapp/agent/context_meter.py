@@ -10,13 +10,17 @@ Two figures are kept apart on purpose (spec 002, "上下文计量"):
 When a call reports no ``usage_metadata`` its tokens are estimated with LangChain's
 offline approximate counter (about 4 characters per token, no tokenizer download),
 and the run's ``usage_source`` becomes ``estimate`` so nobody mistakes it for a
-provider figure.
+provider figure. The input estimate is the request the call actually sent — its
+messages plus the tool schemas bound to it, as :class:`InternalCallMeter` sees them
+when the call starts — never 0 (some servers, llama-cpp-python among them, ignore
+``stream_options.include_usage``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessage
@@ -43,8 +47,13 @@ class ContextMeter:
     estimated_calls: int = 0
     calls: list[CallUsage] = field(default_factory=list)
     prompt_estimate: int = 0
-    """Offline size of the latest call's prompt (system prompt and history included)."""
+    """Offline size of the latest call's request (system prompt, history and tool schemas)."""
     _seen: set[str] = field(default_factory=set)
+    _input_estimates: dict[str, int] = field(default_factory=dict)
+
+    def note_input_estimate(self, message_id: str, tokens: int) -> None:
+        """Remember the offline size of the request that produced ``message_id``."""
+        self._input_estimates[message_id] = tokens
 
     def already_counted(self, message_ids: set[str]) -> None:
         """Mark messages settled by an earlier run (a resumed run re-streams the paused call)."""
@@ -75,6 +84,7 @@ class ContextMeter:
             main_thread: True for the main agent; only then does ``context_tokens`` move.
         """
         key = message.id or str(id(message))
+        input_estimate = self._input_estimates.pop(key, 0)
         if key in self._seen:
             return
         self._seen.add(key)
@@ -84,7 +94,8 @@ class ContextMeter:
             call_input, call_output = int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
         else:
             self.estimated_calls += 1
-            call_input, call_output = 0, count_tokens_approximately([message])
+            call_input = input_estimate or (self.prompt_estimate if main_thread else 0)
+            call_output = count_tokens_approximately([message])
         self.calls.append(
             CallUsage(
                 call_key=message.id or f"call-{self.model_calls}",
@@ -130,25 +141,43 @@ class InternalCallMeter(BaseCallbackHandler):
 
     def __init__(self, meter: ContextMeter) -> None:
         self.meter = meter
+        self._requests: dict[UUID, int] = {}
 
     def on_chat_model_start(
         self,
         serialized: dict[str, Any],
         messages: list[list[Any]],
         *,
+        run_id: UUID,
         tags: list[str] | None = None,
+        invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        """Remember the size of a main call's prompt, the input estimate if the call is cut off."""
-        if "nostream" not in (tags or []) and messages:
-            self.meter.prompt_estimate = count_tokens_approximately(messages[0])
-
-    def on_llm_end(self, response: LLMResult, *, tags: list[str] | None = None, **kwargs: Any) -> None:
-        """Record the call when it is an internal (``nostream``) one."""
-        if "nostream" not in (tags or []):
+        """Size the request being sent (messages + tool schemas): the input if no usage comes back."""
+        if not messages:
             return
+        tools = (invocation_params or {}).get("tools")
+        estimate = count_tokens_approximately(messages[0], tools=tools if isinstance(tools, list) else None)
+        self._requests[run_id] = estimate
+        if "nostream" not in (tags or []):
+            self.meter.prompt_estimate = estimate
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        """Forget a failed call's request size."""
+        self._requests.pop(run_id, None)
+
+    def on_llm_end(
+        self, response: LLMResult, *, run_id: UUID, tags: list[str] | None = None, **kwargs: Any
+    ) -> None:
+        """Attach the request size to the call's message; record internal (``nostream``) calls."""
+        estimate = self._requests.pop(run_id, 0)
+        internal = "nostream" in (tags or [])
         for generations in response.generations:
             for generation in generations:
                 message = getattr(generation, "message", None)
-                if isinstance(message, AIMessage):
+                if not isinstance(message, AIMessage):
+                    continue
+                if message.id and estimate:
+                    self.meter.note_input_estimate(message.id, estimate)
+                if internal:
                     self.meter.observe(message, main_thread=False)

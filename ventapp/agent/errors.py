@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import openai
@@ -43,8 +45,155 @@ QUOTA_REACHED = RunFailure(
 )
 
 
+_REASON_MAX_CHARS = 200
+_SECRET = re.compile(r"(sk-[A-Za-z0-9_-]{4})[A-Za-z0-9_*-]+|(Bearer\s+)\S+", re.IGNORECASE)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e]+")
+# pydantic's "N validation errors: {'type': ..., 'loc': (...), 'msg': '...'}" as FastAPI-based
+# servers (llama-cpp-python) put it in an error message.
+_PYDANTIC_ERROR = re.compile(r"'loc': \(([^)]*)\), 'msg': (['\"])(.*?)\2")
+_BROKEN_STREAM_ERRORS = frozenset({"ReadError", "RemoteProtocolError", "WriteError", "EndOfStream"})
+_RETRYABLE_STATUS = frozenset({408, 429, 502, 503, 504, 529})
+# Words with which servers say "not now" rather than "not this": such a 5xx is worth retrying.
+_TRANSIENT_HINTS = ("overload", "capacity", "too many", "rate limit", "busy", "unavailable", "retry",
+                    "try again", "temporar")  # fmt: skip
+# Words with which servers say "not this request": such a 5xx fails the same way every time.
+_REFUSAL_HINTS = ("validation", "invalid", "not supported", "unsupported", "must be", "should be",
+                  "expected", "required", "not a valid", "not allowed", "malformed",
+                  "parse", "typeerror", "valueerror", "keyerror")  # fmt: skip
+
+
+def provider_reason(exc: BaseException) -> str:
+    """A short, safe sentence from a provider error's body, or ``""`` if it says nothing.
+
+    Reads OpenAI-style ``{"error": {"message": ...}}`` (the client unwraps ``error``),
+    FastAPI-style ``{"detail": "..." | [{"loc": [...], "msg": ...}]}`` and plain-text bodies;
+    a pydantic validation dump is shortened to its first error (``messages[0].content: Input
+    should be a valid string``). Control characters are removed, anything shaped like an API
+    key or bearer token is cut to its first characters, and the text is cut to ~200 characters.
+
+    Args:
+        exc: An ``openai.APIError`` (others give ``""``).
+
+    Returns:
+        The reason without a trailing full stop.
+    """
+    body = getattr(exc, "body", None)
+    text = ""
+    if isinstance(body, dict):
+        for key in ("message", "detail", "error", "msg"):
+            value = body.get(key)
+            if isinstance(value, dict):
+                value = value.get("message") or value.get("msg")
+            if isinstance(value, list):
+                value = "; ".join(_validation_item(item) for item in value[:3])
+            if isinstance(value, str) and value.strip():
+                text = value
+                break
+    elif isinstance(body, str):
+        text = body
+    return _clean(_first_validation_error(text))
+
+
+def _validation_item(item: Any) -> str:
+    if not isinstance(item, dict):
+        return str(item)
+    where = _location(item.get("loc") or [])
+    return f"{where}: {item.get('msg')}" if where else str(item.get("msg"))
+
+
+def _location(parts: Any) -> str:
+    """``('body', 'messages', 0, 'ChatCompletionRequestUserMessage', 'content')`` → ``messages[0].content``."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int) or (isinstance(part, str) and part.isdigit()):
+            out += f"[{part}]"
+        elif isinstance(part, str) and part != "body" and not part[:1].isupper():
+            out += f".{part}" if out else part
+    return out
+
+
+def _first_validation_error(text: str) -> str:
+    match = _PYDANTIC_ERROR.search(text)
+    if match is None:
+        return text
+    parts = [p.strip().strip("'\"") for p in match.group(1).split(",") if p.strip()]
+    count = text.split(":", 1)[0] if "validation error" in text.split(":", 1)[0] else "validation error"
+    where = _location(parts)
+    return f"{count}, the first: {where + ': ' if where else ''}{match.group(3)}"
+
+
+def _clean(text: str) -> str:
+    text = _SECRET.sub(lambda m: (m.group(1) or m.group(2) or "") + "…", text)
+    text = " ".join(_CONTROL.sub(" ", text).split()).rstrip(". ")
+    if len(text) > _REASON_MAX_CHARS:
+        text = text[: _REASON_MAX_CHARS - 1].rstrip() + "…"
+    return text
+
+
+def _broke_off(exc: BaseException) -> bool:
+    """True when a connection that was up failed mid-body: read errors, a peer that hung up.
+
+    The openai client wraps such errors of a stream in ``APIConnectionError`` (the transport's
+    error is its cause), the same class as "connection refused"; the cause tells the two apart.
+    Matched by class name because openai 3.x speaks through ``httpx2`` (and ``httpcore2``,
+    ``h11``), whose classes are not httpx's.
+    """
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionResetError | BrokenPipeError) or any(
+            cls.__name__ in _BROKEN_STREAM_ERRORS for cls in type(seen).__mro__
+        ):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _said(reason: str) -> str:
+    return f": {reason}" if reason else ""
+
+
+def _status_failure(exc: openai.APIStatusError) -> RunFailure:
+    status = exc.status_code
+    reason = provider_reason(exc)
+    lowered = reason.lower()
+    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
+        # The reason is left out on purpose: providers echo parts of the key they refused.
+        return RunFailure("model_error", "The model endpoint rejected the API key. Check OPENAI_API_KEY.")
+    if isinstance(exc, openai.NotFoundError):
+        return RunFailure(
+            "model_error",
+            f"The endpoint does not know this model or path (HTTP 404){_said(reason)}. "
+            "Check MODEL_NAME and OPENAI_BASE_URL.",
+        )
+    if status in _RETRYABLE_STATUS or (status >= 500 and any(h in lowered for h in _TRANSIENT_HINTS)):
+        return RunFailure(
+            "model_busy",
+            f"The model server is busy or rate-limiting (HTTP {status}){_said(reason)}. "
+            "Wait a moment and send the message again.",
+        )
+    if status < 500 or any(hint in lowered for hint in _REFUSAL_HINTS):
+        # The same request fails the same way (FastAPI-based servers report validation as 500).
+        return RunFailure(
+            "model_rejected",
+            f"The model server rejected the request (HTTP {status}){_said(reason)}. Sending it again "
+            "will not help: check the server's flags and OPENAI_COMPAT in the README's provider table.",
+        )
+    return RunFailure(
+        "model_error",
+        f"The model server failed (HTTP {status}){_said(reason) or ' without saying why'}. "
+        "If it happens again, the server's own log has the cause.",
+    )
+
+
 def classify(exc: BaseException) -> RunFailure:
-    """Map an exception raised while streaming the agent to a :class:`RunFailure`."""
+    """Map an exception raised while streaming the agent to a :class:`RunFailure`.
+
+    Model failures get a code that tells whether sending the message again can help
+    (``model_unreachable``, ``model_busy``) or not (``model_rejected``, ``model_error``), and
+    the provider's own reason, sanitised (:func:`provider_reason`), when its body gives one.
+    """
     if isinstance(exc, ContextOverflowError):
         return RunFailure(
             "context_overflow",
@@ -55,21 +204,22 @@ def classify(exc: BaseException) -> RunFailure:
         return RunFailure(
             "model_unreachable", "The model did not answer in time. Try again, or check the endpoint."
         )
-    if isinstance(exc, openai.APIConnectionError | httpx.ConnectError):
+    if _broke_off(exc):
+        return RunFailure(
+            "model_unreachable",
+            "The connection to the model server broke off in the middle of the answer (the server "
+            "stopped or restarted). The partial answer has been kept; send the message again once "
+            "the server is back.",
+        )
+    if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
         return RunFailure(
             "model_unreachable",
             "The model endpoint could not be reached. Check OPENAI_BASE_URL and that the server is running.",
         )
-    if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
-        return RunFailure("model_error", "The model endpoint rejected the API key. Check OPENAI_API_KEY.")
-    if isinstance(exc, openai.NotFoundError):
-        return RunFailure("model_error", "The endpoint does not know this model. Check MODEL_NAME.")
-    if isinstance(exc, openai.RateLimitError):
-        return RunFailure(
-            "model_error", "The model provider is rate-limiting requests. Wait a moment and retry."
-        )
     if isinstance(exc, openai.APIStatusError):
-        return RunFailure(
-            "model_error", f"The model endpoint returned an error (HTTP {exc.status_code}). Try again."
-        )
+        return _status_failure(exc)
+    if isinstance(exc, openai.APIError):
+        # An error event inside an otherwise successful stream.
+        reason = provider_reason(exc) or _clean(exc.message)
+        return RunFailure("model_error", f"The model server reported an error mid-answer{_said(reason)}.")
     return RunFailure("internal", "Something went wrong while running the agent. The error has been logged.")

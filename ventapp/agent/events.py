@@ -213,6 +213,8 @@ ErrorCode = Literal[
     "model_unconfigured",
     "model_unreachable",
     "model_error",
+    "model_busy",
+    "model_rejected",
     "tool_error",
     "busy",
     "quota",
@@ -222,6 +224,10 @@ ErrorCode = Literal[
     "cancelled",
     "internal",
 ]
+"""Why a request or run failed. For the model: ``model_unreachable`` (no connection, timeout, or the
+connection broke mid-answer) and ``model_busy`` (rate limit, overload, 502/503/504) may succeed when
+retried; ``model_rejected`` (the server refused this request: 4xx, validation 500s) and
+``model_error`` (key, model name, other server failures) will not until something is changed."""
 
 
 class Error(_Event):

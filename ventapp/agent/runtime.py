@@ -21,6 +21,7 @@ from sqlalchemy.engine import Engine
 from ventapp.agent.admission import ProcessGuard, RunGate
 from ventapp.agent.agent_factory import build_agent
 from ventapp.agent.model_factory import build_model
+from ventapp.agent.prompt_budget import PromptBudget, check_fixed_prompt
 from ventapp.billing.pricing import seed_prices
 from ventapp.billing.settlement import pending_retry_loop
 from ventapp.config import Settings, get_settings, warn_conflicts
@@ -48,6 +49,9 @@ class AgentRuntime:
         """session_id -> the ChatRun streaming in it (for stop)."""
         self.process_guard = ProcessGuard(settings.data_dir)
         self._billing_retry: asyncio.Task[None] | None = None
+        self.prompt_budget: PromptBudget | None = None
+        """The fixed prompt measured against CONTEXT_LIMIT; None until measured (just after start)."""
+        self._prompt_check: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, settings: Settings) -> AgentRuntime:
@@ -80,7 +84,12 @@ class AgentRuntime:
         await asyncio.to_thread(seed_prices, engine)
         # Settlements that could not be written are retried now and every minute (spec "持久化结算").
         runtime._billing_retry = asyncio.create_task(pending_retry_loop(engine), name="billing-pending-retry")
+        # In the background: it assembles a second agent (~0.5 s of CPU) that no request waits for.
+        runtime._prompt_check = asyncio.create_task(runtime._check_prompt(), name="prompt-budget")
         return runtime
+
+    async def _check_prompt(self) -> None:
+        self.prompt_budget = await check_fixed_prompt(self.settings)
 
     async def close(self) -> None:
         """Close the checkpointer connection and dispose of the engine."""
@@ -91,10 +100,11 @@ class AgentRuntime:
             if not self.active_runs:
                 break
             await asyncio.sleep(0.1)
-        if self._billing_retry is not None:
-            self._billing_retry.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._billing_retry
+        for task in (self._billing_retry, self._prompt_check):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         await self._exit_stack.aclose()
         self.engine.dispose()
         self.process_guard.release()
@@ -109,6 +119,7 @@ class AgentRuntime:
                 workspaces_dir=self.settings.workspaces_dir,
                 hitl_tools=self.settings.hitl_tools,
                 compaction_enabled=self.settings.compaction_enabled,
+                tools_profile=self.settings.tools_profile,
             )
         return self._agent
 

@@ -28,10 +28,12 @@ def _ping_database(engine: sa.Engine) -> None:
 
 @router.get("/health", responses=errors())
 async def health() -> Any:
-    """``{status, model{configured,name,base_url,demo}, database, checkpointer, config_conflicts[]}``.
+    """``{status, model{configured,name,base_url,demo,prompt}, database, checkpointer, config_conflicts[]}``.
 
     ``status`` is ``ok`` when every subsystem is up, ``degraded`` when the model is
-    unconfigured, ``starting`` before the runtime opened, ``error`` if the database fails.
+    unconfigured or the fixed prompt (system prompt + tool schemas, ``model.prompt``; null
+    until measured just after start-up) takes more than 60% of ``CONTEXT_LIMIT``,
+    ``starting`` before the runtime opened, ``error`` if the database fails.
     """
     settings = get_settings()
     body: dict[str, Any] = {
@@ -56,6 +58,10 @@ async def health() -> Any:
         body["database"] = "ok"
     except Exception:
         body.update(status="error", database="error")
+    budget = runtime.prompt_budget
+    body["model"]["prompt"] = budget.public() if budget is not None else None
+    if budget is not None and not budget.fits and body["status"] == "ok":
+        body["status"] = "degraded"
     body["checkpointer"] = settings.checkpointer
     body["single_process"] = runtime.process_guard.exclusive
     if not runtime.process_guard.exclusive:

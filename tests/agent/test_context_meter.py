@@ -1,0 +1,68 @@
+"""A call without provider usage books the size of the request it sent, never 0 (issue 17 item 7)."""
+
+from __future__ import annotations
+
+from uuid import uuid4
+
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages.utils import count_tokens_approximately
+from langchain_core.outputs import ChatGeneration, LLMResult
+
+from ventapp.agent.context_meter import ContextMeter, InternalCallMeter
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "calculate",
+            "description": "Evaluate an arithmetic expression exactly. " * 20,
+            "parameters": {"type": "object", "properties": {"expression": {"type": "string"}}},
+        },
+    }
+]
+PROMPT = [SystemMessage(content="You are VentAgent. " * 50), HumanMessage(content="please calculate 1+1")]
+
+
+def _call(meter: ContextMeter, answer: AIMessage, *, tags: list[str] | None = None) -> None:
+    callbacks, run_id = InternalCallMeter(meter), uuid4()
+    callbacks.on_chat_model_start({}, [PROMPT], run_id=run_id, tags=tags, invocation_params={"tools": TOOLS})
+    callbacks.on_llm_end(LLMResult(generations=[[ChatGeneration(message=answer)]]), run_id=run_id, tags=tags)
+
+
+def test_call_without_usage_books_messages_and_tool_schemas() -> None:
+    meter = ContextMeter(context_limit=8192)
+    answer = AIMessage(content="2", id="run-1")
+    _call(meter, answer)
+    meter.observe(answer, main_thread=True)
+
+    expected = count_tokens_approximately(PROMPT, tools=TOOLS)
+    assert expected > count_tokens_approximately(PROMPT), "the tool schemas are counted"
+    usage = meter.usage()
+    assert usage.input_tokens == expected and usage.context_tokens == expected
+    assert usage.usage_source == "estimate" and meter.calls[0].source == "estimate"
+    assert meter.calls[0].input_tokens == expected
+
+
+def test_provider_usage_still_wins() -> None:
+    meter = ContextMeter(context_limit=8192)
+    answer = AIMessage(
+        content="2", id="run-2", usage_metadata={"input_tokens": 700, "output_tokens": 3, "total_tokens": 703}
+    )
+    _call(meter, answer)
+    meter.observe(answer, main_thread=True)
+    assert meter.usage().input_tokens == 700 and meter.usage().usage_source == "provider"
+
+
+def test_internal_call_without_usage_is_estimated_too() -> None:
+    meter = ContextMeter(context_limit=8192)
+    _call(meter, AIMessage(content="summary", id="run-3"), tags=["nostream"])
+    assert meter.calls[0].input_tokens == count_tokens_approximately(PROMPT, tools=TOOLS)
+    assert meter.context_tokens == 0, "internal calls never move the context gauge"
+
+
+def test_cut_call_estimate_includes_the_tool_schemas() -> None:
+    meter = ContextMeter(context_limit=8192)
+    InternalCallMeter(meter).on_chat_model_start(
+        {}, [PROMPT], run_id=uuid4(), invocation_params={"tools": TOOLS}
+    )
+    assert meter.prompt_estimate == count_tokens_approximately(PROMPT, tools=TOOLS)

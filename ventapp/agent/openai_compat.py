@@ -1,0 +1,212 @@
+"""Talking to OpenAI-compatible servers that are stricter or looser than OpenAI (``OPENAI_COMPAT``).
+
+langchain-openai writes requests and reads streams the way OpenAI's own API allows.
+Self-hosted servers (llama.cpp, llama-cpp-python, Ollama, vLLM) and some gateways
+differ in ways that break every chat (issue 19, seen against llama-cpp-python 0.3.36):
+
+1. a message ``content`` that is a list of text parts (deepagents assembles the system
+   prompt that way) is refused — the server answers HTTP 500;
+2. an assistant message with tool calls goes out with ``content: null``; refused the same way;
+3. a streamed tool call repeats its function name in every chunk, and LangChain's chunk
+   merging concatenates strings, so ``calculate`` arrives as ``calculatecalculate…`` and the
+   call fails as an unknown tool;
+4. no usage chunk arrives although ``stream_options.include_usage`` was sent.
+
+:class:`CompatChatOpenAI` fixes 1–3 on the wire when the mode is ``lenient``:
+text-only content lists are sent as one string, ``null`` content next to tool calls
+is sent as ``""``, and a streamed tool call's name is taken once per call index.
+All three are valid OpenAI requests and streams too, so lenient mode is safe against
+OpenAI; ``strict`` simply sends and parses exactly what langchain-openai does.
+Item 4 is not a wire-format matter and is handled for every provider by the context
+meter (:mod:`ventapp.agent.context_meter`): a call without provider usage books the
+offline estimate of the request it sent (messages + tool schemas), marked ``estimate``.
+
+``OPENAI_COMPAT=auto`` (the default) is ``strict`` for OpenAI's own endpoint and
+``lenient`` for any other base URL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.messages import AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGenerationChunk
+from langchain_openai import ChatOpenAI
+
+CompatMode = Literal["strict", "lenient"]
+
+OPENAI_HOSTS = frozenset({"api.openai.com"})
+"""Hosts that speak OpenAI's own dialect: ``auto`` keeps requests untouched for them."""
+
+
+def resolve_compat(setting: str, base_url: str) -> CompatMode:
+    """The effective mode for ``OPENAI_COMPAT`` and ``OPENAI_BASE_URL``.
+
+    Args:
+        setting: ``auto`` | ``strict`` | ``lenient``.
+        base_url: The configured endpoint; empty means OpenAI's own.
+
+    Returns:
+        ``strict`` or ``lenient`` (``auto`` is lenient for any host but OpenAI's).
+    """
+    if setting in ("strict", "lenient"):
+        return setting  # type: ignore[return-value]  # narrowed by the membership test
+    host = (urlsplit(base_url).hostname or "").lower() if base_url else "api.openai.com"
+    return "strict" if host in OPENAI_HOSTS else "lenient"
+
+
+def _text_only(content: list[Any]) -> str | None:
+    """The joined text of a list of text parts, or None if any part is not text."""
+    texts: list[str] = []
+    for part in content:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        else:
+            return None
+    # OpenAI reads consecutive text parts as one text; deepagents' parts carry their own
+    # separators, and a blank line keeps two sections apart if one does not.
+    joined = ""
+    for text in texts:
+        if joined and not (joined.endswith("\n") or text.startswith("\n")):
+            joined += "\n\n"
+        joined += text
+    return joined
+
+
+def lenient_message(message: dict[str, Any]) -> dict[str, Any]:
+    """One Chat Completions message dict rewritten for servers stricter than OpenAI.
+
+    Args:
+        message: ``{"role": ..., "content": str | list | None, ...}`` as langchain-openai built it.
+
+    Returns:
+        A copy whose ``content`` is a string when it was a list of text parts (lists with
+        images or other parts are left as they are) or ``None``.
+    """
+    content = message.get("content")
+    if isinstance(content, list):
+        text = _text_only(content)
+        if text is not None:
+            return {**message, "content": text}
+    elif content is None and "content" in message:
+        return {**message, "content": ""}
+    return message
+
+
+class ToolNameDeduper:
+    """Keeps one function name per streamed tool-call index within one response.
+
+    OpenAI sends a call's name once, in its first chunk; some servers send it in every
+    chunk, and merging chunks concatenates strings. Later names for an index already
+    named are dropped, so the merged call has the name exactly once. The same holds for
+    the legacy ``function_call`` delta that llama-cpp-python sends alongside ``tool_calls``.
+    """
+
+    def __init__(self) -> None:
+        self._named: set[int] = set()
+        self._function_named = False
+
+    def fix(self, chunk: ChatGenerationChunk) -> ChatGenerationChunk:
+        """Return ``chunk`` with repeated tool-call names removed (the same object if none were)."""
+        message = chunk.message
+        if not isinstance(message, AIMessageChunk):
+            return chunk
+        extra = message.additional_kwargs
+        function_call = extra.get("function_call")
+        changed = False
+        if isinstance(function_call, dict) and function_call.get("name"):
+            if self._function_named:
+                extra = {**extra, "function_call": {**function_call, "name": None}}
+                changed = True
+            self._function_named = True
+        fixed = []
+        for part in message.tool_call_chunks:
+            index = part.get("index")
+            if part.get("name") and index is not None:
+                if index in self._named:
+                    part = {**part, "name": None}
+                    changed = True
+                else:
+                    self._named.add(index)
+            fixed.append(part)
+        if not changed:
+            return chunk
+        # A new chunk rather than a copy: tool_calls are derived from tool_call_chunks on init.
+        rebuilt = AIMessageChunk(
+            content=message.content,
+            additional_kwargs=extra,
+            response_metadata=message.response_metadata,
+            id=message.id,
+            usage_metadata=message.usage_metadata,
+            tool_call_chunks=fixed,
+            chunk_position=message.chunk_position,
+        )
+        return ChatGenerationChunk(message=rebuilt, generation_info=chunk.generation_info)
+
+
+class CompatChatOpenAI(ChatOpenAI):
+    """``ChatOpenAI`` with the ``OPENAI_COMPAT`` fixes for self-hosted servers.
+
+    Attributes:
+        compat: ``strict`` (requests and streams exactly as langchain-openai handles them) or
+            ``lenient`` (string content, ``""`` for null content, one name per streamed call).
+    """
+
+    compat: CompatMode = "strict"
+
+    def _get_request_payload(
+        self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        payload = super()._get_request_payload(input_, stop=stop, **kwargs)
+        if self.compat == "lenient" and isinstance(payload.get("messages"), list):
+            payload["messages"] = [
+                lenient_message(m) if isinstance(m, dict) else m for m in payload["messages"]
+            ]
+        return payload
+
+    # The name fix must happen before the chunk reaches the callbacks (LangGraph's "messages"
+    # stream is fed from on_llm_new_token), so the parent streams without a run manager and
+    # the callback is raised here for the fixed chunk — the parent does nothing else with it.
+    def _stream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> Iterator[ChatGenerationChunk]:
+        if self.compat == "strict":
+            yield from super()._stream(messages, stop, run_manager, **kwargs)
+            return
+        names = ToolNameDeduper()
+        for chunk in super()._stream(messages, stop, None, **kwargs):
+            chunk = names.fix(chunk)
+            if run_manager:
+                run_manager.on_llm_new_token(
+                    chunk.text, chunk=chunk, logprobs=(chunk.generation_info or {}).get("logprobs")
+                )
+            yield chunk
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        if self.compat == "strict":
+            async for chunk in super()._astream(messages, stop, run_manager, **kwargs):
+                yield chunk
+            return
+        names = ToolNameDeduper()
+        async for chunk in super()._astream(messages, stop, None, **kwargs):
+            chunk = names.fix(chunk)
+            if run_manager:
+                await run_manager.on_llm_new_token(
+                    chunk.text, chunk=chunk, logprobs=(chunk.generation_info or {}).get("logprobs")
+                )
+            yield chunk
