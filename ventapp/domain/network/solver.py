@@ -23,7 +23,7 @@ of node size per iteration (SuperLU), so a network of a thousand airways solves 
 
 Convergence is measured by the loop law itself: node pressures are integrated along a spanning
 tree of least-resistance branches and the residual of every chord (one per independent loop)
-must be below ``tol_pa``.
+must be below ``tol_pa``, and the next Newton correction of any flow below ``tol_flow_m3_s``.
 
 References
 ----------
@@ -55,6 +55,7 @@ StartName = Literal["max-flow", "laminar"]
 _ARMIJO = 1e-4
 _MIN_STEP = 1e-20
 _DIVERGED_FACTOR = 1e6
+_FLOW_FLOOR = 1e-7  # relative to the network's flow scale
 
 
 @dataclass(frozen=True)
@@ -211,29 +212,25 @@ def _largest(values: np.ndarray) -> float:
     return float(np.max(np.abs(values))) if values.size else 0.0
 
 
-def _newton_step(system: System, laws: _Laws, q: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """Conservation correction, descent step and its slope ``∇Φ·step = −stepᵀ·D·step``.
+def _newton_step(system: System, laws: _Laws, q: np.ndarray, flow_floor_m3_s: float) -> np.ndarray:
+    """A descent direction of Φ that keeps conservation (``A·step = 0``).
 
-    Both come from the KKT system ``[D Aᵀ; A 0]`` (through its node-size Schur complement
-    ``A D⁻¹ Aᵀ``): the correction restores ``A q = b`` after rounding, the step (with
-    ``A·step = 0``) lowers Φ. They are kept apart because ``pᵀ·(b − A q)`` is rounding noise
-    that would otherwise swamp the slope near the solution.
+    From the KKT system ``[D Aᵀ; A 0]`` through its node-size Schur complement ``A D⁻¹ Aᵀ``,
+    with ``D`` the branch stiffnesses made positive.
     """
     stiffness = np.abs(laws.stiffness(q))
-    # A branch without stiffness (no flow yet, a fan at the top of its curve) gets a tiny one:
-    # the step may then be huge, and the line search cuts it back (the energy grows as |q|³).
-    floor = max(1e-10 * float(stiffness.max(initial=0.0)), 1e-12)
-    weight = np.maximum(stiffness, floor)
-    inverse = 1.0 / weight
+    # A branch without stiffness (no air yet, or none at the solution; a fan at the top of its
+    # curve) is given that of its airway at a small flow, and never less than 1e-10 of the
+    # stiffest branch: the condition of the system stays bounded, the line search cuts back a
+    # step that is too long, and an airway that carries no air at the solution still converges.
+    floor = np.maximum(2.0 * laws.r * flow_floor_m3_s, max(1e-10 * float(stiffness.max(initial=0.0)), 1e-12))
+    inverse = 1.0 / np.maximum(stiffness, floor)
     a = system.incidence
     law = laws.law(q)
     if a.shape[0] == 0:
-        step = -inverse * law
-        return np.zeros_like(q), step, -float(np.dot(step * weight, step))
-    lu = spla.splu((a @ sp.diags(inverse) @ a.T).tocsc())
-    correction = inverse * (a.T @ lu.solve(system.supply[1:] - a @ q))
-    step = inverse * (a.T @ lu.solve(a @ (inverse * law)) - law)
-    return correction, step, -float(np.dot(step * weight, step))
+        return -inverse * law
+    lam = spla.splu((a @ sp.diags(inverse) @ a.T).tocsc()).solve(a @ (inverse * law))
+    return system.conserve(inverse * (a.T @ lam - law), np.zeros(system.n_nodes))
 
 
 def _start(system: System, start: StartName) -> tuple[np.ndarray, str]:
@@ -245,19 +242,21 @@ def _start(system: System, start: StartName) -> tuple[np.ndarray, str]:
 
 
 def _iterate(
-    system: System, q: np.ndarray, tol_pa: float, max_iter: int
+    system: System, q: np.ndarray, tol_pa: float, tol_flow_m3_s: float, max_iter: int
 ) -> tuple[np.ndarray, int, bool, str]:
     laws = _Laws(system)
     scale = max(float(np.max(np.abs(system.supply), initial=0.0)), float(np.max(np.abs(q), initial=0.0)), 1.0)
     for iteration in range(max_iter + 1):
+        q = system.conserve(q)
         loop, pressures = _residual(system, laws, q)
         residual = _largest(loop)
-        if residual <= tol_pa:
+        step = _newton_step(system, laws, q, _FLOW_FLOOR * scale)
+        # Both tests: a loop of tiny resistance meets tol_pa with its flow still off, and the
+        # flow of an airway that carries no air at the solution converges only linearly.
+        if residual <= tol_pa and _largest(step) <= tol_flow_m3_s:
             return q, iteration, True, f"converged: largest loop residual {residual:.3g} Pa ≤ {tol_pa:g} Pa"
         if iteration == max_iter:
             break
-        correction, step, _ = _newton_step(system, laws, q)
-        q = q + correction
         drop = pressures[system.tail[system.free]] - pressures[system.head[system.free]]
         slope = min(float(np.dot(loop, step)), 0.0)
         alpha = 1.0
@@ -267,6 +266,13 @@ def _iterate(
                 break
             alpha *= 0.5
             if alpha < _MIN_STEP:
+                if residual <= tol_pa:  # the flows are right to rounding: no step can improve them
+                    return (
+                        q,
+                        iteration,
+                        True,
+                        f"converged: largest loop residual {residual:.3g} Pa ≤ {tol_pa:g} Pa",
+                    )
                 return (
                     q,
                     iteration,
@@ -294,6 +300,7 @@ def solve_network(
     total_flow_m3_s: float | None = None,
     *,
     tol_pa: float = 1e-6,
+    tol_flow_m3_s: float = 1e-8,
     max_iter: int = 100,
     start: StartName = "max-flow",
 ) -> NetworkSolution:
@@ -316,6 +323,9 @@ def solve_network(
         Fixed total flow ``Q`` through the network, m³/s.
     tol_pa : float
         Largest allowed loop-law residual, Pa.
+    tol_flow_m3_s : float
+        Largest allowed flow correction of the next Newton step, m³/s (waived when rounding
+        stops any further decrease of Φ and the residual is already below ``tol_pa``).
     max_iter : int
         Newton steps before giving up.
     start : {"max-flow", "laminar"}
@@ -339,7 +349,7 @@ def solve_network(
     """
     system = build_system(network, total_flow_m3_s)
     q0, used = _start(system, start)
-    q_free, iterations, converged, message = _iterate(system, q0, tol_pa, max_iter)
+    q_free, iterations, converged, message = _iterate(system, q0, tol_pa, tol_flow_m3_s, max_iter)
     loop, pressures = _residual(system, _Laws(system), q_free)
     residual = _largest(loop)
 
