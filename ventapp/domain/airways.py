@@ -65,23 +65,41 @@ FRICTION_FACTORS: dict[str, FrictionFactor] = {
     f.key: f
     for f in (
         FrictionFactor("coal.smooth_lined", "coal mine airway, smooth lined, straight, clean", 25, _TIEN_42),
-        FrictionFactor("coal.unlined_bolted", "coal mine airway, unlined (roof-bolted), straight, clean", 43, _TIEN_42),
+        FrictionFactor(
+            "coal.unlined_bolted", "coal mine airway, unlined (roof-bolted), straight, clean", 43, _TIEN_42
+        ),
         FrictionFactor("coal.timbered", "coal mine airway, timbered, straight, clean", 67, _TIEN_42),
         FrictionFactor("shaft.concrete_smooth", "shaft, smooth concrete-lined, unobstructed", 16, _TIEN_43),
         FrictionFactor("shaft.brick", "shaft, brick-lined, unobstructed", 20, _TIEN_43),
-        FrictionFactor("shaft.concrete_fittings", "shaft, smooth concrete-lined, rope guides and pipe ranges on buntons", 34, _TIEN_43),
-        FrictionFactor("shaft.brick_fittings", "shaft, brick-lined, rope guides and pipe ranges on buntons", 39, _TIEN_43),
+        FrictionFactor(
+            "shaft.concrete_fittings",
+            "shaft, smooth concrete-lined, rope guides and pipe ranges on buntons",
+            34,
+            _TIEN_43,
+        ),
+        FrictionFactor(
+            "shaft.brick_fittings", "shaft, brick-lined, rope guides and pipe ranges on buntons", 39, _TIEN_43
+        ),
         FrictionFactor("shaft.tubbing", "shaft, tubbing-lined, no guides or cages", 73, _TIEN_43),
         FrictionFactor("shaft.timber", "shaft, timber-lined, no middle buntons", 88, _TIEN_43),
         FrictionFactor("arch.concrete", "steel-arched roadway, smooth concrete all round", 20, _TIEN_43),
-        FrictionFactor("arch.lagged", "steel-arched roadway, concrete slabs or timber lagging between flanges all round", 39, _TIEN_43),
+        FrictionFactor(
+            "arch.lagged",
+            "steel-arched roadway, concrete slabs or timber lagging between flanges all round",
+            39,
+            _TIEN_43,
+        ),
         FrictionFactor("rect.concrete", "rectangular coal airway, smooth, concrete-lined", 20, _THAKUR_24),
-        FrictionFactor("rect.girders_brick", "rectangular coal airway, steel girders on brick walls", 50, _THAKUR_24),
+        FrictionFactor(
+            "rect.girders_brick", "rectangular coal airway, steel girders on brick walls", 50, _THAKUR_24
+        ),
         FrictionFactor("rect.unlined_straight", "rectangular coal airway, unlined, straight", 65, _THAKUR_24),
         FrictionFactor("rect.unlined_rough", "rectangular coal airway, unlined, rough", 85, _THAKUR_24),
-        FrictionFactor("rect.timber_legs", "rectangular coal airway, wood beams on timber legs", 100, _THAKUR_24),
+        FrictionFactor(
+            "rect.timber_legs", "rectangular coal airway, wood beams on timber legs", 100, _THAKUR_24
+        ),
     )
-}  # fmt: skip
+}
 
 _THAKUR_26 = "Thakur, Advanced Mine Ventilation (2019), ch. 2, Table 2.6 (after Hartman et al.)"
 SHOCK_EQUIVALENT_LENGTH_FT: dict[str, float] = {

@@ -210,10 +210,18 @@ CO2_FACE_RETURN = _cn(
     "gas-limits",
 )
 DIESEL_AIR_PER_KW = RegulationRow(
-    "cn.diesel_per_kw", "CN", "煤矿通风能力核定标准 (AQ 1056-2008)", "2008", None,
-    "air per kW of rated diesel power (explosion-proof diesel vehicles)", 4.0, None, "m³/min per kW", False,
+    "cn.diesel_per_kw",
+    "CN",
+    "煤矿通风能力核定标准 (AQ 1056-2008)",
+    "2008",
+    None,
+    "air per kW of rated diesel power (explosion-proof diesel vehicles)",
+    4.0,
+    None,
+    "m³/min per kW",
+    False,
     "air-requirements",
-)  # fmt: skip
+)
 
 ALL_ROWS: tuple[RegulationRow, ...] = (
     AIR_PER_PERSON,

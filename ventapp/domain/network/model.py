@@ -93,6 +93,10 @@ class Airway:
         Fixed airflow (from→to) of a fixed-quantity branch; its pressure drop is then free.
     name : str
         Human-readable name, e.g. "+730m轨道运输大巷".
+    area_m2 : float or None
+        Cross-section, m² (only for velocity checks; the solver does not need it).
+    airway_type : str
+        Key of the velocity table (e.g. ``"coal_face"``), or "" when unknown.
     """
 
     edge_id: str
@@ -104,6 +108,8 @@ class Airway:
     nvp_pa: float = 0.0
     fixed_flow_m3_s: float | None = None
     name: str = ""
+    area_m2: float | None = None
+    airway_type: str = ""
 
     @property
     def total_resistance_ns2_m8(self) -> float:
@@ -132,6 +138,10 @@ def _check_airway(airway: Airway) -> None:
         values.update(a0=airway.fan.a0_pa, a1=airway.fan.a1_pa_s_m3, a2=airway.fan.a2_pa_s2_m6)
     if airway.fixed_flow_m3_s is not None:
         values["fixed flow"] = airway.fixed_flow_m3_s
+    if airway.area_m2 is not None:
+        values["cross-section"] = airway.area_m2
+        if airway.area_m2 <= 0:
+            raise NetworkError("bad_value", f"{label}: the cross-section must be positive.")
     for what, value in values.items():
         if not math.isfinite(value):
             raise NetworkError("bad_value", f"{label}: the {what} is not a finite number.")

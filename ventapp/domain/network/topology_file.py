@@ -14,6 +14,8 @@ column                required  meaning
 ``a0_Pa`` …           no        fan curve ``a0 + a1·q + a2·q²``: ``a0_Pa``, ``a1_Pa_s_m3``, ``a2_Pa_s2_m6``
 ``nvp_Pa``            no        natural ventilation pressure acting from→to, Pa (default 0)
 ``fixed_q_m3_s``      no        fixed airflow of a fixed-quantity airway, m³/s (blank = free)
+``area_m2``           no        cross-section, m² (for velocity checks)
+``airway_type``       no        velocity-table key, e.g. ``coal_face`` (for velocity checks)
 ====================  ========  ==========================================================
 
 CSV files are read as UTF-8 with or without a byte-order mark; ``.xlsx`` files through openpyxl
@@ -40,6 +42,8 @@ OPTIONAL_COLUMNS = (
     "a2_Pa_s2_m6",
     "nvp_Pa",
     "fixed_q_m3_s",
+    "area_m2",
+    "airway_type",
 )
 MAX_ROWS = 100_000
 
@@ -99,6 +103,8 @@ def _airway(row: dict[str, Any], line: int) -> Airway:
         nvp_pa=_number(row, "nvp_Pa", line) or 0.0,
         fixed_flow_m3_s=_number(row, "fixed_q_m3_s", line, default=None),
         name=_text(row.get("name")),
+        area_m2=_number(row, "area_m2", line, default=None),
+        airway_type=_text(row.get("airway_type")),
     )
 
 
