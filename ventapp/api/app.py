@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from ventapp.agent.pipeline import ChatRejected
-from ventapp.api import chat_routes, health_routes, resume_routes, session_routes, usage_routes
+from ventapp.api import chat_routes, file_routes, health_routes, resume_routes, session_routes, usage_routes
 from ventapp.api.errors import chat_rejected_handler, error_response, validation_error_handler
 
 
@@ -30,6 +30,7 @@ def create_api(lifespan: Callable[[FastAPI], Any] | None = None) -> FastAPI:
     api.include_router(health_routes.router)
     api.include_router(usage_routes.router)
     api.include_router(session_routes.router)
+    api.include_router(file_routes.router)
     # Last: any other /api path answers in our JSON shape instead of the UI's HTML 404 page
     # (routes match in order, so a wrong method on a known path lands here too).
     api.add_api_route(
