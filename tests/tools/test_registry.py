@@ -14,7 +14,17 @@ from ventapp.tools import registry
 from ventapp.tools.registry import register, source, sourced
 
 DEMO_TOOLS = {"current_time", "calculate", "knowledge_search"}
-BUILTIN_TOOLS = DEMO_TOOLS | {"ask_user", "request_plan_approval"}
+ENGINEERING_TOOLS = {
+    "airway_resistance",
+    "combine_resistances",
+    "fan_laws_scale",
+    "fan_operating_point",
+    "natural_ventilation_pressure",
+    "airflow_demand",
+    "check_air_velocity",
+    "solve_ventilation_network",
+}
+BUILTIN_TOOLS = DEMO_TOOLS | {"ask_user", "request_plan_approval"} | ENGINEERING_TOOLS
 
 
 @pytest.fixture

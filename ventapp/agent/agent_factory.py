@@ -48,7 +48,7 @@ from ventapp.agent.workspace import (
     SessionFilesystemBackend,
 )
 from ventapp.config import get_settings
-from ventapp.tools import registry
+from ventapp.tools import registry, workspace_files
 
 __all__ = ["RESEARCHER", "SKILLS_DIR", "build_agent"]
 
@@ -163,6 +163,10 @@ def build_agent(
     if not compaction_enabled:
         _exclude_summarisation(model)
     backend = _backend(workspaces_dir or get_settings().workspaces_dir)
+    # Tools that read uploads and write results (solve_ventilation_network) reach the running
+    # session's /workspace/ folder through this hook: tools never import the agent.
+    session_workspace = SessionFilesystemBackend(workspaces_dir or get_settings().workspaces_dir, WORKSPACE_AREA)
+    workspace_files.set_workspace_resolver(lambda: session_workspace.cwd)
     return create_deep_agent(
         model=model,
         tools=registry.all_tools(),

@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.api import (
     chat_routes,
+    file_routes,
     health_routes,
     preference_routes,
     resume_routes,
@@ -71,6 +72,7 @@ def create_api(
     api.include_router(session_routes.router)
     api.include_router(preference_routes.router)
     api.include_router(schedule_routes.router)
+    api.include_router(file_routes.router)
     # Last: any other /api path answers in our JSON shape instead of the UI's HTML 404 page
     # (routes match in order, so a wrong method on a known path lands here too: 405).
     api.add_api_route(

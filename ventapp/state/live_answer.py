@@ -38,6 +38,7 @@ from ventapp.state.views import (
     ToolCardView,
     args_to_json,
     citation_from,
+    figure_paths,
     format_tool_output,
     todos_from,
     usage_footer,
@@ -151,7 +152,10 @@ def reduce_event(live: LiveAnswer, event: ev.ContractEvent) -> LiveAnswer:
                 cn_tool=event.cn_tool or event.tool,
                 agent_id=event.agent_id,
             )
-            card = replace(base, content=format_tool_output(event.content), error=event.error, done=True)
+            figures = [] if event.error else figure_paths(event.content)
+            card = replace(
+                base, content=format_tool_output(event.content), error=event.error, done=True, figures=figures
+            )
             return replace(live, tools=_with_card(live.tools, card))
         case ev.UpdatedTodoList(todos=todos):
             return replace(live, todos=tuple(todos_from(todos)))

@@ -58,6 +58,8 @@ class ToolCardView:
         error: True when the tool reported a failure.
         done: True once the result arrived.
         agent_id: ``main`` or the sub-agent that made the call.
+        figures: ``/workspace/...`` images the result lists under ``data.figures`` (shown in
+            the card through ``GET /api/sessions/{id}/files``).
     """
 
     tool_call_id: str = ""
@@ -68,6 +70,28 @@ class ToolCardView:
     error: bool = False
     done: bool = False
     agent_id: str = "main"
+    figures: list[str] = field(default_factory=list)
+
+
+FIGURE_SUFFIXES = (".png", ".jpg", ".jpeg")
+
+
+def figure_paths(content: Any) -> list[str]:
+    """The ``/workspace/`` images a sourced tool result lists under ``data.figures`` (never raises)."""
+    try:
+        payload = (
+            json.loads(content) if isinstance(content, str) and content.lstrip().startswith("{") else None
+        )
+        figures = payload.get("data", {}).get("figures") if isinstance(payload, dict) else None
+    except (ValueError, AttributeError):
+        return []
+    if not isinstance(figures, list):
+        return []
+    return [
+        f
+        for f in figures
+        if isinstance(f, str) and f.startswith("/workspace/") and f.lower().endswith(FIGURE_SUFFIXES)
+    ]
 
 
 @dataclass
@@ -234,6 +258,7 @@ def tool_card_from_dict(raw: Mapping[str, Any]) -> ToolCardView:
         error=bool(raw.get("error")),
         done=content is not None,
         agent_id=str(raw.get("agent_id") or "main"),
+        figures=[] if raw.get("error") else figure_paths(content),
     )
 
 

@@ -48,7 +48,12 @@ logger = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_BUILTIN_MODULES: tuple[str, ...] = ("ventapp.tools.demo_tools", "ventapp.tools.interaction_tools")
+_BUILTIN_MODULES: tuple[str, ...] = (
+    "ventapp.tools.demo_tools",
+    "ventapp.tools.interaction_tools",
+    "ventapp.tools.ventilation_tools",
+    "ventapp.tools.network_tool",
+)
 
 # OpenAI-compatible function names; other providers accept a superset.
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import reflex as rx
 
 from ventapp.pages.components.styles import PRE_STYLE
+from ventapp.state.chat_state import ChatState
 from ventapp.state.views import ToolCardView
 
 Label = rx.Var[str] | str
@@ -46,6 +47,36 @@ def _result(card: rx.Var[ToolCardView]) -> rx.Component:
     )
 
 
+def _uri_component(value: rx.Var) -> rx.Var[str]:
+    return rx.Var(f"encodeURIComponent({value})").to(str)
+
+
+def _figure(path: rx.Var[str]) -> rx.Component:
+    # Served by GET /api/sessions/{id}/files, which checks that the session is the caller's.
+    src = (
+        "/api/sessions/"
+        + ChatState.session_id
+        + "/files?path="
+        + _uri_component(path)
+        + "&user_name="
+        + _uri_component(ChatState.user_name)
+    )
+    return rx.el.a(
+        rx.image(
+            src=src, alt=path, class_name="tool-figure", width="100%", max_width="720px", loading="lazy"
+        ),
+        href=src,
+        target="_blank",
+    )
+
+
+def _figures(card: rx.Var[ToolCardView]) -> rx.Component:
+    return rx.cond(
+        card.figures.length() > 0,  # type: ignore[attr-defined]
+        rx.vstack(rx.foreach(card.figures, _figure), spacing="2", margin_top="0.5rem", width="100%"),
+    )
+
+
 def tool_card(card: rx.Var[ToolCardView], pending: Label = "") -> rx.Component:
     """One card per ``tool_call_id``: the same tool called twice gives two cards.
 
@@ -80,6 +111,7 @@ def tool_card(card: rx.Var[ToolCardView], pending: Label = "") -> rx.Component:
             margin_top="0.35rem",
         ),
         rx.box(_result(card), margin_top="0.35rem"),
+        _figures(card),
         class_name="tool-card",
         id=f"tool-{card.tool_call_id}",
         data_tool_call_id=card.tool_call_id,

@@ -1,0 +1,86 @@
+"""End to end over real HTTP: upload a network, the agent calls solve_ventilation_network, and the
+figure it wrote is served to its owner only (``GET /api/sessions/{id}/files``)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import httpx
+import pytest
+
+from tests.domain.network.benchmark_data import DATA_DIR
+from tests.scripted_llm.server import ScriptedServer
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+FIGURE = "/workspace/results/network-network.png"
+
+
+def _upload_and_solve(client: httpx.Client, llm: ScriptedServer, user: str) -> tuple[str, dict]:
+    llm.push(
+        {
+            "tool_calls": [
+                {
+                    "id": "solve",
+                    "name": "solve_ventilation_network",
+                    "arguments": {"path": "/workspace/uploads/network.csv", "total_flow": 151.295},
+                }
+            ]
+        },
+        {"content": f"Solved.\n\n![network]({FIGURE})"},
+    )
+    data = (DATA_DIR / "A_hongshagang_1" / "topology.csv").read_bytes()
+    form = {"message": "solve my network", "user_name": user}
+    with client.stream("POST", "/api/chat", data=form, files={"file": ("network.csv", data)}) as response:
+        assert response.status_code == 200
+        frames = [json.loads(line[6:]) for line in response.iter_lines() if line.startswith("data: ")]
+        session_id = response.headers["x-session-id"]
+    (result,) = [f for f in frames if f["type"] == "tool_result" and f["tool_call_id"] == "solve"]
+    return session_id, result
+
+
+def test_the_tool_solves_the_upload_and_its_figure_is_served_to_the_owner(
+    client: httpx.Client, llm: ScriptedServer
+) -> None:
+    user = f"user-{uuid.uuid4().hex[:8]}"
+    session_id, result = _upload_and_solve(client, llm, user)
+    payload = json.loads(result["content"])
+
+    assert result["error"] is False
+    assert payload["data"]["converged"] is True and FIGURE in payload["data"]["figures"]
+    figure = client.get(f"/api/sessions/{session_id}/files", params={"user_name": user, "path": FIGURE})
+    assert figure.status_code == 200 and figure.headers["content-type"] == "image/png"
+    assert figure.content.startswith(PNG_MAGIC)
+    assert figure.headers["cache-control"] == "private, no-store"
+    table = client.get(
+        f"/api/sessions/{session_id}/files",
+        params={"user_name": user, "path": "/workspace/results/network-airways.csv"},
+    )
+    assert table.status_code == 200 and "副立井" in table.content.decode("utf-8-sig")
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/workspace/results/nothing.png",
+        "/workspace/../../checkpoints.db",
+        "/workspace/uploads/network.csv/../../../x.png",
+        "/conversation_history/x.png",
+        "/workspace/uploads/network.txt",
+        "/etc/passwd",
+    ],
+)
+def test_paths_outside_the_workspace_or_of_other_types_are_404(
+    client: httpx.Client, llm: ScriptedServer, path: str
+) -> None:
+    user = f"user-{uuid.uuid4().hex[:8]}"
+    session_id, _ = _upload_and_solve(client, llm, user)
+    response = client.get(f"/api/sessions/{session_id}/files", params={"user_name": user, "path": path})
+    assert response.status_code == 404 and response.json()["code"] == "not_found"
+
+
+def test_another_user_gets_404_for_the_same_figure(client: httpx.Client, llm: ScriptedServer) -> None:
+    owner = f"user-{uuid.uuid4().hex[:8]}"
+    session_id, _ = _upload_and_solve(client, llm, owner)
+    stolen = client.get(f"/api/sessions/{session_id}/files", params={"user_name": "mallory", "path": FIGURE})
+    assert stolen.status_code == 404 and stolen.json()["detail"] == "Session not found."

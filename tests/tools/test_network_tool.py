@@ -1,0 +1,96 @@
+"""The solve_ventilation_network tool: an uploaded file in, a sourced summary, CSVs and figures out."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.domain.network.benchmark_data import DATA_DIR
+from ventapp.tools import registry, workspace_files
+from ventapp.tools.network_tool import solve_ventilation_network
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path):
+    root = tmp_path / "ws"
+    (root / "uploads").mkdir(parents=True)
+    workspace_files.set_workspace_resolver(lambda: root)
+    yield root
+    workspace_files.set_workspace_resolver(None)
+
+
+def _upload(root: Path, source: Path, name: str = "mine.csv") -> str:
+    shutil.copy(source, root / "uploads" / name)
+    return f"/workspace/uploads/{name}"
+
+
+def test_tool_solves_network_a_and_writes_csvs_and_figures(workspace: Path) -> None:
+    result = solve_ventilation_network(
+        _upload(workspace, DATA_DIR / "A_hongshagang_1" / "topology.csv"), 151.295
+    )
+    data = result["data"]
+
+    assert data["converged"] is True and data["airways"] == 46
+    assert data["largest_flows"][0] == {"edge_id": "19", "q_m3_s": pytest.approx(151.295)}  # the return shaft
+    assert data["boundary_pressure_pa"] == pytest.approx(1735.58, abs=0.01)
+    assert result["sources"] and result["sources"][0]["url"] == "/kb/network-analysis"
+    assert data["figures"] == ["/workspace/results/mine-network.png", "/workspace/results/mine-fan-curve.png"]
+    for figure in data["figures"]:
+        assert (workspace / figure.removeprefix("/workspace/")).read_bytes().startswith(PNG_MAGIC)
+    with (workspace / "results" / "mine-airways.csv").open(encoding="utf-8-sig") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 46 and float(rows[0]["q_m3_s"]) == pytest.approx(107.604411, abs=1e-5)
+    assert data["files"]["nodes_csv"] == "/workspace/results/mine-nodes.csv"
+
+
+def test_tool_reports_fan_duty_and_low_velocities(workspace: Path) -> None:
+    text = (
+        "edge_id,from,to,r_N_s2_m8,is_fan,a0_Pa,a1_Pa_s_m3,a2_Pa_s2_m6,area_m2,airway_type\n"
+        "f,1,2,0.05,1,200,30,-0.8,10,main_airway\n"
+        "a,2,3,0.3,0,,,,10,district_airway\n"
+        "b,1,3,0.3,0,,,,100,district_airway\n"
+        "c,3,4,0.3,0,,,,10,district_airway\n"
+    )
+    (workspace / "uploads" / "fan.csv").write_text(text, encoding="utf-8")
+    data = solve_ventilation_network("/workspace/uploads/fan.csv", 12.0)["data"]
+
+    assert data["converged"] and data["fans"][0]["edge_id"] == "f"
+    assert data["reversed"]["edge_ids"] == ["b"]  # recirculation through b
+    assert [v["edge_id"] for v in data["low_velocity"]] == ["b"]
+    assert "article number not confirmed" in data["low_velocity"][0]["rule"]
+
+
+def test_registered_tool_returns_json_with_sources_and_readable_errors(workspace: Path) -> None:
+    registry.load_builtin_tools()
+    (tool,) = registry.get_tools_by_name(["solve_ventilation_network"])
+    path = _upload(workspace, DATA_DIR / "B_hongshagang_difficult" / "topology.csv")
+    ok = json.loads(tool.invoke({"path": path, "total_flow": 154.09}))
+    assert ok["data"]["converged"] and registry.parse_sourced(json.dumps(ok))
+
+    (workspace / "uploads" / "bad.csv").write_text("edge_id,from\n1,2\n", encoding="utf-8")
+    bad = tool.invoke({"path": "/workspace/uploads/bad.csv"})
+    assert "[missing_column]" in bad and "Traceback" not in bad
+    escape = tool.invoke({"path": "/workspace/../../etc/passwd"})
+    assert "not a file under /workspace/" in escape
+    missing = tool.invoke({"path": "/workspace/uploads/none.csv"})
+    assert "/workspace/uploads/none.csv does not exist" in missing and str(workspace) not in missing
+
+
+def test_symlink_out_of_the_workspace_is_refused(workspace: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "secret.csv"
+    outside.write_text("edge_id,from,to,r_N_s2_m8\n1,1,2,0.1\n", encoding="utf-8")
+    (workspace / "uploads" / "link.csv").symlink_to(outside)
+    with pytest.raises(ValueError, match="outside /workspace/"):
+        solve_ventilation_network("/workspace/uploads/link.csv")
+
+
+def test_without_a_run_the_workspace_is_unavailable() -> None:
+    workspace_files.set_workspace_resolver(None)
+    with pytest.raises(ValueError, match="not available"):
+        solve_ventilation_network("/workspace/uploads/x.csv")

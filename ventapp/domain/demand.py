@@ -1,0 +1,146 @@
+"""Airflow demand, natural ventilation pressure and the air-velocity check, each with its rule.
+
+References
+----------
+.. [McP] M. J. McPherson, *Subsurface Ventilation Engineering*, 2nd ed. (2009), ch. 8 "Natural
+   ventilation" (NVP from the densities of the air columns) and ch. 9 "Ventilation planning"
+   (air quantities for people, gas dilution and diesel equipment).
+.. [Reg] The rows of :mod:`ventapp.domain.regulations` (《煤矿安全规程》 first), with their status.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ventapp.domain.regulations import AIR_PER_PERSON, DIESEL_AIR_PER_KW, VELOCITY_LIMITS, RegulationRow
+
+GRAVITY_M_S2 = 9.81
+
+
+def natural_ventilation_pressure_pa(
+    depth_m: float,
+    mean_density_downcast_kg_m3: float,
+    mean_density_upcast_kg_m3: float,
+    gravity_m_s2: float = GRAVITY_M_S2,
+) -> float:
+    """Natural ventilation pressure of two connected air columns.
+
+    .. math:: \\mathrm{NVP} = g \\, Z \\, (\\bar\\rho_{down} - \\bar\\rho_{up})
+
+    Positive when the denser (colder) column is the downcast, i.e. natural ventilation helps
+    the intended direction.
+
+    Parameters
+    ----------
+    depth_m : float
+        Vertical height ``Z`` of the columns, m.
+    mean_density_downcast_kg_m3, mean_density_upcast_kg_m3 : float
+        Mean air densities of the downcast and upcast columns, kg/m³.
+    gravity_m_s2 : float
+        ``g``, m/s².
+
+    References
+    ----------
+    [McP] ch. 8.
+    """
+    if depth_m < 0 or mean_density_downcast_kg_m3 <= 0 or mean_density_upcast_kg_m3 <= 0:
+        raise ValueError("depth must be ≥ 0 and densities positive")
+    return gravity_m_s2 * depth_m * (mean_density_downcast_kg_m3 - mean_density_upcast_kg_m3)
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One airflow requirement and the rule behind it."""
+
+    basis: str
+    flow_m3_s: float
+    formula: str
+    rule: RegulationRow | None
+    note: str = ""
+
+
+def air_for_people(people: int, rule: RegulationRow = AIR_PER_PERSON) -> Requirement:
+    """``Q = N·q_person`` with ``q_person`` from the regulation row (m³/min per person)."""
+    if people < 0:
+        raise ValueError("the number of people must not be negative")
+    per_person = float(rule.minimum or 0.0)
+    return Requirement(
+        "people", people * per_person / 60.0, f"Q = {people} × {per_person:g} m³/min / 60", rule
+    )
+
+
+def air_for_gas(emission_m3_min: float, max_fraction: float, intake_fraction: float = 0.0) -> Requirement:
+    """Dilution of a steady gas make: ``Q = G / (c_max − c_in)`` (fractions by volume).
+
+    References
+    ----------
+    [McP] ch. 9; a mass balance of the gas in the airway.
+    """
+    if emission_m3_min < 0:
+        raise ValueError("the gas emission must not be negative")
+    if not 0 <= intake_fraction < max_fraction <= 1:
+        raise ValueError(
+            "need 0 ≤ intake concentration < allowed concentration ≤ 1 (fractions, e.g. 0.01 for 1%)"
+        )
+    flow = emission_m3_min / (max_fraction - intake_fraction) / 60.0
+    formula = f"Q = {emission_m3_min:g} / ({max_fraction:g} − {intake_fraction:g}) / 60"
+    return Requirement("gas dilution", flow, formula, None)
+
+
+def air_for_diesel(rated_power_kw: float, rule: RegulationRow = DIESEL_AIR_PER_KW) -> Requirement:
+    """``Q = P·q_kW`` with ``q_kW`` from the regulation row (m³/min per kW)."""
+    if rated_power_kw < 0:
+        raise ValueError("the diesel power must not be negative")
+    per_kw = float(rule.minimum or 0.0)
+    return Requirement(
+        "diesel", rated_power_kw * per_kw / 60.0, f"Q = {rated_power_kw:g} kW × {per_kw:g} m³/min / 60", rule
+    )
+
+
+def air_for_output(output_t_per_day: float, air_per_tonne_m3_min: float) -> Requirement:
+    """``Q = T·q_t`` for a rate per tonne of daily output that the caller supplies (no regulation row)."""
+    if output_t_per_day < 0 or air_per_tonne_m3_min < 0:
+        raise ValueError("output and rate must not be negative")
+    return Requirement(
+        "output",
+        output_t_per_day * air_per_tonne_m3_min / 60.0,
+        f"Q = {output_t_per_day:g} t/d × {air_per_tonne_m3_min:g} m³/min per t/d / 60",
+        None,
+        "rate per tonne supplied by the user; no regulation row",
+    )
+
+
+@dataclass(frozen=True)
+class VelocityCheck:
+    """Mean air velocity against the permitted range of an airway type."""
+
+    velocity_m_s: float
+    minimum_m_s: float | None
+    maximum_m_s: float | None
+    within_limits: bool
+    verdict: str
+    rule: RegulationRow
+
+
+def check_velocity(flow_m3_s: float, area_m2: float, airway_type: str) -> VelocityCheck:
+    """``v = Q/A`` checked against :data:`~ventapp.domain.regulations.VELOCITY_LIMITS`.
+
+    Raises
+    ------
+    ValueError
+        Unknown airway type (the message lists the known ones) or a non-positive area.
+    """
+    if area_m2 <= 0:
+        raise ValueError("the cross-section must be positive")
+    rule = VELOCITY_LIMITS.get(airway_type)
+    if rule is None:
+        raise ValueError(f"unknown airway type {airway_type!r}; known: {', '.join(VELOCITY_LIMITS)}")
+    v = abs(flow_m3_s) / area_m2
+    low, high = rule.minimum, rule.maximum
+    if low is not None and v < low:
+        verdict = f"too slow: {v:.2f} m/s < {low:g} m/s"
+    elif high is not None and v > high:
+        verdict = f"too fast: {v:.2f} m/s > {high:g} m/s"
+    else:
+        verdict = f"within limits: {v:.2f} m/s"
+    return VelocityCheck(v, low, high, verdict.startswith("within"), verdict, rule)

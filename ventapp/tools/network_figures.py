@@ -1,0 +1,147 @@
+"""Figures of a solved network: the network diagram and the fan/system curve (PNG files).
+
+Rendered with matplotlib's Agg backend (no display, no font downloads) through the
+object-oriented API (no pyplot global state, safe in worker threads), and networkx for the
+layout and drawing. Labels use airway and node ids, which every font can draw.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # before anything imports pyplot (networkx's drawing does)
+
+import networkx as nx
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import Normalize
+from matplotlib.figure import Figure
+
+from ventapp.domain.network import Network, NetworkSolution
+
+_LABEL_LIMIT = 60
+_DPI = 110
+
+
+def _layout(graph: nx.DiGraph) -> dict:
+    if graph.number_of_nodes() <= 150:
+        return nx.kamada_kawai_layout(graph.to_undirected())
+    return nx.spring_layout(graph.to_undirected(), seed=7, iterations=60)
+
+
+def network_diagram(network: Network, solution: NetworkSolution, path: Path) -> Path:
+    """Draw the network: airways coloured by |flow|, arrows in the flow direction, fans in red.
+
+    Args:
+        network: The solved network.
+        solution: Its solution.
+        path: Where to write the PNG.
+
+    Returns:
+        ``path``.
+    """
+    graph = nx.DiGraph()
+    graph.add_nodes_from(network.nodes)
+    flows = solution.flows_m3_s
+    edges, magnitudes, fans = [], [], []
+    for airway in network.airways:
+        q = flows[airway.edge_id]
+        edge = (airway.from_node, airway.to_node) if q >= 0 else (airway.to_node, airway.from_node)
+        graph.add_edge(*edge)
+        (fans if airway.fan is not None else edges).append(edge)
+        if airway.fan is None:
+            magnitudes.append(abs(q))
+    positions = _layout(graph)
+    figure = Figure(figsize=(9, 7), dpi=_DPI)
+    FigureCanvasAgg(figure)
+    ax = figure.add_subplot()
+    cmap = colormaps["viridis"]
+    norm = Normalize(vmin=0.0, vmax=max(magnitudes, default=1.0) or 1.0)
+    small = graph.number_of_nodes() > _LABEL_LIMIT
+    nx.draw_networkx_nodes(graph, positions, ax=ax, node_size=8 if small else 60, node_color="#555555")
+    nx.draw_networkx_edges(
+        graph,
+        positions,
+        ax=ax,
+        edgelist=edges,
+        edge_color=[cmap(norm(m)) for m in magnitudes],
+        width=1.2 if small else 2.0,
+        arrows=True,
+        arrowsize=6 if small else 12,
+    )
+    if fans:
+        nx.draw_networkx_edges(
+            graph, positions, ax=ax, edgelist=fans, edge_color="#d62728", width=3.5, arrowsize=16
+        )
+        fan_ids = {(a.from_node, a.to_node): a.edge_id for a in network.airways if a.fan is not None}
+        labels = {e: f"fan {fan_ids.get(e) or fan_ids.get(e[::-1])}" for e in fans}
+        nx.draw_networkx_edge_labels(
+            graph, positions, ax=ax, edge_labels=labels, font_color="#d62728", font_size=8
+        )
+    if not small:
+        nx.draw_networkx_labels(graph, positions, ax=ax, font_size=7)
+    mappable = matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap)
+    figure.colorbar(mappable, ax=ax, label="airflow |q| (m³/s)", shrink=0.8)
+    status = "converged" if solution.converged else "NOT converged"
+    ax.set_title(
+        f"Airflow network: {len(network.airways)} airways, {len(solution.reversed_edges)} reversed, {status}"
+    )
+    ax.set_axis_off()
+    figure.tight_layout()
+    figure.savefig(path, format="png")
+    return path
+
+
+def fan_system_curves(network: Network, solution: NetworkSolution, path: Path) -> Path | None:
+    """Plot each fan's curve with the system curve through its duty point (p = R·q²).
+
+    Without fans, plots the network's own system curve through the fixed total flow and the
+    boundary pressure (what a main fan would have to supply). Returns None when there is
+    neither a fan nor a fixed total flow.
+    """
+    duties: list[tuple[str, float, float, np.ndarray | None]] = []
+    curves = {a.edge_id: a.fan for a in network.airways if a.fan is not None}
+    for fan in solution.fans:
+        curve = curves[fan.edge_id]
+        duties.append(
+            (
+                f"fan {fan.edge_id}",
+                fan.flow_m3_s,
+                fan.fan_pressure_pa,
+                np.array([curve.a0_pa, curve.a1_pa_s_m3, curve.a2_pa_s2_m6]),
+            )
+        )
+    if not duties and solution.total_flow_m3_s and solution.boundary_pressure_pa is not None:
+        duties.append(("network", solution.total_flow_m3_s, solution.boundary_pressure_pa, None))
+    if not duties:
+        return None
+    figure = Figure(figsize=(8, 5.5), dpi=_DPI)
+    FigureCanvasAgg(figure)
+    ax = figure.add_subplot()
+    for label, q_duty, p_duty, coefficients in duties:
+        q = np.linspace(0.0, max(abs(q_duty) * 1.6, 1e-6), 200)
+        if q_duty:
+            ax.plot(
+                q,
+                p_duty / q_duty**2 * q**2,
+                "--",
+                label=f"{label}: system curve p = {p_duty / q_duty**2:.4g}·q²",
+            )
+        if coefficients is not None:
+            a0, a1, a2 = coefficients
+            ax.plot(q, a0 + a1 * q + a2 * q**2, "-", label=f"{label}: fan curve {a0:g} {a1:+g}q {a2:+g}q²")
+        ax.plot(
+            [q_duty], [p_duty], "o", markersize=8, label=f"{label}: duty {q_duty:.2f} m³/s, {p_duty:.1f} Pa"
+        )
+    ax.set_xlabel("airflow q (m³/s)")
+    ax.set_ylabel("pressure p (Pa)")
+    ax.set_title("Fan and system characteristics at the solved duty")
+    ax.grid(True, alpha=0.3)
+    ax.set_ylim(bottom=min(0.0, ax.get_ylim()[0]))
+    ax.legend(fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, format="png")
+    return path

@@ -1,0 +1,172 @@
+"""The agent tool that solves an uploaded ventilation network and writes its results and figures."""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+from ventapp.domain.demand import check_velocity
+from ventapp.domain.network import Network, NetworkError, NetworkSolution, read_topology, solve_network
+from ventapp.domain.regulations import VELOCITY_LIMITS
+from ventapp.tools import workspace_files
+from ventapp.tools.network_figures import fan_system_curves, network_diagram
+from ventapp.tools.registry import register, source, sourced
+
+TOP_FLOWS = 10
+LIST_LIMIT = 20
+LOW_VELOCITY_DEFAULT = "other_roadway"  # the lowest minimum of the table (0.15 m/s)
+
+NETWORK_SOURCES = (
+    source(
+        "Ventilation network analysis (solver, boundary model, checks)",
+        "/kb/network-analysis",
+        "Atkinson's square law and Kirchhoff's laws, solved by a globalised Newton method; "
+        "verified against the published mine-ventilation-network-benchmark (CC BY 4.0).",
+    ),
+)
+
+
+def _stem(path: Path) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", path.stem) or "network"
+
+
+def _write_csvs(network: Network, solution: NetworkSolution, folder: Path, stem: str) -> tuple[Path, Path]:
+    airways_csv, nodes_csv = folder / f"{stem}-airways.csv", folder / f"{stem}-nodes.csv"
+    with airways_csv.open("w", encoding="utf-8-sig", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(
+            ["edge_id", "name", "from", "to", "q_m3_s", "h_Pa", "reversed", "is_fan", "velocity_m_s"]
+        )
+        for a in network.airways:
+            q = solution.flows_m3_s[a.edge_id]
+            velocity = "" if a.area_m2 is None else f"{abs(q) / a.area_m2:.4f}"
+            writer.writerow(
+                [
+                    a.edge_id,
+                    a.name,
+                    a.from_node,
+                    a.to_node,
+                    f"{q:.6f}",
+                    f"{solution.pressure_drops_pa[a.edge_id]:.4f}",
+                    int(q < 0),
+                    int(a.fan is not None),
+                    velocity,
+                ]
+            )
+    with nodes_csv.open("w", encoding="utf-8-sig", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["node_id", "p_Pa"])
+        writer.writerows([node, f"{p:.4f}"] for node, p in solution.node_pressures_pa.items())
+    return airways_csv, nodes_csv
+
+
+def _velocity_findings(network: Network, solution: NetworkSolution) -> tuple[list[dict], list[dict]]:
+    low, fast = [], []
+    for a in network.airways:
+        if a.area_m2 is None:
+            continue
+        kind = a.airway_type if a.airway_type in VELOCITY_LIMITS else LOW_VELOCITY_DEFAULT
+        check = check_velocity(solution.flows_m3_s[a.edge_id], a.area_m2, kind)
+        entry = {
+            "edge_id": a.edge_id,
+            "velocity_m_s": round(check.velocity_m_s, 3),
+            "airway_type": kind,
+            "verdict": check.verdict,
+            "rule": check.rule.citation,
+        }
+        if check.verdict.startswith("too slow"):
+            low.append(entry)
+        elif check.verdict.startswith("too fast"):
+            fast.append(entry)
+    return low, fast
+
+
+@register(
+    group="通风网络",
+    label="通风网络解算",
+    summary="Solve an uploaded mine ventilation network (flows, pressures, fan duty) with figures.",
+)
+def solve_ventilation_network(path: str, total_flow: float | None = None) -> dict:
+    """Solve the steady-state airflow of a mine ventilation network from an uploaded topology file.
+
+    The file (CSV or .xlsx) has one row per airway with the columns edge_id, from, to,
+    r_N_s2_m8 and optionally name, adjust_r (regulator), is_fan with a0_Pa, a1_Pa_s_m3,
+    a2_Pa_s2_m6 (fan curve), nvp_Pa, fixed_q_m3_s, area_m2 and airway_type (for velocity
+    checks). Intakes (nodes without incoming airways) are at atmospheric pressure; exits are
+    joined; total_flow fixes the flow through the network (a main fan not drawn in the file).
+    Never compute airflows yourself: report this tool's numbers, say whether it converged, and
+    show the figures it lists.
+
+    Args:
+        path: The uploaded file, e.g. "/workspace/uploads/network.csv".
+        total_flow: Fixed total airflow through the network in m³/s, or null when fans in the
+            file drive the flow.
+
+    Returns:
+        JSON {"data": {converged, iterations, max_residual_pa, message, fans (duty q, p,
+        unstable), largest_flows, reversed, low_velocity, high_velocity, boundary_pressure_pa,
+        files: {airways_csv, nodes_csv}, figures: [...]} , "sources": [...]}; every path is
+        under /workspace/results/.
+    """
+    real = workspace_files.resolve(path)
+    try:
+        network = read_topology(real)
+        solution = solve_network(network, total_flow)
+    except NetworkError as exc:
+        raise ValueError(f"[{exc.code}] {exc}") from None
+    folder = workspace_files.results_dir()
+    stem = _stem(real)
+    airways_csv, nodes_csv = _write_csvs(network, solution, folder, stem)
+    figures = [network_diagram(network, solution, folder / f"{stem}-network.png")]
+    curves = fan_system_curves(network, solution, folder / f"{stem}-fan-curve.png")
+    if curves is not None:
+        figures.append(curves)
+    largest = sorted(solution.flows_m3_s.items(), key=lambda kv: -abs(kv[1]))[:TOP_FLOWS]
+    low, fast = _velocity_findings(network, solution)
+    root = workspace_files.workspace_root()
+    data = {
+        "converged": solution.converged,
+        "iterations": solution.iterations,
+        "max_residual_pa": solution.max_residual_pa,
+        "message": solution.message,
+        "airways": len(network.airways),
+        "total_flow_m3_s": solution.total_flow_m3_s,
+        "boundary_pressure_pa": solution.boundary_pressure_pa,
+        "fans": [
+            {
+                "edge_id": f.edge_id,
+                "q_m3_s": round(f.flow_m3_s, 4),
+                "p_pa": round(f.fan_pressure_pa, 2),
+                "unstable": f.unstable,
+            }
+            for f in solution.fans
+        ],
+        "largest_flows": [{"edge_id": e, "q_m3_s": round(q, 4)} for e, q in largest],
+        "reversed": {
+            "count": len(solution.reversed_edges),
+            "edge_ids": list(solution.reversed_edges[:LIST_LIMIT]),
+        },
+        "low_velocity": low[:LIST_LIMIT],
+        "high_velocity": fast[:LIST_LIMIT],
+        "files": {
+            "airways_csv": workspace_files.to_virtual(airways_csv, root),
+            "nodes_csv": workspace_files.to_virtual(nodes_csv, root),
+        },
+        "figures": [workspace_files.to_virtual(f, root) for f in figures],
+    }
+    sources = list(NETWORK_SOURCES)
+    if low or fast:
+        sources.append(
+            source(
+                "Air velocity limits in mine airways",
+                "/kb/air-velocity-limits",
+                "Velocity limits of 《煤矿安全规程》; article numbers not confirmed in this project.",
+            )
+        )
+    note = None
+    if not solution.converged:
+        note = "The solve did NOT converge: the numbers are not a steady state; say so and do not present them as results."
+    elif not any(a.area_m2 for a in network.airways):
+        note = "No area_m2 column: velocities were not checked."
+    return sourced(data, sources, note=note)

@@ -1,0 +1,360 @@
+"""Engineering calculation tools: each computes with :mod:`ventapp.domain` and cites its formula.
+
+Flows may be given as a number in m³/s or as text with a unit ("1200 m³/min", "40000 cfm");
+pressures as Pa or text ("1.5 inH2O"). Every result carries its sources (invariant 4), and
+every regulation value carries the row's verification status.
+"""
+
+from __future__ import annotations
+
+from ventapp.domain import airways, demand, fans
+from ventapp.domain.regulations import METHANE_FACE_RETURN, RegulationRow
+from ventapp.domain.units import to_si
+from ventapp.tools.registry import register, source, sourced
+
+_GROUP = "通风计算"
+_MCP5 = "McPherson, Subsurface Ventilation Engineering, 2nd ed. (2009), ch. 5"
+
+
+def _flow(value: float | str | None, what: str = "flow") -> float | None:
+    return None if value is None else to_si(value, "m**3/s", what=what)
+
+
+def _rule(row: RegulationRow) -> dict:
+    return {
+        "rule": row.quantity,
+        "citation": row.citation,
+        "minimum": row.minimum,
+        "maximum": row.maximum,
+        "unit": row.unit,
+        "verified": row.verified,
+        "status": row.status,
+    }
+
+
+def _kb(doc: str, title: str, snippet: str) -> dict:
+    return source(title, f"/kb/{doc}", snippet)
+
+
+@register(
+    group=_GROUP, label="巷道风阻", summary="Airway resistance from geometry (Atkinson), with shock losses."
+)
+def airway_resistance(
+    length_m: float,
+    area_m2: float,
+    perimeter_m: float,
+    airway_type: str | None = None,
+    friction_factor_kg_m3: float | None = None,
+    air_density_kg_m3: float = 1.2,
+    shock_x_factors: list[float] | None = None,
+    flow: float | str | None = None,
+) -> dict:
+    """Compute an airway's Atkinson resistance R = k·(ρ/1.2)·per·L/A³ plus shock losses X·ρ/(2A²).
+
+    Give either a tabulated airway_type or your own friction_factor_kg_m3 (at 1.2 kg/m³).
+    Tabulated types: coal.smooth_lined, coal.unlined_bolted, coal.timbered, shaft.concrete_smooth,
+    shaft.brick, shaft.concrete_fittings, shaft.brick_fittings, shaft.tubbing, shaft.timber,
+    arch.concrete, arch.lagged, rect.concrete, rect.girders_brick, rect.unlined_straight,
+    rect.unlined_rough, rect.timber_legs.
+
+    Args:
+        length_m: Airway length in m.
+        area_m2: Cross-section in m².
+        perimeter_m: Perimeter in m.
+        airway_type: Key of the friction-factor table (see above), or null.
+        friction_factor_kg_m3: Atkinson k in kg/m³ at 1.2 kg/m³, overrides airway_type.
+        air_density_kg_m3: Actual air density in kg/m³.
+        shock_x_factors: Dimensionless shock-loss factors X of bends, junctions etc. in the airway.
+        flow: Optional airflow (m³/s number, or text such as "1200 m³/min") to get the pressure drop.
+
+    Returns:
+        JSON with resistance_ns2_m8 (friction, shock, total), the friction factor used and its
+        table, and pressure_drop_pa and air_power_w when a flow is given.
+    """
+    if friction_factor_kg_m3 is None:
+        factor = airways.FRICTION_FACTORS.get(airway_type or "")
+        if factor is None:
+            raise ValueError(
+                f"give friction_factor_kg_m3 or an airway_type from: {', '.join(airways.FRICTION_FACTORS)}"
+            )
+        k, k_source = factor.k_kg_m3, f"{factor.description} — {factor.source}"
+    else:
+        k, k_source = friction_factor_kg_m3, "given by the user"
+    friction = airways.atkinson_resistance(k, perimeter_m, length_m, area_m2, air_density_kg_m3)
+    shock = sum(airways.shock_resistance(x, area_m2, air_density_kg_m3) for x in shock_x_factors or [])
+    data: dict = {
+        "resistance_ns2_m8": {"friction": friction, "shock": shock, "total": friction + shock},
+        "friction_factor_kg_m3": k,
+        "friction_factor_source": k_source,
+        "formula": "R = k·(ρ/1.2)·per·L/A³ + Σ X·ρ/(2A²)",
+    }
+    q = _flow(flow)
+    if q is not None:
+        drop = (friction + shock) * q * abs(q)
+        data.update(flow_m3_s=q, pressure_drop_pa=drop, air_power_w=airways.air_power_w(drop, q))
+    return sourced(
+        data,
+        [
+            _kb(
+                "atkinson-resistance",
+                "Ventilation resistance and Atkinson's square law",
+                f"{_MCP5}, §5.2–5.4; friction factors: {k_source}.",
+            )
+        ],
+    )
+
+
+@register(group=_GROUP, label="串并联风阻", summary="Combine airway resistances in series or in parallel.")
+def combine_resistances(
+    resistances_ns2_m8: list[float], arrangement: str, total_flow: float | str | None = None
+) -> dict:
+    """Combine resistances: series R = ΣRᵢ, parallel 1/√R = Σ1/√Rᵢ (with the natural flow split).
+
+    Args:
+        resistances_ns2_m8: Branch resistances in N·s²/m⁸.
+        arrangement: "series" or "parallel".
+        total_flow: Optional total airflow (m³/s or text with a unit) for pressure and split.
+
+    Returns:
+        JSON with the combined resistance, and the pressure drop and per-branch flows when a flow is given.
+    """
+    if arrangement not in ("series", "parallel"):
+        raise ValueError("arrangement must be 'series' or 'parallel'")
+    combine = airways.series_resistance if arrangement == "series" else airways.parallel_resistance
+    r = combine(resistances_ns2_m8)
+    data: dict = {"arrangement": arrangement, "resistance_ns2_m8": r}
+    q = _flow(total_flow, "total flow")
+    if q is not None:
+        data.update(flow_m3_s=q, pressure_drop_pa=r * q * q)
+        if arrangement == "parallel":
+            data["branch_flows_m3_s"] = airways.parallel_split(resistances_ns2_m8, q)
+    return sourced(
+        data,
+        [
+            _kb(
+                "atkinson-resistance",
+                "Ventilation resistance and Atkinson's square law",
+                "Series: R = ΣRᵢ; parallel: 1/√R = Σ1/√Rᵢ (McPherson, ch. 7).",
+            )
+        ],
+    )
+
+
+@register(
+    group=_GROUP,
+    label="风机定律",
+    summary="Scale a fan's flow, pressure and power with speed, size and density.",
+)
+def fan_laws_scale(
+    speed_ratio: float = 1.0,
+    diameter_ratio: float = 1.0,
+    density_ratio: float = 1.0,
+    flow: float | str | None = None,
+    pressure: float | str | None = None,
+    power_kw: float | None = None,
+) -> dict:
+    """Apply the fan laws: Q ∝ n·D³, p ∝ n²·D²·ρ, P ∝ n³·D⁵·ρ (ratios are new/old).
+
+    Args:
+        speed_ratio: New speed / old speed.
+        diameter_ratio: New impeller diameter / old.
+        density_ratio: New air density / old.
+        flow: Old airflow (m³/s or text with a unit).
+        pressure: Old fan pressure (Pa or text such as "1 inH2O").
+        power_kw: Old power in kW.
+
+    Returns:
+        JSON with the new flow (m³/s), pressure (Pa) and power (kW) for the quantities given.
+    """
+    result = fans.fan_laws(
+        flow_m3_s=_flow(flow),
+        pressure_pa=None if pressure is None else to_si(pressure, "Pa", what="pressure"),
+        power_w=None if power_kw is None else power_kw * 1000.0,
+        speed_ratio=speed_ratio,
+        diameter_ratio=diameter_ratio,
+        density_ratio=density_ratio,
+    )
+    data = {
+        "flow_m3_s": result.flow_m3_s,
+        "pressure_pa": result.pressure_pa,
+        "power_kw": None if result.power_w is None else result.power_w / 1000.0,
+    }
+    return sourced(
+        data,
+        [_kb("fan-laws", "Fan laws", "McPherson, ch. 10; Thakur, Advanced Mine Ventilation (2019), §6.4.")],
+    )
+
+
+@register(
+    group=_GROUP,
+    label="风机工况点",
+    summary="Operating point of a fan curve against a system curve p = R·q².",
+)
+def fan_operating_point(
+    a0_pa: float, a1_pa_s_m3: float, a2_pa_s2_m6: float, system_resistance_ns2_m8: float
+) -> dict:
+    """Find where the fan curve p = a0 + a1·q + a2·q² meets the system curve p = R·q², and whether it is stable.
+
+    Args:
+        a0_pa: Fan curve constant term in Pa.
+        a1_pa_s_m3: Linear coefficient in Pa·s/m³.
+        a2_pa_s2_m6: Quadratic coefficient in Pa·s²/m⁶ (negative for a real fan).
+        system_resistance_ns2_m8: System resistance R in N·s²/m⁸.
+
+    Returns:
+        JSON with found, flow_m3_s, pressure_pa, air_power_w, fan slope and stable.
+    """
+    duty = fans.operating_point(a0_pa, a1_pa_s_m3, a2_pa_s2_m6, system_resistance_ns2_m8)
+    data = {
+        k: getattr(duty, k)
+        for k in (
+            "found",
+            "flow_m3_s",
+            "pressure_pa",
+            "air_power_w",
+            "fan_slope_pa_s_m3",
+            "stable",
+            "message",
+        )
+    }
+    if not duty.found:
+        data = {"found": False, "message": duty.message}
+    return sourced(
+        data,
+        [
+            _kb(
+                "fan-operating-point",
+                "Fan operating point",
+                "Fan and system characteristic curves, McPherson ch. 10.",
+            )
+        ],
+    )
+
+
+@register(
+    group=_GROUP,
+    label="自然风压",
+    summary="Natural ventilation pressure from the densities of two air columns.",
+)
+def natural_ventilation_pressure(
+    depth_m: float, density_downcast_kg_m3: float, density_upcast_kg_m3: float
+) -> dict:
+    """Natural ventilation pressure NVP = g·Z·(ρ̄down − ρ̄up); positive helps the downcast→upcast direction.
+
+    Args:
+        depth_m: Vertical depth Z of the columns in m.
+        density_downcast_kg_m3: Mean air density of the downcast column in kg/m³.
+        density_upcast_kg_m3: Mean air density of the upcast column in kg/m³.
+
+    Returns:
+        JSON with nvp_pa and the formula.
+    """
+    nvp = demand.natural_ventilation_pressure_pa(depth_m, density_downcast_kg_m3, density_upcast_kg_m3)
+    return sourced(
+        {"nvp_pa": nvp, "formula": "NVP = g·Z·(ρ̄down − ρ̄up), g = 9.81 m/s²"},
+        [_kb("natural-ventilation", "Natural ventilation pressure", "McPherson, ch. 8.")],
+    )
+
+
+@register(
+    group=_GROUP,
+    label="需风量",
+    summary="Airflow demand of a working place: people, gas, diesel, output; the largest governs.",
+)
+def airflow_demand(
+    people: int = 0,
+    methane_emission_m3_min: float = 0.0,
+    methane_limit_percent: float | None = None,
+    methane_intake_percent: float = 0.0,
+    diesel_kw: float = 0.0,
+    output_t_per_day: float = 0.0,
+    air_per_tonne_m3_min: float = 0.0,
+) -> dict:
+    """Compute each airflow requirement and the governing (largest) one, each with its rule.
+
+    People: 4 m³/min per person; gas: Q = G/(c_max − c_in) with c_max the return limit (default
+    the face-return methane limit 1.0%); diesel: per-kW rate; output: a per-tonne rate you supply.
+    Rule rows say whether they were verified against the official regulation text.
+
+    Args:
+        people: Largest number of people at the place at once.
+        methane_emission_m3_min: Methane emission in m³/min of pure gas.
+        methane_limit_percent: Allowed methane in the return air in %, default the regulation row.
+        methane_intake_percent: Methane already in the intake air in %.
+        diesel_kw: Rated diesel power working there in kW.
+        output_t_per_day: Daily output in t/d, used with air_per_tonne_m3_min.
+        air_per_tonne_m3_min: Air per t/d of output in m³/min (your mine's rule).
+
+    Returns:
+        JSON with requirements (basis, flow_m3_s, flow_m3_min, formula, rule) and governing.
+    """
+    limit = METHANE_FACE_RETURN.maximum if methane_limit_percent is None else methane_limit_percent
+    reqs = [demand.air_for_people(people)]
+    if methane_emission_m3_min:
+        gas = demand.air_for_gas(
+            methane_emission_m3_min, float(limit) / 100.0, methane_intake_percent / 100.0
+        )
+        reqs.append(
+            gas
+            if methane_limit_percent is not None
+            else demand.Requirement(gas.basis, gas.flow_m3_s, gas.formula, METHANE_FACE_RETURN)
+        )
+    if diesel_kw:
+        reqs.append(demand.air_for_diesel(diesel_kw))
+    if output_t_per_day:
+        reqs.append(demand.air_for_output(output_t_per_day, air_per_tonne_m3_min))
+    rows = [
+        {
+            "basis": r.basis,
+            "flow_m3_s": r.flow_m3_s,
+            "flow_m3_min": r.flow_m3_s * 60,
+            "formula": r.formula,
+            "rule": None if r.rule is None else _rule(r.rule),
+            "note": r.note,
+        }
+        for r in reqs
+    ]
+    governing = max(rows, key=lambda r: r["flow_m3_s"])
+    return sourced(
+        {"requirements": rows, "governing": governing["basis"], "required_flow_m3_s": governing["flow_m3_s"]},
+        [
+            _kb(
+                "air-requirements",
+                "Mine air quantity requirements",
+                "《煤矿安全规程》 (article numbers not confirmed); McPherson ch. 9.",
+            )
+        ],
+    )
+
+
+@register(
+    group=_GROUP,
+    label="风速校核",
+    summary="Check an airway's mean air velocity against the regulation's limits.",
+)
+def check_air_velocity(flow: float | str, area_m2: float, airway_type: str) -> dict:
+    """Check v = Q/A against the permitted range for the airway type (《煤矿安全规程》 velocity table).
+
+    Airway types: ventilation_shaft, materials_hoisting_shaft, air_crossing, people_hoisting_shaft,
+    main_airway, trolley_roadway, district_airway, coal_face, rock_heading, other_roadway.
+
+    Args:
+        flow: Airflow (m³/s number or text such as "1200 m³/min").
+        area_m2: Net cross-section in m².
+        airway_type: One of the types above.
+
+    Returns:
+        JSON with velocity_m_s, the limits, within_limits, a verdict and the rule with its status.
+    """
+    check = demand.check_velocity(_flow(flow) or 0.0, area_m2, airway_type)
+    data = {
+        "velocity_m_s": check.velocity_m_s,
+        "minimum_m_s": check.minimum_m_s,
+        "maximum_m_s": check.maximum_m_s,
+        "within_limits": check.within_limits,
+        "verdict": check.verdict,
+        "rule": _rule(check.rule),
+    }
+    return sourced(
+        data, [_kb("air-velocity-limits", "Air velocity limits in mine airways", check.rule.citation)]
+    )
