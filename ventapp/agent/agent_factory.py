@@ -165,7 +165,9 @@ def build_agent(
     backend = _backend(workspaces_dir or get_settings().workspaces_dir)
     # Tools that read uploads and write results (solve_ventilation_network) reach the running
     # session's /workspace/ folder through this hook: tools never import the agent.
-    session_workspace = SessionFilesystemBackend(workspaces_dir or get_settings().workspaces_dir, WORKSPACE_AREA)
+    session_workspace = SessionFilesystemBackend(
+        workspaces_dir or get_settings().workspaces_dir, WORKSPACE_AREA
+    )
     workspace_files.set_workspace_resolver(lambda: session_workspace.cwd)
     return create_deep_agent(
         model=model,

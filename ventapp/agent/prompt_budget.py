@@ -1,7 +1,7 @@
 """The fixed part of every request — system prompt and tool schemas — measured against ``CONTEXT_LIMIT``.
 
 A model whose window barely holds the fixed part cannot hold a conversation: with the full
-tool set that part is about 4,200 tokens, so a 4k-context local model fails on the first
+tool set that part is about 6,400 tokens, so a 4k-context local model fails on the first
 turn and an 8k one after a few. The runtime measures it once at start-up, logs a WARNING
 when it takes more than :data:`FIXED_PROMPT_MAX_SHARE` of the window, and ``/health``
 reports it (status ``degraded``).
@@ -17,6 +17,7 @@ tokenizer may count ±15% differently.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import tempfile
 from collections.abc import AsyncIterator
@@ -36,6 +37,9 @@ from ventapp.agent.openai_compat import CompatChatOpenAI
 from ventapp.config import Settings
 
 logger = logging.getLogger(__name__)
+
+MEASURE_WINDOW = 1_000_000
+"""Context window (tokens) the measuring pass runs under, whatever ``CONTEXT_LIMIT`` says."""
 
 FIXED_PROMPT_MAX_SHARE = 0.6
 """Above this share of ``CONTEXT_LIMIT`` the fixed prompt leaves too little room for a conversation."""
@@ -129,7 +133,11 @@ async def measure_fixed_prompt(settings: Settings) -> PromptBudget:
     Returns:
         The measured :class:`PromptBudget`. Nothing is sent anywhere.
     """
-    real = build_model(settings)
+    # Measured under a window that holds anything: with the real one, a fixed part larger than
+    # the window stops the pass in the compaction middleware before the request is built.
+    real = build_model(
+        dataclasses.replace(settings, context_limit=max(settings.context_limit, MEASURE_WINDOW))
+    )
     model = _RecordingModel(**{name: getattr(real, name) for name in type(real).model_fields})
     with tempfile.TemporaryDirectory(prefix="prompt-budget-") as workspaces:
         agent = build_agent(
