@@ -19,10 +19,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessageChunk, HumanMessage
@@ -139,17 +137,20 @@ async def measure_fixed_prompt(settings: Settings) -> PromptBudget:
         dataclasses.replace(settings, context_limit=max(settings.context_limit, MEASURE_WINDOW))
     )
     model = _RecordingModel(**{name: getattr(real, name) for name in type(real).model_fields})
-    with tempfile.TemporaryDirectory(prefix="prompt-budget-") as workspaces:
-        agent = build_agent(
-            model,
-            InMemorySaver(),
-            workspaces_dir=Path(workspaces),
-            hitl_tools=settings.hitl_tools,
-            compaction_enabled=settings.compaction_enabled,
-            tools_profile=settings.tools_profile,
-        )
-        config = {"configurable": {"thread_id": "prompt-budget", "user_name": "prompt-budget"}}
-        await agent.ainvoke({"messages": [HumanMessage(content="hi")]}, config=config)
+    # The runtime's own workspaces folder, not a temporary one: assembling an agent installs the
+    # process-wide resolver tools use to find a session's /workspace/ (ventapp.tools.workspace_files),
+    # and the runtime's agent must keep finding the real folders. The pass calls no tool and
+    # writes nothing there.
+    agent = build_agent(
+        model,
+        InMemorySaver(),
+        workspaces_dir=settings.workspaces_dir,
+        hitl_tools=settings.hitl_tools,
+        compaction_enabled=settings.compaction_enabled,
+        tools_profile=settings.tools_profile,
+    )
+    config = {"configurable": {"thread_id": "prompt-budget", "user_name": "prompt-budget"}}
+    await agent.ainvoke({"messages": [HumanMessage(content="hi")]}, config=config)
     payload = model._recorded[0]
     system = [m for m in payload["messages"] if m.get("role") in ("system", "developer")]
     tools = list(payload.get("tools") or [])
