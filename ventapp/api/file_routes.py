@@ -19,6 +19,7 @@ from ventapp.agent.pipeline import ChatRejected, owned_session
 from ventapp.agent.workspace import WORKSPACE_AREA, WORKSPACE_ROUTE, area_dir
 from ventapp.api.deps import CurrentUser, RuntimeDep
 from ventapp.api.errors import error_response
+from ventapp.api.openapi import errors
 
 router = APIRouter(tags=["files"])
 
@@ -47,7 +48,17 @@ def _inside(folder: Path, virtual_path: str) -> Path | None:
     return real if real.is_relative_to(root) and real.is_file() else None
 
 
-@router.get("/api/sessions/{session_id}/files", response_model=None)
+@router.get(
+    "/api/sessions/{session_id}/files",
+    response_model=None,
+    responses={
+        200: {
+            "description": "The file's bytes (a figure or a CSV a tool wrote)",
+            "content": {media.split(";")[0]: {} for media in SERVED_TYPES.values()},
+        },
+        **errors(404),
+    },
+)
 async def session_file(
     session_id: str,
     runtime: RuntimeDep,
