@@ -218,6 +218,7 @@ ErrorCode = Literal[
     "timeout",
     "cancelled",
     "internal",
+    "storage",
 ]
 
 

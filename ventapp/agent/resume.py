@@ -21,7 +21,13 @@ from langgraph.types import Command
 from ventapp.agent import events as ev
 from ventapp.agent.chat_run import ChatRun
 from ventapp.agent.interrupts import ResumeAnswer, ResumeInvalid, resume_value, to_event, unique
-from ventapp.agent.pipeline import ChatRejected, check_billing, owned_session, take_slot
+from ventapp.agent.pipeline import (
+    ChatRejected,
+    check_billing,
+    owned_session,
+    storage_unavailable_is_503,
+    take_slot,
+)
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.db import chat_store
 from ventapp.obs.logs import new_trace_id
@@ -59,12 +65,14 @@ async def pending_interrupt(runtime: AgentRuntime, session_id: str, user_name: s
     return to_event(pending[0], _last_ai(snapshot)) if pending else None
 
 
+@storage_unavailable_is_503
 async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun:
     """Admit a resume; the returned run must be iterated or released.
 
     Raises:
         ChatRejected: 404 (not the user's session), 409 (session busy, no pending interrupt,
-            stale or already used token), 422 (answer does not fit the interrupt), 429 (gate).
+            stale or already used token), 422 (answer does not fit the interrupt), 429 (gate),
+            503 (the database refuses writes).
     """
     session = await owned_session(runtime, request.session_id, request.user_name)
     await check_billing(runtime, request.user_name)

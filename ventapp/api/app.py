@@ -8,10 +8,16 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import OperationalError
 
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.api import chat_routes, health_routes, resume_routes, session_routes, usage_routes
-from ventapp.api.errors import chat_rejected_handler, error_response, validation_error_handler
+from ventapp.api.errors import (
+    chat_rejected_handler,
+    error_response,
+    storage_error_handler,
+    validation_error_handler,
+)
 
 
 def create_api(lifespan: Callable[[FastAPI], Any] | None = None) -> FastAPI:
@@ -25,6 +31,7 @@ def create_api(lifespan: Callable[[FastAPI], Any] | None = None) -> FastAPI:
     api = FastAPI(title="VentAgent API", version="0.1.0", lifespan=lifespan)
     api.add_exception_handler(ChatRejected, chat_rejected_handler)
     api.add_exception_handler(RequestValidationError, validation_error_handler)
+    api.add_exception_handler(OperationalError, storage_error_handler)
     api.include_router(chat_routes.router)
     api.include_router(resume_routes.router)
     api.include_router(health_routes.router)

@@ -6,13 +6,13 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import sqlalchemy as sa
 from fastapi import APIRouter
 from fastapi.responses import FileResponse, PlainTextResponse
 
 from ventapp.agent.runtime import get_runtime
 from ventapp.api.errors import error_response
 from ventapp.config import get_settings
+from ventapp.db.engine import probe_write
 from ventapp.tools.knowledge import get_document
 
 router = APIRouter(tags=["ops"])
@@ -20,17 +20,19 @@ router = APIRouter(tags=["ops"])
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 
-def _ping_database(engine: sa.Engine) -> None:
-    with engine.connect() as connection:
-        connection.execute(sa.text("SELECT 1"))
+WRITE_PROBE_TIMEOUT_S = 1.0
+"""How long ``/health`` waits for the database's write lock before it reports ``down``."""
 
 
 @router.get("/health")
 async def health() -> Any:
-    """``{status, model{configured,name,base_url,demo}, database, checkpointer, config_conflicts[]}``.
+    """``{status, model{configured,name,base_url,demo}, database, spool, checkpointer, config_conflicts[]}``.
 
     ``status`` is ``ok`` when every subsystem is up, ``degraded`` when the model is
     unconfigured, ``starting`` before the runtime opened, ``error`` if the database fails.
+    ``database`` is ``ok`` or ``down``: a write probe (the write lock, then a rollback), since
+    a locked SQLite file still answers reads. ``spool`` counts answers and settlements
+    parked outside the database, waiting to be written back.
     """
     settings = get_settings()
     body: dict[str, Any] = {
@@ -51,10 +53,11 @@ async def health() -> Any:
         body.update(status="starting", database="unknown", checkpointer="unknown")
         return body
     try:
-        await asyncio.to_thread(_ping_database, runtime.engine)
+        await asyncio.to_thread(probe_write, runtime.engine, WRITE_PROBE_TIMEOUT_S)
         body["database"] = "ok"
     except Exception:
-        body.update(status="error", database="error")
+        body.update(status="error", database="down")
+    body["spool"] = await asyncio.to_thread(runtime.spool.count)
     body["checkpointer"] = settings.checkpointer
     body["single_process"] = runtime.process_guard.exclusive
     if not runtime.process_guard.exclusive:
