@@ -54,6 +54,10 @@ CANCELLED_MARKER = "\n\n[stopped]"
 _END = object()
 
 
+def _released() -> None:
+    """Stands in for a run's release callback once it ran."""
+
+
 class ChatRun:
     """One admitted run. Iterate :meth:`events` once; :meth:`release` if you never do.
 
@@ -425,3 +429,4 @@ class ChatRun:
         if not self._released:
             self._released = True
             self._on_release()
+            self._on_release = _released  # drop the closure: it holds the session lock and slot
