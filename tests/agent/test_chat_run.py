@@ -67,7 +67,7 @@ async def test_finished_call_is_settled_and_partial_answer_saved_while_the_run_s
         # The graph keeps streaming into the run's queue; what matters is what the database has now.
         settled = await _until(lambda: len(billing_store.ledger_for_run(engine, run.run_id)) == 1)
         saved = await _until(
-            lambda: bool(((chat_store.get_run(engine, run.run_id).partial or {}).get("content")))  # type: ignore[union-attr]
+            lambda: bool((chat_store.get_run(engine, run.run_id).partial or {}).get("content"))  # type: ignore[union-attr]
         )
         mid_run = chat_store.get_run(engine, run.run_id)
         assert mid_run is not None and mid_run.status == "running", "checked while the run still streams"
