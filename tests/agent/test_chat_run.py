@@ -105,3 +105,34 @@ async def test_session_locks_do_not_pile_up(tmp_path: Path, llm: ScriptedServer)
         assert runtime.session_lock("00000000-0000-0000-0000-000000000001") is held, "one lock while in use"
     finally:
         await runtime.close()
+
+
+async def test_calls_booked_during_the_run_are_not_counted_twice_against_the_quota(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    """Settling per call puts the run's own calls in today's total: the quota check must not add them again."""
+    from ventapp.billing.guard import set_user_quota
+
+    three_calls = (
+        {"tool_calls": [{"name": "calculate", "arguments": {"expression": "2+2"}}]},
+        {"tool_calls": [{"name": "calculate", "arguments": {"expression": "3+3"}}]},
+        {"content": "The results are 4 and 6."},
+    )
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        llm.push(*three_calls)
+        probe = await start_chat(runtime, ChatRequest(message="please calculate 2+2", user_name="probe"))
+        assert [event.type async for event in probe.events()][-1] == "done"
+        rows = billing_store.ledger_for_run(runtime.engine, probe.run_id)
+        assert len(rows) == 3
+        first_two = sum(row.input_tokens + row.output_tokens for row in rows[:2])
+
+        # The check after the second call sees the first one booked already; the run may go on
+        # as long as the two calls together have not reached the limit.
+        set_user_quota(runtime.engine, "capped", first_two + 50)
+        llm.push(*three_calls)
+        run = await start_chat(runtime, ChatRequest(message="please calculate 2+2", user_name="capped"))
+        out = [event async for event in run.events()]
+        assert out[-1].type == "done", out[-1]
+    finally:
+        await runtime.close()

@@ -110,6 +110,7 @@ class ChatRun:
         self.kernel = Kernel(context_limit=runtime.settings.context_limit)
         self.kernel.transcript.meter.already_counted(counted_message_ids or set())
         self._settled_calls = 0  # meter.calls[:n] are handed to settlement already
+        self._booked_tokens = 0  # tokens of those now counted in today's total (ledger or pending)
         self._settling: asyncio.Task[None] | None = None  # the latest of a chain, one at a time
         self._saving: asyncio.Task[None] | None = None  # a partial-answer save in flight
         self._saved_at = time.monotonic()
@@ -239,12 +240,23 @@ class ChatRun:
         return usage.model_copy(update={"cost_micros": cost, "currency": self._price.currency})
 
     async def _over_quota(self) -> bool:
-        """Between model calls: has this run used up what the user had left today?"""
+        """Between model calls: has this run used up what the user had left today?
+
+        Calls are booked as they end, so today's total already holds some of this run:
+        only the part not yet booked is compared with what is left.
+        """
         meter = self.kernel.transcript.meter
-        remaining = await asyncio.to_thread(
-            remaining_tokens, self.runtime.engine, self.runtime.settings, self.user_name
-        )
-        return remaining is not None and meter.input_tokens + meter.output_tokens >= remaining
+        engine, settings = self.runtime.engine, self.runtime.settings
+        remaining = await asyncio.to_thread(remaining_tokens, engine, settings, self.user_name)
+        if remaining is None:
+            return False
+        if self._settling is not None and not self._settling.done():
+            with contextlib.suppress(Exception):
+                await self._settling  # what is booked must be final before it is subtracted
+            remaining = await asyncio.to_thread(remaining_tokens, engine, settings, self.user_name)
+            if remaining is None:
+                return False
+        return meter.input_tokens + meter.output_tokens - self._booked_tokens >= remaining
 
     async def _produce(self) -> None:
         transcript = self.kernel.transcript
@@ -304,7 +316,7 @@ class ChatRun:
 
     async def _settle(self, calls: list[CallUsage]) -> None:
         try:
-            await asyncio.to_thread(
+            result = await asyncio.to_thread(
                 settle,
                 self.runtime.engine,
                 run_id=self.run_id,
@@ -316,6 +328,9 @@ class ChatRun:
             )
         except Exception:
             logger.exception("could not settle run %s (trace %s)", self.run_id, self.trace_id)
+            return
+        if result.status in ("settled", "pending"):  # the quota reads both
+            self._booked_tokens += sum(call.input_tokens + call.output_tokens for call in calls)
 
     def _answer_so_far(self, content: str, usage: ev.Usage, status: str | None = None) -> dict[str, Any]:
         transcript = self.kernel.transcript
