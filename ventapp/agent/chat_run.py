@@ -140,9 +140,11 @@ class ChatRun:
         """Yield the run's contract events; finalise whatever happens.
 
         Ends with ``done`` on success, ``error`` on failure, stop or timeout (codes
-        ``cancelled``/``timeout``), nothing after an ``interrupt``. A consumer that goes
-        away (client disconnect, task cancelled) leaves the run ``cancelled`` with its
-        partial answer saved.
+        ``cancelled``/``timeout``), nothing after an ``interrupt``. The closing frame comes
+        only after the answer and the run status are saved; when the database refused them
+        (they are parked in the spool, written back later) it is ``error`` code ``storage``.
+        Nothing slow follows the closing frame. A consumer that goes away (client
+        disconnect, task cancelled) leaves the run ``cancelled`` with its partial answer saved.
         """
         if self._started:
             raise RuntimeError("ChatRun.events() can be iterated only once")
