@@ -5,7 +5,8 @@ the scripted model in its own process, then sends chats one after another, each 
 session (``POST /api/chat``, the whole stream read). Prints, for the process serving the
 port, RSS (resident memory, from ``/proc/<pid>/status``), open file descriptors and threads
 after the warm-up, after 100 and after 1,000 chats, and the growth per chat between 100 and
-1,000. A flat figure means nothing is kept per run; the issue measured ~4.8 KiB per chat.
+1,000 (and every further 1,000). A flat figure means nothing is kept per run; the issue
+measured ~4.8 KiB per chat.
 
 Run: ``.venv/bin/python -m bench.bench_memory [--chats 1000] [--warmup 20]``. Everything
 targets 127.0.0.1; at most 5,000 chats.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import os
 import subprocess
 import sys
@@ -99,13 +101,14 @@ def measure(chats: int, warmup: int, base_url: str) -> None:
                 started = time.perf_counter()
                 for index in range(1, chats + 1):
                     _chat(client, index)
-                    if index in CHECKPOINTS or index == chats:
+                    if index in CHECKPOINTS or index % 1_000 == 0 or index == chats:
                         seen[index] = _report(f"after {index}", pid)
                 wall = time.perf_counter() - started
-            low, high = min(seen), max(seen)
-            if high > low:
+            marks = sorted(seen)
+            for low, high in itertools.pairwise(marks):
                 per_chat = (seen[high]["VmRSS"] - seen[low]["VmRSS"]) / (high - low)
-                print(f"  growth {low}→{high}: {per_chat:+.2f} KiB per chat; {chats / wall:.1f} chats/s")
+                print(f"  growth {low}→{high}: {per_chat:+.2f} KiB per chat")
+            print(f"  {chats / wall:.1f} chats/s")
 
 
 def main() -> None:
