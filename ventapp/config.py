@@ -78,6 +78,22 @@ KEYS: dict[str, tuple[str, str]] = {
     "MODEL_TIMEOUT_S": ("120", "Seconds to wait for one model response before failing the run"),
     "MODEL_MAX_RETRIES": ("1", "Retries of a failed model call (connection errors, 5xx)"),
     "LOG_LEVEL": ("INFO", "Python log level of the app's loggers"),
+    "SSE_KEEPALIVE_S": (
+        "15",
+        "Seconds of silence after which an event stream sends an SSE comment (: keep-alive); 0 = never",
+    ),
+    "DB_BUSY_TIMEOUT_S": (
+        "5",
+        "Seconds a database write waits for a locked SQLite file before it fails (new chats then get 503)",
+    ),
+    "ANSWER_SAVE_INTERVAL_S": (
+        "1",
+        "Seconds between saves of a growing answer, so a crash loses at most this much text; 0 = only at the end",
+    ),
+    "WRITEBACK_INTERVAL_S": (
+        "5",
+        "Seconds between attempts to write answers and usage parked in DATA_DIR/spool.jsonl back to the database",
+    ),
     "CTX_COMPACT_ENABLED": (
         "1",
         "0 turns off summarisation (and its history archive); long chats then overflow",
@@ -159,6 +175,10 @@ class Settings:
     compaction_enabled: bool = True
     openai_compat: str = "auto"
     tools_profile: str = "full"
+    sse_keepalive_s: float = 15.0
+    db_busy_timeout_s: float = 5.0
+    answer_save_interval_s: float = 1.0
+    writeback_interval_s: float = 5.0
     hitl_tools: tuple[str, ...] = ()
     upload_max_bytes: int = 20 * 1024 * 1024
     billing_allow_unpriced: bool = False
@@ -187,6 +207,11 @@ class Settings:
     def workspaces_dir(self) -> Path:
         """Root of the per-session agent workspaces."""
         return self.data_dir / "workspaces"
+
+    @property
+    def spool_path(self) -> Path:
+        """Append-only file of answers and usage the database could not take (written back later)."""
+        return self.data_dir / "spool.jsonl"
 
 
 def _merge(
@@ -304,9 +329,6 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         raise ValueError(
             f"TOOLS_PROFILE must be one of {', '.join(TOOLS_PROFILES)}, got {values['TOOLS_PROFILE']!r}"
         )
-    for key in ("MODEL_TIMEOUT_S", "RUN_TIMEOUT_S"):
-        if _as_float(values, key) <= 0:
-            raise ValueError(f"{key} must be a positive number of seconds, got {values[key]!r}")
     scheduler_tz = values["SCHEDULER_TZ"] or KEYS["SCHEDULER_TZ"][0]
     try:
         ZoneInfo(scheduler_tz)
@@ -314,6 +336,12 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         raise ValueError(
             f"SCHEDULER_TZ must be an IANA time zone such as Asia/Shanghai, got {scheduler_tz!r}"
         ) from None
+    for key in ("MODEL_TIMEOUT_S", "RUN_TIMEOUT_S", "DB_BUSY_TIMEOUT_S", "WRITEBACK_INTERVAL_S"):
+        if _as_float(values, key) <= 0:
+            raise ValueError(f"{key} must be a positive number of seconds, got {values[key]!r}")
+    for key in ("SSE_KEEPALIVE_S", "ANSWER_SAVE_INTERVAL_S"):
+        if _as_float(values, key) < 0:
+            raise ValueError(f"{key} must be 0 (off) or a positive number of seconds, got {values[key]!r}")
     return Settings(
         env_priority=priority,
         openai_base_url=values["OPENAI_BASE_URL"],
@@ -332,6 +360,10 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         compaction_enabled=_as_flag(values, "CTX_COMPACT_ENABLED"),
         openai_compat=openai_compat,
         tools_profile=tools_profile,
+        sse_keepalive_s=_as_float(values, "SSE_KEEPALIVE_S"),
+        db_busy_timeout_s=_as_float(values, "DB_BUSY_TIMEOUT_S"),
+        answer_save_interval_s=_as_float(values, "ANSWER_SAVE_INTERVAL_S"),
+        writeback_interval_s=_as_float(values, "WRITEBACK_INTERVAL_S"),
         hitl_tools=tuple(name.strip() for name in values["HITL_TOOLS"].split(",") if name.strip()),
         upload_max_bytes=_as_int(values, "UPLOAD_MAX_BYTES", minimum=1),
         billing_allow_unpriced=_as_flag(values, "BILLING_ALLOW_UNPRICED"),

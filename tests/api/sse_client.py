@@ -1,4 +1,8 @@
-"""Reads an SSE response the way a client does: ``data: {json}\\n\\n`` frames, nothing else."""
+"""Reads an SSE response the way a client does: ``data: {json}\\n\\n`` frames, and comments.
+
+A block whose lines all start with ``:`` is an SSE comment (``: keep-alive``); parsers
+ignore it, so this reader skips it too (and counts it, for the tests that look for it).
+"""
 
 from __future__ import annotations
 
@@ -8,14 +12,28 @@ from typing import Any
 import httpx
 
 
-def read_frames(response: httpx.Response) -> list[dict[str, Any]]:
-    """Parse every frame of a streamed response; fails on any line that is not framing."""
+def is_comment(block: str) -> bool:
+    """True for an SSE comment block (every line starts with ``:``), which parsers ignore."""
+    return all(line.startswith(":") for line in block.split("\n"))
+
+
+def read_frames(response: httpx.Response, comments: list[str] | None = None) -> list[dict[str, Any]]:
+    """Parse every frame of a streamed response; fails on any line that is not framing.
+
+    Args:
+        response: A streamed ``text/event-stream`` response.
+        comments: If given, comment blocks (``: keep-alive``) are appended to it.
+    """
     buffer = ""
     frames: list[dict[str, Any]] = []
     for text in response.iter_text():
         buffer += text
         while "\n\n" in buffer:
             block, buffer = buffer.split("\n\n", 1)
+            if is_comment(block):
+                if comments is not None:
+                    comments.append(block)
+                continue
             assert block.startswith("data: "), f"not an SSE data frame: {block!r}"
             assert "\n" not in block, f"frame spans several lines: {block!r}"
             frames.append(json.loads(block[len("data: ") :]))

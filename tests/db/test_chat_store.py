@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
-from ventapp.db import chat_store
+from ventapp.db import billing_models, chat_store
 from ventapp.db import models as db_models
 from ventapp.db.engine import make_engine, pending_revision, upgrade_to_head
 
@@ -70,3 +70,71 @@ def test_crashed_runs_become_interrupted(engine: sa.Engine) -> None:
     assert run is not None and run.status == "interrupted"
     (trace,) = chat_store.list_messages(engine, "00000000-0000-0000-0000-000000000003")
     assert trace.role == "assistant" and trace.status == "interrupted" and trace.run_id == "r1"
+
+
+def _ledger_row(run_id: str, call_key: str, tokens_in: int, tokens_out: int) -> billing_models.UsageLedger:
+    return billing_models.UsageLedger(
+        id=f"{run_id}:{call_key}",
+        run_id=run_id,
+        session_id=SESSION_4,
+        user_name="u",
+        model="m",
+        call_key=call_key,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        source="provider",
+        cost_micros=7,
+        currency="CNY",
+        usage_day=date(2026, 1, 1),
+    )
+
+
+SESSION_4 = "00000000-0000-0000-0000-000000000004"
+
+
+def test_crashed_run_keeps_its_partial_answer_and_booked_usage(engine: sa.Engine) -> None:
+    """Issue 17 item 4: after kill -9 the interrupted run shows the saved partial answer and its usage."""
+    chat_store.create_session(engine, SESSION_4, "u", "t", "full")
+    chat_store.start_run(engine, "r4", SESSION_4, "u", "trace", "chat")
+    card = {"tool_call_id": "c1", "tool": "calculate", "cn_tool": "计算", "args": {}, "content": "60"}
+    chat_store.save_partial(
+        engine, "r4", {"content": "The result", "tool_calls": [card], "citations": [], "usage": {}}
+    )
+    chat_store.save_partial(
+        engine, "r4", {"content": "The result is 60 and", "tool_calls": [card], "citations": [], "usage": {}}
+    )
+    with sa.orm.Session(engine) as db:  # the finished call was settled while the run streamed
+        db.add(_ledger_row("r4", "msg-1", 120, 9))
+        db.commit()
+
+    assert chat_store.mark_running_interrupted(engine) == 1
+
+    (message,) = chat_store.list_messages(engine, SESSION_4)
+    assert message.status == "interrupted" and message.content == "The result is 60 and"
+    assert [c["tool_call_id"] for c in message.tool_calls] == ["c1"]
+    assert message.usage["input_tokens"] == 120 and message.usage["output_tokens"] == 9
+    assert message.usage["model_calls"] == 1 and message.usage["cost_micros"] == 7
+    run = chat_store.get_run(engine, "r4")
+    assert run is not None and run.status == "interrupted" and run.partial is None
+    assert (run.input_tokens, run.output_tokens) == (120, 9)
+
+
+def test_finalise_run_is_atomic_and_only_once(engine: sa.Engine) -> None:
+    """A write-back of a parked answer must not append it twice (issue 17 item 3)."""
+    chat_store.create_session(engine, SESSION_4, "u", "t", "full")
+    chat_store.start_run(engine, "r5", SESSION_4, "u", "trace", "chat")
+    answer = {
+        "session_id": SESSION_4,
+        "content": "hello",
+        "tool_calls": [],
+        "citations": [],
+        "usage": {"input_tokens": 3, "output_tokens": 2},
+        "status": "complete",
+    }
+    first = chat_store.finalise_run(engine, "r5", "success", answer=answer, input_tokens=3, output_tokens=2)
+    again = chat_store.finalise_run(engine, "r5", "success", answer=answer, input_tokens=3, output_tokens=2)
+    assert (first, again) == (True, False)
+    (message,) = chat_store.list_messages(engine, SESSION_4)
+    assert message.content == "hello" and message.usage["input_tokens"] == 3
+    run = chat_store.get_run(engine, "r5")
+    assert run is not None and run.status == "success" and run.input_tokens == 3

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from websockets.typing import Origin
 
 from tests.api.sse_client import post_chat
 from tests.e2e.reflex_app import ReflexApp
+from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import app_env
 
@@ -35,39 +37,52 @@ def test_backend_only_streams_and_shuts_down(llm: ScriptedServer, tmp_path: Path
 
 
 def test_sigkill_mid_run_leaves_interrupted_run_and_usable_session(tmp_path: Path) -> None:
-    """Invariant: a run cut off by a crash reads ``interrupted`` after restart; the session chats on."""
+    """Invariant: a run cut off by a crash reads ``interrupted`` after restart; the session chats on.
+
+    Issue 17 item 4: after two model calls (the tool-call step complete) and ~20 streamed
+    tokens of the second, ``kill -9`` loses neither the finished call's usage (settled when
+    it ended) nor the answer so far (saved every ANSWER_SAVE_INTERVAL_S).
+    """
     import os
     import signal
     import threading
 
-    from ventapp.db import chat_store
+    from ventapp.db import billing_store, chat_store
     from ventapp.db.engine import make_engine
 
+    answer = long_answer(200)
     with ScriptedServer(delay_ms=50) as slow:
-        env = app_env(tmp_path, slow.base_url)
+        slow.push(
+            {"tool_calls": [{"name": "calculate", "arguments": {"expression": "(12+8)*3"}}]},
+            {"content": answer},
+        )
+        env = {**app_env(tmp_path, slow.base_url), "ANSWER_SAVE_INTERVAL_S": "0.5"}
         app = ReflexApp(env, tmp_path / "api.log", backend_only=True)
         seen: dict[str, str] = {}
+        streamed: list[str] = []
         streaming = threading.Event()
 
         def consume() -> None:
             try:
                 with httpx.Client(base_url=app.url, timeout=30) as client:
                     with client.stream(
-                        "POST", "/api/chat", files={"message": (None, "long answer please")}
+                        "POST", "/api/chat", files={"message": (None, "please calculate (12+8)*3")}
                     ) as response:
                         seen.update(
                             session=response.headers["x-session-id"], run=response.headers["x-run-id"]
                         )
                         for line in response.iter_lines():
                             if '"type":"token"' in line:
-                                streaming.set()
+                                streamed.append(json.loads(line[len("data: ") :])["content"])
+                                if len(streamed) >= 20:
+                                    streaming.set()
             except httpx.HTTPError:
                 pass  # the server died under us: expected
 
         with app:
             reader = threading.Thread(target=consume)
             reader.start()
-            assert streaming.wait(30)
+            assert streaming.wait(60)
             assert app._process is not None
             os.killpg(app._process.pid, signal.SIGKILL)
             app._process.wait(10)
@@ -77,11 +92,24 @@ def test_sigkill_mid_run_leaves_interrupted_run_and_usable_session(tmp_path: Pat
         engine = make_engine(f"sqlite:///{tmp_path / 'ventagent.db'}")
         run = chat_store.get_run(engine, seen["run"])
         assert run is not None and run.status == "running", "SIGKILL left no chance to finalise"
+        (booked,) = billing_store.ledger_for_run(engine, seen["run"])  # the finished call only
+        assert booked.input_tokens > 0 and booked.output_tokens > 0
+        saved = (run.partial or {}).get("content", "")
+        assert saved and answer.startswith(saved), "the answer so far was not saved while it grew"
+        # At most ANSWER_SAVE_INTERVAL_S (10 tokens at 50 ms) behind what the client had seen.
+        assert len(saved.split()) >= 5
 
         with ReflexApp(env, tmp_path / "api2.log", backend_only=True) as again:
             run = chat_store.get_run(engine, seen["run"])
             assert run is not None and run.status == "interrupted"
+            assert (run.input_tokens, run.output_tokens) == (booked.input_tokens, booked.output_tokens)
             with httpx.Client(base_url=again.url, timeout=30) as client:
+                history = client.get(f"/api/chat/history/{seen['session']}").json()
+                (kept,) = [m for m in history["messages"] if m["role"] == "assistant"]
+                assert kept["status"] == "interrupted" and kept["content"] == saved
+                assert [(c["tool"], c["content"]) for c in kept["tool_calls"]] == [("calculate", "60")]
+                assert kept["usage"]["input_tokens"] == booked.input_tokens
+                assert kept["usage"]["model_calls"] == 1
                 response, frames = post_chat(client, message="are you back?", session_id=seen["session"])
                 assert response.status_code == 200 and frames[-1]["type"] == "done"
         engine.dispose()

@@ -5,6 +5,13 @@ The graph is consumed by a *producer* task that feeds a queue; the sink iterates
 or a departed client cancels the producer, which cancels the graph (and its
 in-flight model request) at once — no further model calls — while the consumer
 still gets to emit the closing frame and finalise.
+
+Durability (issue 17): each model call's usage is settled when the call ends (ledger id
+``<run_id>:<call>``, so settling again is harmless), and the answer so far is saved every
+``ANSWER_SAVE_INTERVAL_S`` while it streams, both off the hot path in background tasks;
+a crash loses at most that interval. The closing frame is sent only after the answer and
+the run status are saved; when the database refuses them they are parked in the spool
+file (:mod:`ventapp.agent.writeback`) and the run ends with ``error`` code ``storage``.
 """
 
 from __future__ import annotations
@@ -32,10 +39,13 @@ from ventapp.agent.errors import (
 from ventapp.agent.kernel import MAIN_AGENT, MAIN_AGENT_LABEL, Kernel
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_context import TurnContext, load_turn_context
+from ventapp.agent.writeback import STORAGE_FAILED, park_run
 from ventapp.billing.guard import remaining_tokens
 from ventapp.billing.pricing import Price, get_price
-from ventapp.billing.settlement import settle
+from ventapp.billing.settlement import settle, spool_payload
+from ventapp.billing.usage import CallUsage
 from ventapp.db import chat_store
+from ventapp.db.models import utcnow
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +53,10 @@ CANCELLED_MARKER = "\n\n[stopped]"
 """Appended to a partial answer saved after a stop or a disconnect."""
 
 _END = object()
+
+
+def _released() -> None:
+    """Stands in for a run's release callback once it ran."""
 
 
 class ChatRun:
@@ -105,6 +119,14 @@ class ChatRun:
             edited_args=edited_args,
         )
         self.kernel.transcript.meter.already_counted(counted_message_ids or set())
+        self._settled_calls = 0  # meter.calls[:n] are handed to settlement already
+        self._booked_tokens = 0  # tokens of those now counted in today's total (ledger or pending)
+        self._settling: asyncio.Task[None] | None = None  # the latest of a chain, one at a time
+        self._saving: asyncio.Task[None] | None = None  # a partial-answer save in flight
+        self._saved_at = time.monotonic()
+        self._saved_size = 0
+        self._save_warned = False
+        self._finalising: asyncio.Task[bool] | None = None
 
     def release(self) -> None:
         """Free the lock and slot of a run whose events were never iterated (idempotent)."""
@@ -128,9 +150,11 @@ class ChatRun:
         """Yield the run's contract events; finalise whatever happens.
 
         Ends with ``done`` on success, ``error`` on failure, stop or timeout (codes
-        ``cancelled``/``timeout``), nothing after an ``interrupt``. A consumer that goes
-        away (client disconnect, task cancelled) leaves the run ``cancelled`` with its
-        partial answer saved.
+        ``cancelled``/``timeout``), nothing after an ``interrupt``. The closing frame comes
+        only after the answer and the run status are saved; when the database refused them
+        (they are parked in the spool, written back later) it is ``error`` code ``storage``.
+        Nothing slow follows the closing frame. A consumer that goes away (client
+        disconnect, task cancelled) leaves the run ``cancelled`` with its partial answer saved.
         """
         if self._started:
             raise RuntimeError("ChatRun.events() can be iterated only once")
@@ -162,9 +186,10 @@ class ChatRun:
                     yield item
                 failure = failure or self._stop
             transcript = self.kernel.transcript
+            closing: ev.ContractEvent | None = None
             if failure is not None:
                 status = "cancelled" if failure.code == "cancelled" else "failed"
-                yield ev.Error(message=failure.message, code=failure.code)
+                closing = ev.Error(message=failure.message, code=failure.code)
             elif transcript.interrupt is not None:
                 status = "waiting_input"
             else:
@@ -179,11 +204,30 @@ class ChatRun:
                     duration_ms=duration_ms,
                     context_tokens=usage.context_tokens,
                 )
-                yield ev.Done(duration_ms=duration_ms, usage=usage, run_id=self.run_id)
+                closing = ev.Done(duration_ms=duration_ms, usage=usage, run_id=self.run_id)
+            # `done` promises a saved answer: save first, and say so when it could not be.
+            saved = await self._finalise_once(status, failure, first_token_ms)
+            if not saved and status != "waiting_input":
+                closing = ev.Error(message=STORAGE_FAILED.message, code=STORAGE_FAILED.code)
+            if closing is not None:
+                yield closing
         finally:
             timer.cancel()
-            # Shielded: a cancelled consumer must still leave the run recorded and the slot free.
-            await asyncio.shield(self._finalise(status, failure, first_token_ms))
+            # A consumer that left early (disconnect, cancelled task) still leaves the run recorded.
+            try:
+                await self._finalise_once(status, failure, first_token_ms)
+            except Exception:
+                logger.exception("could not finalise run %s (trace %s)", self.run_id, self.trace_id)
+            finally:
+                self._release_once()
+
+    async def _finalise_once(
+        self, status: str, failure: RunFailure | None, first_token_ms: int | None
+    ) -> bool:
+        # Shielded: cancelling the consumer must not cut the save short; awaited again after it.
+        if self._finalising is None:
+            self._finalising = asyncio.ensure_future(self._finalise(status, failure, first_token_ms))
+        return await asyncio.shield(self._finalising)
 
     def _whole_answer(self, usage: ev.Usage) -> ev.Usage:
         """Add the paused part of a resumed answer, so ``done`` matches what the answer cost."""
@@ -214,25 +258,43 @@ class ChatRun:
         return usage.model_copy(update={"cost_micros": cost, "currency": self._price.currency})
 
     async def _over_quota(self) -> bool:
-        """Between model calls: has this run used up what the user had left today?"""
+        """Between model calls: has this run used up what the user had left today?
+
+        Calls are booked as they end, so today's total already holds some of this run:
+        only the part not yet booked is compared with what is left.
+        """
         meter = self.kernel.transcript.meter
-        remaining = await asyncio.to_thread(
-            remaining_tokens, self.runtime.engine, self.runtime.settings, self.user_name
-        )
-        return remaining is not None and meter.input_tokens + meter.output_tokens >= remaining
+        engine, settings = self.runtime.engine, self.runtime.settings
+        remaining = await asyncio.to_thread(remaining_tokens, engine, settings, self.user_name)
+        if remaining is None:
+            return False
+        if self._settling is not None and not self._settling.done():
+            with contextlib.suppress(Exception):
+                await self._settling  # what is booked must be final before it is subtracted
+            remaining = await asyncio.to_thread(remaining_tokens, engine, settings, self.user_name)
+            if remaining is None:
+                return False
+        return meter.input_tokens + meter.output_tokens - self._booked_tokens >= remaining
 
     async def _produce(self) -> None:
-        meter = self.kernel.transcript.meter
+        transcript = self.kernel.transcript
+        meter = transcript.meter
         calls_checked = len(meter.calls)
+        save_every = self.runtime.settings.answer_save_interval_s
         try:
             async for event in self.kernel.run(self._graph_stream()):
                 self._queue.put_nowait(event)
                 if len(meter.calls) > calls_checked:
                     calls_checked = len(meter.calls)
+                    self._settle_new_calls()
+                    if save_every:
+                        self._save_partial()
                     if await self._over_quota():
                         # Returning closes the graph stream: no further model call is made.
                         self._queue.put_nowait(QUOTA_REACHED)
                         return
+                elif save_every and time.monotonic() - self._saved_at >= save_every:
+                    self._save_partial()
             self._queue.put_nowait(_END)
         except asyncio.CancelledError:
             raise
@@ -256,7 +318,84 @@ class ChatRun:
             self._graph_input, config=config, stream_mode=["updates", "messages"], subgraphs=True
         )
 
-    async def _finalise(self, status: str, failure: RunFailure | None, first_token_ms: int | None) -> None:
+    def _settle_new_calls(self) -> None:
+        """Settle the calls that ended since the last time, in the background, one batch at a time."""
+        meter = self.kernel.transcript.meter
+        calls = meter.calls[self._settled_calls :]
+        self._settled_calls = len(meter.calls)
+        if not calls:
+            return
+        previous = self._settling
+
+        async def settle_after_previous() -> None:
+            if previous is not None:
+                with contextlib.suppress(Exception):
+                    await previous
+            await self._settle(list(calls))
+
+        self._settling = self.runtime.track(
+            asyncio.create_task(settle_after_previous(), name=f"settle-{self.run_id}")
+        )
+
+    async def _settle(self, calls: list[CallUsage]) -> None:
+        try:
+            result = await asyncio.to_thread(
+                settle,
+                self.runtime.engine,
+                run_id=self.run_id,
+                session_id=self.session_id,
+                user_name=self.user_name,
+                model=self.runtime.settings.model_name,
+                calls=calls,
+                spool=self.runtime.spool,
+            )
+        except Exception:
+            logger.exception("could not settle run %s (trace %s)", self.run_id, self.trace_id)
+            return
+        if result.status in ("settled", "pending"):  # the quota reads both
+            self._booked_tokens += sum(call.input_tokens + call.output_tokens for call in calls)
+
+    def _answer_so_far(self, content: str, usage: ev.Usage, status: str | None = None) -> dict[str, Any]:
+        transcript = self.kernel.transcript
+        answer: dict[str, Any] = {
+            "session_id": self.session_id,
+            "content": content,
+            "tool_calls": [card.to_dict() for card in transcript.tool_cards.values()],
+            "citations": [item.model_dump(mode="json") for item in transcript.sources.items],
+            "usage": usage.model_dump(mode="json"),
+        }
+        if status is not None:
+            answer["status"] = status
+        return answer
+
+    def _save_partial(self) -> None:
+        """Save the answer so far if it grew, unless a save is still in flight (never piles up)."""
+        transcript = self.kernel.transcript
+        size = len(transcript.answer) + len(transcript.tool_cards) + len(transcript.meter.calls)
+        self._saved_at = time.monotonic()
+        if size == self._saved_size or (self._saving is not None and not self._saving.done()):
+            return
+        self._saved_size = size
+        partial = self._answer_so_far(transcript.answer, self._priced(transcript.meter.usage()))
+        self._saving = self.runtime.track(
+            asyncio.create_task(self._write_partial(partial), name=f"save-{self.run_id}")
+        )
+
+    async def _write_partial(self, partial: dict[str, Any]) -> None:
+        try:
+            await asyncio.to_thread(chat_store.save_partial, self.runtime.engine, self.run_id, partial)
+        except Exception as exc:  # the final save (or the spool) still keeps the whole answer
+            if not self._save_warned:
+                self._save_warned = True
+                logger.warning("run %s: saving the partial answer failed: %r", self.run_id, exc)
+
+    async def _finalise(self, status: str, failure: RunFailure | None, first_token_ms: int | None) -> bool:
+        """Save the answer and run status, settle the rest of the usage; park it all if refused.
+
+        Returns:
+            True when the answer and status are in the database; False when they were parked
+            in the spool file instead (or, if even that failed, logged).
+        """
         if self._producer is not None and not self._producer.done():
             self._producer.cancel()
         if self._producer is not None:
@@ -268,55 +407,64 @@ class ChatRun:
         if status in ("cancelled", "failed"):
             self.kernel.settle_cut_call(self._input_estimate)
         usage = self._priced(transcript.meter.usage())
-        engine = self.runtime.engine
-        try:
-            answer = transcript.answer
-            if status == "cancelled" and answer:
-                answer += CANCELLED_MARKER
-            if answer or transcript.tool_cards or status in ("failed", "cancelled"):
-                await asyncio.to_thread(
-                    chat_store.save_run_answer,
-                    engine,
-                    self.session_id,
-                    self.run_id,
-                    answer,
-                    tool_calls=[card.to_dict() for card in transcript.tool_cards.values()],
-                    citations=[item.model_dump(mode="json") for item in transcript.sources.items],
-                    usage=usage.model_dump(mode="json"),
-                    status={"success": "complete", "waiting_input": "waiting"}.get(status, status),
-                )
-            await asyncio.to_thread(
-                chat_store.finish_run,
-                engine,
-                self.run_id,
-                status,
-                error=failure.message if failure else None,
-                error_code=failure.code if failure else None,
-                input_tokens=usage.input_tokens,
-                output_tokens=usage.output_tokens,
-                first_token_ms=first_token_ms,
+        answer = transcript.answer
+        if status == "cancelled" and answer:
+            answer += CANCELLED_MARKER
+        keep = answer or transcript.tool_cards or status in ("failed", "cancelled")
+        record: dict[str, Any] = {
+            "run_id": self.run_id,
+            "status": status,
+            "answer": self._answer_so_far(
+                answer, usage, {"success": "complete", "waiting_input": "waiting"}.get(status, status)
             )
-        except Exception:
-            logger.exception("could not finalise run %s (trace %s)", self.run_id, self.trace_id)
-        # Billing apart from the message: a failed save must not skip it (pitfall 9: the meters
-        # are not connected by themselves; this is the one place usage reaches the ledger).
+            if keep
+            else None,
+            "error": failure.message if failure else None,
+            "error_code": failure.code if failure else None,
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "first_token_ms": first_token_ms,
+        }
         try:
-            if transcript.meter.calls:
-                await asyncio.to_thread(
-                    settle,
-                    engine,
-                    run_id=self.run_id,
-                    session_id=self.session_id,
-                    user_name=self.user_name,
-                    model=self.runtime.settings.model_name,
-                    calls=list(transcript.meter.calls),
-                )
-        except Exception:
-            logger.exception("could not settle run %s (trace %s)", self.run_id, self.trace_id)
-        finally:
-            self._release_once()
+            await asyncio.to_thread(chat_store.finalise_run, self.runtime.engine, **record)
+        except Exception as exc:
+            logger.warning(
+                "run %s (trace %s): the database refused its answer (%r); parking it in the spool",
+                self.run_id,
+                self.trace_id,
+                exc,
+            )
+            return await self._park(record)
+        # Billing apart from the message (pitfall 9: this is where the meters meet the ledger):
+        # the calls not settled while streaming (the last one, a cut one), after those that were.
+        self._settle_new_calls()
+        if self._settling is not None:
+            await self._settling
+        return True
+
+    async def _park(self, record: dict[str, Any]) -> bool:
+        """The database is refusing writes: park the answer, status and all usage together."""
+        calls = list(self.kernel.transcript.meter.calls)
+        self._settled_calls = len(calls)  # the parked record books them (ids keep it exactly-once)
+        record = {
+            **record,
+            "finished_at": utcnow().isoformat(),
+            "settlement": spool_payload(
+                run_id=self.run_id,
+                session_id=self.session_id,
+                user_name=self.user_name,
+                model=self.runtime.settings.model_name,
+                calls=calls,
+                occurred_at=utcnow(),
+            )
+            if calls
+            else None,
+        }
+        await asyncio.to_thread(park_run, self.runtime.spool, record)
+        return False
 
     def _release_once(self) -> None:
         if not self._released:
             self._released = True
             self._on_release()
+            self._on_release = _released  # drop the closure: it holds the session lock and slot

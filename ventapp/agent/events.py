@@ -223,6 +223,7 @@ ErrorCode = Literal[
     "timeout",
     "cancelled",
     "internal",
+    "storage",
 ]
 """Why a request or run failed. For the model: ``model_unreachable`` (no connection, timeout, or the
 connection broke mid-answer) and ``model_busy`` (rate limit, overload, 502/503/504) may succeed when

@@ -19,9 +19,14 @@ Stages, in order:
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
+
+from sqlalchemy.exc import OperationalError
 
 from ventapp.agent.admission import GateFull, GateSlot
 from ventapp.agent.chat_run import CANCELLED_MARKER, ChatRun
@@ -31,6 +36,8 @@ from ventapp.billing.guard import BillingRejected, precheck
 from ventapp.db import chat_store
 from ventapp.db.models import SESSION_MODES
 from ventapp.obs.logs import new_trace_id
+
+logger = logging.getLogger(__name__)
 
 TITLE_CHARS = 30
 """Session titles are the first message truncated to this many characters (spec 000 §六.4)."""
@@ -75,6 +82,35 @@ class ChatRejected(Exception):
         self.message = message
         self.retry_after = retry_after
         self.details = details or {}
+
+
+STORAGE_RETRY_AFTER_S = 5
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def storage_unavailable_is_503(admit: Callable[_P, Awaitable[_T]]) -> Callable[_P, Awaitable[_T]]:
+    """Admission against a database that refuses writes (locked, disk full, gone) answers 503.
+
+    The engine's short busy timeout (``DB_BUSY_TIMEOUT_S``) makes this quick; without it
+    the client waited 30 s for a bare 500.
+    """
+
+    @functools.wraps(admit)
+    async def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        try:
+            return await admit(*args, **kwargs)
+        except OperationalError as exc:
+            logger.warning("admission refused: the database is unavailable (%r)", exc)
+            raise ChatRejected(
+                503,
+                "storage",
+                "The database is not taking writes right now, so the message cannot be saved. "
+                "Try again shortly.",
+                retry_after=STORAGE_RETRY_AFTER_S,
+            ) from None
+
+    return guarded
 
 
 @dataclass
@@ -189,6 +225,7 @@ async def _own_session(runtime: AgentRuntime, request: ChatRequest) -> tuple[str
     return session_id, session
 
 
+@storage_unavailable_is_503
 async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
     """Admit one chat turn (stage 1). The returned run must be iterated or released.
 
@@ -196,7 +233,8 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         ChatRejected: 400 (blank message, bad user name or request_id), 404 (bad id, another
             user's session, thread_id ≠ session_id), 409 (duplicate request_id, session already
             running), 422 (bad mode), 429 (process or user run limit, daily quota; ``retry_after``
-            set), 503 (the model has no price and BILLING_ALLOW_UNPRICED=0).
+            set), 503 (the model has no price and BILLING_ALLOW_UNPRICED=0; ``storage``: the
+            database refuses writes).
     """
     _check_request(request)
     engine = runtime.engine

@@ -29,7 +29,13 @@ from ventapp.agent.interrupts import (
     to_event,
     unique,
 )
-from ventapp.agent.pipeline import ChatRejected, check_billing, owned_session, take_slot
+from ventapp.agent.pipeline import (
+    ChatRejected,
+    check_billing,
+    owned_session,
+    storage_unavailable_is_503,
+    take_slot,
+)
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.db import chat_store, preference_store
 from ventapp.obs.logs import new_trace_id
@@ -89,12 +95,14 @@ async def pending_interrupt(runtime: AgentRuntime, session_id: str, user_name: s
     return to_event(pending[0], _open_calls(saved, snapshot))
 
 
+@storage_unavailable_is_503
 async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun:
     """Admit a resume; the returned run must be iterated or released.
 
     Raises:
         ChatRejected: 404 (not the user's session), 409 (session busy, no pending interrupt,
-            stale or already used token), 422 (answer does not fit the interrupt), 429 (gate).
+            stale or already used token), 422 (answer does not fit the interrupt), 429 (gate),
+            503 (the database refuses writes).
     """
     session = await owned_session(runtime, request.session_id, request.user_name)
     await check_billing(runtime, request.user_name)

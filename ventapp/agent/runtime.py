@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -22,11 +23,13 @@ from ventapp.agent.admission import ProcessGuard, RunGate
 from ventapp.agent.agent_factory import build_agent
 from ventapp.agent.model_factory import build_model
 from ventapp.agent.prompt_budget import PromptBudget, check_fixed_prompt
+from ventapp.agent.writeback import parked_run_ids, write_back, writeback_loop
 from ventapp.billing.pricing import seed_prices
 from ventapp.billing.settlement import pending_retry_loop
 from ventapp.config import Settings, get_settings, warn_conflicts
 from ventapp.db import chat_store
 from ventapp.db.engine import make_engine, upgrade_to_head
+from ventapp.db.spool import Spool
 from ventapp.obs.logs import setup_logging
 
 logger = logging.getLogger(__name__)
@@ -36,22 +39,33 @@ class AgentRuntime:
     """Resources shared by every run. Create with :meth:`open`, release with :meth:`close`."""
 
     def __init__(
-        self, settings: Settings, engine: Engine, checkpointer: Any, exit_stack: contextlib.AsyncExitStack
+        self,
+        settings: Settings,
+        engine: Engine,
+        checkpointer: Any,
+        exit_stack: contextlib.AsyncExitStack,
+        spool: Spool | None = None,
     ):
         self.settings = settings
         self.engine = engine
         self.checkpointer = checkpointer
         self._exit_stack = exit_stack
         self._agent: Any = None
-        self._session_locks: dict[str, asyncio.Lock] = {}
+        # Weak: a session's lock lives while a run holds it or a caller waits on it, then goes,
+        # so the dict does not grow by one lock per session ever chatted in (issue 17, item 13).
+        self._session_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self.gate = RunGate(settings.max_concurrent_runs, settings.max_runs_per_user)
         self.active_runs: dict[str, Any] = {}
         """session_id -> the ChatRun streaming in it (for stop)."""
         self.process_guard = ProcessGuard(settings.data_dir)
+        self.spool = spool or Spool(settings.spool_path)
+        """Answers and usage the database refused, waiting to be written back (``writeback``)."""
         self._billing_retry: asyncio.Task[None] | None = None
         self.prompt_budget: PromptBudget | None = None
         """The fixed prompt measured against CONTEXT_LIMIT; None until measured (just after start)."""
         self._prompt_check: asyncio.Task[None] | None = None
+        self._writeback: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[Any]] = set()
 
     @classmethod
     async def open(cls, settings: Settings) -> AgentRuntime:
@@ -62,8 +76,13 @@ class AgentRuntime:
         """
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         await asyncio.to_thread(upgrade_to_head, settings.database_url)
-        engine = make_engine(settings.database_url)
-        stale = await asyncio.to_thread(chat_store.mark_running_interrupted, engine)
+        engine = make_engine(settings.database_url, busy_timeout_s=settings.db_busy_timeout_s)
+        # Parked answers first: a run whose end is in the spool ended; it was not cut off.
+        spool = Spool(settings.spool_path)
+        await asyncio.to_thread(write_back, engine, spool)
+        stale = await asyncio.to_thread(
+            chat_store.mark_running_interrupted, engine, keep=parked_run_ids(spool)
+        )
         if stale:
             logger.warning("marked %d run(s) left running by a previous process as interrupted", stale)
         stack = contextlib.AsyncExitStack()
@@ -73,7 +92,7 @@ class AgentRuntime:
             checkpointer = await stack.enter_async_context(
                 AsyncSqliteSaver.from_conn_string(str(settings.checkpoint_path))
             )
-        runtime = cls(settings, engine, checkpointer, stack)
+        runtime = cls(settings, engine, checkpointer, stack, spool)
         try:
             runtime.agent  # noqa: B018  (build now: a bad HITL_TOOLS or skill fails the start, not every chat)
         except Exception:
@@ -86,6 +105,9 @@ class AgentRuntime:
         runtime._billing_retry = asyncio.create_task(pending_retry_loop(engine), name="billing-pending-retry")
         # In the background: it assembles a second agent (~0.5 s of CPU) that no request waits for.
         runtime._prompt_check = asyncio.create_task(runtime._check_prompt(), name="prompt-budget")
+        runtime._writeback = asyncio.create_task(
+            writeback_loop(engine, runtime.spool, settings.writeback_interval_s), name="spool-writeback"
+        )
         return runtime
 
     async def _check_prompt(self) -> None:
@@ -100,7 +122,10 @@ class AgentRuntime:
             if not self.active_runs:
                 break
             await asyncio.sleep(0.1)
-        for task in (self._billing_retry, self._prompt_check):
+        # Settlements and answer saves still in flight finish before the engine goes.
+        if self._background:
+            await asyncio.wait(set(self._background), timeout=2 * self.settings.db_busy_timeout_s + 1)
+        for task in (self._billing_retry, self._writeback, self._prompt_check):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -124,8 +149,20 @@ class AgentRuntime:
         return self._agent
 
     def session_lock(self, session_id: str) -> asyncio.Lock:
-        """The lock that keeps one run per session at a time."""
-        return self._session_locks.setdefault(session_id, asyncio.Lock())
+        """The lock that keeps one run per session at a time (hold the returned object while used)."""
+        lock = self._session_locks.get(session_id)
+        if lock is None:
+            lock = self._session_locks[session_id] = asyncio.Lock()
+        return lock
+
+    def track(self, task: asyncio.Task[Any]) -> asyncio.Task[Any]:
+        """Keep a fire-and-forget task (a settlement, an answer save) alive until it ends.
+
+        :meth:`close` waits for the ones still running before the engine is disposed.
+        """
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
 
 
 _current: AgentRuntime | None = None

@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -27,7 +28,12 @@ from ventapp.api import (
     session_routes,
     usage_routes,
 )
-from ventapp.api.errors import chat_rejected_handler, error_response, validation_error_handler
+from ventapp.api.errors import (
+    chat_rejected_handler,
+    error_response,
+    storage_error_handler,
+    validation_error_handler,
+)
 from ventapp.api.guards import BODY_MARGIN_BYTES, HttpGuard, OriginPolicy
 from ventapp.config import Settings, get_settings
 
@@ -65,6 +71,7 @@ def create_api(
     api.add_exception_handler(ChatRejected, chat_rejected_handler)
     api.add_exception_handler(RequestValidationError, validation_error_handler)
     api.add_exception_handler(StarletteHTTPException, _http_error)
+    api.add_exception_handler(OperationalError, storage_error_handler)
     api.include_router(chat_routes.router)
     api.include_router(resume_routes.router)
     api.include_router(health_routes.router)

@@ -9,7 +9,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from ventapp.agent.pipeline import ChatRejected
+from ventapp.agent.pipeline import STORAGE_RETRY_AFTER_S, ChatRejected
 
 
 def error_response(
@@ -49,3 +49,13 @@ async def validation_error_handler(_request: Request, exc: Exception) -> JSONRes
     ]
     message = "Invalid request: " + "; ".join(problems) if problems else "Invalid request."
     return error_response(422, "bad_request", message, details={"errors": jsonable_encoder(exc.errors())})
+
+
+async def storage_error_handler(_request: Request, exc: Exception) -> JSONResponse:
+    """503 ``storage`` when the database refuses a route's read or write (locked, full, gone)."""
+    return error_response(
+        503,
+        "storage",
+        "The database is not available right now. Try again shortly.",
+        retry_after=STORAGE_RETRY_AFTER_S,
+    )

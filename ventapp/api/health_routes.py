@@ -6,7 +6,6 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import sqlalchemy as sa
 from fastapi import APIRouter
 from fastapi.responses import FileResponse, PlainTextResponse
 
@@ -14,6 +13,7 @@ from ventapp.agent.runtime import get_runtime
 from ventapp.api.errors import error_response
 from ventapp.api.openapi import errors
 from ventapp.config import get_settings
+from ventapp.db.engine import probe_write
 from ventapp.tools.knowledge import get_document
 
 router = APIRouter(tags=["ops"])
@@ -21,19 +21,21 @@ router = APIRouter(tags=["ops"])
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 
-def _ping_database(engine: sa.Engine) -> None:
-    with engine.connect() as connection:
-        connection.execute(sa.text("SELECT 1"))
+WRITE_PROBE_TIMEOUT_S = 1.0
+"""How long ``/health`` waits for the database's write lock before it reports ``down``."""
 
 
 @router.get("/health", responses=errors())
 async def health() -> Any:
-    """``{status, model{configured,name,base_url,demo,prompt}, database, checkpointer, config_conflicts[]}``.
+    """``{status, model{configured,name,base_url,demo,prompt}, database, spool, checkpointer, config_conflicts[]}``.
 
     ``status`` is ``ok`` when every subsystem is up, ``degraded`` when the model is
     unconfigured or the fixed prompt (system prompt + tool schemas, ``model.prompt``; null
     until measured just after start-up) takes more than 60% of ``CONTEXT_LIMIT``,
     ``starting`` before the runtime opened, ``error`` if the database fails.
+    ``database`` is ``ok`` or ``down``: a write probe (the write lock, then a rollback), since
+    a locked SQLite file still answers reads. ``spool`` counts answers and settlements
+    parked outside the database, waiting to be written back.
     """
     settings = get_settings()
     body: dict[str, Any] = {
@@ -54,10 +56,11 @@ async def health() -> Any:
         body.update(status="starting", database="unknown", checkpointer="unknown")
         return body
     try:
-        await asyncio.to_thread(_ping_database, runtime.engine)
+        await asyncio.to_thread(probe_write, runtime.engine, WRITE_PROBE_TIMEOUT_S)
         body["database"] = "ok"
     except Exception:
-        body.update(status="error", database="error")
+        body.update(status="error", database="down")
+    body["spool"] = await asyncio.to_thread(runtime.spool.count)
     budget = runtime.prompt_budget
     body["model"]["prompt"] = budget.public() if budget is not None else None
     if budget is not None and not budget.fits and body["status"] == "ok":

@@ -12,8 +12,12 @@ Guarantees:
 * if that write fails, the settlement is saved to ``billing_pending`` in a separate
   transaction and :func:`retry_pending` books it later (at start-up and every minute,
   :func:`pending_retry_loop`); the retry keeps the original usage day;
-* if even ``billing_pending`` cannot be written, the figures are logged at ERROR for
-  reconciliation with the provider's bill — the only case usage can be lost.
+* if ``billing_pending`` cannot be written either (the database itself is down or
+  locked), the settlement is parked in the spool file outside the database
+  (:class:`~ventapp.db.spool.Spool`, fsynced) and booked from there when the database
+  returns (:func:`book_spooled`, driven by :mod:`ventapp.agent.writeback`);
+* only if even the spool file cannot be written are the figures logged at ERROR
+  ("BILLING LOST") for reconciliation with the provider's bill.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from ventapp.billing.usage import CallUsage
 from ventapp.db import billing_store
 from ventapp.db.billing_models import BillingPending, UsageLedger
 from ventapp.db.models import utcnow
+from ventapp.db.spool import Spool
 
 logger = logging.getLogger(__name__)
 
@@ -47,8 +52,9 @@ class SettleResult:
 
     Attributes:
         run_id: The run settled.
-        status: ``settled`` (in the ledger), ``pending`` (saved for retry) or ``failed``
-            (not even the pending record could be written; figures are in the log).
+        status: ``settled`` (in the ledger), ``pending`` (saved to ``billing_pending`` for
+            retry), ``spooled`` (the database refused both: parked in the spool file) or
+            ``failed`` (nothing could be written; figures are in the log).
         rows_written: Ledger rows added by this call.
         rows_skipped: Calls already in the ledger (an earlier settlement of the run).
         input_tokens: Input tokens newly booked.
@@ -59,7 +65,7 @@ class SettleResult:
     """
 
     run_id: str
-    status: Literal["settled", "pending", "failed"]
+    status: Literal["settled", "pending", "spooled", "failed"]
     rows_written: int = 0
     rows_skipped: int = 0
     input_tokens: int = 0
@@ -170,6 +176,7 @@ def settle(
     model: str,
     calls: list[CallUsage],
     at: datetime | None = None,
+    spool: Spool | None = None,
 ) -> SettleResult:
     """Book a run's model calls in the ledger and the user's daily total. Blocking: use a thread.
 
@@ -183,9 +190,11 @@ def settle(
         model: The model name the calls went to (its price sets the cost).
         calls: ``ContextMeter.calls``: one ``CallUsage`` per model call, sub-agents included.
         at: When the usage happened (naive = UTC); sets the Asia/Shanghai usage day. Default now.
+        spool: Where to park the settlement when the database takes neither the ledger rows
+            nor the pending record; without one that case is only logged.
 
     Returns:
-        What was booked, or that it is pending (or, if the database is wholly unwritable, failed).
+        What was booked, or that it is pending or spooled (failed only if nothing could be written).
     """
     if not calls:
         return SettleResult(run_id=run_id, status="settled")
@@ -217,16 +226,8 @@ def settle(
         pending_id = pending.id
         try:
             billing_store.add_pending(engine, pending)
-        except Exception:
-            logger.exception(
-                "BILLING LOST: run %s of user %r could not be settled nor saved as pending; model=%s "
-                "calls=%s — reconcile with the provider's bill",
-                run_id,
-                user_name,
-                model,
-                [dataclasses.asdict(call) for call in calls],
-            )
-            return SettleResult(run_id=run_id, status="failed")
+        except Exception as again:
+            return _park(spool, again, run_id, session_id, user_name, model, calls, occurred_at)
         return SettleResult(
             run_id=run_id,
             status="pending",
@@ -234,6 +235,90 @@ def settle(
             output_tokens=pending.output_tokens,
             pending_id=pending_id,
         )
+
+
+def spool_payload(
+    *,
+    run_id: str,
+    session_id: str,
+    user_name: str,
+    model: str,
+    calls: Sequence[CallUsage],
+    occurred_at: datetime,
+) -> dict[str, Any]:
+    """A settlement as JSON, for the spool; :func:`book_spooled` books it (ids keep it exactly-once)."""
+    return {
+        "run_id": run_id,
+        "session_id": session_id,
+        "user_name": user_name,
+        "model": model,
+        "calls": [dataclasses.asdict(call) for call in calls],
+        "occurred_at": occurred_at.isoformat(),
+    }
+
+
+def _park(
+    spool: Spool | None,
+    error: Exception,
+    run_id: str,
+    session_id: str,
+    user_name: str,
+    model: str,
+    calls: Sequence[CallUsage],
+    occurred_at: datetime,
+) -> SettleResult:
+    payload = spool_payload(
+        run_id=run_id,
+        session_id=session_id,
+        user_name=user_name,
+        model=model,
+        calls=calls,
+        occurred_at=occurred_at,
+    )
+    if spool is not None:
+        try:
+            spool.append("settlement", payload)
+        except Exception:
+            logger.exception("could not park the settlement of run %s in the spool file", run_id)
+        else:
+            logger.warning(
+                "run %s: the database refused the settlement and billing_pending (%r); parked in %s",
+                run_id,
+                error,
+                spool.path,
+            )
+            return SettleResult(
+                run_id=run_id,
+                status="spooled",
+                input_tokens=sum(call.input_tokens for call in calls),
+                output_tokens=sum(call.output_tokens for call in calls),
+            )
+    logger.error(
+        "BILLING LOST: run %s of user %r could not be settled, saved as pending nor spooled; model=%s "
+        "calls=%s — reconcile with the provider's bill",
+        run_id,
+        user_name,
+        model,
+        payload["calls"],
+    )
+    return SettleResult(run_id=run_id, status="failed")
+
+
+def book_spooled(engine: Engine, payload: dict[str, Any]) -> SettleResult:
+    """Book a settlement parked by :func:`spool_payload` (its original usage day). Blocking.
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: The database still refuses it; it stays parked.
+    """
+    return _book(
+        engine,
+        run_id=payload["run_id"],
+        session_id=payload["session_id"],
+        user_name=payload["user_name"],
+        model=payload["model"],
+        calls=_calls_from_json(payload["calls"]),
+        occurred_at=datetime.fromisoformat(payload["occurred_at"]),
+    )
 
 
 def _calls_from_json(raw: list[dict[str, Any]]) -> list[CallUsage]:

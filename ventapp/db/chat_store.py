@@ -7,13 +7,15 @@ them through ``asyncio.to_thread`` so a slow query never blocks the event loop.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from ventapp.db.billing_models import UsageLedger
 from ventapp.db.models import ChatMessage, ChatSession, ExecutionRun, RequestKey, utcnow
 
 
@@ -62,33 +64,42 @@ def add_message(
     order by ``created_at`` is always the order of writing (pitfall 8).
     """
     with Session(engine, expire_on_commit=False) as db:
-        now = utcnow()
-        newest = db.exec(
-            select(ChatMessage.created_at)
-            .where(ChatMessage.session_id == session_id)
-            .order_by(col(ChatMessage.created_at).desc())
-            .limit(1)
-        ).first()
-        if newest is not None and now <= newest:
-            now = newest + timedelta(microseconds=1)
-        row = ChatMessage(
-            session_id=session_id,
-            role=role,
-            content=content,
+        row = _new_message(
+            db,
+            session_id,
+            role,
+            content,
             run_id=run_id,
             tool_calls=tool_calls or [],
             citations=citations or [],
             usage=usage or {},
             status=status,
-            created_at=now,
         )
-        db.add(row)
-        session = db.get(ChatSession, session_id)
-        if session is not None:
-            session.updated_at = now
-            db.add(session)
         db.commit()
         return row
+
+
+def _new_message(
+    db: Session, session_id: str, role: str, content: str, at: datetime | None = None, **fields: Any
+) -> ChatMessage:
+    # ``at``: a write-back of an answer parked while the database was down keeps its own time,
+    # so it sorts before messages written since; otherwise the newest message sets the floor.
+    now = at or utcnow()
+    newest = db.exec(
+        select(ChatMessage.created_at)
+        .where(ChatMessage.session_id == session_id)
+        .order_by(col(ChatMessage.created_at).desc())
+        .limit(1)
+    ).first()
+    if at is None and newest is not None and now <= newest:
+        now = newest + timedelta(microseconds=1)
+    row = ChatMessage(session_id=session_id, role=role, content=content, created_at=now, **fields)
+    db.add(row)
+    session = db.get(ChatSession, session_id)
+    if session is not None and (at is None or session.updated_at < now):
+        session.updated_at = now
+        db.add(session)
+    return row
 
 
 def list_messages(engine: Engine, session_id: str) -> Sequence[ChatMessage]:
@@ -128,12 +139,42 @@ def save_run_answer(
     paused run announced), citations merge by URL, token counts add up.
     """
     with Session(engine, expire_on_commit=False) as db:
-        row = db.exec(
-            select(ChatMessage).where(ChatMessage.run_id == run_id, ChatMessage.role == "assistant")
-        ).first()
+        row = _save_answer(
+            db,
+            session_id,
+            run_id,
+            content,
+            tool_calls=tool_calls,
+            citations=citations,
+            usage=usage,
+            status=status,
+        )
+        db.commit()
+        return row
+
+
+USAGE_TOTALS = ("input_tokens", "output_tokens", "total_tokens", "model_calls", "cost_micros")
+"""Usage keys that add up when a resumed run extends its answer."""
+
+
+def _save_answer(
+    db: Session,
+    session_id: str,
+    run_id: str,
+    content: str,
+    *,
+    tool_calls: list[dict[str, Any]],
+    citations: list[dict[str, Any]],
+    usage: dict[str, Any],
+    status: str,
+    at: datetime | None = None,
+) -> ChatMessage:
+    row = db.exec(
+        select(ChatMessage).where(ChatMessage.run_id == run_id, ChatMessage.role == "assistant")
+    ).first()
     if row is None:
-        return add_message(
-            engine,
+        return _new_message(
+            db,
             session_id,
             "assistant",
             content,
@@ -142,6 +183,7 @@ def save_run_answer(
             citations=citations,
             usage=usage,
             status=status,
+            at=at,
         )
     cards = {card["tool_call_id"]: dict(card) for card in row.tool_calls}
     for card in tool_calls:
@@ -150,21 +192,14 @@ def save_run_answer(
             {key: value for key, value in card.items() if value not in (None, {}) or key not in merged}
         )
     by_url = {item["url"]: item for item in [*row.citations, *citations]}
-    totals = {
-        key: row.usage.get(key, 0) + usage.get(key, 0)
-        for key in ("input_tokens", "output_tokens", "total_tokens", "model_calls", "cost_micros")
-    }
-    with Session(engine, expire_on_commit=False) as db:
-        stored = db.get(ChatMessage, row.id)
-        assert stored is not None
-        stored.content = "\n\n".join(part for part in (row.content, content) if part)
-        stored.tool_calls = list(cards.values())
-        stored.citations = list(by_url.values())
-        stored.usage = {**row.usage, **usage, **totals}
-        stored.status = status
-        db.add(stored)
-        db.commit()
-        return stored
+    totals = {key: row.usage.get(key, 0) + usage.get(key, 0) for key in USAGE_TOTALS}
+    row.content = "\n\n".join(part for part in (row.content, content) if part)
+    row.tool_calls = list(cards.values())
+    row.citations = list(by_url.values())
+    row.usage = {**row.usage, **usage, **totals}
+    row.status = status
+    db.add(row)
+    return row
 
 
 def abandon_waiting_runs(engine: Engine, session_id: str) -> int:
@@ -231,23 +266,62 @@ def reopen_waiting_run(engine: Engine, session_id: str) -> str | None:
         return run.id
 
 
-def finish_run(
+def finalise_run(
     engine: Engine,
     run_id: str,
     status: str,
     *,
+    answer: dict[str, Any] | None = None,
     error: str | None = None,
     error_code: str | None = None,
     input_tokens: int = 0,
     output_tokens: int = 0,
     first_token_ms: int | None = None,
-) -> None:
-    """Set a run's final status, error and timings (``duration_ms`` from ``started_at``)."""
-    with Session(engine) as db:
+    finished_at: datetime | None = None,
+) -> bool:
+    """Save a run's answer and set its final status, error and timings in one transaction.
+
+    Only a run still ``running`` is finalised, so writing the same finalisation again (a
+    write-back from the spool after a crash, a retry) changes nothing the second time.
+
+    Args:
+        engine: The relational store.
+        run_id: The run.
+        status: ``success``, ``failed``, ``cancelled`` or ``waiting_input``.
+        answer: ``{session_id, content, tool_calls, citations, usage, status}`` for
+            :func:`save_run_answer`, or None when the run produced nothing to keep.
+        error: A sentence for people, when it failed.
+        error_code: The failure's code.
+        input_tokens: Tokens to add to the run's totals (a resumed run finishes twice).
+        output_tokens: Likewise.
+        first_token_ms: Time to the first token, kept from the first part of a resumed run.
+        finished_at: When the run ended (naive UTC; default now). A write-back passes the
+            original time, so durations and the order of messages stay as they happened.
+
+    Returns:
+        True when this call finalised the run; False when it was not ``running`` (already
+        finalised) or does not exist.
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: The write failed; nothing was committed.
+    """
+    with Session(engine, expire_on_commit=False) as db:
         run = db.get(ExecutionRun, run_id)
-        if run is None:
-            return
-        now = utcnow()
+        if run is None or run.status != "running":
+            return False
+        if answer is not None:
+            _save_answer(
+                db,
+                answer["session_id"],
+                run_id,
+                answer["content"],
+                tool_calls=answer["tool_calls"],
+                citations=answer["citations"],
+                usage=answer["usage"],
+                status=answer["status"],
+                at=finished_at,
+            )
+        now = finished_at or utcnow()
         run.status = status
         run.error = error
         run.error_code = error_code
@@ -256,8 +330,25 @@ def finish_run(
         run.output_tokens += output_tokens
         run.first_token_ms = run.first_token_ms if run.first_token_ms is not None else first_token_ms
         run.finished_at = now
-        run.duration_ms = int((now - run.started_at).total_seconds() * 1000)
+        run.duration_ms = max(0, int((now - run.started_at).total_seconds() * 1000))
+        run.partial = None
         db.add(run)
+        db.commit()
+        return True
+
+
+def save_partial(engine: Engine, run_id: str, partial: dict[str, Any]) -> None:
+    """Keep the answer so far on a ``running`` run (``{content, tool_calls, citations, usage}``).
+
+    Called every ``ANSWER_SAVE_INTERVAL_S`` while a run streams; after a crash,
+    :func:`mark_running_interrupted` turns it into the interrupted run's message.
+    """
+    with Session(engine) as db:
+        db.exec(
+            sa.update(ExecutionRun)
+            .where(col(ExecutionRun.id) == run_id, col(ExecutionRun.status) == "running")
+            .values(partial=partial)
+        )
         db.commit()
 
 
@@ -267,27 +358,73 @@ def get_run(engine: Engine, run_id: str) -> ExecutionRun | None:
         return db.get(ExecutionRun, run_id)
 
 
-def mark_running_interrupted(engine: Engine) -> int:
+def _ledger_usage(db: Session, run_id: str) -> dict[str, Any]:
+    rows = db.exec(select(UsageLedger).where(UsageLedger.run_id == run_id)).all()
+    usage: dict[str, Any] = {
+        "input_tokens": sum(row.input_tokens for row in rows),
+        "output_tokens": sum(row.output_tokens for row in rows),
+        "model_calls": len(rows),
+        "cost_micros": sum(row.cost_micros for row in rows),
+    }
+    usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+    if rows:
+        usage["usage_source"] = "estimate" if any(row.source == "estimate" for row in rows) else "provider"
+        usage["currency"] = next((row.currency for row in rows if row.currency), None)
+    return usage
+
+
+def mark_running_interrupted(engine: Engine, *, keep: set[str] | frozenset[str] = frozenset()) -> int:
     """At start-up: every run still ``running`` was cut off by a crash; mark it ``interrupted``.
+
+    Its message keeps what was saved while it streamed (the partial answer, tool cards,
+    citations) and the usage booked in the ledger for its finished calls, so the
+    conversation shows what was said and paid for, not a silent gap.
+
+    Args:
+        engine: The relational store.
+        keep: Runs left alone: their real end waits in the spool to be written back.
 
     Returns:
         How many rows changed.
     """
     with Session(engine) as db:
-        rows = db.exec(select(ExecutionRun).where(ExecutionRun.status == "running")).all()
-        lost = [(run.id, run.session_id) for run in rows]
+        rows = [
+            run
+            for run in db.exec(select(ExecutionRun).where(ExecutionRun.status == "running")).all()
+            if run.id not in keep
+        ]
         for run in rows:
+            partial = run.partial or {}
+            booked = _ledger_usage(db, run.id)
+            earlier = db.exec(
+                select(ChatMessage).where(ChatMessage.run_id == run.id, ChatMessage.role == "assistant")
+            ).first()
+            before = earlier.usage if earlier is not None else {}
+            # A resumed run's message already holds the paused part's usage: add only the rest.
+            usage = {
+                **booked,
+                **{key: max(0, booked[key] - int(before.get(key) or 0)) for key in USAGE_TOTALS},
+            }
+            _save_answer(
+                db,
+                run.session_id,
+                run.id,
+                str(partial.get("content") or ""),
+                tool_calls=list(partial.get("tool_calls") or []),
+                citations=list(partial.get("citations") or []),
+                usage=usage,
+                status="interrupted",
+            )
             run.status = "interrupted"
             run.error = "The server stopped while this run was in progress."
+            run.error_code = "interrupted"
+            run.input_tokens = booked["input_tokens"]
+            run.output_tokens = booked["output_tokens"]
             run.finished_at = utcnow()
+            run.partial = None
             db.add(run)
         db.commit()
-    for run_id, session_id in lost:
-        # Leave a trace in the conversation: the answer was lost, not silently missing.
-        save_run_answer(
-            engine, session_id, run_id, "", tool_calls=[], citations=[], usage={}, status="interrupted"
-        )
-    return len(lost)
+        return len(rows)
 
 
 def find_request_key(engine: Engine, user_name: str, request_id: str) -> RequestKey | None:

@@ -19,16 +19,25 @@ from sqlalchemy.engine import Engine
 
 from ventapp.config import PROJECT_ROOT
 
+DEFAULT_BUSY_TIMEOUT_S = 5.0
+"""How long an SQLite write waits for another connection's lock (``DB_BUSY_TIMEOUT_S``)."""
 
-def make_engine(database_url: str) -> Engine:
+
+def make_engine(database_url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> Engine:
     """Create the engine; for SQLite make the folder, allow cross-thread use and enable WAL.
 
     Cross-thread use is needed because store calls run in ``asyncio.to_thread`` workers.
+
+    Args:
+        database_url: SQLAlchemy URL.
+        busy_timeout_s: Seconds an SQLite statement waits for a lock held elsewhere before it
+            raises ``OperationalError("database is locked")``. Short on purpose: a locked file
+            must turn into a quick 503 or a parked answer, not a request hanging for 30 s.
     """
     connect_args: dict[str, object] = {}
     if database_url.startswith("sqlite:///"):
         Path(database_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        connect_args = {"check_same_thread": False, "timeout": 30}
+        connect_args = {"check_same_thread": False, "timeout": busy_timeout_s}
     engine = sa.create_engine(database_url, connect_args=connect_args, pool_pre_ping=True)
     if engine.dialect.name == "sqlite":
 
@@ -40,6 +49,28 @@ def make_engine(database_url: str) -> Engine:
             cursor.close()
 
     return engine
+
+
+def probe_write(engine: Engine, timeout_s: float = 1.0) -> None:
+    """Check that the database takes a write now, without changing anything. Blocking.
+
+    Takes the write lock with a no-op ``UPDATE`` of ``alembic_version`` and rolls back, so a
+    file locked by another connection (or read-only, or gone) fails here within ``timeout_s``
+    even while reads still work (SQLite's WAL mode lets readers past a writer's lock).
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: The database cannot be written.
+    """
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as connection:
+        try:
+            if sqlite:
+                connection.exec_driver_sql(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
+            connection.exec_driver_sql("UPDATE alembic_version SET version_num = version_num")
+        finally:
+            connection.rollback()
+            if sqlite:  # its busy timeout is now the probe's: drop it rather than return it to the pool
+                connection.invalidate()
 
 
 def alembic_config(database_url: str) -> Config:

@@ -87,6 +87,10 @@ class ExecutionRun(SQLModel, table=True):
     finished_at: datetime | None = Field(default=None, sa_type=TIMESTAMP)
     duration_ms: int | None = Field(default=None)
     first_token_ms: int | None = Field(default=None)
+    partial: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    """While ``running``: the answer so far, saved every ``ANSWER_SAVE_INTERVAL_S``
+    (``{content, tool_calls, citations, usage}``), so a crash loses at most that interval.
+    Cleared when the run is finalised."""
 
 
 class RequestKey(SQLModel, table=True):

@@ -1,0 +1,138 @@
+"""A run's durability while it streams (issue 17 item 4): usage settled per call, answer saved as it grows."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.scripted_llm.script import long_answer
+from tests.scripted_llm.server import ScriptedServer
+from ventapp.agent.pipeline import ChatRequest, start_chat
+from ventapp.agent.runtime import AgentRuntime
+from ventapp.config import load_settings
+from ventapp.db import billing_store, chat_store
+
+
+@pytest.fixture
+async def llm() -> AsyncIterator[ScriptedServer]:
+    # One server per async test: langchain-openai caches its async client per base_url and loop.
+    with ScriptedServer(delay_ms=20) as server:
+        yield server
+
+
+async def _runtime(tmp_path: Path, base_url: str, **extra: str) -> AgentRuntime:
+    settings = load_settings(
+        {
+            "DEEP_AGENT_ENV_PRIORITY": "none",
+            "DATA_DIR": str(tmp_path),
+            "OPENAI_BASE_URL": base_url,
+            "OPENAI_API_KEY": "x",
+            "MODEL_NAME": "scripted-demo",
+            "MODEL_MAX_RETRIES": "0",
+            **extra,
+        }
+    )
+    return await AgentRuntime.open(settings)
+
+
+async def _until(condition, timeout_s: float = 5.0) -> bool:  # type: ignore[no-untyped-def]
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while asyncio.get_running_loop().time() < deadline:
+        if await asyncio.to_thread(condition):
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def test_finished_call_is_settled_and_partial_answer_saved_while_the_run_streams(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    llm.push(
+        {"tool_calls": [{"name": "calculate", "arguments": {"expression": "2+2"}}]},
+        {"content": long_answer(150)},
+    )
+    runtime = await _runtime(tmp_path, llm.base_url, ANSWER_SAVE_INTERVAL_S="0.2")
+    engine = runtime.engine
+    try:
+        run = await start_chat(runtime, ChatRequest(message="please calculate 2+2", user_name="u"))
+        events = run.events()
+        streamed = ""
+        async for event in events:  # into the second call's answer, then stop reading a moment
+            if event.type == "token":
+                streamed += event.content
+                break
+        # The graph keeps streaming into the run's queue; what matters is what the database has now.
+        settled = await _until(lambda: len(billing_store.ledger_for_run(engine, run.run_id)) == 1)
+        saved = await _until(
+            lambda: bool((chat_store.get_run(engine, run.run_id).partial or {}).get("content"))  # type: ignore[union-attr]
+        )
+        mid_run = chat_store.get_run(engine, run.run_id)
+        assert mid_run is not None and mid_run.status == "running", "checked while the run still streams"
+        assert settled, "the finished tool-call step was not in the ledger until the run ended"
+        assert saved, "no partial answer was saved while it grew"
+        partial = mid_run.partial or {}
+        assert long_answer(150).startswith(partial["content"])
+        assert [card["tool"] for card in partial["tool_calls"]] == ["calculate"]
+        assert partial["usage"]["model_calls"] >= 1
+
+        async for event in events:
+            if event.type == "token":
+                streamed += event.content
+        final = chat_store.get_run(engine, run.run_id)
+        assert final is not None and final.status == "success" and final.partial is None
+        rows = billing_store.ledger_for_run(engine, run.run_id)
+        assert len(rows) == 2 and len({row.id for row in rows}) == 2, "each call booked once"
+        (answer,) = [m for m in chat_store.list_messages(engine, run.session_id) if m.role == "assistant"]
+        assert answer.content == streamed == long_answer(150)
+    finally:
+        await runtime.close()
+
+
+async def test_session_locks_do_not_pile_up(tmp_path: Path, llm: ScriptedServer) -> None:
+    """Issue 17 item 13: one lock per session ever chatted in was kept for the process's life."""
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        for index in range(5):
+            run = await start_chat(runtime, ChatRequest(message=f"hello {index}", user_name="u"))
+            assert [event.type async for event in run.events()][-1] == "done"
+        del run  # what a finished request leaves behind: nothing that holds the lock
+        assert len(runtime._session_locks) == 0
+        assert runtime.active_runs == {} and runtime.gate.in_flight == 0
+        held = runtime.session_lock("00000000-0000-0000-0000-000000000001")
+        assert runtime.session_lock("00000000-0000-0000-0000-000000000001") is held, "one lock while in use"
+    finally:
+        await runtime.close()
+
+
+async def test_calls_booked_during_the_run_are_not_counted_twice_against_the_quota(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    """Settling per call puts the run's own calls in today's total: the quota check must not add them again."""
+    from ventapp.billing.guard import set_user_quota
+
+    three_calls = (
+        {"tool_calls": [{"name": "calculate", "arguments": {"expression": "2+2"}}]},
+        {"tool_calls": [{"name": "calculate", "arguments": {"expression": "3+3"}}]},
+        {"content": "The results are 4 and 6."},
+    )
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        llm.push(*three_calls)
+        probe = await start_chat(runtime, ChatRequest(message="please calculate 2+2", user_name="probe"))
+        assert [event.type async for event in probe.events()][-1] == "done"
+        rows = billing_store.ledger_for_run(runtime.engine, probe.run_id)
+        assert len(rows) == 3
+        first_two = sum(row.input_tokens + row.output_tokens for row in rows[:2])
+
+        # The check after the second call sees the first one booked already; the run may go on
+        # as long as the two calls together have not reached the limit.
+        set_user_quota(runtime.engine, "capped", first_two + 50)
+        llm.push(*three_calls)
+        run = await start_chat(runtime, ChatRequest(message="please calculate 2+2", user_name="capped"))
+        out = [event async for event in run.events()]
+        assert out[-1].type == "done", out[-1]
+    finally:
+        await runtime.close()
