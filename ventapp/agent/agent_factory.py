@@ -37,7 +37,7 @@ from langgraph.types import Checkpointer
 
 from ventapp.agent.middleware import DynamicTimeMiddleware, PlanModeMiddleware, PreferencesMiddleware
 from ventapp.agent.prompts import MAIN_SYSTEM_PROMPT, RESEARCHER_PROMPT
-from ventapp.agent.tool_profiles import TOOLS_PROFILES, LeanToolsMiddleware
+from ventapp.agent.tool_profiles import LEAN_TOOLS, TOOLS_PROFILES, LeanToolsMiddleware
 from ventapp.agent.turn_context import needs_review
 from ventapp.agent.workspace import (
     HISTORY_AREA,
@@ -75,6 +75,15 @@ def _build_subagents() -> list[dict[str, Any]]:
             "tools": registry.get_tools_by_name(["knowledge_search"]),
         }
     ]
+
+
+def _main_tools(tools_profile: str) -> list[Any]:
+    # Lean leaves our tools out at assembly, not only in the request: deepagents' compaction runs
+    # before any user middleware and counts every tool schema it is given against the window, so
+    # a 4k-window model would overflow on schemas it is never shown. Its own tools (files, task)
+    # are still trimmed by LeanToolsMiddleware.
+    tools = registry.all_tools()
+    return tools if tools_profile != "lean" else [tool for tool in tools if tool.name in LEAN_TOOLS]
 
 
 def _permissions() -> list[FilesystemPermission]:
@@ -171,7 +180,7 @@ def build_agent(
     workspace_files.set_workspace_resolver(lambda: session_workspace.cwd)
     return create_deep_agent(
         model=model,
-        tools=registry.all_tools(),
+        tools=_main_tools(tools_profile),
         system_prompt=MAIN_SYSTEM_PROMPT,
         subagents=_build_subagents(),
         skills=["/skills/"],
