@@ -242,7 +242,14 @@ class ChatRun:
             return usage
         summed = {
             key: getattr(usage, key) + int(prior.get(key) or 0)
-            for key in ("input_tokens", "output_tokens", "total_tokens", "model_calls", "cost_micros")
+            for key in (
+                "input_tokens",
+                "output_tokens",
+                "total_tokens",
+                "model_calls",
+                "cost_micros",
+                "reasoning_tokens",
+            )
         }
         estimated = "estimate" in (usage.usage_source, prior.get("usage_source"))
         return usage.model_copy(

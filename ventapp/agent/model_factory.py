@@ -19,7 +19,7 @@ from __future__ import annotations
 from langchain_openai import ChatOpenAI
 
 from ventapp.agent.openai_compat import CompatChatOpenAI, resolve_compat
-from ventapp.agent.thinking import DEFAULT_LEVEL, model_kwargs
+from ventapp.agent.thinking import DEFAULT_LEVEL, model_kwargs, resolve_control
 from ventapp.config import Settings
 from ventapp.model_config import ModelRoute
 
@@ -58,4 +58,5 @@ def build_model(
         use_responses_api=False,
         profile={**(known or {}), "max_input_tokens": route.context_limit},
         compat=resolve_compat(settings.openai_compat, route.base_url),
+        echo_reasoning=resolve_control(route) == "deepseek",
     )

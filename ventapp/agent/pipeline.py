@@ -191,7 +191,9 @@ def route_name(runtime: AgentRuntime, requested: str | None, stored: str | None 
         try:
             return runtime.agents.route(requested).name
         except UnknownRoute as unknown:
-            raise ChatRejected(400, "unknown_model", str(unknown), details={"models": unknown.names}) from None
+            raise ChatRejected(
+                400, "unknown_model", str(unknown), details={"models": unknown.names}
+            ) from None
     if stored and runtime.settings.route(stored) is None:
         logger.warning("session route %r is no longer configured; using the main model", stored)
         return DEFAULT_ROUTE

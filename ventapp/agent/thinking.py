@@ -47,7 +47,9 @@ class UnknownLevel(ValueError):
     """A level the route does not offer; ``levels`` lists the ones it does."""
 
     def __init__(self, route: str, level: str, levels: tuple[str, ...]) -> None:
-        super().__init__(f"The model route '{route}' offers the thinking levels {', '.join(levels)}; got {level!r}.")
+        super().__init__(
+            f"The model route '{route}' offers the thinking levels {', '.join(levels)}; got {level!r}."
+        )
         self.levels = levels
 
 
@@ -110,7 +112,9 @@ def check_routes(routes: tuple[ModelRoute, ...]) -> None:
         try:
             check_level(route, route.thinking_level)
         except UnknownLevel as exc:
-            key = "THINKING_LEVEL" if route.name == "default" else f"MODELS route '{route.name}' thinking_level"
+            key = (
+                "THINKING_LEVEL" if route.name == "default" else f"MODELS route '{route.name}' thinking_level"
+            )
             raise ValueError(f"{key}: {exc}") from None
 
 
