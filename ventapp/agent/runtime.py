@@ -21,6 +21,7 @@ from sqlalchemy.engine import Engine
 
 from ventapp.agent.admission import ProcessGuard, RunGate
 from ventapp.agent.agent_set import AgentSet
+from ventapp.agent.endpoint_probe import EndpointProbe
 from ventapp.agent.prompt_budget import PromptBudget, check_fixed_prompt
 from ventapp.agent.writeback import parked_run_ids, write_back, writeback_loop
 from ventapp.billing.pricing import seed_prices
@@ -51,6 +52,8 @@ class AgentRuntime:
         self._exit_stack = exit_stack
         self.agents = AgentSet(settings, checkpointer)
         """The compiled agents, one per model route (``MODELS``); rebuilt by thinking switches and reloads."""
+        self.endpoint_probe = EndpointProbe()
+        """Reachability of the model endpoints, cached briefly (``/health``)."""
         # Weak: a session's lock lives while a run holds it or a caller waits on it, then goes,
         # so the dict does not grow by one lock per session ever chatted in (issue 17, item 13).
         self._session_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
