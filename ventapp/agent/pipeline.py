@@ -315,7 +315,11 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         else:
             if request.model and (session.route or DEFAULT_ROUTE) != route:
                 await asyncio.to_thread(
-                    session_store.update_session, engine, session_id, request.user_name, route=route
+                    session_store.update_session,
+                    engine,
+                    session_id,
+                    request.user_name,
+                    route=None if route == DEFAULT_ROUTE else route,
                 )
             await asyncio.to_thread(chat_store.abandon_waiting_runs, engine, session_id)
         await asyncio.to_thread(chat_store.add_message, engine, session_id, "user", request.message)

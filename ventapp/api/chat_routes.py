@@ -152,7 +152,9 @@ async def chat(
     request_id: Annotated[str | None, Form(description="1–128 characters; a repeat is 409")] = None,
     model: Annotated[
         str | None,
-        Form(max_length=64, description="A model route by name (MODELS); kept as the session's. Unknown: 400"),
+        Form(
+            max_length=64, description="A model route by name (MODELS); kept as the session's. Unknown: 400"
+        ),
     ] = None,
     file: Annotated[
         UploadFile | str | None, File(description="One attachment, saved to /workspace/uploads/")
