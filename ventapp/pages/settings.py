@@ -67,11 +67,15 @@ def _model_card() -> rx.Component:
         ),
         rx.hstack(
             rx.text(t("settings.thinking"), size="2", weight="medium"),
-            rx.select(
-                SettingsState.thinking_levels,
+            rx.select.root(
+                rx.select.trigger(id="thinking-select", aria_label=t("settings.thinking")),
+                rx.select.content(
+                    rx.foreach(
+                        SettingsState.thinking_levels, lambda level: rx.select.item(level, value=level)
+                    )
+                ),
                 value=SettingsState.thinking_level,
                 on_change=SettingsState.set_thinking,
-                id="thinking-select",
                 size="2",
             ),
             align="center",

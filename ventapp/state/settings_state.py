@@ -21,6 +21,7 @@ from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
 from ventapp.db import preference_store
 from ventapp.i18n import t
 from ventapp.state import turns
+from ventapp.state.chat_state import ChatState
 
 logger = logging.getLogger(__name__)
 
@@ -93,6 +94,13 @@ class SettingsState(rx.State):
     preferences_note: str = ""
     rules: list[RuleView] = []
 
+    async def _user(self) -> str:
+        # The stored name reaches this state's copy only at the next page load; a name set on
+        # the chat page moments ago (then a click on the settings link) is the chat state's.
+        if not self.user_name:
+            self.user_name = (await self.get_state(ChatState)).user_name
+        return self.user_name
+
     async def _read(self) -> None:
         runtime = turns.current_runtime()
         if runtime is None:
@@ -117,7 +125,7 @@ class SettingsState(rx.State):
     async def load_page(self) -> None:
         """On mount: the model facts, the user's preferences and rules."""
         self.thinking_note = self.preferences_note = ""
-        if not self.user_name:
+        if not await self._user():
             self.problem = t("settings.needs_name")
             return
         await self._read()
@@ -150,7 +158,7 @@ class SettingsState(rx.State):
             self.preferences_note = t("settings.too_long", limit=PREFERENCES_MAX_CHARS, count=len(text))
             return
         runtime = turns.current_runtime()
-        if runtime is None or not self.user_name:
+        if runtime is None or not await self._user():
             self.preferences_note = t("settings.not_ready")
             return
         try:
@@ -176,7 +184,7 @@ class SettingsState(rx.State):
     async def revoke(self, rule_id: str) -> None:
         """Revoke one of the user's approval rules; the tool asks again from the next run."""
         runtime = turns.current_runtime()
-        if runtime is None or not self.user_name:
+        if runtime is None or not await self._user():
             return
         try:
             await asyncio.to_thread(preference_store.delete_rule, runtime.engine, self.user_name, rule_id)

@@ -28,15 +28,14 @@ def route_picker() -> rx.Component:
     """Which model route this conversation runs on (the session keeps the choice)."""
     return rx.cond(
         ModelState.has_choice,
-        rx.select(
-            ModelState.routes,
+        rx.select.root(
+            rx.select.trigger(
+                id="route-picker", variant="soft", aria_label=t("model.picker"), title=t("model.picker")
+            ),
+            rx.select.content(rx.foreach(ModelState.routes, lambda name: rx.select.item(name, value=name))),
             value=ModelState.route,
             on_change=ModelState.choose,
             size="1",
-            variant="soft",
-            id="route-picker",
-            aria_label=t("model.picker"),
-            title=t("model.picker"),
         ),
     )
 
