@@ -122,6 +122,7 @@ async def run_turn(
     attachments: list[str] | None = None,
     mode: str | None = None,
     new_session: bool = False,
+    model: str | None = None,
 ) -> LiveAnswer:
     """Admit and stream one turn, flushing into ``state``; return the final answer.
 
@@ -138,6 +139,7 @@ async def run_turn(
         attachments=list(attachments or []),
         mode=mode,
         new_session=new_session,
+        model=model,
     )
     try:
         run = await start_chat(runtime, apply_prefixes(request))

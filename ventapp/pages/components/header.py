@@ -9,6 +9,7 @@ from __future__ import annotations
 import reflex as rx
 
 from ventapp.i18n import t
+from ventapp.pages.components.model_controls import route_picker, settings_link
 from ventapp.state.chat_state import ChatState
 from ventapp.state.schedules_state import HandoffState
 from ventapp.state.views import SessionView
@@ -166,10 +167,12 @@ def header() -> rx.Component:
         history_menu(),
         brand(),
         model_badges(),
+        route_picker(),
         rx.spacer(),
         user_chip(),
         schedules_link(),
         usage_link(),
+        settings_link(),
         rx.button(
             rx.icon("square_pen", size=16),
             rx.text("New chat", display=["none", "inline"]),

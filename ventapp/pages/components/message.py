@@ -12,6 +12,7 @@ from typing import Any
 
 import reflex as rx
 
+from ventapp.i18n import t
 from ventapp.pages.components.interrupt_card import interrupt_card
 from ventapp.pages.components.styles import markdown
 from ventapp.pages.components.tool_card import tool_card
@@ -151,13 +152,17 @@ def sources(citations: rx.Var[list[CitationView]], model_only: rx.Var[bool] | bo
     )
 
 
-def _reasoning(reasoning: rx.Var[str]) -> rx.Component:
+def _reasoning(reasoning: rx.Var[str], live: bool = False) -> rx.Component:
+    """The model's reasoning above the answer, collapsible; open while it streams (``live``)."""
     return rx.cond(
         reasoning != "",
         rx.el.details(
-            rx.el.summary(rx.text("Reasoning", size="1", color_scheme="gray", as_="span"), cursor="pointer"),
+            rx.el.summary(
+                rx.text(t("reasoning.title"), size="1", color_scheme="gray", as_="span"), cursor="pointer"
+            ),
             rx.text(reasoning, size="2", color_scheme="gray", style={"white_space": "pre-wrap"}),
             class_name="msg-reasoning",
+            open=live,
         ),
     )
 
@@ -259,7 +264,7 @@ def live_bubble() -> rx.Component:
     """
     pending = rx.cond(ChatState.is_streaming, "", WAITING_FOR_YOU)
     return _assistant_shell(
-        _reasoning(ChatState.live_reasoning),
+        _reasoning(ChatState.live_reasoning, live=True),
         rx.cond(
             ChatState.live_tools.length() > 0,
             rx.vstack(
