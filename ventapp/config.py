@@ -346,7 +346,13 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         raise ValueError(
             f"SCHEDULER_TZ must be an IANA time zone such as Asia/Shanghai, got {scheduler_tz!r}"
         ) from None
-    for key in ("MODEL_TIMEOUT_S", "RUN_TIMEOUT_S", "DB_BUSY_TIMEOUT_S", "WRITEBACK_INTERVAL_S", "RUN_LOG_TTL_S"):
+    for key in (
+        "MODEL_TIMEOUT_S",
+        "RUN_TIMEOUT_S",
+        "DB_BUSY_TIMEOUT_S",
+        "WRITEBACK_INTERVAL_S",
+        "RUN_LOG_TTL_S",
+    ):
         if _as_float(values, key) <= 0:
             raise ValueError(f"{key} must be a positive number of seconds, got {values[key]!r}")
     for key in ("SSE_KEEPALIVE_S", "ANSWER_SAVE_INTERVAL_S"):

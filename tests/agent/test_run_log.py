@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from ventapp.agent import events as ev
-from ventapp.agent.run_log import LoggedRun, LogGap, MemoryRunLog
+from ventapp.agent.run_log import LogGap, LoggedRun, MemoryRunLog
 
 RUN = LoggedRun(run_id="run-1", session_id="sess-1", user_name="ann", trace_id="t-1")
 

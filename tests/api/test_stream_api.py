@@ -49,7 +49,9 @@ def http(api_url: str, paced_llm: ScriptedServer) -> Iterator[httpx.Client]:
         yield client
 
 
-def read_blocks(response: httpx.Response, stop_after: int | None = None) -> list[tuple[int | None, dict[str, Any]]]:
+def read_blocks(
+    response: httpx.Response, stop_after: int | None = None
+) -> list[tuple[int | None, dict[str, Any]]]:
     """``(id, frame)`` per SSE block (id None without an ``id:`` line); stops early after ``stop_after`` frames."""
     out: list[tuple[int | None, dict[str, Any]]] = []
     buffer = ""
@@ -73,7 +75,9 @@ def read_blocks(response: httpx.Response, stop_after: int | None = None) -> list
     return out
 
 
-def start_cut(client: httpx.Client, user: str, frames: int, detach: bool) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def start_cut(
+    client: httpx.Client, user: str, frames: int, detach: bool
+) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """POST a 200-token chat and hang up after ``frames`` frames: (headers, frames read)."""
     fields = {"message": (None, "long answer please"), "user_name": (None, user)}
     if detach:
@@ -84,7 +88,9 @@ def start_cut(client: httpx.Client, user: str, frames: int, detach: bool) -> tup
         return dict(response.headers), got
 
 
-def join(client: httpx.Client, session_id: str, user: str, **kw: Any) -> tuple[httpx.Response, list[tuple[int | None, dict[str, Any]]]]:
+def join(
+    client: httpx.Client, session_id: str, user: str, **kw: Any
+) -> tuple[httpx.Response, list[tuple[int | None, dict[str, Any]]]]:
     headers = {"Last-Event-ID": str(kw.pop("last_event_id"))} if "last_event_id" in kw else {}
     params = {"session_id": session_id, "user_name": user, **kw}
     with client.stream("GET", "/api/chat/stream", params=params, headers=headers) as response:
@@ -97,7 +103,9 @@ def join(client: httpx.Client, session_id: str, user: str, **kw: Any) -> tuple[h
 def wait_answer(client: httpx.Client, session_id: str, user: str) -> dict[str, Any]:
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        messages = client.get(f"/api/chat/history/{session_id}", params={"user_name": user}).json()["messages"]
+        messages = client.get(f"/api/chat/history/{session_id}", params={"user_name": user}).json()[
+            "messages"
+        ]
         if messages[-1]["role"] == "assistant":
             return messages[-1]
         time.sleep(0.1)
@@ -116,7 +124,9 @@ def test_chat_frames_are_numbered_and_keep_the_legacy_format(http: httpx.Client)
 
 
 @pytest.mark.parametrize("ended", [False, True], ids=["while-running", "after-the-end"])
-def test_a_client_cut_at_frame_n_rejoins_and_gets_the_rest_exactly_once(http: httpx.Client, ended: bool) -> None:
+def test_a_client_cut_at_frame_n_rejoins_and_gets_the_rest_exactly_once(
+    http: httpx.Client, ended: bool
+) -> None:
     user = f"cut-{ended}"
     headers, first = start_cut(http, user, frames=40, detach=True)
     session_id, n = headers["x-session-id"], first[-1]["seq"]

@@ -8,6 +8,8 @@ pipeline is replaced by a fake that yields real contract events.
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping
 from datetime import datetime
@@ -24,6 +26,7 @@ from reflex_base.utils.format import format_event_handler
 
 from ventapp.agent import events as ev
 from ventapp.agent.pipeline import ChatRejected
+from ventapp.agent.run_log import MemoryRunLog
 from ventapp.state import chat_state as cs
 from ventapp.state import turns
 from ventapp.state.live_answer import LiveAnswer, changed_fields, pump, reduce_event, to_message
@@ -327,24 +330,48 @@ StateDelta = Mapping[str, Mapping[str, Any]]
 
 
 class FakeRun:
-    """Stands in for ``ChatRun``: the same attributes, real contract events."""
+    """Stands in for ``ChatRun``: the same attributes, real contract events (into a real run log)."""
+
+    runtime: Any = None  # the fake runtime, set by the ``pipeline`` fixture
 
     def __init__(self, events: list[ev.ContractEvent], pause_s: float) -> None:
-        self.session_id, self.run_id, self.trace_id = SESSION, "run-1", "trace-1"
+        self.session_id, self.run_id, self.trace_id = SESSION, f"run-{uuid.uuid4().hex[:8]}", "trace-1"
+        self.user_name = "Ann"
         self._events, self._pause_s = events, pause_s
         self.released = False
+        self.stops = 0
 
     def release(self) -> None:
         self.released = True
 
-    def events(self) -> AsyncIterator[ev.ContractEvent]:
-        return stream(self._events, self._pause_s)
+    def request_stop(self) -> bool:
+        self.stops += 1
+        return True
+
+    async def events(self) -> AsyncIterator[ev.ContractEvent]:
+        async for event in stream(self._events, self._pause_s):
+            yield event
+        self.released = True  # as ChatRun: finalised and released once its events are read
+
+
+class FakeRuntime:
+    """What the UI reaches of the runtime: a real in-process run log."""
+
+    def __init__(self) -> None:
+        self.run_log = MemoryRunLog()
+        self.active_runs: dict[str, Any] = {}
+        self.tasks: list[asyncio.Task[Any]] = []
+
+    def track(self, task: asyncio.Task[Any]) -> asyncio.Task[Any]:
+        self.tasks.append(task)
+        return task
 
 
 @pytest.fixture
 def pipeline(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     """Replace the run pipeline and the database reads used by ChatState."""
-    fake = SimpleNamespace(requests=[], events=[], pause_s=0.0, reject=None, runs=[])
+    fake = SimpleNamespace(requests=[], events=[], pause_s=0.0, reject=None, runs=[], runtime=FakeRuntime())
+    monkeypatch.setattr(FakeRun, "runtime", fake.runtime)
 
     async def start_chat(runtime: object, request: Any) -> FakeRun:
         fake.requests.append(request)
@@ -357,7 +384,7 @@ def pipeline(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     async def load_sessions(user_name: str) -> list[Any]:
         return [cs.SessionView(id=SESSION, title="calc", updated=datetime(2025, 1, 1).isoformat())]
 
-    monkeypatch.setattr(turns, "current_runtime", lambda: object())
+    monkeypatch.setattr(turns, "current_runtime", lambda: fake.runtime)
     monkeypatch.setattr(turns, "start_chat", start_chat)
     monkeypatch.setattr(cs, "load_sessions", load_sessions)
     return fake
@@ -377,12 +404,51 @@ def chat_vars(deltas: list[StateDelta]) -> list[dict[str, Any]]:
     return out
 
 
-class Client:
-    """One browser tab: a token and the deltas its events produced."""
+class Browser:
+    """Stands in for the websocket: records the frontend events (``_call_script``) sent to each tab."""
 
-    def __init__(self, processor: BaseStateEventProcessor) -> None:
+    def __init__(self) -> None:
+        self.scripts: dict[str, list[str]] = {}
+
+    async def emit_update(self, update: Any, token: str) -> None:
+        for event in update.events:
+            if event.name == "_call_script":
+                self.scripts.setdefault(token, []).append(event.payload["javascript_code"])
+
+
+_TEXT_CALL = re.compile(r"\.(put|add)\((.*)\)$", re.S)
+
+
+def browser_text(scripts: list[str], live_id: str) -> str:
+    """What the browser's live text buffer holds after ``scripts`` (ventapp.state.live_text's rules)."""
+    held = {"id": "", "text": ""}
+    for script in scripts:
+        match = _TEXT_CALL.search(script)
+        if match is None:
+            continue
+        args = json.loads(f"[{match.group(2)}]")
+        if match.group(1) == "put":
+            held = {"id": args[0], "text": args[1]}
+        elif held["id"] == args[0] and len(held["text"]) >= args[1]:
+            held["text"] = held["text"][: args[1]] + args[2]
+    return held["text"] if held["id"] == live_id else ""
+
+
+class Client:
+    """One browser tab: a token, the deltas its events produced and the scripts it was sent."""
+
+    def __init__(self, processor: BaseStateEventProcessor, browser: Browser | None = None) -> None:
         self.processor = processor
+        self.browser = browser or Browser()
         self.token = uuid.uuid4().hex
+
+    @property
+    def scripts(self) -> list[str]:
+        return self.browser.scripts.get(self.token, [])
+
+    async def shown_text(self) -> str:
+        """The live bubble's text as this tab's browser would render it."""
+        return browser_text(self.scripts, (await self.state()).live_id)
 
     async def fire(self, name: str, **payload: Any) -> list[dict[str, Any]]:
         event = Event(name=handler(name), payload=payload)
@@ -397,9 +463,13 @@ class Client:
 
 @pytest.fixture
 async def client() -> AsyncIterator[Client]:
-    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
+    browser = Browser()
+    processor = BaseStateEventProcessor().configure(
+        state_manager=StateManagerMemory(),
+        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
+    )
     async with processor:
-        tab = Client(processor)
+        tab = Client(processor, browser)
         await tab.fire("save_user_name", form_data={"user_name": "Ann"})
         yield tab
 
@@ -421,15 +491,22 @@ async def test_send_streams_into_live_vars_and_commits_the_answer_once(
 
     assert pipeline.requests[0].message == "please calculate (12+8)*3"
     assert pipeline.requests[0].user_name == "Ann" and pipeline.requests[0].session_id is None
-    # The transcript goes out twice: the user's bubble, then the finished answer. Never per token.
+    # The transcript goes out twice: the user's bubble, then the finished answer. Never per token,
+    # and the growing text is no state var at all: the browser gets small appends (issue 18).
     assert [i for i, d in enumerate(deltas) if "messages" in d] == [0, len(deltas) - 1]
-    text_flushes = [d["live_text"] for d in deltas[1:-1] if d.get("live_text")]
-    assert 2 <= len(text_flushes) <= 15
+    assert not any("live_text" in d or "_live_text" in d for d in deltas)
+    appends = [script for script in client.scripts if ".add(" in script]
+    assert 2 <= len(appends) <= 15
+    assert all(len(script) < 200 for script in appends), "each append carries only what is new"
     assert any(d.get("live_tools") for d in deltas[1:-1])
+    assert await client.shown_text() == "".join(f"w{i} " for i in range(60))
+    session_shown = next(i for i, d in enumerate(deltas) if d.get("session_id") == SESSION)
+    assert "sessions" in deltas[session_shown], "the sidebar lists the session once the run is admitted"
+    assert session_shown < len(deltas) - 1, "…before the answer ends"
 
     state = await client.state()
     assert state.is_streaming is False and state.session_id == SESSION
-    assert (state.live_text, state.live_tools, state.live_status) == ("", [], "")
+    assert (state._live_text, state.live_tools, state.live_status) == ("", [], "")
     user, answer = state.messages
     assert (user.role, user.content) == ("user", "please calculate (12+8)*3")
     assert answer.content == "".join(f"w{i} " for i in range(60))

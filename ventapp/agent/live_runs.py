@@ -27,7 +27,9 @@ logger = logging.getLogger(__name__)
 
 def logged_run(run: ChatRun) -> LoggedRun:
     """The log's record of ``run`` (ids and owner)."""
-    return LoggedRun(run_id=run.run_id, session_id=run.session_id, user_name=run.user_name, trace_id=run.trace_id)
+    return LoggedRun(
+        run_id=run.run_id, session_id=run.session_id, user_name=run.user_name, trace_id=run.trace_id
+    )
 
 
 async def logged_events(log: RunLog, run: ChatRun) -> AsyncIterator[ContractEvent]:

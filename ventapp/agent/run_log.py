@@ -259,4 +259,3 @@ class MemoryRunLog(RunLog):
                     await asyncio.shield(waiter)
             except TimeoutError:
                 yield None
-

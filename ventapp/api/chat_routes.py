@@ -152,7 +152,9 @@ async def chat(
     request_id: Annotated[str | None, Form(description="1–128 characters; a repeat is 409")] = None,
     detach: Annotated[
         bool,
-        Form(description="1: the run goes on when the client disconnects (join it with GET /api/chat/stream)"),
+        Form(
+            description="1: the run goes on when the client disconnects (join it with GET /api/chat/stream)"
+        ),
     ] = False,
     file: Annotated[
         UploadFile | str | None, File(description="One attachment, saved to /workspace/uploads/")
