@@ -579,3 +579,16 @@ def test_reduce_tool_result_pretty_prints_json_only() -> None:
 
     assert live.tools[0].content == '{\n  "sources": [\n    {\n      "title": "甲"\n    }\n  ]\n}'
     assert live.tools[1].content == "{not json"
+
+
+def test_text_events_append_only_what_is_new_at_its_utf16_offset() -> None:
+    from ventapp.state.live_text import text_events
+
+    (add,) = text_events("id1", "Fan 😀 ", "Fan 😀 laws")
+    code = add.args[0][1]._var_value
+    assert code.endswith('.add("id1",7,"laws")'), "the emoji counts two UTF-16 units, as in JavaScript"
+    (put,) = text_events("id1", "", "Fan")
+    assert '.put("id1","Fan")' in put.args[0][1]._var_value
+    assert text_events("id1", "same", "same") == []
+    (replaced,) = text_events("id1", "abc", "xyz")
+    assert '.put("id1","xyz")' in replaced.args[0][1]._var_value

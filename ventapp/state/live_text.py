@@ -45,7 +45,7 @@ _HELPER = (
 
 def utf16_len(text: str) -> int:
     """Length of ``text`` as JavaScript counts it (UTF-16 code units)."""
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def put_text(live_id: str, text: str) -> Any:
