@@ -149,7 +149,15 @@ async def _run_with_followers(
 
 
 async def _measure_followers(url: str, runtime: AgentRuntime, runs: int, followers: list[int]) -> None:
-    """``runs`` concurrent chats, each joined by F followers: their token rate against the originator's."""
+    """``runs`` concurrent chats, each joined by F followers: their token rate against the originator's.
+
+    First, single runs one at a time with one follower: the time to a join's first frame
+    on an idle server (the log's own cost, without the queueing of a loaded machine).
+    """
+    limits = httpx.Limits(max_connections=10, max_keepalive_connections=10)
+    async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
+        idle = [(await _run_with_followers(client, 1000 + i, 1))[1][0][1] for i in range(10)]
+    print(f"join first frame, one run at a time: p50 {_pct(idle, 0.5):.1f} ms, max {max(idle):.1f} ms")
     await _inproc_stream(runtime, -1)
     started = time.perf_counter()
     ceiling = await asyncio.gather(*(_inproc_stream(runtime, i) for i in range(runs)))

@@ -8,6 +8,7 @@ stops the run.
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Response
@@ -51,9 +52,14 @@ async def join(
     user's or an unknown session; 410 when the frames after ``after`` were dropped (older than
     ``RUN_LOG_MAX_FRAMES``, or the paused part of a resumed run).
     """
-    session = await owned_session(runtime, session_id, user_name)
-    state = await live_state(runtime.run_log, session.id, user_name)
+    try:
+        canonical = str(uuid.UUID(session_id))
+    except ValueError:
+        raise ChatRejected(404, "not_found", "Session not found.") from None
+    # The log knows whose run it is: a join of a live run reads no database (fast under load).
+    state = await live_state(runtime.run_log, canonical, user_name)
     if state is None:
+        await owned_session(runtime, canonical, user_name)  # 404 unless it is the user's session
         return Response(status_code=204)
     start = last_event_id if last_event_id is not None else (after or 0)
     try:
