@@ -17,7 +17,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-
 TRANSPORT_FIELDS: tuple[str, ...] = ("session_id", "trace_id", "seq")
 """Fields every frame carries besides the event's own (written by ``ventapp.api.sse``)."""
 
