@@ -204,6 +204,11 @@ async def test_a_message_added_elsewhere_shows_when_the_open_session_is_opened_a
 
     assert (await a.state()).messages[-1].content == "added by another client"
 
+    chat_store.add_message(runtime.engine, session_id, "user", "and another one")
+    await a.fire("load_page")  # a reload: the tab's state still has the session and its messages
+
+    assert (await a.state()).messages[-1].content == "and another one"
+
 
 async def test_a_reload_while_streaming_gets_the_text_so_far_in_one_put(tabs: tuple[Tab, Tab]) -> None:
     a, _ = tabs
