@@ -1,7 +1,8 @@
 """One conversation in several tabs, in a real browser (issues 11 and 18 item 1).
 
 The whole app (prod build) and a scripted model that streams one word every 20 ms, so a
-200-word answer takes about four seconds: long enough for a second tab to open it midway.
+600-word answer takes about twelve seconds: long enough for a second tab to open it midway,
+even on a busy machine.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from tests.support import app_env
 
 TIMEOUT_MS = 30_000
 USER = "live-e2e"
+WORDS = 600
 SESSION_IN_URL = re.compile(r"[?&]session=([0-9a-f-]{36})")
 
 
@@ -72,6 +74,7 @@ def test_a_second_tab_follows_the_live_answer_and_its_stop_stops_it_for_both(
     browser: Browser, app: ReflexApp, slow_llm: ScriptedServer
 ) -> None:
     slow_llm.reset()
+    slow_llm.push({"content": long_answer(WORDS)})
     a = _tab(browser, app)
     _send(a, "long answer please")
     live_a = a.locator(".msg-live")
@@ -102,6 +105,7 @@ def test_both_tabs_end_with_the_same_answer_frame_for_frame(
     browser: Browser, app: ReflexApp, slow_llm: ScriptedServer
 ) -> None:
     slow_llm.reset()
+    slow_llm.push({"content": long_answer(WORDS)})
     a = _tab(browser, app)
     _send(a, "long answer please")
     session_id = _session_id(a)
@@ -109,8 +113,8 @@ def test_both_tabs_end_with_the_same_answer_frame_for_frame(
     b.goto(f"{app.url}/?session={session_id}")
     expect(b.locator(".msg-live")).to_have_attribute("data-state", "streaming")
     for tab in (a, b):
-        expect(tab.locator(".msg-assistant:not(.msg-live)")).to_have_count(1, timeout=TIMEOUT_MS)
-        expect(tab.locator(".msg-assistant .md-body").last).to_have_text(long_answer())
+        expect(tab.locator(".msg-assistant:not(.msg-live)")).to_have_count(1, timeout=2 * TIMEOUT_MS)
+        expect(tab.locator(".msg-assistant .md-body").last).to_have_text(long_answer(WORDS))
     assert _bubbles(a) == _bubbles(b)
     a.context.close()
     b.context.close()
