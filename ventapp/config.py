@@ -107,6 +107,14 @@ KEYS: dict[str, tuple[str, str]] = {
         "1",
         "Seconds between saves of a growing answer, so a crash loses at most this much text; 0 = only at the end",
     ),
+    "RUN_LOG_TTL_S": (
+        "60",
+        "Seconds a run's numbered frames stay joinable (GET /api/chat/stream) after the run ends",
+    ),
+    "RUN_LOG_MAX_FRAMES": (
+        "100000",
+        "Most frames kept per run for joiners; older ones are dropped first (a join asking for them gets 410)",
+    ),
     "WRITEBACK_INTERVAL_S": (
         "5",
         "Seconds between attempts to write answers and usage parked in DATA_DIR/spool.jsonl back to the database",
@@ -196,6 +204,8 @@ class Settings:
     db_busy_timeout_s: float = 5.0
     answer_save_interval_s: float = 1.0
     writeback_interval_s: float = 5.0
+    run_log_ttl_s: float = 60.0
+    run_log_max_frames: int = 100_000
     hitl_tools: tuple[str, ...] = ()
     upload_max_bytes: int = 20 * 1024 * 1024
     billing_allow_unpriced: bool = False
@@ -384,7 +394,13 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         raise ValueError(
             f"SCHEDULER_TZ must be an IANA time zone such as Asia/Shanghai, got {scheduler_tz!r}"
         ) from None
-    for key in ("MODEL_TIMEOUT_S", "RUN_TIMEOUT_S", "DB_BUSY_TIMEOUT_S", "WRITEBACK_INTERVAL_S"):
+    for key in (
+        "MODEL_TIMEOUT_S",
+        "RUN_TIMEOUT_S",
+        "DB_BUSY_TIMEOUT_S",
+        "WRITEBACK_INTERVAL_S",
+        "RUN_LOG_TTL_S",
+    ):
         if _as_float(values, key) <= 0:
             raise ValueError(f"{key} must be a positive number of seconds, got {values[key]!r}")
     for key in ("SSE_KEEPALIVE_S", "ANSWER_SAVE_INTERVAL_S"):
@@ -412,6 +428,8 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         db_busy_timeout_s=_as_float(values, "DB_BUSY_TIMEOUT_S"),
         answer_save_interval_s=_as_float(values, "ANSWER_SAVE_INTERVAL_S"),
         writeback_interval_s=_as_float(values, "WRITEBACK_INTERVAL_S"),
+        run_log_ttl_s=_as_float(values, "RUN_LOG_TTL_S"),
+        run_log_max_frames=_as_int(values, "RUN_LOG_MAX_FRAMES", minimum=1),
         hitl_tools=tuple(name.strip() for name in values["HITL_TOOLS"].split(",") if name.strip()),
         upload_max_bytes=_as_int(values, "UPLOAD_MAX_BYTES", minimum=1),
         billing_allow_unpriced=_as_flag(values, "BILLING_ALLOW_UNPRICED"),

@@ -136,3 +136,22 @@ async def test_calls_booked_during_the_run_are_not_counted_twice_against_the_quo
         assert out[-1].type == "done", out[-1]
     finally:
         await runtime.close()
+
+
+async def test_a_stop_before_the_graph_starts_is_kept_and_no_model_is_called(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    """A client that leaves at once, or a Stop pressed during admission, is not lost (issue 11)."""
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        run = await start_chat(runtime, ChatRequest(message="long answer please", user_name="u"))
+        assert run.request_stop() is True
+        assert run.request_stop() is False, "one stop is enough"
+        events = [event async for event in run.events()]
+        assert events[-1].type == "error" and events[-1].code == "cancelled"  # type: ignore[union-attr]
+        assert not any(event.type == "token" for event in events)
+        assert llm.requests() == []
+        assert chat_store.get_run(runtime.engine, run.run_id).status == "cancelled"  # type: ignore[union-attr]
+        assert run.request_stop() is False, "a finished run cannot be stopped"
+    finally:
+        await runtime.close()

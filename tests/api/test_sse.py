@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -12,37 +12,52 @@ import pytest
 from tests.api.sse_client import read_frames
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import ApiServer, app_env, patched_env
-from ventapp.api.sse import KEEPALIVE, with_keepalive
+from ventapp.agent import events as ev
+from ventapp.agent.run_log import LoggedRun, MemoryRunLog
+from ventapp.api.sse import KEEPALIVE, encode_frames
+
+RUN = LoggedRun(run_id="r", session_id="s", user_name="u", trace_id="t")
 
 
-async def _slow_source(closed: list[bool], pause_s: float = 0.25) -> AsyncIterator[bytes]:
-    try:
-        yield b"data: 1\n\n"
-        await asyncio.sleep(pause_s)
-        yield b"data: 2\n\n"
-    finally:
-        closed.append(True)
+async def _slow_run(log: MemoryRunLog, pause_s: float = 0.25) -> None:
+    await log.append(RUN.run_id, ev.Token(content="1"))
+    await asyncio.sleep(pause_s)
+    await log.append(RUN.run_id, ev.Token(content="2"))
+    await log.close(RUN.run_id)
+
+
+async def _read(interval_s: float) -> list[bytes]:
+    log = MemoryRunLog()
+    await log.open(RUN)
+    writer = asyncio.create_task(_slow_run(log))
+    out = [chunk async for chunk in encode_frames(log.frames(RUN.run_id, idle_s=interval_s), RUN)]
+    await writer
+    return out
 
 
 async def test_silence_gets_keepalive_comments_between_frames() -> None:
-    out = [chunk async for chunk in with_keepalive(_slow_source([]), 0.05)]
-    assert out[0] == b"data: 1\n\n" and out[-1] == b"data: 2\n\n"
+    out = await _read(0.05)
+    assert out[0].startswith(b"data: {") and b'"seq":1' in out[0]
+    assert out[-1].startswith(b"data: {") and b'"seq":2' in out[-1]
     assert set(out[1:-1]) == {KEEPALIVE}, "only comments in between, frames unchanged and in order"
     assert KEEPALIVE == b": keep-alive\n\n"
 
 
 async def test_zero_interval_sends_no_comments() -> None:
-    out = [chunk async for chunk in with_keepalive(_slow_source([], 0.1), 0)]
-    assert out == [b"data: 1\n\n", b"data: 2\n\n"]
+    out = await _read(0)
+    assert len(out) == 2 and KEEPALIVE not in out
 
 
-async def test_leaving_early_closes_the_source() -> None:
-    """A departed client must still stop the run: the wrapper closes what it reads."""
-    closed: list[bool] = []
-    stream = with_keepalive(_slow_source(closed, pause_s=5), 0.05)
-    assert await anext(stream) == b"data: 1\n\n"
-    await stream.aclose()
-    assert closed == [True]
+async def test_join_frames_carry_an_id_line_and_each_frame_is_encoded_once() -> None:
+    log = MemoryRunLog()
+    await log.open(RUN)
+    frame = await log.append(RUN.run_id, ev.Token(content="x"))
+    await log.close(RUN.run_id)
+    joined = [chunk async for chunk in encode_frames(log.frames(RUN.run_id), RUN, with_id=True)]
+    plain = [chunk async for chunk in encode_frames(log.frames(RUN.run_id), RUN)]
+
+    assert joined == [b"id: 1\n" + plain[0]]
+    assert plain[0] is frame.encoded, "K followers share one encoding of the frame"
 
 
 @pytest.fixture(scope="module")

@@ -108,3 +108,13 @@ def test_only_the_sse_module_writes_data_frames() -> None:
         if path.name != "sse.py" and ('"data: ' in path.read_text() or 'b"data: ' in path.read_text())
     ]
     assert offenders == []
+
+
+def test_numbered_frames_carry_seq_and_nothing_else_changes() -> None:
+    """Issue 11: ``seq`` is additive; the frame stays one ``data: {json}`` line."""
+    plain = json.loads(sse_frame(SAMPLES[6], session_id="s", trace_id="t")[6:])
+    numbered_frame = sse_frame(SAMPLES[6], session_id="s", trace_id="t", seq=7)
+    numbered = json.loads(numbered_frame[6:])
+    assert numbered_frame.startswith(b"data: ") and numbered_frame.count(b"\n") == 2
+    assert numbered == {**plain, "seq": 7}
+    assert set(ev.TRANSPORT_FIELDS) == {"session_id", "trace_id", "seq"}

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.browser import chromium, watch_csp
+from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import ApiServer
 
@@ -79,3 +81,28 @@ def test_error_is_shown_in_place(page: Page, llm: ScriptedServer) -> None:
     bubble = page.locator(".bubble.assistant").last
     expect(bubble).to_have_attribute("data-state", "error", timeout=20_000)
     expect(bubble.locator(".error")).to_contain_text("HTTP 500")
+
+
+def test_a_long_streamed_answer_shows_exactly_the_stored_text_around_its_card(
+    page: Page, llm: ScriptedServer, api: ApiServer
+) -> None:
+    """Frames now carry ``seq`` (issue 11): the page ignores it; text and card stay in place."""
+    answer = long_answer(2000)
+    llm.push(
+        {"tool_calls": [{"name": "calculate", "arguments": {"expression": "12*8*3"}}]},
+        {"content": answer},
+    )
+    page.fill("#user", "legacy-long")
+    _send(page, "a long one after a tool")
+    bubble = page.locator(".bubble.assistant").last
+    order = bubble.evaluate(
+        """b => Array.from(b.querySelectorAll('.seg, .tool-card')).map(
+               n => n.classList.contains('tool-card') ? 'CARD' : n.textContent)"""
+    )
+    assert order[0] == "CARD" and "".join(order[1:]) == answer
+    expect(bubble.locator(".tool-card .tool-result")).to_have_text("288")
+    session_id = page.locator("#session").inner_text().removeprefix("session ")
+    history = httpx.get(
+        f"{api.url}/api/chat/history/{session_id}", params={"user_name": "legacy-long"}
+    ).json()
+    assert history["messages"][-1]["content"] == answer, "what streamed is what was stored"

@@ -400,6 +400,15 @@ class ScriptedServer:
         return self.app.state.scripted
 
     @property
+    def delay_ms(self) -> int:
+        """Pause between streamed chunks (settable while the server runs)."""
+        return self._state.delay_ms
+
+    @delay_ms.setter
+    def delay_ms(self, value: int) -> None:
+        self._state.delay_ms = value
+
+    @property
     def script(self) -> Script:
         """The :class:`Script` answering requests."""
         return self._state.script

@@ -1,13 +1,17 @@
-"""The chat UI's state: the pure event reducer, the token batching pump, and ChatState headless.
+"""The chat UI's state: stored messages as views, and ChatState headless.
 
 The headless tests run the real Reflex event processor (``BaseStateEventProcessor`` with
-``StateManagerMemory``) and read the deltas it would send to the browser; only the run
-pipeline is replaced by a fake that yields real contract events.
+``StateManagerMemory``) and read the deltas it would send to the browser and the scripts it
+sends (a recorder stands in for the websocket); only the run pipeline is replaced by a fake
+that yields real contract events into a real run log. The reducer and the pump are tested in
+``test_live_answer``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping
 from datetime import datetime
@@ -24,9 +28,10 @@ from reflex_base.utils.format import format_event_handler
 
 from ventapp.agent import events as ev
 from ventapp.agent.pipeline import ChatRejected
+from ventapp.agent.run_log import MemoryRunLog
 from ventapp.state import chat_state as cs
 from ventapp.state import turns
-from ventapp.state.live_answer import LiveAnswer, changed_fields, pump, reduce_event, to_message
+from ventapp.state.live_answer import LiveAnswer, reduce_event
 from ventapp.state.views import message_from_row, usage_footer
 
 
@@ -54,133 +59,7 @@ USAGE = ev.Usage(
 )
 
 
-# --- reducer -----------------------------------------------------------------------------
-
-
-def test_reduce_tool_result_attaches_to_its_call_when_same_tool_called_twice() -> None:
-    live = fold([call("call_a", "1+1"), call("call_b", "2*3"), result("call_b", "6"), result("call_a", "2")])
-
-    assert [card.tool_call_id for card in live.tools] == ["call_a", "call_b"]
-    assert [card.content for card in live.tools] == ["2", "6"]
-    assert all(card.done for card in live.tools)
-    assert '"expression": "2*3"' in live.tools[1].args_json
-    assert live.tools[0].cn_tool == "计算器"
-
-
-def test_reduce_tool_card_is_running_until_its_result_arrives() -> None:
-    live = fold([call("call_a", "1+1"), call("call_b", "2*3"), result("call_a", "2")])
-
-    assert [(card.tool_call_id, card.done) for card in live.tools] == [("call_a", True), ("call_b", False)]
-    assert live.tools[1].content == ""
-
-
-def test_reduce_tool_result_error_marks_only_that_card() -> None:
-    live = fold(
-        [call("c1", "1/0"), call("c2", "1"), result("c1", "division by zero", error=True), result("c2", "1")]
-    )
-
-    assert [card.error for card in live.tools] == [True, False]
-    assert live.tools[0].content == "division by zero"
-
-
-def test_reduce_repeated_tool_call_event_keeps_the_result() -> None:
-    live = fold([call("c1", "1+1"), result("c1", "2"), call("c1", "1+1")])
-
-    assert len(live.tools) == 1
-    assert (live.tools[0].content, live.tools[0].done) == ("2", True)
-
-
-def test_reduce_tool_result_without_call_still_gets_a_card() -> None:
-    live = fold([result("orphan", "42")])
-
-    assert [(card.tool_call_id, card.content) for card in live.tools] == [("orphan", "42")]
-
-
-def test_reduce_tokens_concatenate_and_clear_the_status_line() -> None:
-    live = fold([ev.Thinking(message="正在思考…", cn_agent="助手")])
-    assert live.status == "正在思考…"
-    executing = ev.Executing(
-        message="正在执行：计算器", cn_agent="助手", tools=["calculate"], cn_tools=["计算器"]
-    )
-    live = fold([executing], live)
-    assert live.status == "正在执行：计算器"
-
-    live = fold([ev.Token(content="The "), ev.Token(content="result "), ev.Token(content="is 60.")], live)
-
-    assert live.text == "The result is 60."
-    assert live.status == ""
-
-
-def test_reduce_citations_replace_the_previous_list() -> None:
-    first = ev.Citations(items=[ev.Citation(title="Fan laws", url="/kb/fan-laws")])
-    second = ev.Citations(
-        items=[
-            ev.Citation(title="Fan laws", url="/kb/fan-laws"),
-            ev.Citation(title="Methane", url="/kb/methane", snippet="1.0 %"),
-        ]
-    )
-
-    live = fold([first, second])
-
-    assert [(c.title, c.url) for c in live.citations] == [
-        ("Fan laws", "/kb/fan-laws"),
-        ("Methane", "/kb/methane"),
-    ]
-    assert live.citations[1].snippet == "1.0 %"
-    assert fold([second, ev.Citations(items=[], model_only=True)]).citations == ()
-
-
-def test_reduce_error_sets_error_and_the_message_shows_it() -> None:
-    live = fold(
-        [
-            ev.Token(content="partial"),
-            ev.Error(message="The model endpoint could not be reached.", code="model_unreachable"),
-        ]
-    )
-
-    assert live.error == "The model endpoint could not be reached."
-    assert live.error_code == "model_unreachable"
-    message = to_message(live)
-    assert message.status == "error"
-    assert message.error == live.error
-    assert message.content == "partial"
-
-
-def test_reduce_done_sets_usage_and_the_footer() -> None:
-    live = fold([ev.Token(content="ok"), ev.Done(duration_ms=2400, usage=USAGE)])
-
-    assert live.usage == USAGE
-    assert live.duration_ms == 2400
-    message = to_message(live)
-    assert message.status == "done"
-    assert message.footer == "2.4 s · 1,234 tokens (1,100 in · 134 out) · context 1.1k / 128k"
-
-
-def test_reduce_todos_and_interrupt() -> None:
-    todos = ev.UpdatedTodoList(
-        todos=[{"content": "Size the fan", "status": "completed"}, {"content": "Check gas", "status": "odd"}]
-    )
-    live = fold([todos, ev.Interrupt(message="Approve writing report.md?")])
-
-    assert [(t.content, t.status) for t in live.todos] == [
-        ("Size the fan", "completed"),
-        ("Check gas", "pending"),
-    ]
-    assert live.notice == "Approve writing report.md?"
-    assert to_message(live).status == "waiting"
-
-
-def test_reduce_keeps_untouched_fields_identical() -> None:
-    before = fold([call("c1", "1"), ev.Citations(items=[ev.Citation(title="A", url="/kb/a")])])
-
-    after = reduce_event(before, ev.Token(content="x"))
-
-    assert changed_fields(before, after) == ["text"]
-    assert after.tools is before.tools
-    assert reduce_event(after, ev.AgentDone(agent="main", cn_agent="助手", duration_ms=1)) is after
-
-
-# --- pump (token batching) ---------------------------------------------------------------
+# --- stream helpers ----------------------------------------------------------------------
 
 
 async def stream(events: Iterable[ev.ContractEvent], pause_s: float = 0.0) -> AsyncIterator[ev.ContractEvent]:
@@ -190,73 +69,8 @@ async def stream(events: Iterable[ev.ContractEvent], pause_s: float = 0.0) -> As
         yield event
 
 
-class Recorder:
-    def __init__(self) -> None:
-        self.flushes: list[LiveAnswer] = []
-
-    async def __call__(self, before: LiveAnswer, after: LiveAnswer) -> None:
-        self.flushes.append(after)
-
-
 def tokens(count: int) -> list[ev.Token]:
     return [ev.Token(content=f"w{i} ") for i in range(count)]
-
-
-async def test_pump_flushes_200_instant_tokens_a_handful_of_times() -> None:
-    recorder = Recorder()
-
-    final = await pump(stream([*tokens(200), ev.Done(duration_ms=5, usage=USAGE)]), recorder)
-
-    assert final.text == "".join(f"w{i} " for i in range(200))
-    assert final.usage == USAGE
-    assert 1 <= len(recorder.flushes) <= 3
-
-
-async def test_pump_flushes_paced_tokens_about_every_interval() -> None:
-    recorder = Recorder()
-
-    final = await pump(stream(tokens(40), pause_s=0.01), recorder, interval_s=0.05)
-
-    assert final.text.startswith("w0 w1 ")
-    # 40 tokens over >= 0.4 s at 50 ms: several flushes while streaming, far fewer than 40.
-    assert 3 <= len(recorder.flushes) <= 15
-    texts = [f.text for f in recorder.flushes]
-    assert texts == sorted(texts, key=len) and len(set(texts)) == len(texts)
-
-
-async def test_pump_flushes_buffered_text_when_the_stream_stalls() -> None:
-    recorder = Recorder()
-
-    async def stalled() -> AsyncIterator[ev.ContractEvent]:
-        for token in tokens(3):
-            yield token
-        await asyncio.sleep(0.3)
-        yield ev.Done(duration_ms=300, usage=USAGE)
-
-    await pump(stalled(), recorder, interval_s=0.05)
-
-    assert "w0 w1 w2 " in [f.text for f in recorder.flushes]
-
-
-async def test_pump_flushes_tool_events_at_once_but_not_terminal_ones() -> None:
-    recorder = Recorder()
-    events = [*tokens(5), call("c1", "1+1"), result("c1", "2"), ev.Error(message="boom", code="internal")]
-
-    final = await pump(stream(events), recorder)
-
-    assert [card.done for card in recorder.flushes[-1].tools] == [True]
-    assert any(f.tools and not f.tools[0].done for f in recorder.flushes)
-    assert all(f.error == "" for f in recorder.flushes)
-    assert final.error == "boom"
-
-
-async def test_pump_reraises_a_broken_stream() -> None:
-    async def broken() -> AsyncIterator[ev.ContractEvent]:
-        yield ev.Token(content="a")
-        raise ValueError("bug")
-
-    with pytest.raises(ValueError, match="bug"):
-        await pump(broken(), Recorder())
 
 
 # --- views -------------------------------------------------------------------------------
@@ -327,24 +141,48 @@ StateDelta = Mapping[str, Mapping[str, Any]]
 
 
 class FakeRun:
-    """Stands in for ``ChatRun``: the same attributes, real contract events."""
+    """Stands in for ``ChatRun``: the same attributes, real contract events (into a real run log)."""
+
+    runtime: Any = None  # the fake runtime, set by the ``pipeline`` fixture
 
     def __init__(self, events: list[ev.ContractEvent], pause_s: float) -> None:
-        self.session_id, self.run_id, self.trace_id = SESSION, "run-1", "trace-1"
+        self.session_id, self.run_id, self.trace_id = SESSION, f"run-{uuid.uuid4().hex[:8]}", "trace-1"
+        self.user_name = "Ann"
         self._events, self._pause_s = events, pause_s
         self.released = False
+        self.stops = 0
 
     def release(self) -> None:
         self.released = True
 
-    def events(self) -> AsyncIterator[ev.ContractEvent]:
-        return stream(self._events, self._pause_s)
+    def request_stop(self) -> bool:
+        self.stops += 1
+        return True
+
+    async def events(self) -> AsyncIterator[ev.ContractEvent]:
+        async for event in stream(self._events, self._pause_s):
+            yield event
+        self.released = True  # as ChatRun: finalised and released once its events are read
+
+
+class FakeRuntime:
+    """What the UI reaches of the runtime: a real in-process run log."""
+
+    def __init__(self) -> None:
+        self.run_log = MemoryRunLog()
+        self.active_runs: dict[str, Any] = {}
+        self.tasks: list[asyncio.Task[Any]] = []
+
+    def track(self, task: asyncio.Task[Any]) -> asyncio.Task[Any]:
+        self.tasks.append(task)
+        return task
 
 
 @pytest.fixture
 def pipeline(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     """Replace the run pipeline and the database reads used by ChatState."""
-    fake = SimpleNamespace(requests=[], events=[], pause_s=0.0, reject=None, runs=[])
+    fake = SimpleNamespace(requests=[], events=[], pause_s=0.0, reject=None, runs=[], runtime=FakeRuntime())
+    monkeypatch.setattr(FakeRun, "runtime", fake.runtime)
 
     async def start_chat(runtime: object, request: Any) -> FakeRun:
         fake.requests.append(request)
@@ -357,7 +195,7 @@ def pipeline(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     async def load_sessions(user_name: str) -> list[Any]:
         return [cs.SessionView(id=SESSION, title="calc", updated=datetime(2025, 1, 1).isoformat())]
 
-    monkeypatch.setattr(turns, "current_runtime", lambda: object())
+    monkeypatch.setattr(turns, "current_runtime", lambda: fake.runtime)
     monkeypatch.setattr(turns, "start_chat", start_chat)
     monkeypatch.setattr(cs, "load_sessions", load_sessions)
     return fake
@@ -377,12 +215,51 @@ def chat_vars(deltas: list[StateDelta]) -> list[dict[str, Any]]:
     return out
 
 
-class Client:
-    """One browser tab: a token and the deltas its events produced."""
+class Browser:
+    """Stands in for the websocket: records the frontend events (``_call_script``) sent to each tab."""
 
-    def __init__(self, processor: BaseStateEventProcessor) -> None:
+    def __init__(self) -> None:
+        self.scripts: dict[str, list[str]] = {}
+
+    async def emit_update(self, update: Any, token: str) -> None:
+        for event in update.events:
+            if event.name == "_call_script":
+                self.scripts.setdefault(token, []).append(event.payload["javascript_code"])
+
+
+_TEXT_CALL = re.compile(r"\.(put|add)\((.*)\)$", re.S)
+
+
+def browser_text(scripts: list[str], live_id: str) -> str:
+    """What the browser's live text buffer holds after ``scripts`` (ventapp.state.live_text's rules)."""
+    held = {"id": "", "text": ""}
+    for script in scripts:
+        match = _TEXT_CALL.search(script)
+        if match is None:
+            continue
+        args = json.loads(f"[{match.group(2)}]")
+        if match.group(1) == "put":
+            held = {"id": args[0], "text": args[1]}
+        elif held["id"] == args[0] and len(held["text"]) >= args[1]:
+            held["text"] = held["text"][: args[1]] + args[2]
+    return held["text"] if held["id"] == live_id else ""
+
+
+class Client:
+    """One browser tab: a token, the deltas its events produced and the scripts it was sent."""
+
+    def __init__(self, processor: BaseStateEventProcessor, browser: Browser | None = None) -> None:
         self.processor = processor
+        self.browser = browser or Browser()
         self.token = uuid.uuid4().hex
+
+    @property
+    def scripts(self) -> list[str]:
+        return self.browser.scripts.get(self.token, [])
+
+    async def shown_text(self) -> str:
+        """The live bubble's text as this tab's browser would render it."""
+        return browser_text(self.scripts, (await self.state()).live_id)
 
     async def fire(self, name: str, **payload: Any) -> list[dict[str, Any]]:
         event = Event(name=handler(name), payload=payload)
@@ -397,9 +274,13 @@ class Client:
 
 @pytest.fixture
 async def client() -> AsyncIterator[Client]:
-    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
+    browser = Browser()
+    processor = BaseStateEventProcessor().configure(
+        state_manager=StateManagerMemory(),
+        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
+    )
     async with processor:
-        tab = Client(processor)
+        tab = Client(processor, browser)
         await tab.fire("save_user_name", form_data={"user_name": "Ann"})
         yield tab
 
@@ -421,15 +302,22 @@ async def test_send_streams_into_live_vars_and_commits_the_answer_once(
 
     assert pipeline.requests[0].message == "please calculate (12+8)*3"
     assert pipeline.requests[0].user_name == "Ann" and pipeline.requests[0].session_id is None
-    # The transcript goes out twice: the user's bubble, then the finished answer. Never per token.
+    # The transcript goes out twice: the user's bubble, then the finished answer. Never per token,
+    # and the growing text is no state var at all: the browser gets small appends (issue 18).
     assert [i for i, d in enumerate(deltas) if "messages" in d] == [0, len(deltas) - 1]
-    text_flushes = [d["live_text"] for d in deltas[1:-1] if d.get("live_text")]
-    assert 2 <= len(text_flushes) <= 15
+    assert not any("live_text" in d or "_live_text" in d for d in deltas)
+    appends = [script for script in client.scripts if ".add(" in script]
+    assert 2 <= len(appends) <= 15
+    assert all(len(script) < 200 for script in appends), "each append carries only what is new"
     assert any(d.get("live_tools") for d in deltas[1:-1])
+    assert await client.shown_text() == "".join(f"w{i} " for i in range(60))
+    session_shown = next(i for i, d in enumerate(deltas) if d.get("session_id") == SESSION)
+    assert "sessions" in deltas[session_shown], "the sidebar lists the session once the run is admitted"
+    assert session_shown < len(deltas) - 1, "…before the answer ends"
 
     state = await client.state()
     assert state.is_streaming is False and state.session_id == SESSION
-    assert (state.live_text, state.live_tools, state.live_status) == ("", [], "")
+    assert (state._live_text, state.live_tools, state.live_status) == ("", [], "")
     user, answer = state.messages
     assert (user.role, user.content) == ("user", "please calculate (12+8)*3")
     assert answer.content == "".join(f"w{i} " for i in range(60))
@@ -488,17 +376,3 @@ async def test_blank_message_and_missing_name_do_not_start_a_run(pipeline: Simpl
         await tab.fire("send", form_data={"message": "   "})
         assert (await tab.state()).messages == []
     assert pipeline.requests == []
-
-
-def test_reduce_tool_result_pretty_prints_json_only() -> None:
-    live = fold(
-        [
-            call("c1", "x"),
-            result("c1", '{"sources": [{"title": "甲"}]}'),
-            call("c2", "y"),
-            result("c2", "{not json"),
-        ]
-    )
-
-    assert live.tools[0].content == '{\n  "sources": [\n    {\n      "title": "甲"\n    }\n  ]\n}'
-    assert live.tools[1].content == "{not json"

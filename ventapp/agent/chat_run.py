@@ -142,13 +142,20 @@ class ChatRun:
     def request_stop(self, failure: RunFailure = CANCELLED) -> bool:
         """Stop the run from outside (Stop button, ``POST /api/chat/stop``, timeout).
 
+        A stop that comes before the graph started (a client that leaves at once, a tab's
+        Stop during admission) is kept, and the graph then never starts.
+
         Returns:
-            True when the run was still streaming and is now stopping.
+            True when the run was still going and is now stopping; False when it had
+            stopped, finished, or was released without running.
         """
-        if self._stop is not None or self._producer is None or self._producer.done():
+        if self._stop is not None or self._finalising is not None or self._released:
+            return False
+        if self._producer is not None and self._producer.done():
             return False
         self._stop = failure
-        self._producer.cancel()
+        if self._producer is not None:
+            self._producer.cancel()
         self._queue.put_nowait(_END)
         return True
 
@@ -182,7 +189,8 @@ class ChatRun:
                     load_turn_context, self.runtime.engine, self.user_name, self.session_id
                 )
                 self.kernel.approved_by_rule = self._turn.approved_by_rule
-                self._producer = asyncio.create_task(self._produce(), name=f"run-{self.run_id}")
+                if self._stop is None:  # stopped while admitted: the graph never starts
+                    self._producer = asyncio.create_task(self._produce(), name=f"run-{self.run_id}")
                 while (item := await self._queue.get()) is not _END:
                     if isinstance(item, RunFailure):
                         failure = item

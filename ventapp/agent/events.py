@@ -7,7 +7,8 @@ and both clients see it. The contract only grows: never rename or drop a field
 (spec 000 §4).
 
 Every event serialises to a flat JSON object whose ``type`` is the event name;
-the transport adds ``session_id`` and ``trace_id``.
+the transport adds :data:`TRANSPORT_FIELDS`: ``session_id``, ``trace_id`` and ``seq`` (the
+frame's number in its run, from 1, issue 11 — additive: the 1.5 frontend ignores it).
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+TRANSPORT_FIELDS: tuple[str, ...] = ("session_id", "trace_id", "seq")
+"""Fields every frame carries besides the event's own (written by ``ventapp.api.sse``)."""
 
 
 class _Event(BaseModel):

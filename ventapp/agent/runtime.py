@@ -23,6 +23,7 @@ from ventapp.agent.admission import ProcessGuard, RunGate
 from ventapp.agent.agent_set import AgentSet
 from ventapp.agent.endpoint_probe import EndpointProbe
 from ventapp.agent.prompt_budget import PromptBudget, check_fixed_prompt
+from ventapp.agent.run_log import MemoryRunLog, RunLog
 from ventapp.agent.writeback import parked_run_ids, write_back, writeback_loop
 from ventapp.billing.pricing import seed_prices
 from ventapp.billing.settlement import pending_retry_loop
@@ -60,6 +61,8 @@ class AgentRuntime:
         self.gate = RunGate(settings.max_concurrent_runs, settings.max_runs_per_user)
         self.active_runs: dict[str, Any] = {}
         """session_id -> the ChatRun streaming in it (for stop)."""
+        self.run_log: RunLog = MemoryRunLog(settings.run_log_ttl_s, settings.run_log_max_frames)
+        """Every run's numbered frames, which clients follow and join (``live_runs``)."""
         self.process_guard = ProcessGuard(settings.data_dir)
         self.spool = spool or Spool(settings.spool_path)
         """Answers and usage the database refused, waiting to be written back (``writeback``)."""

@@ -27,6 +27,7 @@ from ventapp.api import (
     resume_routes,
     schedule_routes,
     session_routes,
+    stream_routes,
     usage_routes,
 )
 from ventapp.api.errors import (
@@ -75,6 +76,7 @@ def create_api(
     api.add_exception_handler(OperationalError, storage_error_handler)
     api.include_router(chat_routes.router)
     api.include_router(resume_routes.router)
+    api.include_router(stream_routes.router)
     api.include_router(health_routes.router)
     api.include_router(usage_routes.router)
     api.include_router(session_routes.router)

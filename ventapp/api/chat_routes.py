@@ -156,6 +156,12 @@ async def chat(
             max_length=64, description="A model route by name (MODELS); kept as the session's. Unknown: 400"
         ),
     ] = None,
+    detach: Annotated[
+        bool,
+        Form(
+            description="1: the run goes on when the client disconnects (join it with GET /api/chat/stream)"
+        ),
+    ] = False,
     file: Annotated[
         UploadFile | str | None, File(description="One attachment, saved to /workspace/uploads/")
     ] = None,
@@ -168,7 +174,9 @@ async def chat(
     stream starts are JSON: 400 (blank message, unknown skill, bad upload, bad user_name),
     404 (unknown or foreign session, thread_id ≠ session_id), 409 (session busy, repeated
     request_id), 413 (upload too large), 422 (missing message, bad mode), 429 (limits).
-    Failures after it starts are ``error`` frames.
+    Failures after it starts are ``error`` frames. Each frame carries ``seq``, its number
+    in the run. A client that disconnects stops the run, unless it sent ``detach=1``: then
+    the run goes on and ``GET /api/chat/stream`` joins it.
     """
     del file  # read from the form itself: several parts and raw file names matter (see _one_upload)
     form = await http_request.form()
@@ -191,7 +199,7 @@ async def chat(
         await _discard_uploads(runtime, request)  # a refused turn leaves nothing behind
         raise
 
-    return stream_run(run)
+    return await stream_run(run, detach=detach)
 
 
 class Stopped(BaseModel):

@@ -23,6 +23,7 @@ _MEANING = {
     404: "Not found, or another user's (never 403)",
     405: "Method not allowed",
     409: "Conflict: the session is busy, a duplicate request_id, or a stale interrupt_token",
+    410: "Gone: the frames asked for are no longer kept",
     413: "Request body or upload too large",
     415: "Wrong content type",
     422: "Malformed request (missing or invalid fields); `errors` lists them",
@@ -85,6 +86,7 @@ CONTRACT_FRAME: dict[str, Any] = {
         "type": {"type": "string", "enum": list(EVENT_TYPES)},
         "session_id": {"type": "string"},
         "trace_id": {"type": "string"},
+        "seq": {"type": "integer", "minimum": 1, "description": "The frame's number in its run"},
     },
     "additionalProperties": True,
     "description": "One contract event (fields per type: spec 002 and ventapp/agent/events.py).",
@@ -116,3 +118,22 @@ SSE_RESPONSE: dict[int | str, dict[str, Any]] = {
     }
 }
 """``responses=`` entry of the streaming routes (``/api/chat``, ``/api/chat/resume``)."""
+
+SSE_JOIN_RESPONSE: dict[int | str, dict[str, Any]] = {
+    200: {
+        **SSE_RESPONSE[200],
+        "description": "The run's frames after the given seq, then the live ones: `id: <seq>` and `data: {json}`",
+        "content": {
+            "text/event-stream": {
+                "schema": {
+                    **SSE_RESPONSE[200]["content"]["text/event-stream"]["schema"],
+                    "properties": {
+                        **SSE_RESPONSE[200]["content"]["text/event-stream"]["schema"]["properties"],
+                        "id": {"type": "string", "pattern": "^[0-9]+$"},
+                    },
+                }
+            }
+        },
+    }
+}
+"""``responses=`` entry of ``GET /api/chat/stream`` (frames with an ``id:`` line)."""

@@ -38,6 +38,7 @@ class ResumeBody(BaseModel):
     answers: list[str] = Field(default_factory=list, max_length=3)
     approved: bool | None = None
     feedback: str = Field(default="", max_length=10_000)
+    detach: bool = Field(default=False, description="True: the run goes on when the client disconnects")
 
 
 @router.post(
@@ -64,7 +65,7 @@ async def resume(body: ResumeBody, runtime: RuntimeDep) -> StreamingResponse:
         answer=answer,
     )
 
-    return stream_run(await start_resume(runtime, request))
+    return await stream_run(await start_resume(runtime, request), detach=body.detach)
 
 
 @router.get(

@@ -1,24 +1,29 @@
-"""SSE framing: the one function that writes ``data:`` lines (spec 000 §四).
+"""SSE framing: the one place that writes ``data:`` lines (spec 000 §四).
 
-A frame is ``data: {json}\\n\\n`` where the JSON is the event's wire dict plus
-``session_id`` and ``trace_id``. While the model is silent (a long first token, a slow
-tool) the stream sends an SSE comment, ``: keep-alive\\n\\n``, every ``SSE_KEEPALIVE_S``
-seconds without a frame, so proxies with an idle timeout do not cut it; SSE parsers
-ignore comment lines, so the contract's frames are untouched.
+A frame is ``data: {json}\\n\\n`` where the JSON is the event's wire dict plus ``session_id``,
+``trace_id`` and ``seq`` (the frame's number in its run, issue 11: additive, the 1.5 frontend
+ignores it). ``GET /api/chat/stream`` adds the standard ``id: <seq>`` line before each
+``data:`` line, so a browser's ``EventSource`` reconnects with ``Last-Event-ID`` by itself;
+``POST /api/chat`` and ``/api/chat/resume`` keep exactly the legacy ``data: {json}\\n\\n``.
+
+Every stream reads the run's log (:mod:`ventapp.agent.live_runs`), never the run itself.
+While the model is silent (a long first token, a slow tool) the stream sends an SSE
+comment, ``: keep-alive\\n\\n``, every ``SSE_KEEPALIVE_S`` seconds without a frame, so
+proxies with an idle timeout do not cut it; SSE parsers ignore comment lines.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 from collections.abc import AsyncIterator
 
 from fastapi.responses import StreamingResponse
-from starlette.background import BackgroundTask
 
 from ventapp.agent.chat_run import ChatRun
+from ventapp.agent.errors import CLIENT_GONE
 from ventapp.agent.events import ContractEvent
+from ventapp.agent.live_runs import go_live
+from ventapp.agent.run_log import LogFrame, LoggedRun, RunLog
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 """Headers every event stream carries (no proxy buffering, no caching)."""
@@ -26,87 +31,88 @@ SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connecti
 KEEPALIVE = b": keep-alive\n\n"
 """The SSE comment sent when no frame went out for ``SSE_KEEPALIVE_S`` seconds."""
 
-_END = object()
 
-
-def sse_frame(event: ContractEvent, *, session_id: str, trace_id: str | None) -> bytes:
-    """Encode one contract event as an SSE frame (UTF-8 bytes)."""
+def _payload(event: ContractEvent, session_id: str, trace_id: str | None, seq: int | None) -> bytes:
     payload = event.to_wire()
     payload["session_id"] = session_id
     if trace_id:
         payload["trace_id"] = trace_id
-    return b"data: " + json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode() + b"\n\n"
+    if seq is not None:
+        payload["seq"] = seq
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-async def with_keepalive(frames: AsyncIterator[bytes], interval_s: float) -> AsyncIterator[bytes]:
-    """Pass ``frames`` through, adding :data:`KEEPALIVE` after ``interval_s`` seconds of silence.
+def sse_frame(
+    event: ContractEvent, *, session_id: str, trace_id: str | None, seq: int | None = None
+) -> bytes:
+    """Encode one contract event as an SSE frame (UTF-8 bytes), ``seq`` included when given."""
+    return b"data: " + _payload(event, session_id, trace_id, seq) + b"\n\n"
 
-    The source is read by a helper task into a queue, so waiting with a timeout never
-    cancels the source itself (cancelling an async generator mid-step would end the run).
-    Leaving early (the client went away) cancels the helper, which closes the source.
+
+def log_frame(frame: LogFrame, run: LoggedRun, *, with_id: bool = False) -> bytes:
+    """Encode a logged frame (its JSON once per frame, however many clients follow the run).
 
     Args:
-        frames: The encoded frames.
-        interval_s: Seconds of silence before a comment; 0 turns keep-alives off.
+        frame: The numbered event.
+        run: Its run (the session and trace the frame names).
+        with_id: Put ``id: <seq>`` before the ``data:`` line (the join route).
     """
-    if interval_s <= 0:
-        async for frame in frames:
-            yield frame
-        return
-    queue: asyncio.Queue[object] = asyncio.Queue()
-
-    async def drain() -> None:
-        try:
-            async for frame in frames:
-                queue.put_nowait(frame)
-        finally:
-            queue.put_nowait(_END)
-
-    reader = asyncio.create_task(drain(), name="sse-reader")
-    try:
-        while True:
-            try:
-                item = queue.get_nowait()
-            except asyncio.QueueEmpty:
-                try:
-                    async with asyncio.timeout(interval_s):
-                        item = await queue.get()
-                except TimeoutError:
-                    yield KEEPALIVE
-                    continue
-            if item is _END:
-                break
-            yield item  # type: ignore[misc]  # the queue holds frames otherwise
-        await reader  # a failure of the source surfaces here, as it would without keep-alives
-    finally:
-        if not reader.done():
-            reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await reader
+    if frame.encoded is None:
+        frame.encoded = b"data: " + _payload(frame.event, run.session_id, run.trace_id, frame.seq) + b"\n\n"
+    if with_id:
+        return b"id: %d\n" % frame.seq + frame.encoded
+    return frame.encoded
 
 
-def stream_run(run: ChatRun) -> StreamingResponse:
-    """The SSE response of an admitted run, with the contract's headers.
+async def encode_frames(
+    frames: AsyncIterator[LogFrame | None], run: LoggedRun, *, with_id: bool = False
+) -> AsyncIterator[bytes]:
+    """Frames read from a run's log as SSE bytes; a keep-alive comment for each silence (``None``)."""
+    async for frame in frames:
+        yield KEEPALIVE if frame is None else log_frame(frame, run, with_id=with_id)
 
-    When the client goes away Starlette cancels the body iterator, which stops and
-    finalises the run (``cancelled``); ``release`` frees the run's slot if the body never
-    started. The response ends right after the closing frame (``done``, ``error`` or
-    ``interrupt``): the run saves its answer before that frame, not after it.
+
+def _headers(run: LoggedRun) -> dict[str, str]:
+    return {**SSE_HEADERS, "X-Session-Id": run.session_id, "X-Trace-Id": run.trace_id, "X-Run-Id": run.run_id}
+
+
+async def stream_run(run: ChatRun, *, detach: bool = False) -> StreamingResponse:
+    """Start an admitted run and answer with its frames as SSE (``/api/chat``, ``/api/chat/resume``).
+
+    The run goes on in a task of its own and the response follows its log. When the client
+    goes away the run is stopped (``cancelled``, partial answer kept, spec 002), unless
+    ``detach``: then it runs to its end and the client may come back through
+    ``GET /api/chat/stream``. The response ends right after the closing frame (``done``,
+    ``error`` or ``interrupt``), which the run sends only after saving its answer.
     """
+    runtime = run.runtime
+    after = await go_live(runtime.run_log, run)
+    logged = LoggedRun(run.run_id, run.session_id, run.user_name, run.trace_id)
 
     async def frames() -> AsyncIterator[bytes]:
-        async for event in run.events():
-            yield sse_frame(event, session_id=run.session_id, trace_id=run.trace_id)
+        finished = False
+        try:
+            source = runtime.run_log.frames(run.run_id, after, idle_s=runtime.settings.sse_keepalive_s)
+            async for chunk in encode_frames(source, logged):
+                yield chunk
+            finished = True
+        finally:
+            if not finished and not detach:
+                run.request_stop(CLIENT_GONE)
 
-    headers = {
-        **SSE_HEADERS,
-        "X-Session-Id": run.session_id,
-        "X-Trace-Id": run.trace_id,
-        "X-Run-Id": run.run_id,
-    }
+    return StreamingResponse(frames(), media_type="text/event-stream", headers=_headers(logged))
+
+
+def stream_join(log: RunLog, run: LoggedRun, after: int, keepalive_s: float) -> StreamingResponse:
+    """A joiner's SSE: the frames after ``after`` with ``id:`` lines, then the live ones, then the end.
+
+    Leaving never stops the run.
+
+    Raises:
+        KeyError: The run's log is gone.
+        LogGap: Frames after ``after`` are no longer kept (checked before the response starts).
+    """
+    source = log.frames(run.run_id, after, idle_s=keepalive_s)
     return StreamingResponse(
-        with_keepalive(frames(), run.runtime.settings.sse_keepalive_s),
-        media_type="text/event-stream",
-        headers=headers,
-        background=BackgroundTask(run.release),
+        encode_frames(source, run, with_id=True), media_type="text/event-stream", headers=_headers(run)
     )

@@ -52,6 +52,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "model.endpoint_down": "The model server is not answering, so new messages will fail: {reason}",
         "reasoning.title": "Reasoning",
         "nav.schedules": "Schedules",
+        "chat.live_elsewhere": "This conversation is answering in another tab or client, so your message "
+        "was not sent (it is back in the box). Follow that answer here, then send yours.",
+        "chat.follow_live": "Follow the answer",
         "nav.chat": "Chat",
         "nav.waiting": "{count} scheduled run(s) wait for you",
         "sidebar.waiting": "A scheduled run waits for your answer here",
@@ -156,6 +159,9 @@ MESSAGES: dict[str, dict[str, str]] = {
         "model.endpoint_down": "模型服务器没有响应，新消息将会失败：{reason}",
         "reasoning.title": "思考过程",
         "nav.schedules": "定时任务",
+        "chat.live_elsewhere": "这个对话正在另一个标签页或客户端中回答，所以你的消息没有发出（已放回输入框）。"
+        "先在这里跟随那个回答，再发送你的消息。",
+        "chat.follow_live": "跟随回答",
         "nav.chat": "对话",
         "nav.waiting": "有 {count} 个定时运行在等你处理",
         "sidebar.waiting": "这里有一个定时运行在等你答复",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.i18n import t
 from ventapp.pages.components.composer import composer, model_callout, welcome
 from ventapp.pages.components.header import header
 from ventapp.pages.components.message import live_bubble, message_row
@@ -43,6 +44,30 @@ def transcript() -> rx.Component:
     )
 
 
+def live_elsewhere_notice() -> rx.Component:
+    """``.live-elsewhere``: a message was refused because the session answers elsewhere; ``#follow-live`` follows it."""
+    return rx.cond(
+        ChatState.live_elsewhere,
+        rx.callout.root(
+            rx.callout.icon(rx.icon("radio")),
+            rx.callout.text(t("chat.live_elsewhere")),
+            rx.button(
+                t("chat.follow_live"),
+                id="follow-live",
+                size="1",
+                variant="soft",
+                on_click=ChatState.follow_elsewhere,
+            ),
+            class_name="live-elsewhere",
+            color_scheme="amber",
+            size="1",
+            width="100%",
+            max_width=CONTENT_MAX_WIDTH,
+            margin_x="auto",
+        ),
+    )
+
+
 def chat_page() -> rx.Component:
     """The whole chat screen; its ``on_load`` reads the model facts and the user's sessions."""
     return rx.flex(
@@ -51,6 +76,7 @@ def chat_page() -> rx.Component:
             header(),
             endpoint_banner(),
             transcript(),
+            live_elsewhere_notice(),
             session_bar(),
             composer(),
             direction="column",

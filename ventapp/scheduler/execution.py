@@ -30,6 +30,7 @@ from datetime import UTC, datetime, tzinfo
 
 from ventapp.agent.chat_run import ChatRun
 from ventapp.agent.errors import RunFailure
+from ventapp.agent.live_runs import logged_events
 from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.db import schedule_store
@@ -88,7 +89,8 @@ class Executions:
 
     async def _sink(self, run: ChatRun) -> None:
         try:
-            async for event in run.events():
+            # Through the run log, so a tab opening the session follows the scheduled run live.
+            async for event in logged_events(run.runtime.run_log, run):
                 if event.type == "error":
                     logger.info("scheduled run %s ended with %s", run.run_id, getattr(event, "code", "?"))
         except Exception:

@@ -5,56 +5,70 @@ The open session is also in the address bar (``/?session=<id>``, see
 (search, rename, pin, delete, mode, attachments) live in
 :mod:`ventapp.state.sessions_state`.
 
-Streaming rules (DESIGN.md, "UI streaming"):
+Streaming rules (DESIGN.md, "UI streaming"; issues 11 and 18):
 
 * :meth:`ChatState.send` is quick: it appends the user's bubble, sets ``is_streaming``
   and chains into the background :meth:`ChatState.run_agent`;
-* ``run_agent`` runs the pipeline (:func:`ventapp.agent.pipeline.start_chat`) and feeds
-  its events through :func:`ventapp.state.live_answer.pump`, which flushes batched
-  changes into the ``live_*`` vars; only changed vars are assigned, so a text flush
-  sends ``live_text`` and nothing else;
+* ``run_agent`` admits the turn, puts the run on its own task (:func:`turns.start`: a
+  closed tab is not a Stop), shows the new session in the URL and the sidebar at once,
+  and follows the run from its log (:class:`turns.Follower`) — exactly as any other tab
+  that opens the session while it runs does (:meth:`ChatState.follow_live`);
+* the ``live_*`` vars get only what changed; the answer's text goes to the browser as
+  small ``add`` events (:mod:`ventapp.state.live_text`), never as a growing state var;
 * ``messages`` (the finished transcript) is never touched while a run streams: the
-  finished answer is appended once, at the end, in ``finally``.
+  finished answer is appended once, at the end.
+
+Opening a session (load, reload, a sidebar click, back/forward) always reads it from the
+server again, and follows its run if one is live.
 
 Approvals, questions and plans: a run that pauses keeps its bubble on screen (the
 ``live_*`` vars) with a card (``interrupt``, see :mod:`ventapp.state.interrupt_view`).
 The card's answer chains into :meth:`ChatState.resume_agent`, which streams the resumed
 run into the *same* bubble; the transcript gets one answer. A reloaded page gets the card
 back from the checkpoint (:func:`ventapp.state.turns.load_interrupt`). While a run
-streams, the Stop button calls :meth:`ChatState.stop`.
+streams, the Stop button calls :meth:`ChatState.stop`, in any tab showing it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import json
 import logging
 import uuid
 from typing import Any
 
 import reflex as rx
 
-from ventapp.agent.identity import InvalidUserName, normalize_user_name
 from ventapp.agent.interrupts import ResumeAnswer
-from ventapp.agent.pipeline import ChatRejected, owned_session
 from ventapp.agent.resume import ResumeRequest
-from ventapp.agent.uploads import discard_upload
 from ventapp.config import Settings, get_settings
-from ventapp.db import chat_store
 from ventapp.state import turns, views
+from ventapp.state.card_answers import CardAnswers
 from ventapp.state.interrupt_view import (
     InterruptView,
-    approval_answer,
     interrupt_view,
-    plan_answer,
-    questions_answer,
-    with_mode,
 )
 from ventapp.state.live_answer import LiveAnswer, continued, failed_answer, live_from_message, to_message
+from ventapp.state.live_text import put_text
 from ventapp.state.model_state import ModelState
 from ventapp.state.schedules_state import HandoffState
-from ventapp.state.turns import LIST_LIVE_VARS, LIVE_VARS, THINKING, UI_FAILURE, apply_live, current_live
+from ventapp.state.session_reads import (
+    clean_user_name,
+    discard_attachments,
+    last_context,
+    load_session,
+    load_sessions,
+    session_url_script,
+)
+from ventapp.state.turns import (
+    LIST_LIVE_VARS,
+    LIVE_VARS,
+    THINKING,
+    UI_FAILURE,
+    EndedMeanwhile,
+    Follower,
+    apply_live,
+    current_live,
+)
 from ventapp.state.views import (
     STATUS_WAITING,
     ChatMessageView,
@@ -62,11 +76,19 @@ from ventapp.state.views import (
     SessionView,
     TodoView,
     ToolCardView,
-    message_from_row,
-    session_from_row,
 )
 
 logger = logging.getLogger(__name__)
+
+__all__ = [
+    "ChatState",
+    "clean_user_name",
+    "discard_attachments",
+    "last_context",
+    "load_session",
+    "load_sessions",
+    "session_url_script",
+]
 
 
 def _settings() -> Settings:
@@ -74,68 +96,7 @@ def _settings() -> Settings:
     return runtime.settings if runtime is not None else get_settings()
 
 
-def clean_user_name(raw: str) -> tuple[str, str]:
-    """A typed user name under the API's rule (:func:`ventapp.agent.identity.normalize_user_name`).
-
-    Returns:
-        ``(name, "")`` when valid (NFC, trimmed, inner whitespace folded to single spaces),
-        else ``("", sentence explaining what to fix)``; a blank name is refused here as on
-        every route (the UI never falls back to ``default``).
-    """
-    try:
-        return normalize_user_name(str(raw or "")), ""
-    except InvalidUserName as exc:
-        return "", exc.message
-
-
-async def load_sessions(user_name: str) -> list[SessionView]:
-    """The user's past sessions for the sidebar (empty before the runtime is open)."""
-    runtime = turns.current_runtime()
-    if runtime is None or not user_name:
-        return []
-    rows = await asyncio.to_thread(chat_store.list_sessions, runtime.engine, user_name)
-    return [session_from_row(row) for row in rows]
-
-
-async def load_session(session_id: str, user_name: str) -> tuple[list[ChatMessageView], str] | None:
-    """The stored transcript and mode of one of the user's sessions; None if it is not theirs."""
-    runtime = turns.current_runtime()
-    if runtime is None or not session_id:
-        return None
-    try:
-        session = await owned_session(runtime, session_id, user_name)
-    except ChatRejected:
-        return None
-    rows = await asyncio.to_thread(chat_store.list_messages, runtime.engine, session.id)
-    return [message_from_row(row) for row in rows], session.mode
-
-
-def last_context(messages: list[ChatMessageView]) -> tuple[int, int]:
-    """``(context_tokens, context_limit)`` of the newest answer that reported them, else ``(0, 0)``."""
-    for message in reversed(messages):
-        if message.context_limit:
-            return message.context_tokens, message.context_limit
-    return 0, 0
-
-
-def session_url_script(session_id: str) -> Any:
-    """Show the open session in the address bar (``/?session=<id>``; ``""`` = a new chat), no reload."""
-    query = f"?session={session_id}" if session_id else ""
-    return rx.call_script(
-        f"window.history.replaceState(null, '', window.location.pathname + {json.dumps(query)})"
-    )
-
-
-async def discard_attachments(user_name: str, session_id: str, paths: list[str]) -> None:
-    """Delete uploaded files that were never sent (the chat they were for was left)."""
-    runtime = turns.current_runtime()
-    if runtime is None or not session_id:
-        return
-    for path in paths:
-        await asyncio.to_thread(discard_upload, runtime.settings, user_name, session_id, path)
-
-
-class ChatState(rx.State):
+class ChatState(CardAnswers, rx.State):
     """State of the chat page (route ``/``)."""
 
     user_name: str = rx.LocalStorage("", name="ventagent_user_name", sync=True)
@@ -156,7 +117,13 @@ class ChatState(rx.State):
     """The id a new chat will get: set when a file is attached before the first message."""
 
     is_streaming: bool = False
-    live_text: str = ""
+    """A run of the open session is shown live (started here, or followed from another tab)."""
+    live_id: str = ""
+    """The live answer's id: the browser shows its text buffer only for this id (``live_text``)."""
+    _live_text: str = ""
+    """The live answer's text as the browser has it; the browser gets only what is new."""
+    live_elsewhere: bool = False
+    """A message was refused because the session answers elsewhere (another tab or client)."""
     live_reasoning: str = ""
     live_status: str = ""
     live_tools: list[ToolCardView] = []
@@ -173,6 +140,8 @@ class ChatState(rx.State):
 
     _pending_message: str = ""
     _pending_attachments: list[str] = []
+    _follow: dict[str, Any] = {}
+    """The live run a tab that opened the session picks up: ``{run_id, after}``."""
     _resume_answer: dict[str, Any] = {}
     """The card's answer (``ResumeAnswer`` fields) handed to :meth:`resume_agent`."""
     _stop_requested: bool = False
@@ -198,8 +167,14 @@ class ChatState(rx.State):
         for var in LIVE_VARS.values():
             if getattr(self, var):
                 setattr(self, var, [] if var in LIST_LIVE_VARS else "")
+        self._live_text = ""
         if self.interrupt.kind:
             self.interrupt = InterruptView()
+
+    def _new_live(self) -> None:
+        """A new live bubble: the browser's text of any earlier one no longer shows."""
+        self._reset_live()
+        self.live_id = uuid.uuid4().hex
 
     def _show_session(self, session_id: str, loaded: tuple[list[ChatMessageView], str] | None) -> None:
         messages, mode = loaded or ([], "full")
@@ -208,17 +183,50 @@ class ChatState(rx.State):
         self.mode = mode
         self._reset_live()
 
-    async def _restore_interrupt(self) -> None:
+    async def _restore_interrupt(self) -> list[Any]:
         """After a (re)load: if the session waits on a pause, show its answer live with the card."""
         last = self.messages[-1] if self.messages else None
         if last is None or (last.role == "assistant" and last.status != STATUS_WAITING):
-            return
+            return []
         view = interrupt_view(await turns.load_interrupt(self.session_id, self.user_name))
         if not view.kind:
-            return
+            return []
         paused = live_from_message(self.messages.pop()) if last.role == "assistant" else LiveAnswer()
-        apply_live(self, LiveAnswer(), paused)
+        self._new_live()
         self.interrupt = view
+        return apply_live(self, LiveAnswer(), paused)
+
+    async def _open(self, session_id: str) -> list[Any]:
+        """Show a session as the server has it now, and follow its run if one is live.
+
+        Returns:
+            Events to send: the URL, the paused answer's text, or the follower to start.
+        """
+        live = await turns.live_run(session_id, self.user_name)  # before the transcript: see follow_plan
+        loaded = await load_session(session_id, self.user_name)
+        await self._leave_drafts()
+        self._show_session(session_id, loaded)
+        self.live_elsewhere = False
+        plan = None
+        if loaded is not None:
+            try:
+                plan = await turns.follow_plan(live, {message.id for message in self.messages})
+            except EndedMeanwhile:
+                self._show_session(session_id, await load_session(session_id, self.user_name))
+        route = ModelState.follow_session(self.session_id, self.user_name)
+        if plan is None:
+            return [session_url_script(self.session_id), route, *await self._restore_interrupt()]
+        self.messages, start = turns.follow_start(self.messages, plan)
+        self._new_live()
+        self._follow = {"run_id": plan.run_id, "after": plan.after}
+        self.is_streaming = True
+        self._stop_requested = False
+        return [
+            session_url_script(self.session_id),
+            route,
+            *apply_live(self, LiveAnswer(), start),
+            ChatState.follow_live,
+        ]
 
     async def _leave_drafts(self) -> None:
         """Drop unsent attachments (and their files) before another chat is shown."""
@@ -231,7 +239,7 @@ class ChatState(rx.State):
 
     @rx.event
     async def load_page(self) -> Any:
-        """On load: model facts, the user's sessions, and the session named in the URL (or the tab's)."""
+        """On load: model facts, the user's sessions, and the session in the URL read afresh."""
         settings = _settings()
         self.model_name = settings.model_name
         self.demo_mode = settings.demo_mode
@@ -242,14 +250,11 @@ class ChatState(rx.State):
         if not self.user_name:
             return None
         self.sessions = await load_sessions(self.user_name)
-        if self.is_streaming:
-            return None
+        if self.is_streaming:  # a reload while this tab shows a live run: the text so far, again
+            return [session_url_script(self.session_id), put_text(self.live_id, self._live_text)]
         wanted = self.router.url.query_parameters.get("session", "") or self.session_id
-        # A pending card is always re-read: it may have been answered elsewhere meanwhile.
-        if wanted and (wanted != self.session_id or not self.messages or self.interrupt.kind):
-            await self._leave_drafts()
-            self._show_session(wanted, await load_session(wanted, self.user_name))
-            await self._restore_interrupt()
+        if wanted:
+            return await self._open(wanted)
         return [
             session_url_script(self.session_id),
             ModelState.follow_session(self.session_id, self.user_name),
@@ -267,7 +272,8 @@ class ChatState(rx.State):
         self.messages.append(ChatMessageView(id=uuid.uuid4().hex, role="user", content=text))
         self._pending_message = text
         self._pending_attachments, self.attachments = list(self.attachments), []
-        self._reset_live()
+        self._new_live()
+        self.live_elsewhere = False
         self.live_status = THINKING
         self.is_streaming = True
         self._stop_requested = False
@@ -285,7 +291,7 @@ class ChatState(rx.State):
 
     @rx.event(background=True)
     async def run_agent(self) -> Any:
-        """Stream the pending message's answer; append it to the transcript at the end."""
+        """Admit the pending message, then follow its run; append the answer at the end."""
         async with self:
             message, self._pending_message = self._pending_message, ""
             attachments, self._pending_attachments = self._pending_attachments, []
@@ -295,10 +301,8 @@ class ChatState(rx.State):
             picker = await self.get_state(ModelState)
             model = picker.route if picker.has_choice else None
         final = failed_answer(UI_FAILURE)
-        sessions: list[SessionView] | None = None
         try:
-            final = await turns.run_turn(
-                self,
+            run, refused, rejection = await turns.admit_turn(
                 message,
                 user_name,
                 session_id,
@@ -307,15 +311,77 @@ class ChatState(rx.State):
                 new_session=new_session,
                 model=model,
             )
-            sessions = await load_sessions(user_name)  # the new session's title shows in the list
+            if run is None:
+                final = refused or final
+                if rejection is not None and attachments:  # nothing ran: the files wait for the next message
+                    async with self:
+                        self.attachments = [*attachments, *self.attachments]
+                if await turns.answering_elsewhere(rejection, session_id, user_name):
+                    async with self:
+                        self._answered_elsewhere()
+                    yield rx.set_value("chat-input", message)  # it was not sent: back into the box
+                    return
+            else:
+                after = await turns.start(run)
+                sessions = await load_sessions(user_name)  # the new session is listed at once
+                async with self:
+                    self.session_id = run.session_id
+                    if self.user_name == user_name:
+                        self.sessions = sessions
+                    stop = self._stop_requested
+                if stop:  # Stop was pressed before the run was admitted
+                    run.request_stop()
+                yield session_url_script(run.session_id)
+                follower = Follower(run.run_id, after, LiveAnswer(status=THINKING))
+                async for events in self._follow_to_end(follower, follower.start, user_name):
+                    yield events
+                return
         except Exception:
             logger.exception("chat turn failed outside the run pipeline")
-        finally:
-            async with self:
-                self._finish(final, sessions, user_name)
-                shown = self.session_id
+        async with self:
+            self._finish(final, None, user_name)
+        yield HandoffState.refresh
+
+    async def _follow_to_end(self, follower: Follower, shown: LiveAnswer, user_name: str) -> Any:
+        """Follow a run in this tab to its end, then show its card or commit its answer (background)."""
+        async for events in follower.stream(self, shown):
+            if events:
+                yield events
+        sessions = await load_sessions(user_name)  # a new title, the order after the answer
+        async with self:
+            self._finish(follower.final, sessions, user_name)
+            shown_session = self.session_id
         # A message in a scheduled run's session may have closed its pending question.
-        return [session_url_script(shown), HandoffState.refresh]
+        yield [session_url_script(shown_session), HandoffState.refresh]
+
+    def _answered_elsewhere(self) -> None:
+        """The message was refused: the session answers in another tab or client (inside ``async with``)."""
+        if self.messages and self.messages[-1].role == "user":
+            self.messages.pop()
+        self._reset_live()
+        self.is_streaming = False
+        self.live_elsewhere = True
+
+    @rx.event
+    async def follow_elsewhere(self) -> Any:
+        """The notice's "Follow it": read the session again and follow the run it answers."""
+        if self.is_streaming or not self.session_id:
+            return None
+        return await self._open(self.session_id)
+
+    @rx.event(background=True)
+    async def follow_live(self) -> Any:
+        """Follow the live run of a session this tab opened (``_follow``), then show its answer."""
+        async with self:
+            plan, self._follow = self._follow, {}
+            shown = current_live(self)
+            user_name = self.user_name
+        if not plan:
+            return
+        async for events in self._follow_to_end(
+            Follower(plan["run_id"], plan["after"], shown), shown, user_name
+        ):
+            yield events
 
     def _finish(self, final: LiveAnswer, sessions: list[SessionView] | None, user_name: str) -> None:
         """End of a run (inside ``async with``): show its card, or commit the answer once."""
@@ -332,47 +398,6 @@ class ChatState(rx.State):
             self.draft_session_id = ""
         if sessions is not None and self.user_name == user_name:
             self.sessions = sessions
-
-    # --- the card of a paused run ------------------------------------------------------
-
-    def _answer(self, answer: ResumeAnswer | None, view: InterruptView) -> Any:
-        """Show the card's problem, or start the resumed run (once: the card is disabled)."""
-        if self.is_streaming or self.interrupt.submitting or not self.interrupt.token:
-            return None
-        if answer is None:
-            self.interrupt = view
-            return None
-        self.interrupt = dataclasses.replace(view, submitting=True, error="")
-        self._resume_answer = dataclasses.asdict(answer)
-        self.is_streaming = True
-        self._stop_requested = False
-        return ChatState.resume_agent
-
-    @rx.event
-    def toggle_call(self, index: int, mode: str) -> None:
-        """Switch one call of an approval batch to ``edit`` / ``reject``, or back to approve."""
-        if not self.interrupt.submitting:
-            self.interrupt = with_mode(self.interrupt, index, mode)
-
-    @rx.event
-    def submit_approval(self, form_data: dict[str, Any]) -> Any:
-        """The approval card's form: one decision per call, in order."""
-        return self._answer(*approval_answer(self.interrupt, form_data))
-
-    @rx.event
-    def submit_answers(self, form_data: dict[str, Any]) -> Any:
-        """The questions card's form (``answer_<i>``)."""
-        return self._answer(*questions_answer(self.interrupt, form_data))
-
-    @rx.event
-    def approve_plan(self) -> Any:
-        """Approve the plan as it stands."""
-        return self._answer(*plan_answer(self.interrupt, approved=True))
-
-    @rx.event
-    def send_plan_feedback(self, form_data: dict[str, Any]) -> Any:
-        """Send the plan back with the typed feedback (``feedback``)."""
-        return self._answer(*plan_answer(self.interrupt, False, str(form_data.get("feedback") or "")))
 
     @rx.event(background=True)
     async def resume_agent(self) -> Any:
@@ -391,23 +416,13 @@ class ChatState(rx.State):
             async with self:
                 self.interrupt = dataclasses.replace(self.interrupt, submitting=False, error=problem)
                 self.is_streaming = False
-            return None
-        start = continued(paused, THINKING)
-        final = dataclasses.replace(start, status="", error=UI_FAILURE, error_code="internal")
-        sessions: list[SessionView] | None = None
-        try:
-            async with self:
-                self.interrupt = InterruptView()  # the card goes; the bubble keeps streaming
-                apply_live(self, paused, start)
-            final = await turns.stream_run(self, run, start)
-            sessions = await load_sessions(request.user_name)
-        except Exception:
-            logger.exception("resumed turn failed outside the run pipeline")
-        finally:
-            run.release()  # a no-op once its events were read
-            async with self:
-                self._finish(final, sessions, request.user_name)
-        return HandoffState.refresh  # an answered scheduled run no longer waits
+            return
+        follower = Follower(run.run_id, await turns.start(run), continued(paused, THINKING))
+        async with self:
+            self.interrupt = InterruptView()  # the card goes; the bubble keeps streaming
+        shown = dataclasses.replace(paused, paused=False)
+        async for events in self._follow_to_end(follower, shown, request.user_name):
+            yield events  # at the end an answered scheduled run no longer waits (HandoffState)
 
     @rx.event
     async def stop(self) -> None:
@@ -428,16 +443,10 @@ class ChatState(rx.State):
 
     @rx.event
     async def open_session(self, session_id: str) -> Any:
-        """Show a past session from the sidebar and continue it."""
-        if self.is_streaming or session_id == self.session_id:
+        """Show a session from the sidebar as the server has it now (the open one is read again)."""
+        if self.is_streaming:
             return None
-        loaded = await load_session(session_id, self.user_name)
-        if loaded is None:
-            return None
-        await self._leave_drafts()
-        self._show_session(session_id, loaded)
-        await self._restore_interrupt()
-        return [session_url_script(session_id), ModelState.follow_session(session_id, self.user_name)]
+        return await self._open(session_id)
 
     @rx.event
     def open_name_dialog(self) -> None:

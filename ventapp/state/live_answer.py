@@ -284,27 +284,32 @@ async def _drain(events: AsyncIterator[ev.ContractEvent], queue: asyncio.Queue[o
         queue.put_nowait(_END)
 
 
-async def pump(
+@dataclass(frozen=True)
+class Flush:
+    """A point where the UI should catch up: from ``before`` (last shown) to ``after``.
+
+    ``final`` marks the last one, after the stream ended: ``after`` is then the whole
+    answer (terminal events included), which the caller commits instead of showing.
+    """
+
+    before: LiveAnswer
+    after: LiveAnswer
+    final: bool = False
+
+
+async def flushes(
     events: AsyncIterator[ev.ContractEvent],
-    on_flush: FlushFn,
     *,
     interval_s: float = FLUSH_INTERVAL_S,
     live: LiveAnswer | None = None,
-) -> LiveAnswer:
-    """Reduce a run's events into a :class:`LiveAnswer`, flushing in batches.
+) -> AsyncIterator[Flush]:
+    """Reduce a run's events into a :class:`LiveAnswer`, yielding a :class:`Flush` in batches.
 
     The stream is read by a helper task into a queue, so a stalled stream cannot hold
-    back text that already arrived: it is flushed when ``interval_s`` has passed.
-
-    Args:
-        events: The run's contract events (``ChatRun.events()``).
-        on_flush: Called with (last flushed answer, current answer) whenever the UI
-            should catch up; never called for the terminal ``done``/``error``.
-        interval_s: Minimum spacing of text flushes, in seconds.
-        live: The starting answer (default empty).
-
-    Returns:
-        The final answer, including what the last events added (not yet flushed).
+    back text that already arrived: it is flushed when ``interval_s`` has passed. Text
+    is flushed at most about every ``interval_s``, structural events (a tool card, a
+    result) at once, terminal events (``done``/``error``) never: the last item is the
+    ``final`` one.
 
     Raises:
         Exception: Whatever iterating ``events`` raised (the pipeline itself turns
@@ -316,12 +321,6 @@ async def pump(
     last_flush = -math.inf
     queue: asyncio.Queue[object] = asyncio.Queue()
     producer = asyncio.create_task(_drain(events, queue), name="ventagent-ui-event-drain")
-
-    async def flush() -> None:
-        nonlocal flushed, last_flush
-        await on_flush(flushed, live)
-        flushed, last_flush = live, loop.time()
-
     try:
         while True:
             try:
@@ -332,15 +331,18 @@ async def pump(
                 else:
                     wait = last_flush + interval_s - loop.time()
                     if wait <= 0:
-                        await flush()
+                        yield Flush(flushed, live)
+                        flushed, last_flush = live, loop.time()
                         continue
                     try:
                         item = await asyncio.wait_for(queue.get(), wait)
                     except TimeoutError:
-                        await flush()
+                        yield Flush(flushed, live)
+                        flushed, last_flush = live, loop.time()
                         continue
             if item is _END:
-                return live
+                yield Flush(flushed, live, final=True)
+                return
             if isinstance(item, _Failed):
                 raise item.exc
             event: ev.ContractEvent = item  # type: ignore[assignment]  # the queue holds events otherwise
@@ -348,9 +350,31 @@ async def pump(
             if live is flushed or event.type in TERMINAL_EVENTS:
                 continue
             if event.type not in BATCHED_EVENTS or loop.time() - last_flush >= interval_s:
-                await flush()
+                yield Flush(flushed, live)
+                flushed, last_flush = live, loop.time()
     finally:
         if not producer.done():
             producer.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await producer
+
+
+async def pump(
+    events: AsyncIterator[ev.ContractEvent],
+    on_flush: FlushFn,
+    *,
+    interval_s: float = FLUSH_INTERVAL_S,
+    live: LiveAnswer | None = None,
+) -> LiveAnswer:
+    """:func:`flushes` with a callback: ``on_flush(before, after)`` at each flush; returns the final answer.
+
+    Raises:
+        Exception: Whatever iterating ``events`` raised.
+    """
+    final = live or LiveAnswer()
+    async for flush in flushes(events, interval_s=interval_s, live=live):
+        if flush.final:
+            final = flush.after
+            break
+        await on_flush(flush.before, flush.after)
+    return final

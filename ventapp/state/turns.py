@@ -1,32 +1,52 @@
-"""One turn of the chat, seen from the UI: admit it, stream it into the ``live_*`` vars, stop it.
+"""One turn of the chat, seen from the UI: admit it, follow it from the run log, stop it.
 
 These helpers are what :class:`~ventapp.state.chat_state.ChatState`'s background events
 call. ``state`` is always the background task's proxy: every change happens inside
 ``async with state:`` and only the ``live_*`` vars whose value changed are assigned
-(DESIGN.md, "UI streaming").
+(DESIGN.md, "UI streaming"). The answer's text is not a state var: it goes to the
+browser as small ``add`` events (:mod:`ventapp.state.live_text`), so a token costs the
+same bytes however long the answer is.
 
-* :func:`run_turn` admits a new message (:func:`ventapp.agent.pipeline.start_chat`);
+* :func:`admit_turn` admits a new message (:func:`ventapp.agent.pipeline.start_chat`);
 * :func:`admit_resume` admits the answer to a paused run's card
   (:func:`ventapp.agent.resume.start_resume`);
-* both stream with :func:`stream_run`, which also honours a Stop pressed before the
-  run could be found by session (``state._stop_requested``);
+* :func:`start` puts an admitted run on its own task (a closed tab is not a Stop) and
+  :class:`Follower` shows it from the run log — the very same way in the tab that sent
+  the message and in any other tab that opens the session while it runs;
+* :func:`live_run` and :func:`follow_plan` tell a tab opening a session whether, and from
+  where, to follow its live run;
 * :func:`stop_turn` stops the session's active run (:func:`ventapp.agent.pipeline.stop_run`);
 * :func:`load_interrupt` reads the pause a session waits on, for a reloaded page.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 from ventapp.agent import events as ev
 from ventapp.agent.chat_run import ChatRun
+from ventapp.agent.live_runs import go_live, live_state
 from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat, stop_run
 from ventapp.agent.prefixes import apply_prefixes
 from ventapp.agent.resume import ResumeRequest, pending_interrupt, start_resume
+from ventapp.agent.run_log import LogState
 from ventapp.agent.runtime import AgentRuntime, get_runtime
-from ventapp.state.live_answer import LiveAnswer, changed_fields, failed_answer, pump
+from ventapp.db import chat_store
+from ventapp.state.live_answer import (
+    LiveAnswer,
+    changed_fields,
+    continued,
+    failed_answer,
+    flushes,
+    live_from_message,
+)
+from ventapp.state.live_text import text_events
+from ventapp.state.views import ChatMessageView
 
 logger = logging.getLogger(__name__)
 
@@ -35,7 +55,6 @@ UI_FAILURE = "Something went wrong while showing this answer. The error has been
 THINKING = "正在思考…"
 
 LIVE_VARS: dict[str, str] = {
-    "text": "live_text",
     "reasoning": "live_reasoning",
     "status": "live_status",
     "tools": "live_tools",
@@ -43,7 +62,8 @@ LIVE_VARS: dict[str, str] = {
     "citations": "live_citations",
     "notice": "live_notice",
 }
-"""``LiveAnswer`` field -> the state var that shows it while the run streams."""
+"""``LiveAnswer`` field -> the state var that shows it while the run streams (``text`` is the
+browser's buffer, mirrored in the backend-only ``_live_text``)."""
 LIST_LIVE_VARS = frozenset({"live_tools", "live_todos", "live_citations"})
 
 
@@ -55,20 +75,31 @@ def current_runtime() -> AgentRuntime | None:
         return None
 
 
-def apply_live(state: Any, before: LiveAnswer, after: LiveAnswer) -> None:
-    """Assign the ``live_*`` vars whose ``LiveAnswer`` field changed (call inside ``async with``)."""
+def apply_live(state: Any, before: LiveAnswer, after: LiveAnswer) -> list[Any]:
+    """Assign the ``live_*`` vars whose ``LiveAnswer`` field changed (call inside ``async with``).
+
+    Returns:
+        The events that bring the browser's text from ``before.text`` to ``after.text``
+        (send them after the block; empty when the text did not change).
+    """
+    events: list[Any] = []
     for name in changed_fields(before, after):
+        if name == "text":
+            events = text_events(state.live_id, before.text, after.text)
+            state._live_text = after.text
+            continue
         var = LIVE_VARS.get(name)
         if var is None:
             continue
         value = getattr(after, name)
         setattr(state, var, list(value) if isinstance(value, tuple) else value)
+    return events
 
 
 def current_live(state: Any) -> LiveAnswer:
-    """The answer the ``live_*`` vars show now (a paused answer, before it is resumed)."""
+    """The answer the live bubble shows now (a paused answer, before it is resumed)."""
     return LiveAnswer(
-        text=state.live_text,
+        text=state._live_text,
         reasoning=state.live_reasoning,
         status=state.live_status,
         tools=tuple(state.live_tools),
@@ -79,42 +110,65 @@ def current_live(state: Any) -> LiveAnswer:
     )
 
 
-async def stream_run(state: Any, run: ChatRun, live: LiveAnswer) -> LiveAnswer:
-    """Stream an admitted run into ``state`` starting from ``live`` (what is shown now).
+async def start(run: ChatRun) -> int:
+    """Put an admitted run on its own task, writing to the run log; the ``seq`` to follow after.
 
-    Returns:
-        The final answer. A paused one is fully shown (its bubble stays on screen with
-        the card); otherwise the caller commits it. Failures come back as an answer with
-        ``error`` set, never as an exception; the run is always released.
+    From here on the run does not depend on the tab: closing it, reloading it or its
+    background task failing leaves the run going (only Stop stops it).
     """
-    shown = live
-
-    async def on_flush(before: LiveAnswer, after: LiveAnswer) -> None:
-        nonlocal shown
-        async with state:
-            apply_live(state, before, after)
-            stop = state._stop_requested
-        shown = after
-        if stop:  # Stop was pressed before this run was known by its session
-            run.request_stop()
-
-    try:
-        async with state:
-            state.session_id = run.session_id
-        final = await pump(run.events(), on_flush, live=shown)
-        if final.paused:
-            async with state:
-                apply_live(state, shown, final)
-        return final
-    except Exception:
-        logger.exception("showing run %s (trace %s) failed", run.run_id, run.trace_id)
-        return dataclasses.replace(shown, status="", error=UI_FAILURE, error_code="internal")
-    finally:
-        run.release()
+    return await go_live(run.runtime.run_log, run)
 
 
-async def run_turn(
-    state: Any,
+class Follower:
+    """Shows a run in a tab by reading its log, through the same reducer as every client.
+
+    Args:
+        run_id: The run to follow.
+        after: The ``seq`` its frames start after (:func:`start`, :class:`FollowPlan`).
+        start: What the bubble should show before the first frame (a resumed answer's
+            paused part, or the status line).
+
+    Attributes:
+        final: The whole answer once :meth:`stream` ended (failures as ``error``).
+    """
+
+    def __init__(self, run_id: str, after: int, start: LiveAnswer) -> None:
+        self.run_id = run_id
+        self.after = after
+        self.start = start
+        self.final = dataclasses.replace(start, status="", error=UI_FAILURE, error_code="internal")
+
+    async def stream(self, state: Any, shown: LiveAnswer) -> AsyncIterator[list[Any]]:
+        """Follow the run into ``state`` from what the tab ``shown`` now; yields the events to send.
+
+        The caller yields each list from its background event (text ``add`` events:
+        the state vars go out as deltas when each ``async with`` block ends).
+        """
+        runtime = current_runtime()
+        try:
+            if runtime is None:
+                raise RuntimeError("runtime not open")
+            if self.start != shown:
+                yield await _show(state, shown, self.start)
+            frames = runtime.run_log.frames(self.run_id, self.after)
+            events = (frame.event async for frame in frames if frame is not None)
+            async for flush in flushes(events, live=self.start):
+                if flush.final:
+                    self.final = flush.after
+                    if flush.after.paused:  # the bubble stays on screen with its card
+                        yield await _show(state, flush.before, flush.after)
+                    break
+                yield await _show(state, flush.before, flush.after)
+        except Exception:
+            logger.exception("following run %s failed", self.run_id)
+
+
+async def _show(state: Any, before: LiveAnswer, after: LiveAnswer) -> list[Any]:
+    async with state:
+        return apply_live(state, before, after)
+
+
+async def admit_turn(
     message: str,
     user_name: str,
     session_id: str | None,
@@ -123,15 +177,15 @@ async def run_turn(
     mode: str | None = None,
     new_session: bool = False,
     model: str | None = None,
-) -> LiveAnswer:
-    """Admit and stream one turn, flushing into ``state``; return the final answer.
+) -> tuple[ChatRun | None, LiveAnswer | None, ChatRejected | None]:
+    """Admit one turn: ``(run, None, None)``, or ``(None, answer showing why, the refusal)``.
 
     The message's ``#skill:`` / ``#session:`` prefixes apply as in the API. Failures come
     back as an answer with ``error`` set (shown in the bubble), never as an exception.
     """
     runtime = current_runtime()
     if runtime is None:
-        return failed_answer(NOT_READY)
+        return None, failed_answer(NOT_READY), None
     request = ChatRequest(
         message=message,
         user_name=user_name,
@@ -142,13 +196,85 @@ async def run_turn(
         model=model,
     )
     try:
-        run = await start_chat(runtime, apply_prefixes(request))
+        return await start_chat(runtime, apply_prefixes(request)), None, None
     except ChatRejected as exc:
-        if request.attachments:  # nothing ran: the files wait for the next message
-            async with state:
-                state.attachments = [*request.attachments, *state.attachments]
-        return failed_answer(exc.message, exc.code)
-    return await stream_run(state, run, LiveAnswer(status=THINKING))  # what `_begin` already shows
+        return None, failed_answer(exc.message, exc.code), exc
+
+
+@dataclass(frozen=True)
+class FollowPlan:
+    """Where a tab that opened a session picks up its live run.
+
+    Attributes:
+        run_id: The live run.
+        after: Follow its frames after this ``seq``.
+        paused_id: The stored message of the paused part this (resumed) run continues:
+            the bubble starts from it, and it leaves the transcript meanwhile.
+    """
+
+    run_id: str
+    after: int
+    paused_id: str | None = None
+
+
+async def live_run(session_id: str, user_name: str) -> LogState | None:
+    """The session's run in the log, if it is still going (read *before* the transcript)."""
+    runtime = current_runtime()
+    if runtime is None or not session_id:
+        return None
+    state = await live_state(runtime.run_log, session_id, user_name)
+    return state if state is not None and not state.ended else None
+
+
+async def follow_plan(live: LogState | None, shown_ids: set[str]) -> FollowPlan | None:
+    """Whether to follow ``live`` (from :func:`live_run`), given the message ids just read.
+
+    The log was read before the transcript, so a run that was going then may have ended
+    since: when its answer is already among ``shown_ids`` there is nothing to follow.
+
+    Raises:
+        EndedMeanwhile: The run ended between the two reads and its answer is not shown
+            (the caller reads the transcript again).
+    """
+    runtime = current_runtime()
+    if live is None or runtime is None:
+        return None
+    row = await asyncio.to_thread(chat_store.run_answer, runtime.engine, live.run.run_id)
+    if row is not None and row.status != "waiting":
+        if str(row.id) in shown_ids:
+            return None
+        raise EndedMeanwhile(live.run.run_id)
+    paused_id = str(row.id) if row is not None else None
+    return FollowPlan(run_id=live.run.run_id, after=live.first_seq - 1, paused_id=paused_id)
+
+
+def follow_start(
+    messages: list[ChatMessageView], plan: FollowPlan
+) -> tuple[list[ChatMessageView], LiveAnswer]:
+    """The transcript and the bubble a tab following ``plan`` starts from.
+
+    A resumed run's paused part leaves the transcript: the bubble goes on from it.
+    """
+    paused = next((m for m in messages if m.id == plan.paused_id), None)
+    if paused is None:
+        return messages, LiveAnswer(status=THINKING)
+    rest = [m for m in messages if m.id != plan.paused_id]
+    return rest, continued(live_from_message(paused), THINKING)
+
+
+async def answering_elsewhere(rejection: ChatRejected | None, session_id: str | None, user_name: str) -> bool:
+    """True when a message was refused because its session answers in another tab or client."""
+    if rejection is None or rejection.status != 409 or rejection.code != "busy" or not session_id:
+        return False
+    runtime = current_runtime()
+    admitted = runtime.active_runs.get(session_id) if runtime is not None else None
+    if admitted is not None and admitted.user_name == user_name:
+        return True  # admitted, perhaps not yet writing to its log
+    return await live_run(session_id, user_name) is not None
+
+
+class EndedMeanwhile(Exception):
+    """The run ended while the tab read the transcript: read it again."""
 
 
 async def admit_resume(request: ResumeRequest) -> tuple[ChatRun | None, str]:

@@ -17,6 +17,7 @@ from ventapp.pages.components.interrupt_card import interrupt_card
 from ventapp.pages.components.styles import markdown
 from ventapp.pages.components.tool_card import tool_card
 from ventapp.state.chat_state import ChatState
+from ventapp.state.live_text import shown_text
 from ventapp.state.views import ChatMessageView, CitationView, TodoView
 
 
@@ -257,12 +258,14 @@ def assistant_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
 
 
 def live_bubble() -> rx.Component:
-    """The answer being streamed, fed by the ``live_*`` vars (never by ``messages``).
+    """The answer being streamed, fed by the ``live_*`` vars and the browser's text buffer (never by ``messages``).
 
     A paused run's answer stays here with its card until the person answers; the resumed
     run then streams on in this same bubble.
     """
     pending = rx.cond(ChatState.is_streaming, "", WAITING_FOR_YOU)
+    # The text lives in the browser and grows by small appends (issue 18): never a state var.
+    live_text = shown_text(ChatState.live_id)
     return _assistant_shell(
         _reasoning(ChatState.live_reasoning, live=True),
         rx.cond(
@@ -274,7 +277,7 @@ def live_bubble() -> rx.Component:
             ),
         ),
         todo_list(ChatState.live_todos),
-        rx.cond(ChatState.live_text != "", rx.box(markdown(ChatState.live_text), width="100%")),
+        rx.cond(live_text != "", rx.box(markdown(live_text), width="100%")),
         rx.cond(
             ChatState.live_notice != "",
             rx.callout(

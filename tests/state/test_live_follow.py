@@ -1,0 +1,223 @@
+"""Two tabs on one session, headless (issue 11): a tab that opens a session follows its live run.
+
+The real Reflex event processor with two tab tokens, a real runtime (SQLite, in-memory
+checkpointer) and the scripted model streaming a 200-word answer one word every 10 ms.
+The websocket is replaced by a recorder of the scripts each tab is sent, so the text a
+tab's browser would show is computed from them (``browser_text``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reflex.event import Event
+from reflex.istate.manager.memory import StateManagerMemory
+from reflex.istate.manager.token import BaseStateToken
+from reflex.state import State
+from reflex_base.event.processor import BaseStateEventProcessor
+from reflex_base.utils.format import format_event_handler
+
+from tests.scripted_llm.script import long_answer
+from tests.scripted_llm.server import ScriptedServer
+from tests.state.test_chat_state import Browser, browser_text
+from ventapp.agent.runtime import AgentRuntime, set_runtime
+from ventapp.config import load_settings
+from ventapp.db import chat_store
+from ventapp.state.chat_state import ChatState
+
+USER = "Ann"
+
+
+@pytest.fixture
+async def llm() -> AsyncIterator[ScriptedServer]:
+    with ScriptedServer(delay_ms=10) as server:
+        yield server
+
+
+@pytest.fixture
+async def runtime(tmp_path: Path, llm: ScriptedServer) -> AsyncIterator[AgentRuntime]:
+    settings = load_settings(
+        {
+            "DEEP_AGENT_ENV_PRIORITY": "none",
+            "DATA_DIR": str(tmp_path),
+            "CHECKPOINTER": "memory",
+            "OPENAI_BASE_URL": llm.base_url,
+            "OPENAI_API_KEY": "x",
+            "MODEL_NAME": "scripted-demo",
+            "MODEL_MAX_RETRIES": "0",
+            "BILLING_ALLOW_UNPRICED": "1",
+        }
+    )
+    opened = await AgentRuntime.open(settings)
+    set_runtime(opened)
+    try:
+        yield opened
+    finally:
+        set_runtime(None)
+        await opened.close()
+
+
+class Tab:
+    def __init__(self, processor: BaseStateEventProcessor, browser: Browser) -> None:
+        self.processor, self.browser = processor, browser
+        self.token = uuid.uuid4().hex
+
+    async def fire(self, name: str, **payload: Any) -> None:
+        event = Event(name=format_event_handler(ChatState.event_handlers[name]), payload=payload)
+        async for _ in self.processor.enqueue_stream_delta(self.token, event):
+            pass
+
+    async def state(self) -> ChatState:
+        manager = self.processor._root_context.state_manager  # type: ignore[union-attr]  # configured below
+        root = await manager.get_state(BaseStateToken(ident=self.token, cls=State))
+        return await root.get_state(ChatState)
+
+    async def shown_text(self) -> str:
+        return browser_text(self.browser.scripts.get(self.token, []), (await self.state()).live_id)
+
+
+@pytest.fixture
+async def tabs(runtime: AgentRuntime) -> AsyncIterator[tuple[Tab, Tab]]:
+    browser = Browser()
+    processor = BaseStateEventProcessor().configure(
+        state_manager=StateManagerMemory(),
+        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
+    )
+    async with processor:
+        a, b = Tab(processor, browser), Tab(processor, browser)
+        for tab in (a, b):
+            await tab.fire("save_user_name", form_data={"user_name": USER})
+        yield a, b
+
+
+async def until(condition: Callable[[], Any], timeout_s: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while asyncio.get_running_loop().time() < deadline:
+        if await condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("condition not met in time")
+
+
+async def send_and_wait_mid_answer(
+    a: Tab, message: str = "long answer please"
+) -> tuple[asyncio.Task[None], str]:
+    """Tab A sends; returns (its task, the session id) once some of the answer has streamed."""
+    earlier = (await a.state()).live_id
+    sending = asyncio.create_task(a.fire("send", form_data={"message": message}))
+
+    async def streaming() -> bool:
+        state = await a.state()
+        return state.live_id != earlier and state.is_streaming and len(await a.shown_text()) > 20
+
+    await until(streaming)
+    return sending, (await a.state()).session_id
+
+
+def transcript(state: ChatState) -> list[tuple[str, str, str]]:
+    return [(m.role, m.content, m.status) for m in state.messages]
+
+
+async def test_a_second_tab_opening_the_session_follows_the_live_answer_to_the_same_end(
+    tabs: tuple[Tab, Tab],
+) -> None:
+    a, b = tabs
+    sending, session_id = await send_and_wait_mid_answer(a)
+
+    opening = asyncio.create_task(b.fire("open_session", session_id=session_id))
+
+    async def b_follows() -> bool:
+        state = await b.state()
+        return state.is_streaming and len(await b.shown_text()) > 0
+
+    await until(b_follows)
+    assert long_answer().startswith(await b.shown_text()), "B shows the answer so far, then the rest"
+    await asyncio.gather(sending, opening)
+
+    state_a, state_b = await a.state(), await b.state()
+    assert not state_b.is_streaming and state_b.session_id == session_id
+    assert (
+        transcript(state_a)
+        == transcript(state_b)
+        == [
+            ("user", "long answer please", "done"),
+            ("assistant", long_answer(), "done"),
+        ]
+    )
+
+
+async def test_stop_in_the_following_tab_stops_the_run_for_both(tabs: tuple[Tab, Tab]) -> None:
+    a, b = tabs
+    sending, session_id = await send_and_wait_mid_answer(a)
+    opening = asyncio.create_task(b.fire("open_session", session_id=session_id))
+
+    async def b_streams() -> bool:
+        return (await b.state()).is_streaming
+
+    await until(b_streams)
+    await b.fire("stop")
+    await asyncio.gather(sending, opening)
+
+    for tab in (a, b):
+        answer = (await tab.state()).messages[-1]
+        assert answer.status == "stopped" and len(answer.content) < len(long_answer())
+    assert transcript(await a.state()) == transcript(await b.state())
+
+
+async def test_sending_from_a_stale_tab_says_the_session_answers_elsewhere_and_offers_to_follow(
+    tabs: tuple[Tab, Tab], runtime: AgentRuntime
+) -> None:
+    a, b = tabs
+    await a.fire("send", form_data={"message": "hello"})
+    session_id = (await a.state()).session_id
+    await b.fire("open_session", session_id=session_id)  # B shows the session, idle
+    sending, _ = await send_and_wait_mid_answer(a)
+
+    await b.fire("send", form_data={"message": "me too"})
+
+    state = await b.state()
+    assert state.live_elsewhere and not state.is_streaming
+    assert [m.content for m in state.messages if m.role == "user"] == ["hello"], "not sent, not shown as sent"
+    assert not any(m.status == "error" for m in state.messages)
+
+    await b.fire("follow_elsewhere")
+    await sending
+    state = await b.state()
+    assert not state.live_elsewhere
+    assert transcript(state) == transcript(await a.state())
+
+
+async def test_a_message_added_elsewhere_shows_when_the_open_session_is_opened_again(
+    tabs: tuple[Tab, Tab], runtime: AgentRuntime
+) -> None:
+    a, _ = tabs
+    await a.fire("send", form_data={"message": "hello"})
+    session_id = (await a.state()).session_id
+    chat_store.add_message(runtime.engine, session_id, "user", "added by another client")
+
+    await a.fire("open_session", session_id=session_id)  # the sidebar click on the open session
+
+    assert (await a.state()).messages[-1].content == "added by another client"
+
+    chat_store.add_message(runtime.engine, session_id, "user", "and another one")
+    await a.fire("load_page")  # a reload: the tab's state still has the session and its messages
+
+    assert (await a.state()).messages[-1].content == "and another one"
+
+
+async def test_a_reload_while_streaming_gets_the_text_so_far_in_one_put(tabs: tuple[Tab, Tab]) -> None:
+    a, _ = tabs
+    sending, _ = await send_and_wait_mid_answer(a)
+    before = len(a.browser.scripts[a.token])
+
+    await a.fire("load_page")
+
+    puts = [script for script in a.browser.scripts[a.token][before:] if ".put(" in script]
+    assert puts, "the reloaded page is sent the whole text once"
+    await sending
+    assert (await a.state()).messages[-1].content == long_answer()

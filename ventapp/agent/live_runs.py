@@ -1,0 +1,87 @@
+"""Live runs: every admitted run streams into its log, and every client reads from there (issue 11).
+
+A run is no longer read by the client that started it: :func:`go_live` hands it to a task
+of its own that iterates :meth:`ChatRun.events` and writes each event to the runtime's
+:class:`~ventapp.agent.run_log.RunLog`. Clients — the API stream that admitted the run, a
+browser tab, a client joining with ``GET /api/chat/stream`` — follow the log with
+:meth:`RunLog.frames`. So a client that goes away costs the run nothing, and whether its
+leaving stops the run is the client's choice: ``POST /api/chat`` stops it (spec 002) unless
+sent with ``detach=1``; the UI never does (a closed tab is not a Stop).
+
+Scheduled runs are consumed by their own sink; :func:`logged_events` writes their events
+to the same log as they pass, so a tab opening a scheduled run's session follows it too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+
+from ventapp.agent.chat_run import ChatRun
+from ventapp.agent.events import ContractEvent
+from ventapp.agent.run_log import LoggedRun, LogState, RunLog
+
+logger = logging.getLogger(__name__)
+
+
+def logged_run(run: ChatRun) -> LoggedRun:
+    """The log's record of ``run`` (ids and owner)."""
+    return LoggedRun(
+        run_id=run.run_id, session_id=run.session_id, user_name=run.user_name, trace_id=run.trace_id
+    )
+
+
+async def logged_events(log: RunLog, run: ChatRun) -> AsyncIterator[ContractEvent]:
+    """Iterate the run's events, writing each to ``log`` before it is passed on.
+
+    The log is opened before the first event and closed however the iteration ends (the
+    run finished, or the consumer left and the run was finalised as ``cancelled``).
+    """
+    await log.open(logged_run(run))
+    try:
+        async for event in run.events():
+            await log.append(run.run_id, event)
+            yield event
+    finally:
+        await log.close(run.run_id)
+
+
+async def _drive(log: RunLog, run: ChatRun) -> None:
+    try:
+        async for event in run.events():
+            await log.append(run.run_id, event)
+    except Exception:  # the run turns failures into error frames: this is a bug, and logged
+        logger.exception("live run %s (trace %s) failed in its driver", run.run_id, run.trace_id)
+    finally:
+        await log.close(run.run_id)
+
+
+async def go_live(log: RunLog, run: ChatRun, track: bool = True) -> int:
+    """Start the admitted ``run`` on a task of its own, writing every event to ``log``.
+
+    The log is open when this returns, so a reader starting now misses nothing. The task
+    finalises the run whatever happens; cancelling it (shutdown) ends the run ``cancelled``.
+
+    Args:
+        log: The runtime's run log.
+        run: An admitted run whose events nobody has iterated.
+        track: Keep the task in the runtime's background set (waited for at shutdown).
+
+    Returns:
+        The ``seq`` to read after for all of this run's frames (0, or for a resumed run
+        the paused part's last number).
+    """
+    after = await log.open(logged_run(run))
+    task = asyncio.create_task(_drive(log, run), name=f"live-{run.run_id}")
+    if track:
+        run.runtime.track(task)
+    return after
+
+
+async def live_state(log: RunLog, session_id: str, user_name: str) -> LogState | None:
+    """The session's current or just-ended run, if it is ``user_name``'s; else None."""
+    state = await log.current(session_id)
+    if state is None or state.run.user_name != user_name:
+        return None
+    return state
