@@ -8,6 +8,7 @@ pipeline is replaced by a fake that yields real contract events.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 from collections.abc import AsyncIterator, Iterable, Mapping
 from datetime import datetime
@@ -103,7 +104,10 @@ def test_reduce_tokens_concatenate_and_clear_the_status_line() -> None:
         message="正在执行：计算器", cn_agent="助手", tools=["calculate"], cn_tools=["计算器"]
     )
     live = fold([executing], live)
-    assert live.status == "正在执行：计算器"
+    assert live.status == "正在调用 计算器…"
+    unknown = ev.Executing(message="正在执行：未知", cn_agent="助手", tools=["unknown_tool"], cn_tools=["未知"])
+    assert fold([unknown], LiveAnswer(lang="en")).status == "Calling unknown_tool…", "never the Chinese label"
+    assert fold([unknown]).status == "正在调用 未知…"
 
     live = fold([ev.Token(content="The "), ev.Token(content="result "), ev.Token(content="is 60.")], live)
 
@@ -142,7 +146,8 @@ def test_reduce_error_sets_error_and_the_message_shows_it() -> None:
     assert live.error_code == "model_unreachable"
     message = to_message(live)
     assert message.status == "error"
-    assert message.error == live.error
+    assert message.error == "模型服务没有响应，请稍后再试。", "plain words for the person at the keyboard"
+    assert message.error_detail == live.error, "the pipeline's sentence behind Details"
     assert message.content == "partial"
 
 
@@ -153,7 +158,9 @@ def test_reduce_done_sets_usage_and_the_footer() -> None:
     assert live.duration_ms == 2400
     message = to_message(live)
     assert message.status == "done"
-    assert message.footer == "2.4 s · 1,234 tokens (1,100 in · 134 out) · context 1.1k / 128k"
+    assert message.footer == "2.4秒 · 1,234 token（输入 1,100 · 输出 134） · 上下文 1100 / 12.8万"
+    english = to_message(dataclasses.replace(live, lang="en"))
+    assert english.footer == "2.4 sec · 1,234 tokens (1,100 in · 134 out) · context 1.1K / 128K"
 
 
 def test_reduce_todos_and_interrupt() -> None:
@@ -290,20 +297,22 @@ def test_message_from_row_restores_tool_cards_citations_and_footer() -> None:
         status="failed",
     )
 
-    view = message_from_row(row)
+    view = message_from_row(row, "en")
 
     assert [(t.tool_call_id, t.done) for t in view.tools] == [("c1", True), ("c2", False)]
     assert view.citations[0].url == "/kb/fan-laws"
-    assert view.status == "error" and view.error
+    assert view.status == "error" and view.error == "This answer did not finish because the run failed."
     assert view.footer.startswith("1,234 tokens")
+    assert message_from_row(row).error == "运行失败，这个回答没有完成。"
 
 
 def test_usage_footer_marks_estimates_and_hides_empty_usage() -> None:
     estimate = ev.Usage(input_tokens=10, output_tokens=5, total_tokens=15, usage_source="estimate")
 
-    assert usage_footer(estimate, 1500) == "1.5 s · 15 tokens (10 in · 5 out) · estimated"
+    assert usage_footer(estimate, 1500, "en") == "1.5 sec · 15 tokens (10 in · 5 out) · estimated"
+    assert usage_footer(estimate, 1500) == "1.5秒 · 15 token（输入 10 · 输出 5） · 估算"
     assert usage_footer(None) == ""
-    assert usage_footer({}, 200) == "0.2 s"
+    assert usage_footer({}, 200, "en") == "0.2 sec"
 
 
 def test_clean_user_name() -> None:
@@ -316,8 +325,9 @@ def test_clean_user_name_applies_the_api_rule() -> None:
     """Issue 17 item 9: the dialog keeps what the API would resolve, and refuses what it refuses."""
     assert cs.clean_user_name("Jose\u0301\u00a0") == ("Jos\u00e9", "")
     for bad in ("ali\u200bce", "al\x00ice", "alice\x1b[31m"):
-        name, problem = cs.clean_user_name(bad)
-        assert name == "" and "user_name" in problem, bad
+        name, problem = cs.clean_user_name(bad, "en")
+        assert name == "" and "invisible" in problem, bad
+    assert cs.clean_user_name("x" * 129, "zh-CN")[1] == "名字最多 128 个字符。"
 
 
 # --- ChatState headless ------------------------------------------------------------------
@@ -354,7 +364,7 @@ def pipeline(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
         fake.runs.append(run)
         return run
 
-    async def load_sessions(user_name: str) -> list[Any]:
+    async def load_sessions(user_name: str, lang: str = "zh-CN") -> list[Any]:
         return [cs.SessionView(id=SESSION, title="calc", updated=datetime(2025, 1, 1).isoformat())]
 
     monkeypatch.setattr(turns, "current_runtime", lambda: object())
@@ -401,6 +411,7 @@ async def client() -> AsyncIterator[Client]:
     async with processor:
         tab = Client(processor)
         await tab.fire("save_user_name", form_data={"user_name": "Ann"})
+        await tab.fire("relocalise", lang="en")  # these tests read English; test_chat_lang covers Chinese
         yield tab
 
 
@@ -435,7 +446,7 @@ async def test_send_streams_into_live_vars_and_commits_the_answer_once(
     assert answer.content == "".join(f"w{i} " for i in range(60))
     assert [(t.tool_call_id, t.content) for t in answer.tools] == [("c1", "60")]
     assert answer.citations[0].url == "/kb/fan-laws"
-    assert answer.status == "done" and answer.footer.startswith("1.2 s")
+    assert answer.status == "done" and answer.footer.startswith("1.2 sec")
     assert [s.id for s in state.sessions] == [SESSION]
     assert pipeline.runs[0].released
 
@@ -463,7 +474,8 @@ async def test_rejected_run_shows_the_message_in_the_bubble(
     state = await client.state()
     answer = state.messages[-1]
     assert answer.status == "error"
-    assert answer.error == "This session is already answering. Wait for it to finish."
+    assert answer.error == "This conversation or the server is busy answering. Try again in a moment."
+    assert answer.error_detail == "This session is already answering. Wait for it to finish."
     assert state.is_streaming is False
 
 
@@ -473,7 +485,8 @@ async def test_pipeline_error_event_is_shown_in_place(client: Client, pipeline: 
     await client.fire("send", form_data={"message": "hello"})
 
     answer = (await client.state()).messages[-1]
-    assert (answer.status, answer.error) == ("error", "No model is configured.")
+    assert (answer.status, answer.error) == ("error", "No model is configured yet, so nobody can answer.")
+    assert answer.error_detail == "No model is configured.", "the operator's sentence stays behind Details"
 
 
 async def test_blank_message_and_missing_name_do_not_start_a_run(pipeline: SimpleNamespace) -> None:

@@ -13,6 +13,7 @@
 6. permissions — first match wins (pitfall 10): specific allows before the broad write deny,
    so tools write only under ``/workspace/``;
 7. middleware — :class:`~ventapp.agent.middleware.PlanModeMiddleware` (plan-first prompt in plan mode),
+   :class:`~ventapp.agent.middleware.AnswerLanguageMiddleware` (answer in the browser UI's language),
    :class:`~ventapp.agent.middleware.PreferencesMiddleware` (the user's preferences, every call),
    :class:`~ventapp.agent.middleware.DynamicTimeMiddleware` (the current Beijing time on every call),
    :class:`~ventapp.agent.tool_profiles.LeanToolsMiddleware` when ``TOOLS_PROFILE=lean``;
@@ -35,7 +36,12 @@ from deepagents.backends import CompositeBackend, FilesystemBackend, StateBacken
 from langchain_core.language_models import BaseChatModel
 from langgraph.types import Checkpointer
 
-from ventapp.agent.middleware import DynamicTimeMiddleware, PlanModeMiddleware, PreferencesMiddleware
+from ventapp.agent.middleware import (
+    AnswerLanguageMiddleware,
+    DynamicTimeMiddleware,
+    PlanModeMiddleware,
+    PreferencesMiddleware,
+)
 from ventapp.agent.prompts import MAIN_SYSTEM_PROMPT, RESEARCHER_PROMPT
 from ventapp.agent.tool_profiles import LEAN_TOOLS, TOOLS_PROFILES, LeanToolsMiddleware
 from ventapp.agent.turn_context import needs_review
@@ -188,6 +194,7 @@ def build_agent(
         permissions=_permissions(),
         middleware=[
             PlanModeMiddleware(),
+            AnswerLanguageMiddleware(),
             PreferencesMiddleware(),
             DynamicTimeMiddleware(),
             *([LeanToolsMiddleware()] if tools_profile == "lean" else []),

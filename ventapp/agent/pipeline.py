@@ -135,6 +135,8 @@ class ChatRequest:
     """A new session's title (1–200 characters); default: the message, truncated."""
     kind: str = "chat"
     """What started the run, as ``execution_runs.kind`` records it: ``chat`` or ``schedule``."""
+    lang: str | None = None
+    """The browser UI's language (``zh-CN`` | ``en``): the model is asked to answer in it; None for API clients."""
 
 
 def agent_input_text(request: ChatRequest) -> str:
@@ -312,6 +314,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         graph_input={"messages": [{"role": "user", "content": agent_input_text(request)}]},
         on_release=release,
         mode=request.mode or (session.mode if session is not None else "full"),
+        lang=request.lang,
     )
     runtime.active_runs[session_id] = run
     return run

@@ -26,23 +26,35 @@ streams, the Stop button calls :meth:`ChatState.stop`.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import json
 import logging
 import uuid
 from typing import Any
 
 import reflex as rx
 
-from ventapp.agent.identity import InvalidUserName, normalize_user_name
 from ventapp.agent.interrupts import ResumeAnswer
-from ventapp.agent.pipeline import ChatRejected, owned_session
 from ventapp.agent.resume import ResumeRequest
-from ventapp.agent.uploads import discard_upload
 from ventapp.config import Settings, get_settings
-from ventapp.db import chat_store
+from ventapp.i18n import DEFAULT_LANG, resolve_lang, t
+
+__all__ = [  # helpers other states import from here
+    "ChatState",
+    "clean_user_name",
+    "discard_attachments",
+    "load_session",
+    "load_sessions",
+    "session_url_script",
+]
 from ventapp.state import turns, views
+from ventapp.state.chat_data import (
+    clean_user_name,
+    discard_attachments,
+    last_context,
+    load_session,
+    load_sessions,
+    session_url_script,
+)
 from ventapp.state.interrupt_view import (
     InterruptView,
     approval_answer,
@@ -51,6 +63,7 @@ from ventapp.state.interrupt_view import (
     questions_answer,
     with_mode,
 )
+from ventapp.state.lang_state import ui_lang
 from ventapp.state.live_answer import LiveAnswer, continued, failed_answer, live_from_message, to_message
 from ventapp.state.schedules_state import HandoffState
 from ventapp.state.turns import LIST_LIVE_VARS, LIVE_VARS, THINKING, UI_FAILURE, apply_live, current_live
@@ -61,8 +74,6 @@ from ventapp.state.views import (
     SessionView,
     TodoView,
     ToolCardView,
-    message_from_row,
-    session_from_row,
 )
 
 logger = logging.getLogger(__name__)
@@ -71,67 +82,6 @@ logger = logging.getLogger(__name__)
 def _settings() -> Settings:
     runtime = turns.current_runtime()
     return runtime.settings if runtime is not None else get_settings()
-
-
-def clean_user_name(raw: str) -> tuple[str, str]:
-    """A typed user name under the API's rule (:func:`ventapp.agent.identity.normalize_user_name`).
-
-    Returns:
-        ``(name, "")`` when valid (NFC, trimmed, inner whitespace folded to single spaces),
-        else ``("", sentence explaining what to fix)``; a blank name is refused here as on
-        every route (the UI never falls back to ``default``).
-    """
-    try:
-        return normalize_user_name(str(raw or "")), ""
-    except InvalidUserName as exc:
-        return "", exc.message
-
-
-async def load_sessions(user_name: str) -> list[SessionView]:
-    """The user's past sessions for the sidebar (empty before the runtime is open)."""
-    runtime = turns.current_runtime()
-    if runtime is None or not user_name:
-        return []
-    rows = await asyncio.to_thread(chat_store.list_sessions, runtime.engine, user_name)
-    return [session_from_row(row) for row in rows]
-
-
-async def load_session(session_id: str, user_name: str) -> tuple[list[ChatMessageView], str] | None:
-    """The stored transcript and mode of one of the user's sessions; None if it is not theirs."""
-    runtime = turns.current_runtime()
-    if runtime is None or not session_id:
-        return None
-    try:
-        session = await owned_session(runtime, session_id, user_name)
-    except ChatRejected:
-        return None
-    rows = await asyncio.to_thread(chat_store.list_messages, runtime.engine, session.id)
-    return [message_from_row(row) for row in rows], session.mode
-
-
-def last_context(messages: list[ChatMessageView]) -> tuple[int, int]:
-    """``(context_tokens, context_limit)`` of the newest answer that reported them, else ``(0, 0)``."""
-    for message in reversed(messages):
-        if message.context_limit:
-            return message.context_tokens, message.context_limit
-    return 0, 0
-
-
-def session_url_script(session_id: str) -> Any:
-    """Show the open session in the address bar (``/?session=<id>``; ``""`` = a new chat), no reload."""
-    query = f"?session={session_id}" if session_id else ""
-    return rx.call_script(
-        f"window.history.replaceState(null, '', window.location.pathname + {json.dumps(query)})"
-    )
-
-
-async def discard_attachments(user_name: str, session_id: str, paths: list[str]) -> None:
-    """Delete uploaded files that were never sent (the chat they were for was left)."""
-    runtime = turns.current_runtime()
-    if runtime is None or not session_id:
-        return
-    for path in paths:
-        await asyncio.to_thread(discard_upload, runtime.settings, user_name, session_id, path)
 
 
 class ChatState(rx.State):
@@ -169,6 +119,9 @@ class ChatState(rx.State):
     model_name: str = ""
     demo_mode: bool = False
     model_configured: bool = True
+    lang: str = DEFAULT_LANG
+    """The UI language server-worded text is in (footers, dates, errors): ``LangState``'s, read on
+    load and on every switch (:meth:`relocalise`)."""
 
     _pending_message: str = ""
     _pending_attachments: list[str] = []
@@ -190,7 +143,7 @@ class ChatState(rx.State):
     @rx.var
     def context_label(self) -> str:
         """e.g. ``"Context: 1.1k of 128k tokens (1%)"``; ``""`` before any answer reported it."""
-        return views.context_label(*last_context(self.messages))
+        return views.context_label(*last_context(self.messages), self.lang)
 
     def _reset_live(self) -> None:
         # Assign only what is not empty yet: every assignment is re-sent in the next delta.
@@ -212,11 +165,13 @@ class ChatState(rx.State):
         last = self.messages[-1] if self.messages else None
         if last is None or (last.role == "assistant" and last.status != STATUS_WAITING):
             return
-        view = interrupt_view(await turns.load_interrupt(self.session_id, self.user_name))
+        view = interrupt_view(await turns.load_interrupt(self.session_id, self.user_name), self.lang)
         if not view.kind:
             return
-        paused = live_from_message(self.messages.pop()) if last.role == "assistant" else LiveAnswer()
-        apply_live(self, LiveAnswer(), paused)
+        paused = (
+            live_from_message(self.messages.pop(), self.lang) if last.role == "assistant" else LiveAnswer(lang=self.lang)
+        )
+        apply_live(self, LiveAnswer(lang=self.lang), paused)
         self.interrupt = view
 
     async def _leave_drafts(self) -> None:
@@ -232,24 +187,45 @@ class ChatState(rx.State):
     async def load_page(self) -> Any:
         """On load: model facts, the user's sessions, and the session named in the URL (or the tab's)."""
         settings = _settings()
+        self.lang = await ui_lang(self)
         self.model_name = settings.model_name
         self.demo_mode = settings.demo_mode
         self.model_configured = settings.model_configured
-        stored, _ = clean_user_name(self.user_name) if self.user_name else ("", "")
+        stored, _ = clean_user_name(self.user_name, self.lang) if self.user_name else ("", "")
         if stored != self.user_name:
             self.user_name = stored  # kept before the rule existed: normalised, or asked again ("")
         if not self.user_name:
             return None
-        self.sessions = await load_sessions(self.user_name)
+        self.sessions = await load_sessions(self.user_name, self.lang)
         if self.is_streaming:
             return None
         wanted = self.router.url.query_parameters.get("session", "") or self.session_id
         # A pending card is always re-read: it may have been answered elsewhere meanwhile.
         if wanted and (wanted != self.session_id or not self.messages or self.interrupt.kind):
             await self._leave_drafts()
-            self._show_session(wanted, await load_session(wanted, self.user_name))
+            self._show_session(wanted, await load_session(wanted, self.user_name, self.lang))
             await self._restore_interrupt()
         return session_url_script(self.session_id)
+
+    @rx.event
+    async def relocalise(self, lang: str) -> None:
+        """After the header's language switch: re-word what the server worded (transcript, list, card).
+
+        A streaming answer keeps its language until it ends; everything after follows the switch.
+        """
+        lang = resolve_lang(lang)
+        if lang == self.lang:
+            return
+        self.lang = lang
+        if not self.user_name:
+            return
+        self.sessions = await load_sessions(self.user_name, lang)
+        if self.is_streaming or not self.session_id or self.interrupt.submitting:
+            return
+        loaded = await load_session(self.session_id, self.user_name, lang)
+        if loaded is not None:
+            self._show_session(self.session_id, loaded)
+            await self._restore_interrupt()
 
     def _begin(self, text: str) -> Any:
         text = (text or "").strip()
@@ -264,7 +240,7 @@ class ChatState(rx.State):
         self._pending_message = text
         self._pending_attachments, self.attachments = list(self.attachments), []
         self._reset_live()
-        self.live_status = THINKING
+        self.live_status = t(THINKING, self.lang)
         self.is_streaming = True
         self._stop_requested = False
         return ChatState.run_agent
@@ -285,10 +261,10 @@ class ChatState(rx.State):
         async with self:
             message, self._pending_message = self._pending_message, ""
             attachments, self._pending_attachments = self._pending_attachments, []
-            user_name, mode = self.user_name, self.mode
+            user_name, mode, lang = self.user_name, self.mode, self.lang
             session_id = self.session_id or self.draft_session_id or None
             new_session = not self.session_id and bool(self.draft_session_id)
-        final = failed_answer(UI_FAILURE)
+        final = failed_answer(t(UI_FAILURE, lang), "ui_failure", lang)
         sessions: list[SessionView] | None = None
         try:
             final = await turns.run_turn(
@@ -299,8 +275,9 @@ class ChatState(rx.State):
                 attachments=attachments,
                 mode=mode,
                 new_session=new_session,
+                lang=lang,
             )
-            sessions = await load_sessions(user_name)  # the new session's title shows in the list
+            sessions = await load_sessions(user_name, lang)  # the new session's title shows in the list
         except Exception:
             logger.exception("chat turn failed outside the run pipeline")
         finally:
@@ -312,7 +289,7 @@ class ChatState(rx.State):
 
     def _finish(self, final: LiveAnswer, sessions: list[SessionView] | None, user_name: str) -> None:
         """End of a run (inside ``async with``): show its card, or commit the answer once."""
-        view = interrupt_view(final.interrupt) if final.paused else InterruptView()
+        view = interrupt_view(final.interrupt, final.lang) if final.paused else InterruptView()
         if view.kind:
             self.interrupt = view  # the bubble stays live, now with the card
             if self.live_status:
@@ -376,24 +353,26 @@ class ChatState(rx.State):
                 interrupt_token=self.interrupt.token,
                 user_name=self.user_name,
                 answer=ResumeAnswer(**self._resume_answer),
+                lang=self.lang,
             )
             self._resume_answer = {}
             paused = current_live(self)
-        run, problem = await turns.admit_resume(request)
+        lang = paused.lang
+        run, problem = await turns.admit_resume(request, lang)
         if run is None:  # refused (already answered, out of date, invalid): say so on the card
             async with self:
                 self.interrupt = dataclasses.replace(self.interrupt, submitting=False, error=problem)
                 self.is_streaming = False
             return None
-        start = continued(paused, THINKING)
-        final = dataclasses.replace(start, status="", error=UI_FAILURE, error_code="internal")
+        start = continued(paused, t(THINKING, lang))
+        final = dataclasses.replace(start, status="", error=t(UI_FAILURE, lang), error_code="ui_failure")
         sessions: list[SessionView] | None = None
         try:
             async with self:
                 self.interrupt = InterruptView()  # the card goes; the bubble keeps streaming
                 apply_live(self, paused, start)
             final = await turns.stream_run(self, run, start)
-            sessions = await load_sessions(request.user_name)
+            sessions = await load_sessions(request.user_name, lang)
         except Exception:
             logger.exception("resumed turn failed outside the run pipeline")
         finally:
@@ -424,7 +403,7 @@ class ChatState(rx.State):
         """Show a past session from the sidebar and continue it."""
         if self.is_streaming or session_id == self.session_id:
             return None
-        loaded = await load_session(session_id, self.user_name)
+        loaded = await load_session(session_id, self.user_name, self.lang)
         if loaded is None:
             return None
         await self._leave_drafts()
@@ -456,7 +435,7 @@ class ChatState(rx.State):
     @rx.event
     async def save_user_name(self, form_data: dict[str, Any]) -> Any:
         """Keep the typed name; a different name starts over with that person's sessions."""
-        name, problem = clean_user_name(str(form_data.get("user_name") or ""))
+        name, problem = clean_user_name(str(form_data.get("user_name") or ""), self.lang)
         if problem:
             self.name_error = problem
             return None
@@ -468,5 +447,5 @@ class ChatState(rx.State):
             await self._leave_drafts()
             self._show_session("", None)
         self.user_name = name
-        self.sessions = await load_sessions(name)
+        self.sessions = await load_sessions(name, self.lang)
         return session_url_script(self.session_id)

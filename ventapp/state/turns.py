@@ -26,13 +26,16 @@ from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat, stop_r
 from ventapp.agent.prefixes import apply_prefixes
 from ventapp.agent.resume import ResumeRequest, pending_interrupt, start_resume
 from ventapp.agent.runtime import AgentRuntime, get_runtime
+from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.live_answer import LiveAnswer, changed_fields, failed_answer, pump
+from ventapp.state.views import worded_error
 
 logger = logging.getLogger(__name__)
 
-NOT_READY = "The agent is still starting up. Try again in a moment."
-UI_FAILURE = "Something went wrong while showing this answer. The error has been logged."
-THINKING = "正在思考…"
+NOT_READY = "error.not_ready"
+UI_FAILURE = "error.ui_failure"
+THINKING = "live.thinking"
+"""Message ids: the runtime is still starting; showing the answer failed; the first status line."""
 
 LIVE_VARS: dict[str, str] = {
     "text": "live_text",
@@ -76,6 +79,7 @@ def current_live(state: Any) -> LiveAnswer:
         citations=tuple(state.live_citations),
         notice=state.live_notice,
         paused=bool(state.interrupt.kind),
+        lang=state.lang,
     )
 
 
@@ -108,7 +112,7 @@ async def stream_run(state: Any, run: ChatRun, live: LiveAnswer) -> LiveAnswer:
         return final
     except Exception:
         logger.exception("showing run %s (trace %s) failed", run.run_id, run.trace_id)
-        return dataclasses.replace(shown, status="", error=UI_FAILURE, error_code="internal")
+        return dataclasses.replace(shown, status="", error=t(UI_FAILURE, shown.lang), error_code="ui_failure")
     finally:
         run.release()
 
@@ -122,15 +126,18 @@ async def run_turn(
     attachments: list[str] | None = None,
     mode: str | None = None,
     new_session: bool = False,
+    lang: str = DEFAULT_LANG,
 ) -> LiveAnswer:
     """Admit and stream one turn, flushing into ``state``; return the final answer.
 
     The message's ``#skill:`` / ``#session:`` prefixes apply as in the API. Failures come
     back as an answer with ``error`` set (shown in the bubble), never as an exception.
+    ``lang`` is the UI language: the answer is worded in it, and the model is asked to
+    answer in it.
     """
     runtime = current_runtime()
     if runtime is None:
-        return failed_answer(NOT_READY)
+        return failed_answer(t(NOT_READY, lang), "not_ready", lang)
     request = ChatRequest(
         message=message,
         user_name=user_name,
@@ -138,6 +145,7 @@ async def run_turn(
         attachments=list(attachments or []),
         mode=mode,
         new_session=new_session,
+        lang=lang,
     )
     try:
         run = await start_chat(runtime, apply_prefixes(request))
@@ -145,26 +153,29 @@ async def run_turn(
         if request.attachments:  # nothing ran: the files wait for the next message
             async with state:
                 state.attachments = [*request.attachments, *state.attachments]
-        return failed_answer(exc.message, exc.code)
-    return await stream_run(state, run, LiveAnswer(status=THINKING))  # what `_begin` already shows
+        return failed_answer(exc.message, exc.code, lang)
+    # What `_begin` already shows.
+    return await stream_run(state, run, LiveAnswer(status=t(THINKING, lang), lang=lang))
 
 
-async def admit_resume(request: ResumeRequest) -> tuple[ChatRun | None, str]:
+async def admit_resume(request: ResumeRequest, lang: str = DEFAULT_LANG) -> tuple[ChatRun | None, str]:
     """Admit the answer to a card: ``(run, "")``, or ``(None, sentence to show on the card)``.
 
-    The sentence is :class:`ChatRejected`'s message: 409 when the pause was already
-    answered or is out of date, 422 when the answer does not fit it, 429 when busy.
+    The sentence words :class:`ChatRejected`'s code in ``lang``: 409 when the pause was
+    already answered or is out of date, 422 when the answer does not fit it (its own
+    sentence), 429 when busy.
     """
     runtime = current_runtime()
     if runtime is None:
-        return None, NOT_READY
+        return None, t(NOT_READY, lang)
     try:
         return await start_resume(runtime, request), ""
     except ChatRejected as exc:
-        return None, exc.message
+        plain, detail = worded_error(exc.code, exc.message, lang)
+        return None, f"{plain} ({detail})" if exc.code == "bad_request" and detail else plain
     except Exception:
         logger.exception("resuming session %s failed", request.session_id)
-        return None, UI_FAILURE
+        return None, t(UI_FAILURE, lang)
 
 
 async def stop_turn(session_id: str, user_name: str) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import PRE_STYLE
 from ventapp.state.chat_state import ChatState
 from ventapp.state.views import ToolCardView
@@ -20,12 +21,12 @@ def _state_badge(card: rx.Var[ToolCardView], pending: Label) -> rx.Component:
         card.done,
         rx.cond(
             card.error,
-            rx.badge(rx.icon("circle_x", size=12), "Failed", color_scheme="red", variant="soft"),
-            rx.badge(rx.icon("circle_check", size=12), "Done", color_scheme="green", variant="soft"),
+            rx.badge(rx.icon("circle_x", size=12), t("tool.failed"), color_scheme="red", variant="soft"),
+            rx.badge(rx.icon("circle_check", size=12), t("tool.done"), color_scheme="green", variant="soft"),
         ),
         rx.cond(
             pending == "",
-            rx.badge(rx.spinner(size="1"), "Running", color_scheme="gray", variant="soft"),
+            rx.badge(rx.spinner(size="1"), t("tool.running"), color_scheme="gray", variant="soft"),
             rx.badge(rx.icon("circle_pause", size=12), pending, color_scheme="amber", variant="soft"),
         ),
     )
@@ -103,7 +104,7 @@ def tool_card(card: rx.Var[ToolCardView], pending: Label = "") -> rx.Component:
         ),
         rx.el.details(
             rx.el.summary(
-                rx.text("Arguments", size="1", color_scheme="gray", as_="span"),
+                rx.text(t("tool.arguments"), size="1", color_scheme="gray", as_="span"),
                 cursor="pointer",
                 style={"user_select": "none"},
             ),
