@@ -159,11 +159,20 @@ def test_stop_keeps_the_partial_answer(page: Page, tmp_path_factory: pytest.Temp
     expect(answer).to_have_attribute("data-state", "stopped")
     expect(answer.locator(".stopped-note")).to_have_text("Stopped")
     expect(answer).to_contain_text("Ventilation systems move fresh air")
-    expect(answer).to_contain_text("[stopped]")
+    expect(answer).not_to_contain_text("[stopped]")  # the stored marker is for the legacy API only
     expect(page.locator(".chat-error")).to_have_count(0)
     expect(page.locator("#send")).to_be_enabled()
     assert "occupants stay healthy and comfortable." not in answer.inner_text(), "the answer did not finish"
     page.screenshot(path=str(shots / "hitl-stopped.png"))
+    live_text, live_footer = answer.inner_text(), answer.locator(".usage-footer").inner_text()
+    assert " sec · " in live_footer, "the footer has the run's duration"
+
+    page.reload()  # what a person sees live equals what they see after a reload
+    reloaded = page.locator(".msg-assistant").last
+    expect(reloaded).to_have_attribute("data-state", "stopped")
+    expect(reloaded.locator(".stopped-note")).to_have_count(1)
+    expect(reloaded.locator(".usage-footer")).to_have_text(live_footer)
+    assert reloaded.inner_text() == live_text
 
 
 def test_batch_with_a_rejected_call_sends_one_decision_each(

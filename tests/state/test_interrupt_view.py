@@ -233,12 +233,32 @@ def test_stopped_answer_keeps_its_text_with_the_marker_and_is_not_an_error() -> 
     message = to_message(live)
 
     assert (message.status, message.error) == ("stopped", "")
-    assert message.content == "Partial answer" + CANCELLED_MARKER
+    assert message.content == "Partial answer", "the Stopped note replaces the legacy marker"
     stored = SimpleNamespace(
         id="m", role="assistant", content="x" + CANCELLED_MARKER, tool_calls=[], citations=[], usage={}
     )
-    assert message_from_row(SimpleNamespace(**vars(stored), status="cancelled")).status == "stopped"
-    assert message_from_row(SimpleNamespace(**vars(stored), status="cancelled")).error == ""
+    reloaded = message_from_row(SimpleNamespace(**vars(stored), status="cancelled"))
+    assert (reloaded.status, reloaded.error, reloaded.content) == ("stopped", "", "x"), "live == reloaded"
+
+
+def test_a_reloaded_answer_reads_as_it_did_live_with_its_run() -> None:
+    """The footer's duration and the stop reason come from the run that wrote the answer."""
+    usage = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+    cut = SimpleNamespace(
+        id="m", role="assistant", content="part", tool_calls=[], citations=[], usage=usage, status="failed"
+    )
+    run = SimpleNamespace(duration_ms=2400, error_code="quota", error="Daily token limit reached (50).")
+    live = reduce_event(
+        LiveAnswer(text="part", usage=ev.Usage(**usage), duration_ms=2400, lang="en"),
+        ev.Error(message="Daily token limit reached (50).", code="quota"),
+    )
+
+    reloaded, shown = message_from_row(cut, "en", run), to_message(live)
+
+    assert (reloaded.error, reloaded.error_detail, reloaded.footer) == (shown.error, shown.error_detail, shown.footer)
+    assert reloaded.error.startswith("You have used today's token allowance")
+    assert reloaded.footer.startswith("2.4 sec")
+    assert message_from_row(cut, "en").error == "This answer did not finish because the run failed."
 
 
 def test_timeout_is_still_an_error() -> None:

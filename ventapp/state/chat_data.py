@@ -16,7 +16,7 @@ import reflex as rx
 from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
 from ventapp.agent.pipeline import ChatRejected, owned_session
 from ventapp.agent.uploads import discard_upload
-from ventapp.db import chat_store
+from ventapp.db import chat_store, session_store
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state import turns
 from ventapp.state.views import ChatMessageView, SessionView, message_from_row, session_from_row
@@ -61,8 +61,15 @@ async def load_session(
         session = await owned_session(runtime, session_id, user_name)
     except ChatRejected:
         return None
-    rows = await asyncio.to_thread(chat_store.list_messages, runtime.engine, session.id)
-    return [message_from_row(row, lang) for row in rows], session.mode
+    rows, runs = await asyncio.to_thread(_messages_and_runs, runtime.engine, session.id)
+    return [message_from_row(row, lang, runs.get(row.run_id or "")) for row in rows], session.mode
+
+
+def _messages_and_runs(engine: Any, session_id: str) -> tuple[list[Any], dict[str, Any]]:
+    """A session's messages and the runs that wrote them (by id), read together. Blocking."""
+    rows = list(chat_store.list_messages(engine, session_id))
+    runs = {run.id: run for run in session_store.list_runs(engine, session_id, limit=len(rows) + 10)}
+    return rows, runs
 
 
 def last_context(messages: list[ChatMessageView]) -> tuple[int, int]:

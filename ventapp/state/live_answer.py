@@ -24,7 +24,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from ventapp.agent import events as ev
-from ventapp.agent.pipeline import CANCELLED_MARKER
 from ventapp.agent.subagent_tracker import subagent_label
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.interrupt_view import CARD_KINDS
@@ -217,13 +216,11 @@ def message_status(live: LiveAnswer) -> str:
 def to_message(live: LiveAnswer, message_id: str | None = None) -> ChatMessageView:
     """The finished assistant bubble for the transcript.
 
-    A stopped answer keeps its partial text with the ``[stopped]`` marker the stored copy
-    has, and no error (the bubble shows a quiet "Stopped" note instead).
+    A stopped answer keeps its partial text and no error; the bubble shows one quiet "Stopped"
+    note (the stored copy's ``[stopped]`` marker is for the legacy API and never shown).
     """
     status = message_status(live)
     text = live.text.rstrip("\n")  # a resumed answer that added no text ends with its separator
-    if status == STATUS_STOPPED and text:
-        text += CANCELLED_MARKER
     notice = live.notice
     if live.paused and not notice:
         notice = t(UNANSWERED_NOTICE, live.lang)

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 from ventapp.agent import events as ev
 from ventapp.agent.kernel import label_for
+from ventapp.agent.pipeline import CANCELLED_MARKER
 from ventapp.billing.pricing import format_money
 from ventapp.i18n import DEFAULT_LANG, has_message, t
 from ventapp.i18n import formats as fmt
@@ -323,29 +324,51 @@ def todos_from(items: Iterable[Mapping[str, Any]]) -> list[TodoView]:
     return out
 
 
-def message_from_row(row: Any, lang: str = DEFAULT_LANG) -> ChatMessageView:
+def shown_text(content: str, status: str) -> str:
+    """An answer's text as the UI shows it: a stopped one without the stored ``[stopped]`` marker.
+
+    The pipeline appends the marker (``CANCELLED_MARKER``) for the legacy API; the UI shows its
+    "Stopped" note instead.
+    """
+    if status == STATUS_STOPPED:
+        return content.removesuffix(CANCELLED_MARKER).removesuffix(CANCELLED_MARKER.strip())
+    return content
+
+
+def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> ChatMessageView:
     """A stored ``ChatMessage`` row (``ventapp.db.models``) as a transcript bubble, worded in ``lang``.
 
-    The stored row keeps no error sentence (that lives on the run), so a failed or
-    cancelled answer gets a generic one.
+    Args:
+        row: The message.
+        lang: The UI language.
+        run: Its ``ExecutionRun`` when known: the footer gets the run's duration and a failed answer
+            the run's own reason (quota, timeout, model …), as it read live; without it a failed
+            answer gets a generic sentence.
     """
     role = "user" if row.role == "user" else "assistant"
     if role == "user":
         return ChatMessageView(id=str(row.id), role="user", content=row.content or "")
     stored = str(row.status or "complete")
+    status = _STORED_STATUS.get(stored, STATUS_DONE)
     citations = [citation_from(c) for c in row.citations or []]
     usage = as_usage(row.usage or None)
+    error = t(_STORED_FAILURE[stored], lang) if stored in _STORED_FAILURE else ""
+    detail = ""
+    if error and run is not None and getattr(run, "error_code", None):
+        error, detail = worded_error(str(run.error_code), str(run.error or ""), lang)
+    duration = getattr(run, "duration_ms", None) if stored != "waiting" else None
     return ChatMessageView(
         id=str(row.id),
         role="assistant",
-        content=row.content or "",
+        content=shown_text(row.content or "", status),
         tools=[tool_card_from_dict(card, lang) for card in row.tool_calls or []],
         citations=citations,
         model_only=stored == "complete" and not citations,
         notice=t(UNANSWERED_NOTICE, lang) if stored == "waiting" else "",
-        error=t(_STORED_FAILURE[stored], lang) if stored in _STORED_FAILURE else "",
-        footer=usage_footer(usage, None, lang),
-        status=_STORED_STATUS.get(stored, STATUS_DONE),
+        error=error,
+        error_detail=detail,
+        footer=usage_footer(usage, duration, lang),
+        status=status,
         context_tokens=usage.context_tokens if usage else 0,
         context_limit=usage.context_limit if usage else 0,
     )
