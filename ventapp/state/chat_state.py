@@ -84,6 +84,13 @@ def _settings() -> Settings:
     return runtime.settings if runtime is not None else get_settings()
 
 
+def announcement(final: LiveAnswer, waiting: bool) -> str:
+    """The sentence screen readers hear when a run ends (the ``aria-live`` region of the chat page)."""
+    if final.error and final.error_code != "cancelled":
+        return t("a11y.failed", final.lang, error=views.worded_error(final.error_code, final.error, final.lang)[0])
+    return t("a11y.waiting" if waiting else "a11y.done", final.lang)
+
+
 class ChatState(rx.State):
     """State of the chat page (route ``/``)."""
 
@@ -119,6 +126,8 @@ class ChatState(rx.State):
     model_name: str = ""
     demo_mode: bool = False
     model_configured: bool = True
+    announcement: str = ""
+    """What the page's one ``aria-live`` region says: the answer is complete, failed, or waits."""
     lang: str = DEFAULT_LANG
     """The UI language server-worded text is in (footers, dates, errors): ``LangState``'s, read on
     load and on every switch (:meth:`relocalise`)."""
@@ -290,6 +299,7 @@ class ChatState(rx.State):
     def _finish(self, final: LiveAnswer, sessions: list[SessionView] | None, user_name: str) -> None:
         """End of a run (inside ``async with``): show its card, or commit the answer once."""
         view = interrupt_view(final.interrupt, final.lang) if final.paused else InterruptView()
+        self.announcement = announcement(final, bool(view.kind))
         if view.kind:
             self.interrupt = view  # the bubble stays live, now with the card
             if self.live_status:

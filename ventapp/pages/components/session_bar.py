@@ -39,8 +39,23 @@ def _attachment_chip(path: rx.Var[str]) -> rx.Component:
     )
 
 
+def _name_file_input(component: rx.Component, label: rx.Var[str]) -> rx.Component:
+    """Give ``rx.upload``'s hidden file input a name (Reflex creates it without one; axe: ``label``)."""
+    for child in getattr(component, "children", []):
+        if type(child).__name__ == "Input" and str(getattr(child, "type", "")).strip('"') == "file":
+            child.custom_attrs["aria-label"] = label
+        else:
+            _name_file_input(child, label)
+    return component
+
+
 def attach_button() -> rx.Component:
     """Picks one file and saves it into the open session's ``/workspace/uploads/``."""
+    return _name_file_input(attach_upload(), t("attach.hint"))
+
+
+def attach_upload() -> rx.Component:
+    """The upload zone around the attach button."""
     return rx.upload.root(
         rx.button(
             rx.icon("paperclip", size=14),
@@ -93,12 +108,13 @@ def context_gauge() -> rx.Component:
                 max=100,
                 size="1",
                 width="3.5rem",
+                aria_label=ChatState.context_label,
                 color_scheme=rx.cond(percent >= COMPACTION_PERCENT, "amber", "gray"),
             ),
             rx.text(t("context.short", percent=percent), size="1", white_space="nowrap"),
             align="center",
             spacing="1",
-            color=rx.color("gray", 10),
+            color=rx.color("gray", 11),
             class_name="context-gauge",
             data_percent=percent,
             title=ChatState.context_label,

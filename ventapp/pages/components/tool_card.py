@@ -38,6 +38,7 @@ def _result(card: rx.Var[ToolCardView]) -> rx.Component:
         rx.el.pre(
             card.content,
             class_name="tool-result",
+            tab_index=0,  # it scrolls: keyboard users must reach it (axe: scrollable-region-focusable)
             data_error=rx.cond(card.error, "true", "false"),
             style={
                 **PRE_STYLE,
@@ -108,7 +109,9 @@ def tool_card(card: rx.Var[ToolCardView], pending: Label = "") -> rx.Component:
                 cursor="pointer",
                 style={"user_select": "none"},
             ),
-            rx.el.pre(card.args_json, class_name="tool-args", style={**PRE_STYLE, "margin_top": "0.35rem"}),
+            rx.el.pre(
+                card.args_json, class_name="tool-args", tab_index=0, style={**PRE_STYLE, "margin_top": "0.35rem"}
+            ),
             margin_top="0.35rem",
         ),
         rx.box(_result(card), margin_top="0.35rem"),
