@@ -98,7 +98,7 @@ def test_approve_from_the_card_continues_in_the_same_bubble(
     footer = page.locator(".msg-assistant .usage-footer")
     expect(footer).to_contain_text("tokens")
     # The whole answer's cost: both model calls (before and after the approval), priced in CNY.
-    expect(footer).to_contain_text(re.compile(r"\(1,\d{3} in · \d+ out\) · ¥0\.\d+"))
+    expect(footer).to_contain_text(re.compile(r"\(\d,\d{3} in · \d+ out\) · ¥0\.\d+"))
     gauge = page.locator(".context-gauge")
     expect(gauge).to_have_attribute("data-percent", re.compile(r"^\d+$"))
     expect(page.locator("#usage-link")).to_have_attribute("href", "/usage")
