@@ -26,6 +26,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
 
+from ventapp.model_config import DEFAULT_ROUTE, THINKING_CONTROLS, ModelRoute, parse_routes
+
 logger = logging.getLogger(__name__)
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -56,6 +58,21 @@ KEYS: dict[str, tuple[str, str]] = {
     "TOOLS_PROFILE": (
         "full",
         "Tool schemas shown to the model: full | lean (fewer, shorter schemas for small context windows)",
+    ),
+    "THINKING_CONTROL": (
+        "auto",
+        "How the main model's thinking is switched: auto (from the endpoint and model name) | none | "
+        "effort (reasoning_effort) | qwen (enable_thinking) | deepseek (deepseek-chat / deepseek-reasoner)",
+    ),
+    "THINKING_LEVEL": (
+        "default",
+        "The main model's thinking level at start (default = send nothing, the provider decides); "
+        "POST /api/model/thinking switches it",
+    ),
+    "MODELS": (
+        "",
+        "More model routes: a JSON/YAML list (or a .json/.yaml file) of {name, model, base_url, api_key, "
+        "context_limit, thinking, thinking_level, thinking_levels}; empty: only the main model",
     ),
     "DATA_DIR": ("data", "Folder for the SQLite files and workspaces (relative to the project root)"),
     "DATABASE_URL": ("", "SQLAlchemy URL of the relational store (empty: sqlite file DATA_DIR/ventagent.db)"),
@@ -117,7 +134,7 @@ KEYS: dict[str, tuple[str, str]] = {
 }
 
 
-SECRET_KEYS = frozenset({"OPENAI_API_KEY", "DATABASE_URL"})
+SECRET_KEYS = frozenset({"OPENAI_API_KEY", "DATABASE_URL", "MODELS"})
 """Keys whose values are secrets (a database URL may carry a password)."""
 
 
@@ -191,7 +208,33 @@ class Settings:
     scheduler_misfire_grace_s: int = 300
     host: str = "127.0.0.1"
     cors_origins: tuple[str, ...] = ()
+    thinking_control: str = "auto"
+    thinking_level: str = "default"
+    model_routes: tuple[ModelRoute, ...] = ()
+    """The routes of ``MODELS`` (the main route is :attr:`main_route`)."""
     conflicts: tuple[ConfigConflict, ...] = field(default=())
+
+    @property
+    def main_route(self) -> ModelRoute:
+        """The route built from ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``MODEL_NAME``, ``CONTEXT_LIMIT``."""
+        return ModelRoute(
+            name=DEFAULT_ROUTE,
+            model=self.model_name,
+            base_url=self.openai_base_url,
+            api_key=self.openai_api_key,
+            context_limit=self.context_limit,
+            thinking_control=self.thinking_control,
+            thinking_level=self.thinking_level,
+        )
+
+    @property
+    def routes(self) -> tuple[ModelRoute, ...]:
+        """Every route, the main one first."""
+        return (self.main_route, *self.model_routes)
+
+    def route(self, name: str | None) -> ModelRoute | None:
+        """The route called ``name`` (None or ``""``: the main one); None when there is no such route."""
+        return next((r for r in self.routes if r.name == (name or DEFAULT_ROUTE)), None)
 
     @property
     def model_configured(self) -> bool:
@@ -329,6 +372,11 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         raise ValueError(
             f"TOOLS_PROFILE must be one of {', '.join(TOOLS_PROFILES)}, got {values['TOOLS_PROFILE']!r}"
         )
+    thinking_control = values["THINKING_CONTROL"].lower() or "auto"
+    if thinking_control not in THINKING_CONTROLS:
+        raise ValueError(
+            f"THINKING_CONTROL must be one of {', '.join(THINKING_CONTROLS)}, got {values['THINKING_CONTROL']!r}"
+        )
     scheduler_tz = values["SCHEDULER_TZ"] or KEYS["SCHEDULER_TZ"][0]
     try:
         ZoneInfo(scheduler_tz)
@@ -376,6 +424,9 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         scheduler_misfire_grace_s=_as_int(values, "SCHEDULER_MISFIRE_GRACE_S"),
         host=values["HOST"] or KEYS["HOST"][0],
         cors_origins=_as_origins(values, "CORS_ORIGINS"),
+        thinking_control=thinking_control,
+        thinking_level=values["THINKING_LEVEL"].lower() or "default",
+        model_routes=parse_routes(values["MODELS"], PROJECT_ROOT, int(KEYS["CONTEXT_LIMIT"][0])),
         conflicts=tuple(conflicts),
     )
 

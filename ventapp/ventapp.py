@@ -16,6 +16,7 @@ from ventapp.pages.chat import chat_page
 from ventapp.pages.knowledge import knowledge_page
 from ventapp.pages.not_found import not_found_page
 from ventapp.pages.schedules import schedules_page
+from ventapp.pages.settings import settings_page
 from ventapp.pages.usage import usage_page
 from ventapp.scheduler.lifespan import app_lifespan
 from ventapp.state.lang_state import DETECT_SCRIPT
@@ -53,4 +54,5 @@ app.add_page(chat_page, route="/", title="VentAgent")
 app.add_page(knowledge_page, route="/kb/[doc_id]", title="Knowledge base · VentAgent")
 app.add_page(usage_page, route="/usage", title="Usage · VentAgent")
 app.add_page(schedules_page, route="/schedules", title="Schedules · VentAgent")
+app.add_page(settings_page, route="/settings", title="Settings · VentAgent")
 app.add_page(not_found_page, route="404", title="VentAgent")

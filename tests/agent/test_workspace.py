@@ -240,7 +240,7 @@ async def test_permission_order_matters(
 
     reordered: list[FilesystemPermission] = [broad_deny, *(rule for rule in rules if rule is not broad_deny)]
     monkeypatch.setattr(agent_factory, "_permissions", lambda: reordered)
-    runtime._agent = None  # rebuild with the reordered rules
+    await runtime.agents.reload()  # rebuild with the reordered rules
     refused = await _turn(runtime, llm, [dict(write)], "alice", str(uuid.uuid4()))
 
     assert not allowed["call_0"].error, allowed["call_0"].content

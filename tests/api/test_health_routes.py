@@ -1,8 +1,10 @@
-"""``/health`` reports the fixed prompt against CONTEXT_LIMIT and degrades when it does not fit (issue 19)."""
+"""``/health``: the fixed prompt against CONTEXT_LIMIT (issue 19); one entry per subsystem, 503 when one is down (issue 10)."""
 
 from __future__ import annotations
 
+import socket
 import time
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -10,7 +12,9 @@ import pytest
 
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import ApiServer, app_env, patched_env
+from ventapp.agent.endpoint_probe import EndpointProbe
 from ventapp.agent.tool_profiles import LEAN_TOOLS
+from ventapp.model_config import ModelRoute
 
 
 def _measured(url: str) -> dict[str, Any]:
@@ -37,3 +41,66 @@ def test_fixed_prompt_in_a_4k_window(
         assert prompt["tool_count"] > len(LEAN_TOOLS) + 5
     assert prompt["tools_profile"] == profile
     assert body["status"] == status and body["database"] == "ok"
+
+
+def _closed_port_url() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"  # nothing listens there any more
+
+
+def test_model_endpoint_down_is_503_naming_it(tmp_path: Path) -> None:
+    with patched_env(app_env(tmp_path, _closed_port_url())), ApiServer() as server:
+        response = httpx.get(f"{server.url}/health", timeout=30)
+    assert response.status_code == 503
+    body = response.json()
+    endpoint = body["subsystems"]["model_endpoint"]
+    assert endpoint["status"] == "down" and "not reachable" in endpoint["reason"]
+    assert body["status"] == "error" and body["database"] == "ok"
+    assert body["subsystems"]["database"]["status"] == "ok"
+
+
+def test_every_subsystem_reports_and_a_healthy_server_is_200(api: ApiServer) -> None:
+    response = httpx.get(f"{api.url}/health", timeout=30)
+    assert response.status_code == 200
+    subsystems = response.json()["subsystems"]
+    assert set(subsystems) == {
+        "database",
+        "checkpointer",
+        "model_endpoint",
+        "scheduler",
+        "billing",
+        "process_guard",
+    }
+    assert all(check["status"] == "ok" and check["reason"] for check in subsystems.values()), subsystems
+    assert subsystems["model_endpoint"]["http_status"] == 200
+
+
+def test_unreadable_database_file_is_503(llm: ScriptedServer, tmp_path: Path) -> None:
+    with patched_env(app_env(tmp_path, llm.base_url)), ApiServer() as server:
+        assert httpx.get(f"{server.url}/health", timeout=30).status_code == 200
+        database = tmp_path / "ventagent.db"
+        original = database.read_bytes()
+        database.write_bytes(b"this is not a database file" * 1000)  # root reads any file: corrupt it instead
+        try:
+            response = httpx.get(f"{server.url}/health", timeout=30)
+        finally:
+            database.write_bytes(original)
+        assert response.status_code == 503
+        body = response.json()
+        assert body["subsystems"]["database"]["status"] == "down" and body["database"] == "down"
+        assert body["status"] == "error"
+
+
+async def test_endpoint_probe_is_cached_and_never_shows_the_key() -> None:
+    with ScriptedServer() as server:
+        route = ModelRoute("default", "m", server.base_url.replace("://", "://user:pw@"), "sk-secret")
+        probe = EndpointProbe(ttl_s=60, timeout_s=1)
+        first = await probe.check(route)
+        server.stop()
+        cached = await probe.check(route)
+        fresh = await EndpointProbe(ttl_s=0, timeout_s=1).check(route)
+    assert first.status == "ok" and cached is first
+    assert fresh.status == "down"
+    assert "pw" not in str(first.public()) and "sk-secret" not in str(first.public())

@@ -142,7 +142,14 @@ def test_run_now_streams_through_the_pipeline_and_is_billed(http: httpx.Client, 
     assert run["status"] == "success" and run["trigger"] == "manual"
     assert (run["run_id"], run["session_id"]) == (run_id, session_id)
     assert run["scheduled_for"].endswith("+08:00") and run["usage"]["total_tokens"] > 0
-    ledger = http.get(f"/api/usage/runs/{run_id}", params=ALICE).json()["items"]
+    # The run's status is saved before its last call is settled: the ledger follows within moments.
+    deadline = time.monotonic() + 10
+    while (response := http.get(f"/api/usage/runs/{run_id}", params=ALICE)).status_code == 404 or len(
+        response.json()["items"]
+    ) < len(llm.requests()):
+        assert time.monotonic() < deadline, response.text
+        time.sleep(0.05)
+    ledger = response.json()["items"]
     assert (
         len(ledger) == len(llm.requests())
         and sum(r["input_tokens"] for r in ledger) == run["usage"]["input_tokens"]

@@ -2,8 +2,6 @@
 serious or critical violation on any page, in both languages and both colour modes; a past
 conversation opens with the keyboard alone; icon buttons have names; the answer's completion is
 announced.
-
-The settings page (issue 10) joins ``PAGES`` once it exists on main.
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ from tests.scripted_llm.server import ScriptedServer
 from tests.support import app_env
 
 TIMEOUT_MS = 30_000
-PAGES = ("/", "/usage", "/schedules", "/kb/fan-laws", "/no-such-page")
+PAGES = ("/", "/usage", "/schedules", "/settings", "/kb/fan-laws", "/no-such-page")
 """Every page of the UI (the chat with a finished answer, tool card and sources; the 404 page)."""
 BLOCKING = ("serious", "critical")
 

@@ -126,6 +126,8 @@ def test_killed_server_gives_a_readable_error_and_the_next_chat_works(
             buffer += text
             while "\n\n" in buffer:
                 block, buffer = buffer.split("\n\n", 1)
+                if block.startswith(":"):  # an SSE comment (keep-alive while the model is slow)
+                    continue
                 frames.append(json.loads(block.removeprefix("data: ")))
                 if frames[-1]["type"] == "token" and sum(f["type"] == "token" for f in frames) == 1:
                     llama.kill()  # mid-stream: the model is answering

@@ -6,6 +6,7 @@ in ``server.py`` only has to render a :data:`Reply` as OpenAI JSON or SSE.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import threading
@@ -60,9 +61,12 @@ class TextReply:
 
     Attributes:
         content: The full answer text.
+        reasoning: Reasoning streamed before the answer as ``reasoning_content`` deltas (as
+            DeepSeek, Qwen, vLLM and llama.cpp send it); "" for none.
     """
 
     content: str
+    reasoning: str = ""
 
 
 @dataclass(frozen=True)
@@ -86,9 +90,11 @@ class ToolCallsReply:
 
     Attributes:
         calls: The calls, rendered with indices 0, 1, ... in this order.
+        reasoning: Reasoning streamed before the calls; "" for none.
     """
 
     calls: tuple[ToolCallSpec, ...]
+    reasoning: str = ""
 
 
 @dataclass(frozen=True)
@@ -113,7 +119,7 @@ def reply_from_dict(data: Mapping[str, Any]) -> Reply:
     Args:
         data: One of ``{"content": "text"}``,
             ``{"tool_calls": [{"name": str, "arguments": dict | str, "id"?: str}]}`` or
-            ``{"error": 500, "message": "..."}``.
+            ``{"error": 500, "message": "..."}``; the first two may add ``"reasoning": "..."``.
 
     Returns:
         The matching :data:`Reply`.
@@ -133,9 +139,9 @@ def reply_from_dict(data: Mapping[str, Any]) -> Reply:
             calls.append(ToolCallSpec(name=str(raw["name"]), arguments=dict(args), id=str(raw.get("id", ""))))
         if not calls:
             raise ValueError("tool_calls must not be empty")
-        return ToolCallsReply(calls=tuple(calls))
+        return ToolCallsReply(calls=tuple(calls), reasoning=str(data.get("reasoning") or ""))
     if "content" in data:
-        return TextReply(content=str(data["content"]))
+        return TextReply(content=str(data["content"]), reasoning=str(data.get("reasoning") or ""))
     raise ValueError(f"unrecognised scripted response: {dict(data)!r}")
 
 
@@ -355,7 +361,31 @@ def _search_query(text: str, trigger: re.Pattern[str]) -> str:
     return query or text.strip()
 
 
+THINKING_TEXT = "The user asked something; let me think it through step by step before answering."
+"""Reasoning the rules add when the request asks for thinking (see :func:`thinking_requested`)."""
+
+
+def thinking_requested(body: Mapping[str, Any]) -> bool:
+    """Does the request switch reasoning on (``reasoning_effort`` other than ``none``, or
+    ``enable_thinking`` true at the top or in ``chat_template_kwargs``)?"""
+    effort = body.get("reasoning_effort")
+    template = body.get("chat_template_kwargs") or {}
+    return bool(
+        (effort and effort != "none")
+        or body.get("enable_thinking") is True
+        or (isinstance(template, Mapping) and template.get("enable_thinking") is True)
+    )
+
+
 def rule_reply(body: Mapping[str, Any]) -> Reply:
+    """The rule-based reply (:func:`_rule_reply`), with reasoning when the request asks for thinking."""
+    reply = _rule_reply(body)
+    if thinking_requested(body) and isinstance(reply, TextReply | ToolCallsReply) and not reply.reasoning:
+        return dataclasses.replace(reply, reasoning=THINKING_TEXT)
+    return reply
+
+
+def _rule_reply(body: Mapping[str, Any]) -> Reply:
     """Decide the default reply for a chat request (used when the queue is empty).
 
     The decision looks at the last message:

@@ -45,6 +45,8 @@ class Dialect:
         repeat_tool_names: Send a tool call's function name in every streamed chunk (and, for the
             first call, a legacy ``function_call`` delta with it), as llama-cpp-python does.
         usage: Report usage (the final chunk for ``stream_options.include_usage``, the JSON field).
+        reasoning_field: The delta/message field reasoning is sent in: ``reasoning_content``
+            (DeepSeek, Qwen, llama.cpp) or ``reasoning`` (newer vLLM, OpenRouter).
     """
 
     name: str
@@ -52,6 +54,7 @@ class Dialect:
     refuse_null_content: bool = False
     repeat_tool_names: bool = False
     usage: bool = True
+    reasoning_field: str = "reasoning_content"
 
 
 DIALECTS: dict[str, Dialect] = {
@@ -60,6 +63,8 @@ DIALECTS: dict[str, Dialect] = {
     "strict": Dialect("strict", refuse_list_content=True, refuse_null_content=True),
     # What llama-cpp-python 0.3.36 streams: names repeated per chunk, no usage chunk.
     "sloppy": Dialect("sloppy", repeat_tool_names=True, usage=False),
+    # Newer vLLM (and OpenRouter) name the reasoning delta `reasoning`.
+    "vllm": Dialect("vllm", reasoning_field="reasoning"),
 }
 """The dialects by name: ``openai`` (default), ``strict`` and ``sloppy`` (issue 19)."""
 
@@ -101,24 +106,40 @@ def _call_id(reply: ToolCallsReply, request_no: int, index: int) -> str:
     return reply.calls[index].id or f"call_{request_no}_{index}"
 
 
+def _reasoning_tokens(reply: TextReply | ToolCallsReply) -> int:
+    return len(split_words(reply.reasoning)) if reply.reasoning else 0
+
+
 def _completion_tokens(reply: TextReply | ToolCallsReply) -> int:
     # One "token" per streamed piece, so streaming and non-streaming agree and
-    # tests can compute the number from the reply alone.
+    # tests can compute the number from the reply alone. Reasoning counts as completion,
+    # as DeepSeek and OpenAI count it.
     if isinstance(reply, TextReply):
-        return len(split_words(reply.content))
-    return sum(1 + len(split_arguments(json.dumps(call.arguments))) for call in reply.calls)
+        return len(split_words(reply.content)) + _reasoning_tokens(reply)
+    return sum(
+        1 + len(split_arguments(json.dumps(call.arguments))) for call in reply.calls
+    ) + _reasoning_tokens(reply)
 
 
-def _usage(body: Mapping[str, Any], reply: TextReply | ToolCallsReply) -> dict[str, int]:
+def _usage(body: Mapping[str, Any], reply: TextReply | ToolCallsReply) -> dict[str, Any]:
     prompt = count_prompt_tokens(body.get("messages") or [])
     completion = _completion_tokens(reply)
-    return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+    if reply.reasoning:
+        usage["completion_tokens_details"] = {"reasoning_tokens": _reasoning_tokens(reply)}
+    return usage
 
 
 def _completion_json(
     body: Mapping[str, Any], reply: TextReply | ToolCallsReply, request_no: int, dialect: Dialect
 ) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": None}
+    if reply.reasoning:
+        message[dialect.reasoning_field] = reply.reasoning
     if isinstance(reply, TextReply):
         message["content"] = reply.content
         finish_reason = "stop"
@@ -143,6 +164,21 @@ def _completion_json(
 
 
 def _deltas(reply: TextReply | ToolCallsReply, request_no: int, dialect: Dialect) -> list[dict[str, Any]]:
+    # Reasoning first, in its own deltas with empty content, as the providers stream it.
+    thinking: list[dict[str, Any]] = (
+        [
+            {"role": "assistant", "content": "", dialect.reasoning_field: piece}
+            for piece in split_words(reply.reasoning)
+        ]
+        if reply.reasoning
+        else []
+    )
+    return thinking + _answer_deltas(reply, request_no, dialect)
+
+
+def _answer_deltas(
+    reply: TextReply | ToolCallsReply, request_no: int, dialect: Dialect
+) -> list[dict[str, Any]]:
     if isinstance(reply, TextReply):
         words = split_words(reply.content)
         return [{"role": "assistant", "content": words[0]}, *({"content": word} for word in words[1:])]

@@ -58,9 +58,11 @@ from ventapp.agent.workspace import (
 from ventapp.config import get_settings
 from ventapp.tools import registry, workspace_files
 
-__all__ = ["RESEARCHER", "SKILLS_DIR", "build_agent"]
+__all__ = ["GENERAL_PURPOSE", "RESEARCHER", "SKILLS_DIR", "build_agent", "middleware_stack", "subagent_names"]
 
 RESEARCHER = "researcher"
+GENERAL_PURPOSE = "general-purpose"
+"""The sub-agent deepagents adds on its own (same tools as the main agent)."""
 _FRAMEWORK_TOOLS = (
     "write_todos",
     "ls",
@@ -115,6 +117,42 @@ def _planning(tools_profile: str) -> list[Any]:
     if tools_profile == "lean":
         return []
     return [TodoListMiddleware(system_prompt=TODO_PROMPT, tool_description=TODO_TOOL_DESCRIPTION)]
+
+
+def subagent_names() -> list[str]:
+    """The sub-agents ``task`` can start: deepagents' general-purpose one, then ours."""
+    return [GENERAL_PURPOSE, *(spec["name"] for spec in _build_subagents())]
+
+
+def middleware_stack(*, compaction_enabled: bool, tools_profile: str, approvals: bool) -> list[str]:
+    """The main agent's middleware names in the order the model call passes through them.
+
+    deepagents 0.7.32 assembles its core stack, then ours (after its last core entry), then
+    skills, prompt caching, human-in-the-loop and its content filter (``create_deep_agent``'s
+    docstring); a test compares this list with the middleware the built graph really holds.
+
+    Args:
+        compaction_enabled: ``CTX_COMPACT_ENABLED`` (summarisation in the stack or not).
+        tools_profile: ``TOOLS_PROFILE`` (``lean`` adds ``LeanToolsMiddleware``).
+        approvals: Whether any tool needs approval (``HumanInTheLoopMiddleware``).
+    """
+    return [
+        "FilesystemMiddleware",
+        "SubAgentMiddleware",
+        "_ParentNotifierMiddleware",
+        *(["SummarizationMiddleware"] if compaction_enabled else []),
+        "PatchToolCallsMiddleware",
+        *(["TodoListMiddleware"] if tools_profile != "lean" else []),
+        PlanModeMiddleware.__name__,
+        AnswerLanguageMiddleware.__name__,
+        PreferencesMiddleware.__name__,
+        DynamicTimeMiddleware.__name__,
+        *([LeanToolsMiddleware.__name__] if tools_profile == "lean" else []),
+        "SkillsMiddleware",
+        "AnthropicPromptCachingMiddleware",
+        *(["HumanInTheLoopMiddleware"] if approvals else []),
+        "UnsupportedContentMiddleware",
+    ]
 
 
 def _permissions() -> list[FilesystemPermission]:

@@ -26,6 +26,7 @@ from typing import Any
 from langchain_core.messages.utils import count_tokens_approximately
 
 from ventapp.agent import events as ev
+from ventapp.agent.agent_set import BuiltAgent
 from ventapp.agent.context_meter import InternalCallMeter
 from ventapp.agent.errors import (
     CANCELLED,
@@ -78,6 +79,8 @@ class ChatRun:
         edited_args: ``tool_call_id -> args`` of calls a reviewer edited before they ran.
         lang: The browser UI's language (``zh-CN`` | ``en``) the model is asked to answer in; None
             for API clients.
+        agent: The agent to run on (default: the main route's current one). Captured here, so a
+            thinking switch or a reload while the run streams does not change it (issue 10).
     """
 
     def __init__(
@@ -96,8 +99,11 @@ class ChatRun:
         prior_cards: list[dict[str, Any]] | None = None,
         edited_args: dict[str, dict[str, Any]] | None = None,
         lang: str | None = None,
+        agent: BuiltAgent | None = None,
     ) -> None:
         self.runtime = runtime
+        self.agent = agent or runtime.agents.get()
+        """The agent, route and billed model this run keeps to its end."""
         self.session_id = session_id
         self.run_id = run_id
         self.trace_id = trace_id
@@ -119,7 +125,7 @@ class ChatRun:
             count_tokens_approximately([graph_input["messages"][-1]]) if isinstance(graph_input, dict) else 0
         )
         self.kernel = Kernel(
-            context_limit=runtime.settings.context_limit,
+            context_limit=self.agent.route.context_limit,
             prior_cards=prior_cards or (),
             edited_args=edited_args,
         )
@@ -173,10 +179,10 @@ class ChatRun:
         try:
             yield ev.AgentStart(agent=MAIN_AGENT, cn_agent=MAIN_AGENT_LABEL)
             yield ev.Thinking(message="正在思考…", cn_agent=MAIN_AGENT_LABEL)
-            if not settings.model_configured:
+            if not self.agent.route.configured:
                 failure = UNCONFIGURED
             else:
-                self._price = await asyncio.to_thread(get_price, self.runtime.engine, settings.model_name)
+                self._price = await asyncio.to_thread(get_price, self.runtime.engine, self.agent.model)
                 self._turn = await asyncio.to_thread(
                     load_turn_context, self.runtime.engine, self.user_name, self.session_id
                 )
@@ -241,7 +247,14 @@ class ChatRun:
             return usage
         summed = {
             key: getattr(usage, key) + int(prior.get(key) or 0)
-            for key in ("input_tokens", "output_tokens", "total_tokens", "model_calls", "cost_micros")
+            for key in (
+                "input_tokens",
+                "output_tokens",
+                "total_tokens",
+                "model_calls",
+                "cost_micros",
+                "reasoning_tokens",
+            )
         }
         estimated = "estimate" in (usage.usage_source, prior.get("usage_source"))
         return usage.model_copy(
@@ -320,7 +333,7 @@ class ChatRun:
             "recursion_limit": 200,
             "callbacks": [InternalCallMeter(self.kernel.transcript.meter)],
         }
-        return self.runtime.agent.astream(
+        return self.agent.graph.astream(
             self._graph_input, config=config, stream_mode=["updates", "messages"], subgraphs=True
         )
 
@@ -351,7 +364,7 @@ class ChatRun:
                 run_id=self.run_id,
                 session_id=self.session_id,
                 user_name=self.user_name,
-                model=self.runtime.settings.model_name,
+                model=self.agent.model,
                 calls=calls,
                 spool=self.runtime.spool,
             )
@@ -459,7 +472,7 @@ class ChatRun:
                 run_id=self.run_id,
                 session_id=self.session_id,
                 user_name=self.user_name,
-                model=self.runtime.settings.model_name,
+                model=self.agent.model,
                 calls=calls,
                 occurred_at=utcnow(),
             )

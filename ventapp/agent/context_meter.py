@@ -45,6 +45,8 @@ class ContextMeter:
     context_tokens: int = 0
     model_calls: int = 0
     estimated_calls: int = 0
+    reasoning_tokens: int = 0
+    """Part of ``output_tokens`` the model spent reasoning (provider figure, else estimated)."""
     calls: list[CallUsage] = field(default_factory=list)
     prompt_estimate: int = 0
     """Offline size of the latest call's request (system prompt, history and tool schemas)."""
@@ -70,7 +72,12 @@ class ContextMeter:
         if partial.usage_metadata:
             self.observe(partial, main_thread=True)
             return
-        estimate = AIMessage(content=partial.content, id=partial.id, tool_calls=partial.tool_calls)
+        estimate = AIMessage(
+            content=partial.content,
+            id=partial.id,
+            tool_calls=partial.tool_calls,
+            additional_kwargs=partial.additional_kwargs,
+        )
         self.observe(estimate, main_thread=True)
         self.input_tokens += input_estimate
         last = self.calls[-1]
@@ -90,12 +97,17 @@ class ContextMeter:
         self._seen.add(key)
         self.model_calls += 1
         usage = message.usage_metadata
+        reasoning = reasoning_estimate(message)
         if usage:
             call_input, call_output = int(usage.get("input_tokens", 0)), int(usage.get("output_tokens", 0))
+            details = usage.get("output_token_details") or {}
+            reasoning = int(details.get("reasoning") or 0) or min(reasoning, call_output)
         else:
             self.estimated_calls += 1
             call_input = input_estimate or (self.prompt_estimate if main_thread else 0)
-            call_output = count_tokens_approximately([message])
+            # The offline counter reads content and tool calls only: reasoning is output too.
+            call_output = count_tokens_approximately([message]) + reasoning
+        self.reasoning_tokens += reasoning
         self.calls.append(
             CallUsage(
                 call_key=message.id or f"call-{self.model_calls}",
@@ -126,7 +138,14 @@ class ContextMeter:
             context_limit=self.context_limit,
             model_calls=self.model_calls,
             usage_source=source,
+            reasoning_tokens=self.reasoning_tokens,
         )
+
+
+def reasoning_estimate(message: AIMessage) -> int:
+    """Offline token count of a message's streamed reasoning (``reasoning_content``), 0 if none."""
+    text = message.additional_kwargs.get("reasoning_content")
+    return count_tokens_approximately([AIMessage(content=text)]) if isinstance(text, str) and text else 0
 
 
 class InternalCallMeter(BaseCallbackHandler):

@@ -196,6 +196,9 @@ class Usage(BaseModel):
     """What the run cost, in micro-units of ``currency`` (1 CNY = 1,000,000), at the model's price."""
     currency: str | None = None
     """``CNY`` / ``USD``; None when the model has no price (billed at zero)."""
+    reasoning_tokens: int = 0
+    """Part of ``output_tokens`` spent on reasoning (provider's ``reasoning_tokens``, else estimated
+    from the streamed reasoning text); already included in ``output_tokens`` and the cost."""
 
 
 class Done(_Event):

@@ -19,34 +19,44 @@ from __future__ import annotations
 from langchain_openai import ChatOpenAI
 
 from ventapp.agent.openai_compat import CompatChatOpenAI, resolve_compat
+from ventapp.agent.thinking import DEFAULT_LEVEL, model_kwargs, resolve_control
 from ventapp.config import Settings
+from ventapp.model_config import ModelRoute
 
 UNCONFIGURED_KEY = "not-configured"
 """Placeholder key so the client can be built; a run refuses to start without a real one."""
 
 
-def build_model(settings: Settings) -> CompatChatOpenAI:
-    """Build the chat model from settings.
+def build_model(
+    settings: Settings, route: ModelRoute | None = None, thinking: str | None = None
+) -> CompatChatOpenAI:
+    """Build the chat model of a route.
 
     Args:
-        settings: ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``MODEL_NAME``, ``CONTEXT_LIMIT``
-            (tokens), ``MODEL_TEMPERATURE``, ``MODEL_TIMEOUT_S`` (s), ``MODEL_MAX_RETRIES``,
-            ``OPENAI_COMPAT``.
+        settings: ``MODEL_TEMPERATURE``, ``MODEL_TIMEOUT_S`` (s), ``MODEL_MAX_RETRIES``,
+            ``OPENAI_COMPAT``, and the main route (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``,
+            ``MODEL_NAME``, ``CONTEXT_LIMIT``).
+        route: The route to build (default: the main one).
+        thinking: A level the route offers (:mod:`ventapp.agent.thinking`); default: the
+            route's starting level.
 
     Returns:
-        A ``ChatOpenAI`` subclass whose ``profile["max_input_tokens"] == settings.context_limit``
-        and whose ``compat`` is ``strict`` or ``lenient``.
+        A ``ChatOpenAI`` subclass whose ``profile["max_input_tokens"] == route.context_limit``,
+        whose ``compat`` is ``strict`` or ``lenient``, with the thinking level's parameters.
     """
-    known = ChatOpenAI(model=settings.model_name, api_key=UNCONFIGURED_KEY).profile
+    route = route or settings.main_route
+    kwargs = model_kwargs(route, thinking or route.thinking_level or DEFAULT_LEVEL)
+    known = ChatOpenAI(model=kwargs["model"], api_key=UNCONFIGURED_KEY).profile
     return CompatChatOpenAI(
-        model=settings.model_name,
-        base_url=settings.openai_base_url or None,
-        api_key=settings.openai_api_key or UNCONFIGURED_KEY,
+        **kwargs,
+        base_url=route.base_url or None,
+        api_key=route.api_key or UNCONFIGURED_KEY,
         temperature=settings.model_temperature,
         timeout=settings.model_timeout_s,
         max_retries=settings.model_max_retries,
         stream_usage=True,
         use_responses_api=False,
-        profile={**(known or {}), "max_input_tokens": settings.context_limit},
-        compat=resolve_compat(settings.openai_compat, settings.openai_base_url),
+        profile={**(known or {}), "max_input_tokens": route.context_limit},
+        compat=resolve_compat(settings.openai_compat, route.base_url),
+        echo_reasoning=resolve_control(route) == "deepseek",
     )

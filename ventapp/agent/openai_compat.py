@@ -23,6 +23,18 @@ offline estimate of the request it sent (messages + tool schemas), marked ``esti
 
 ``OPENAI_COMPAT=auto`` (the default) is ``strict`` for OpenAI's own endpoint and
 ``lenient`` for any other base URL.
+
+Reasoning (issue 10), in every mode: DeepSeek, Qwen (DashScope), vLLM, SGLang and llama.cpp
+stream the model's reasoning in a non-standard ``reasoning_content`` delta field (newer vLLM
+and OpenRouter call it ``reasoning``), which langchain-openai drops (the warning at the top
+of ``langchain_openai/chat_models/base.py``). :class:`CompatChatOpenAI` keeps it as
+``additional_kwargs["reasoning_content"]`` on each streamed chunk and on a non-streamed
+message, where the kernel turns it into ``thinking_token`` frames; reasoning usage is in
+the provider's ``completion_tokens`` (``completion_tokens_details.reasoning_tokens`` reaches
+``usage_metadata["output_token_details"]["reasoning"]``). With ``echo_reasoning`` (DeepSeek's
+thinking mode, which requires it during a tool-call loop) an assistant message with tool calls
+is sent back with its ``reasoning_content``. Subclassing rather than ``langchain-deepseek``:
+one class serves every provider above, and the compatibility fixes stay in one place.
 """
 
 from __future__ import annotations
@@ -32,8 +44,8 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.messages import AIMessageChunk, BaseMessage
-from langchain_core.outputs import ChatGenerationChunk
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI
 
 CompatMode = Literal["strict", "lenient"]
@@ -149,15 +161,34 @@ class ToolNameDeduper:
         return ChatGenerationChunk(message=rebuilt, generation_info=chunk.generation_info)
 
 
+REASONING_KEY = "reasoning_content"
+"""``additional_kwargs`` key of the reasoning text (the name DeepSeek, Qwen and llama.cpp use)."""
+_REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+
+def reasoning_of(delta: Any) -> str:
+    """The reasoning text of a Chat Completions ``delta`` or ``message`` dict ("" when none)."""
+    if not isinstance(delta, dict):
+        return ""
+    for name in _REASONING_FIELDS:
+        value = delta.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
 class CompatChatOpenAI(ChatOpenAI):
-    """``ChatOpenAI`` with the ``OPENAI_COMPAT`` fixes for self-hosted servers.
+    """``ChatOpenAI`` with the ``OPENAI_COMPAT`` fixes for self-hosted servers, and reasoning kept.
 
     Attributes:
         compat: ``strict`` (requests and streams exactly as langchain-openai handles them) or
             ``lenient`` (string content, ``""`` for null content, one name per streamed call).
+        echo_reasoning: Send ``reasoning_content`` back with an assistant message's tool calls
+            (DeepSeek's thinking mode refuses a tool-call loop without it).
     """
 
     compat: CompatMode = "strict"
+    echo_reasoning: bool = False
 
     def _get_request_payload(
         self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any
@@ -167,7 +198,42 @@ class CompatChatOpenAI(ChatOpenAI):
             payload["messages"] = [
                 lenient_message(m) if isinstance(m, dict) else m for m in payload["messages"]
             ]
+        if self.echo_reasoning and isinstance(payload.get("messages"), list):
+            self._echo_reasoning(input_, payload["messages"])
         return payload
+
+    def _echo_reasoning(self, input_: Any, sent: list[Any]) -> None:
+        messages = self._convert_input(input_).to_messages()
+        if len(messages) != len(sent):
+            return  # not one dict per message: nothing can be matched safely
+        for message, wire in zip(messages, sent, strict=True):
+            reasoning = (
+                message.additional_kwargs.get(REASONING_KEY) if isinstance(message, AIMessage) else None
+            )
+            if reasoning and isinstance(wire, dict) and wire.get("tool_calls"):
+                wire[REASONING_KEY] = reasoning
+
+    def _convert_chunk_to_generation_chunk(
+        self, chunk: dict, default_chunk_class: type, base_generation_info: dict | None
+    ) -> ChatGenerationChunk | None:
+        generation = super()._convert_chunk_to_generation_chunk(
+            chunk, default_chunk_class, base_generation_info
+        )
+        choices = chunk.get("choices") or chunk.get("chunk", {}).get("choices") or []
+        if generation is not None and choices and isinstance(generation.message, AIMessageChunk):
+            reasoning = reasoning_of(choices[0].get("delta"))
+            if reasoning:
+                generation.message.additional_kwargs[REASONING_KEY] = reasoning
+        return generation
+
+    def _create_chat_result(self, response: Any, generation_info: dict | None = None) -> ChatResult:
+        result = super()._create_chat_result(response, generation_info)
+        data = response if isinstance(response, dict) else response.model_dump(warnings=False)
+        for generation, choice in zip(result.generations, data.get("choices") or [], strict=False):
+            reasoning = reasoning_of(choice.get("message"))
+            if reasoning:
+                generation.message.additional_kwargs[REASONING_KEY] = reasoning
+        return result
 
     # The name fix must happen before the chunk reaches the callbacks (LangGraph's "messages"
     # stream is fed from on_llm_new_token), so the parent streams without a run manager and

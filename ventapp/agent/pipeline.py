@@ -29,12 +29,14 @@ from typing import Any, ParamSpec, TypeVar
 from sqlalchemy.exc import OperationalError
 
 from ventapp.agent.admission import GateFull, GateSlot
+from ventapp.agent.agent_set import UnknownRoute
 from ventapp.agent.chat_run import CANCELLED_MARKER, ChatRun
 from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.billing.guard import BillingRejected, precheck
-from ventapp.db import chat_store
+from ventapp.db import chat_store, session_store
 from ventapp.db.models import SESSION_MODES
+from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.obs.logs import new_trace_id
 
 logger = logging.getLogger(__name__)
@@ -137,6 +139,9 @@ class ChatRequest:
     """What started the run, as ``execution_runs.kind`` records it: ``chat`` or ``schedule``."""
     lang: str | None = None
     """The browser UI's language (``zh-CN`` | ``en``): the model is asked to answer in it; None for API clients."""
+    model: str | None = None
+    """A model route by name (``MODELS``); it becomes the session's route. None: the session's
+    route (a new session: the main one)."""
 
 
 def agent_input_text(request: ChatRequest) -> str:
@@ -177,12 +182,33 @@ def _check_request(request: ChatRequest) -> None:
         raise ChatRejected(404, "not_found", "Session not found.")
 
 
-async def check_billing(runtime: AgentRuntime, user_name: str) -> None:
-    """Refuse before the model is called: 503 unpriced model, 429 daily quota used up."""
-    if not runtime.settings.model_configured:
+def route_name(runtime: AgentRuntime, requested: str | None, stored: str | None = None) -> str:
+    """The route a turn runs on: the one asked for, else the session's (while configured), else the main.
+
+    Raises:
+        ChatRejected: 400 ``unknown_model`` for a requested route that is not configured (the
+            message and ``models`` list the configured names).
+    """
+    if requested:
+        try:
+            return runtime.agents.route(requested).name
+        except UnknownRoute as unknown:
+            raise ChatRejected(
+                400, "unknown_model", str(unknown), details={"models": unknown.names}
+            ) from None
+    if stored and runtime.settings.route(stored) is None:
+        logger.warning("session route %r is no longer configured; using the main model", stored)
+        return DEFAULT_ROUTE
+    return stored or DEFAULT_ROUTE
+
+
+async def check_billing(runtime: AgentRuntime, user_name: str, route: str | None = None) -> None:
+    """Refuse before the model is called: 503 unpriced model (the route's), 429 daily quota used up."""
+    if not runtime.agents.route(route).configured:
         return  # the run explains how to configure a model; nothing will be billed
+    model = runtime.agents.billed_model(route)
     try:
-        await asyncio.to_thread(precheck, runtime.engine, runtime.settings, user_name)
+        await asyncio.to_thread(precheck, runtime.engine, runtime.settings, user_name, model)
     except BillingRejected as refused:
         raise ChatRejected(
             refused.status, refused.code, refused.message, retry_after=refused.retry_after
@@ -235,11 +261,13 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         ChatRejected: 400 (blank message, bad user name or request_id), 404 (bad id, another
             user's session, thread_id ≠ session_id), 409 (duplicate request_id, session already
             running), 422 (bad mode), 429 (process or user run limit, daily quota; ``retry_after``
-            set), 503 (the model has no price and BILLING_ALLOW_UNPRICED=0; ``storage``: the
+            set), 400 ``unknown_model`` (a model route that is not configured), 503 (the model
+            has no price and BILLING_ALLOW_UNPRICED=0; ``storage``: the
             database refuses writes).
     """
     _check_request(request)
     engine = runtime.engine
+    route = route_name(runtime, request.model)
     if request.request_id:
         # Before quota and gate: a repeat of a run that is still going holds a slot itself,
         # and must hear "already submitted" (409), not "too many runs" (429).
@@ -248,11 +276,14 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         )
         if earlier is not None:
             raise _duplicate(earlier)
-    await check_billing(runtime, request.user_name)
+    await check_billing(runtime, request.user_name, route)
     slot = take_slot(runtime, request.user_name)
     lock: asyncio.Lock | None = None
     try:
         session_id, session = await _own_session(runtime, request)
+        if session is not None and not request.model and (session.route or DEFAULT_ROUTE) != route:
+            route = route_name(runtime, None, session.route)
+            await check_billing(runtime, request.user_name, route)  # its own price; quota again, rarely
         lock = runtime.session_lock(session_id)
         if lock.locked():
             lock = None
@@ -281,8 +312,17 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
                 request.user_name,
                 request.title or _title_from(request.message),
                 request.mode or "full",
+                None if route == DEFAULT_ROUTE else route,
             )
         else:
+            if request.model and (session.route or DEFAULT_ROUTE) != route:
+                await asyncio.to_thread(
+                    session_store.update_session,
+                    engine,
+                    session_id,
+                    request.user_name,
+                    route=None if route == DEFAULT_ROUTE else route,
+                )
             await asyncio.to_thread(chat_store.abandon_waiting_runs, engine, session_id)
         await asyncio.to_thread(chat_store.add_message, engine, session_id, "user", request.message)
         await asyncio.to_thread(
@@ -294,6 +334,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
             request.trace_id,
             request.kind,
         )
+        agent = await runtime.agents.ready(route)
     except BaseException:
         if lock is not None:
             lock.release()
@@ -311,10 +352,15 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         run_id=run_id,
         trace_id=request.trace_id,
         user_name=request.user_name,
-        graph_input={"messages": [{"role": "user", "content": agent_input_text(request)}]},
+        graph_input={
+            "messages": [{"role": "user", "content": agent_input_text(request)}],
+            # After POST /api/model/reload the session's first turn reads the skills again.
+            **({"skills_metadata": None} if runtime.agents.skills_stale(session_id) else {}),
+        },
         on_release=release,
         mode=request.mode or (session.mode if session is not None else "full"),
         lang=request.lang,
+        agent=agent,
     )
     runtime.active_runs[session_id] = run
     return run

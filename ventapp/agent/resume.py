@@ -33,6 +33,7 @@ from ventapp.agent.pipeline import (
     ChatRejected,
     check_billing,
     owned_session,
+    route_name,
     storage_unavailable_is_503,
     take_slot,
 )
@@ -107,7 +108,8 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
             503 (the database refuses writes).
     """
     session = await owned_session(runtime, request.session_id, request.user_name)
-    await check_billing(runtime, request.user_name)
+    route = route_name(runtime, None, session.route)  # the session's route, like its chats
+    await check_billing(runtime, request.user_name, route)
     slot = take_slot(runtime, request.user_name)
     lock = runtime.session_lock(session.id)
     if lock.locked():
@@ -156,6 +158,7 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
                 request.trace_id,
                 "resume",
             )
+        agent = await runtime.agents.ready(route)
     except BaseException:
         lock.release()
         slot.release()
@@ -181,6 +184,7 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
         prior_cards=list(paused.tool_calls or []) if paused is not None else [],
         edited_args=edited_args,
         lang=request.lang,
+        agent=agent,
     )
     runtime.active_runs[session.id] = run
     return run

@@ -20,8 +20,8 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from sqlalchemy.engine import Engine
 
 from ventapp.agent.admission import ProcessGuard, RunGate
-from ventapp.agent.agent_factory import build_agent
-from ventapp.agent.model_factory import build_model
+from ventapp.agent.agent_set import AgentSet
+from ventapp.agent.endpoint_probe import EndpointProbe
 from ventapp.agent.prompt_budget import PromptBudget, check_fixed_prompt
 from ventapp.agent.writeback import parked_run_ids, write_back, writeback_loop
 from ventapp.billing.pricing import seed_prices
@@ -50,7 +50,10 @@ class AgentRuntime:
         self.engine = engine
         self.checkpointer = checkpointer
         self._exit_stack = exit_stack
-        self._agent: Any = None
+        self.agents = AgentSet(settings, checkpointer)
+        """The compiled agents, one per model route (``MODELS``); rebuilt by thinking switches and reloads."""
+        self.endpoint_probe = EndpointProbe()
+        """Reachability of the model endpoints, cached briefly (``/health``)."""
         # Weak: a session's lock lives while a run holds it or a caller waits on it, then goes,
         # so the dict does not grow by one lock per session ever chatted in (issue 17, item 13).
         self._session_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -92,8 +95,8 @@ class AgentRuntime:
             checkpointer = await stack.enter_async_context(
                 AsyncSqliteSaver.from_conn_string(str(settings.checkpoint_path))
             )
-        runtime = cls(settings, engine, checkpointer, stack, spool)
         try:
+            runtime = cls(settings, engine, checkpointer, stack, spool)
             runtime.agent  # noqa: B018  (build now: a bad HITL_TOOLS or skill fails the start, not every chat)
         except Exception:
             await stack.aclose()
@@ -136,17 +139,9 @@ class AgentRuntime:
 
     @property
     def agent(self) -> Any:
-        """The compiled deep agent, built on first use."""
-        if self._agent is None:
-            self._agent = build_agent(
-                build_model(self.settings),
-                self.checkpointer,
-                workspaces_dir=self.settings.workspaces_dir,
-                hitl_tools=self.settings.hitl_tools,
-                compaction_enabled=self.settings.compaction_enabled,
-                tools_profile=self.settings.tools_profile,
-            )
-        return self._agent
+        """The main route's current compiled agent, built on first use (any agent reads any
+        session's graph state: they share the checkpointer)."""
+        return self.agents.get().graph
 
     def session_lock(self, session_id: str) -> asyncio.Lock:
         """The lock that keeps one run per session at a time (hold the returned object while used)."""

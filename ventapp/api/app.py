@@ -22,6 +22,7 @@ from ventapp.api import (
     chat_routes,
     file_routes,
     health_routes,
+    model_routes,
     preference_routes,
     resume_routes,
     schedule_routes,
@@ -78,6 +79,7 @@ def create_api(
     api.include_router(usage_routes.router)
     api.include_router(session_routes.router)
     api.include_router(preference_routes.router)
+    api.include_router(model_routes.router)
     api.include_router(schedule_routes.router)
     api.include_router(file_routes.router)
     # Last: any other /api path answers in our JSON shape instead of the UI's HTML 404 page

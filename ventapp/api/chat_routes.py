@@ -150,13 +150,20 @@ async def chat(
     thread_id: Annotated[str | None, Form(description="Must equal session_id")] = None,
     mode: Annotated[str | None, Form(description="plan | full")] = None,
     request_id: Annotated[str | None, Form(description="1–128 characters; a repeat is 409")] = None,
+    model: Annotated[
+        str | None,
+        Form(
+            max_length=64, description="A model route by name (MODELS); kept as the session's. Unknown: 400"
+        ),
+    ] = None,
     file: Annotated[
         UploadFile | str | None, File(description="One attachment, saved to /workspace/uploads/")
     ] = None,
 ) -> StreamingResponse:
     """Run one chat turn and stream its contract events as SSE.
 
-    Multipart fields per spec 002; ``message`` may start with ``#skill:<name>`` and/or
+    Multipart fields per spec 002, plus ``model`` (a named route of ``MODELS``; the session keeps
+    it, an unknown one is 400 ``unknown_model`` listing the names in ``models``); ``message`` may start with ``#skill:<name>`` and/or
     ``#session:<uuid>``, and ``file`` is saved to ``/workspace/uploads/``. Errors before the
     stream starts are JSON: 400 (blank message, unknown skill, bad upload, bad user_name),
     404 (unknown or foreign session, thread_id ≠ session_id), 409 (session busy, repeated
@@ -175,6 +182,7 @@ async def chat(
         thread_id=thread_id or None,
         mode=mode or None,
         request_id=request_id,
+        model=model or None,
     )
     request = await _prepare_turn(runtime, request, form)
     try:

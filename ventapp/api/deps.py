@@ -60,5 +60,18 @@ def runtime_dep() -> AgentRuntime:
 
 
 CurrentUser = Annotated[str, Depends(resolve_user)]
+
+
+def resolve_operator(user_name: CurrentUser) -> str:
+    """The caller of an operator action (``POST /api/model/thinking``, ``POST /api/model/reload``).
+
+    Today every caller may act (there is no authentication: see the README, "Who can reach it");
+    when it arrives, this is the one place that requires the operator role (403 otherwise).
+    """
+    return user_name
+
+
+Operator = Annotated[str, Depends(resolve_operator)]
+"""The caller of an operator action (see :func:`resolve_operator`)."""
 FormUser = Annotated[str, Depends(resolve_form_user)]
 RuntimeDep = Annotated[AgentRuntime, Depends(runtime_dep)]

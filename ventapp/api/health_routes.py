@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import FileResponse, PlainTextResponse
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
+from pydantic import BaseModel, ConfigDict, Field
 
+from ventapp.agent.endpoint_probe import Check, public_url
+from ventapp.agent.health import subsystems
 from ventapp.agent.runtime import get_runtime
 from ventapp.api.errors import error_response
 from ventapp.api.openapi import errors
 from ventapp.config import get_settings
-from ventapp.db.engine import probe_write
+from ventapp.scheduler.service import get_service
 from ventapp.tools.knowledge import get_document
 
 router = APIRouter(tags=["ops"])
@@ -21,21 +23,56 @@ router = APIRouter(tags=["ops"])
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 
-WRITE_PROBE_TIMEOUT_S = 1.0
-"""How long ``/health`` waits for the database's write lock before it reports ``down``."""
+class HealthBody(BaseModel):
+    """``/health``'s body (200 and 503 alike); fields beyond these are listed in the route's docstring."""
+
+    model_config = ConfigDict(extra="allow")
+
+    status: str = Field(description="ok | degraded | error (a subsystem is down) | starting")
+    subsystems: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="name -> {status: ok|degraded|down, reason, ...}"
+    )
+    config_conflicts: list[dict[str, str]] = Field(default_factory=list)
 
 
-@router.get("/health", responses=errors())
+def _scheduler() -> Check:
+    try:
+        service = get_service()
+    except RuntimeError:
+        return Check("down", "The schedule service is not running; schedules do not fire.")
+    if not service.firing:
+        return Check(
+            "down", "The schedule service stopped; schedules do not fire.", {"jobs": service.job_count}
+        )
+    running = len(service.executions)
+    return Check(
+        "ok", f"{service.job_count} schedule(s) armed.", {"jobs": service.job_count, "running": running}
+    )
+
+
+@router.get(
+    "/health",
+    response_model=HealthBody,
+    responses={
+        **errors(),
+        503: {"model": HealthBody, "description": "A subsystem is down (the body says which and why)"},
+    },
+)
 async def health() -> Any:
-    """``{status, model{configured,name,base_url,demo,prompt}, database, spool, checkpointer, config_conflicts[]}``.
+    """Per-subsystem health: 200 when nothing is down, 503 when a subsystem is.
 
-    ``status`` is ``ok`` when every subsystem is up, ``degraded`` when the model is
-    unconfigured or the fixed prompt (system prompt + tool schemas, ``model.prompt``; null
-    until measured just after start-up) takes more than 60% of ``CONTEXT_LIMIT``,
-    ``starting`` before the runtime opened, ``error`` if the database fails.
-    ``database`` is ``ok`` or ``down``: a write probe (the write lock, then a rollback), since
-    a locked SQLite file still answers reads. ``spool`` counts answers and settlements
-    parked outside the database, waiting to be written back.
+    ``subsystems`` holds ``database`` (a write probe: a locked SQLite file still answers
+    reads), ``checkpointer``, ``model_endpoint`` (the main route's endpoint probed with a short
+    timeout and cached for a few seconds; other routes under ``routes``), ``scheduler``,
+    ``billing`` (settlements waiting in ``billing_pending`` and the spool file) and
+    ``process_guard`` (one process per ``DATA_DIR``), each ``{status: ok|degraded|down, reason}``.
+
+    Kept for existing clients: ``status`` (``ok``; ``degraded`` when a subsystem is degraded,
+    no model is configured, or the fixed prompt takes more than 60% of ``CONTEXT_LIMIT``;
+    ``error`` when a subsystem is down; ``starting`` before the runtime opened),
+    ``model{configured,name,base_url,demo,context_limit,prompt}``, ``database`` (``ok`` |
+    ``down``), ``spool`` (entries parked outside the database), ``checkpointer``,
+    ``single_process``, ``config_conflicts[]`` and ``env_priority``.
     """
     settings = get_settings()
     body: dict[str, Any] = {
@@ -43,7 +80,7 @@ async def health() -> Any:
         "model": {
             "configured": settings.model_configured,
             "name": settings.model_name,
-            "base_url": settings.openai_base_url or "https://api.openai.com/v1",
+            "base_url": public_url(settings.openai_base_url),
             "demo": settings.demo_mode,
             "context_limit": settings.context_limit,
         },
@@ -53,24 +90,21 @@ async def health() -> Any:
     try:
         runtime = get_runtime()
     except RuntimeError:
-        body.update(status="starting", database="unknown", checkpointer="unknown")
+        body.update(status="starting", database="unknown", checkpointer="unknown", subsystems={})
         return body
-    try:
-        await asyncio.to_thread(probe_write, runtime.engine, WRITE_PROBE_TIMEOUT_S)
-        body["database"] = "ok"
-    except Exception:
-        body.update(status="error", database="down")
-    body["spool"] = await asyncio.to_thread(runtime.spool.count)
+    checks = {**await subsystems(runtime), "scheduler": _scheduler()}
+    body["subsystems"] = {name: check.public() for name, check in checks.items()}
+    body["database"] = "ok" if checks["database"].status == "ok" else "down"
+    body["spool"] = checks["billing"].detail.get("spool", 0)
     budget = runtime.prompt_budget
     body["model"]["prompt"] = budget.public() if budget is not None else None
-    if budget is not None and not budget.fits and body["status"] == "ok":
-        body["status"] = "degraded"
     body["checkpointer"] = settings.checkpointer
     body["single_process"] = runtime.process_guard.exclusive
-    if not runtime.process_guard.exclusive:
-        # Another process serves the same DATA_DIR: graph state, gate counts and locks would split.
-        body["status"] = "degraded"
-    if body["status"] == "ok" and not settings.model_configured:
+    statuses = {check.status for check in checks.values()}
+    if "down" in statuses:
+        body["status"] = "error"
+        return JSONResponse(body, status_code=503)
+    if "degraded" in statuses or (budget is not None and not budget.fits) or not settings.model_configured:
         body["status"] = "degraded"
     return body
 

@@ -27,6 +27,7 @@ _MEANING = {
     415: "Wrong content type",
     422: "Malformed request (missing or invalid fields); `errors` lists them",
     429: "Run limit or daily quota reached; wait `retry_after` seconds",
+    500: "The operation failed on the server; nothing was changed (the message says what to check)",
     503: "The server is starting, or the model has no price",
 }
 

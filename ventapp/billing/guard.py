@@ -120,13 +120,14 @@ def remaining_tokens(engine: Engine, settings: Settings, user_name: str) -> int 
     return quota_status(engine, settings, user_name).remaining_tokens
 
 
-def precheck(engine: Engine, settings: Settings, user_name: str) -> None:
+def precheck(engine: Engine, settings: Settings, user_name: str, model: str | None = None) -> None:
     """Refuse a run that could not be billed or would exceed the user's quota. Blocking: use a thread.
 
     Args:
         engine: The relational store.
         settings: Supplies ``model_name``, ``billing_allow_unpriced`` and ``daily_token_limit``.
         user_name: Who asks for the run.
+        model: The model the run will be billed under (a route's, ``MODELS``); default ``MODEL_NAME``.
 
     Raises:
         BillingRejected: 503 ``model_unpriced`` (the model has no price and
@@ -134,7 +135,7 @@ def precheck(engine: Engine, settings: Settings, user_name: str) -> None:
             ``retry_after`` = seconds to the 00:00 Asia/Shanghai reset).
         sqlalchemy.exc.SQLAlchemyError: The database cannot be read.
     """
-    model = settings.model_name
+    model = model or settings.model_name
     if not settings.billing_allow_unpriced and get_price(engine, model) is None:
         raise BillingRejected(
             503,

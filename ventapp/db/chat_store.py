@@ -25,10 +25,12 @@ def get_session(engine: Engine, session_id: str) -> ChatSession | None:
         return db.get(ChatSession, session_id)
 
 
-def create_session(engine: Engine, session_id: str, user_name: str, title: str, mode: str) -> ChatSession:
+def create_session(
+    engine: Engine, session_id: str, user_name: str, title: str, mode: str, route: str | None = None
+) -> ChatSession:
     """Insert a new session and return it. ``title`` must already be 1–200 characters."""
     with Session(engine, expire_on_commit=False) as db:
-        row = ChatSession(id=session_id, user_name=user_name, title=title, mode=mode)
+        row = ChatSession(id=session_id, user_name=user_name, title=title, mode=mode, route=route)
         db.add(row)
         db.commit()
         return row

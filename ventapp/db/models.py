@@ -42,6 +42,8 @@ class ChatSession(SQLModel, table=True):
     title: str = Field(default="New chat", max_length=200)
     pinned: bool = Field(default=False)
     mode: str = Field(default="full", max_length=16)
+    route: str | None = Field(default=None, max_length=64)
+    """The model route the session runs on (``MODELS``); None: the main one."""
     created_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP, index=True)
 

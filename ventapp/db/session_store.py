@@ -55,11 +55,11 @@ def search_sessions(engine: Engine, user_name: str, query: str, limit: int = 200
 
 
 def update_session(engine: Engine, session_id: str, user_name: str, **changes: Any) -> ChatSession | None:
-    """Set ``title``, ``pinned`` and/or ``mode`` of an owned session; None if not the user's.
+    """Set ``title``, ``pinned``, ``mode`` and/or ``route`` of an owned session; None if not the user's.
 
     ``updated_at`` is left alone: it orders the list by conversation activity, not edits.
     """
-    unknown = set(changes) - {"title", "pinned", "mode"}
+    unknown = set(changes) - {"title", "pinned", "mode", "route"}
     if unknown:
         raise ValueError(f"update_session cannot change {sorted(unknown)}")
     with Session(engine, expire_on_commit=False) as db:

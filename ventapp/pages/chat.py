@@ -10,6 +10,7 @@ import reflex as rx
 from ventapp.pages.components.composer import composer, model_callout, welcome
 from ventapp.pages.components.header import header
 from ventapp.pages.components.message import live_bubble, message_row
+from ventapp.pages.components.model_controls import endpoint_banner
 from ventapp.pages.components.session_bar import session_bar
 from ventapp.pages.components.sidebar import name_dialog, sidebar
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
@@ -66,6 +67,7 @@ def chat_page() -> rx.Component:
         sidebar(),
         rx.flex(
             header(),
+            endpoint_banner(),
             transcript(),
             session_bar(),
             composer(),

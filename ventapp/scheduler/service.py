@@ -107,6 +107,16 @@ class ScheduleService:
             task.cancel()
         await asyncio.gather(*self._background, return_exceptions=True)
 
+    @property
+    def firing(self) -> bool:
+        """True while APScheduler runs (ticks fire); False before start and after shutdown."""
+        return bool(self._scheduler.running)
+
+    @property
+    def job_count(self) -> int:
+        """Enabled schedules with a job (``/health``)."""
+        return len(self._jobs)
+
     async def sync(self) -> None:
         """Make APScheduler's jobs match the enabled schedules in the table."""
         schedules = await asyncio.to_thread(schedule_store.list_schedules, self.runtime.engine)

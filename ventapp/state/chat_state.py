@@ -65,6 +65,7 @@ from ventapp.state.interrupt_view import (
 )
 from ventapp.state.lang_state import ui_lang
 from ventapp.state.live_answer import LiveAnswer, continued, failed_answer, live_from_message, to_message
+from ventapp.state.model_state import ModelState
 from ventapp.state.schedules_state import HandoffState
 from ventapp.state.turns import LIST_LIVE_VARS, LIVE_VARS, THINKING, UI_FAILURE, apply_live, current_live
 from ventapp.state.views import (
@@ -214,7 +215,10 @@ class ChatState(rx.State):
             await self._leave_drafts()
             self._show_session(wanted, await load_session(wanted, self.user_name, self.lang))
             await self._restore_interrupt()
-        return session_url_script(self.session_id)
+        return [
+            session_url_script(self.session_id),
+            ModelState.follow_session(self.session_id, self.user_name),
+        ]
 
     @rx.event
     async def relocalise(self, lang: str) -> None:
@@ -273,6 +277,8 @@ class ChatState(rx.State):
             user_name, mode, lang = self.user_name, self.mode, self.lang
             session_id = self.session_id or self.draft_session_id or None
             new_session = not self.session_id and bool(self.draft_session_id)
+            picker = await self.get_state(ModelState)
+            model = picker.route if picker.has_choice else None
         final = failed_answer(t(UI_FAILURE, lang), "ui_failure", lang)
         sessions: list[SessionView] | None = None
         try:
@@ -285,6 +291,7 @@ class ChatState(rx.State):
                 mode=mode,
                 new_session=new_session,
                 lang=lang,
+                model=model,
             )
             sessions = await load_sessions(user_name, lang)  # the new session's title shows in the list
         except Exception:
@@ -406,7 +413,7 @@ class ChatState(rx.State):
             return None
         await self._leave_drafts()
         self._show_session("", None)
-        return session_url_script("")
+        return [session_url_script(""), ModelState.follow_session("", self.user_name)]
 
     @rx.event
     async def open_session(self, session_id: str) -> Any:
@@ -419,7 +426,7 @@ class ChatState(rx.State):
         await self._leave_drafts()
         self._show_session(session_id, loaded)
         await self._restore_interrupt()
-        return session_url_script(session_id)
+        return [session_url_script(session_id), ModelState.follow_session(session_id, self.user_name)]
 
     @rx.event
     def open_name_dialog(self) -> None:

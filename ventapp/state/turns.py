@@ -127,6 +127,7 @@ async def run_turn(
     mode: str | None = None,
     new_session: bool = False,
     lang: str = DEFAULT_LANG,
+    model: str | None = None,
 ) -> LiveAnswer:
     """Admit and stream one turn, flushing into ``state``; return the final answer.
 
@@ -146,6 +147,7 @@ async def run_turn(
         mode=mode,
         new_session=new_session,
         lang=lang,
+        model=model,
     )
     try:
         run = await start_chat(runtime, apply_prefixes(request))

@@ -12,6 +12,7 @@ from typing import Any
 import reflex as rx
 
 from ventapp.pages.components.lang import lang_switch, t
+from ventapp.pages.components.model_controls import route_picker, settings_link
 from ventapp.state.chat_state import ChatState
 from ventapp.state.schedules_state import HandoffState
 from ventapp.state.views import SessionView
@@ -192,10 +193,12 @@ def header() -> rx.Component:
         history_menu(),
         brand(),
         model_badges(),
+        route_picker(),
         rx.spacer(),
         user_chip(),
         schedules_link(),
         usage_link(),
+        settings_link(),
         rx.button(
             rx.icon("square_pen", size=16),
             rx.text(t("header.new_chat"), display=["none", "inline"]),

@@ -152,13 +152,17 @@ def sources(citations: rx.Var[list[CitationView]], model_only: rx.Var[bool] | bo
     )
 
 
-def _reasoning(reasoning: rx.Var[str]) -> rx.Component:
+def _reasoning(reasoning: rx.Var[str], live: bool = False) -> rx.Component:
+    """The model's reasoning above the answer, collapsible; open while it streams (``live``)."""
     return rx.cond(
         reasoning != "",
         rx.el.details(
-            rx.el.summary(rx.text(t("message.reasoning"), size="1", color_scheme="gray", as_="span"), cursor="pointer"),
+            rx.el.summary(
+                rx.text(t("reasoning.title"), size="1", color_scheme="gray", as_="span"), cursor="pointer"
+            ),
             rx.text(reasoning, size="2", color_scheme="gray", style={"white_space": "pre-wrap"}),
             class_name="msg-reasoning",
+            open=live,
         ),
     )
 
@@ -280,7 +284,7 @@ def live_bubble() -> rx.Component:
     """
     pending = rx.cond(ChatState.is_streaming, "", WAITING_FOR_YOU)
     return _assistant_shell(
-        _reasoning(ChatState.live_reasoning),
+        _reasoning(ChatState.live_reasoning, live=True),
         rx.cond(
             ChatState.live_tools.length() > 0,
             rx.vstack(

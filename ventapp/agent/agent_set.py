@@ -1,0 +1,191 @@
+"""The compiled agents, one per model route, and how they are rebuilt while runs go on.
+
+A run takes a :class:`BuiltAgent` when it is admitted and keeps it to its end
+(:class:`~ventapp.agent.chat_run.ChatRun`); switching the thinking level
+(``POST /api/model/thinking``) or reloading tools and skills (``POST /api/model/reload``)
+builds new agents and swaps them in, so runs in flight finish on the agent they started
+with and the next run gets the new one. Every agent shares the runtime's checkpointer,
+so graph state (thread = session) is the same whichever agent reads it.
+
+Skills: deepagents reads the skills' front matter once per thread and keeps it in graph
+state; after a reload the first new turn of each session asks for it to be read again
+(:meth:`AgentSet.skills_stale`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from ventapp.agent.agent_factory import build_agent
+from ventapp.agent.model_factory import build_model
+from ventapp.agent.thinking import billed_model, check_level, check_routes
+from ventapp.config import Settings
+from ventapp.model_config import DEFAULT_ROUTE, ModelRoute
+from ventapp.tools import registry
+
+logger = logging.getLogger(__name__)
+
+
+class UnknownRoute(ValueError):
+    """A model route name that is not configured; ``names`` lists the configured ones."""
+
+    def __init__(self, name: str, names: list[str]) -> None:
+        super().__init__(f"There is no model route {name!r}. Configured routes: {', '.join(names)}.")
+        self.names = names
+
+
+@dataclass(frozen=True)
+class BuiltAgent:
+    """One compiled agent and what it was built from.
+
+    Attributes:
+        graph: The compiled deep agent (``astream``, ``aget_state``).
+        route: The model route it calls.
+        thinking: The thinking level it was built with.
+        model: The model name its calls are sent and priced under (``deepseek-reasoner`` …).
+        generation: Counts reloads; agents of an older generation predate the last one.
+        built_at: When it was built (UTC).
+    """
+
+    graph: Any
+    route: ModelRoute
+    thinking: str
+    model: str
+    generation: int
+    built_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+
+class AgentSet:
+    """The agents of every route, built on first use and rebuilt on demand.
+
+    Args:
+        settings: Routes, tools profile, ``HITL_TOOLS``, ``CTX_COMPACT_ENABLED``, workspaces.
+        checkpointer: Shared by every agent.
+
+    Raises:
+        ValueError: A route's starting thinking level is not one it offers.
+    """
+
+    def __init__(self, settings: Settings, checkpointer: Any) -> None:
+        check_routes(settings.routes)
+        self.settings = settings
+        self.checkpointer = checkpointer
+        self.generation = 0
+        self.levels: dict[str, str] = {route.name: route.thinking_level for route in settings.routes}
+        """route name -> the thinking level the next agent of that route is built with."""
+        self._built: dict[str, BuiltAgent] = {}
+        self._lock = asyncio.Lock()
+        self._skills_read: set[str] = set()
+        """Sessions whose skills were read again since the last reload (empty before any reload)."""
+
+    @property
+    def names(self) -> list[str]:
+        """Route names, the main one first."""
+        return [route.name for route in self.settings.routes]
+
+    def route(self, name: str | None) -> ModelRoute:
+        """The route called ``name`` (None or ``""``: the main one).
+
+        Raises:
+            UnknownRoute: No such route is configured.
+        """
+        route = self.settings.route(name)
+        if route is None:
+            raise UnknownRoute(str(name), self.names)
+        return route
+
+    def billed_model(self, name: str | None = None) -> str:
+        """The model name the route's next run is sent and priced under (its thinking level decides)."""
+        route = self.route(name)
+        return billed_model(route, self.levels[route.name])
+
+    def _build(self, route: ModelRoute, thinking: str, generation: int) -> BuiltAgent:
+        settings = self.settings
+        graph = build_agent(
+            build_model(settings, route, thinking),
+            self.checkpointer,
+            workspaces_dir=settings.workspaces_dir,
+            hitl_tools=settings.hitl_tools,
+            compaction_enabled=settings.compaction_enabled,
+            tools_profile=settings.tools_profile,
+        )
+        return BuiltAgent(graph, route, thinking, billed_model(route, thinking), generation)
+
+    def get(self, name: str | None = None) -> BuiltAgent:
+        """The current agent of a route, built now (blocking, ~0.5 s) if it never was.
+
+        Raises:
+            UnknownRoute: No such route.
+            ValueError: The agent cannot be assembled (a bad ``HITL_TOOLS``, …).
+        """
+        route = self.route(name)
+        built = self._built.get(route.name)
+        if built is None:
+            built = self._built[route.name] = self._build(route, self.levels[route.name], self.generation)
+        return built
+
+    async def ready(self, name: str | None = None) -> BuiltAgent:
+        """Like :meth:`get`, but a first build runs in a worker thread, not on the event loop."""
+        route = self.route(name)
+        if route.name in self._built:
+            return self._built[route.name]
+        async with self._lock:
+            if route.name not in self._built:
+                level, generation = self.levels[route.name], self.generation
+                self._built[route.name] = await asyncio.to_thread(self._build, route, level, generation)
+            return self._built[route.name]
+
+    def built(self) -> list[BuiltAgent]:
+        """The agents built so far, in route order."""
+        return [self._built[name] for name in self.names if name in self._built]
+
+    async def set_thinking(self, name: str | None, level: str) -> BuiltAgent:
+        """Switch a route's thinking level and rebuild its agent (runs in flight keep theirs).
+
+        Raises:
+            UnknownRoute: No such route.
+            ventapp.agent.thinking.UnknownLevel: The route does not offer ``level``.
+        """
+        route = self.route(name)
+        level = check_level(route, level)
+        async with self._lock:
+            built = await asyncio.to_thread(self._build, route, level, self.generation)
+            self.levels[route.name] = level
+            self._built[route.name] = built
+        logger.info("model route %s: thinking level %s (model %s)", route.name, level, built.model)
+        return built
+
+    async def reload(self) -> list[BuiltAgent]:
+        """Re-read the tool modules and skills and rebuild every agent built so far (at least the main one).
+
+        Raises:
+            ValueError | ImportError: A tool module no longer loads or the agent no longer
+                assembles; the agents in use are kept.
+        """
+        async with self._lock:
+            # On the loop's thread: the registry is briefly empty while its modules re-run, and
+            # nothing else may look a tool up in between.
+            registry.load_builtin_tools(reload=True)
+            generation = self.generation + 1
+            names = [built.route.name for built in self.built()] or [DEFAULT_ROUTE]
+
+            def rebuild() -> list[BuiltAgent]:
+                return [self._build(self.route(n), self.levels[n], generation) for n in names]
+
+            fresh = await asyncio.to_thread(rebuild)
+            self._built = {built.route.name: built for built in fresh}
+            self.generation = generation
+            self._skills_read = set()
+        logger.info("agents rebuilt (generation %d): %s", generation, ", ".join(names))
+        return fresh
+
+    def skills_stale(self, session_id: str) -> bool:
+        """True the first time a session starts a turn after a reload: read its skills again."""
+        if self.generation == 0 or session_id in self._skills_read:
+            return False
+        self._skills_read.add(session_id)
+        return True

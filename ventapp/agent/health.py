@@ -1,0 +1,90 @@
+"""Per-subsystem health (spec 002 ``/health`` "逐子系统健康状态"): each check says ok, degraded or down, and why.
+
+The checks read the runtime; none blocks the event loop (database work runs in a thread,
+the model endpoint is probed with an async client), and the model endpoint probe is cached
+for :data:`~ventapp.agent.endpoint_probe.PROBE_TTL_S` seconds, so a monitor polling ``/health`` every second costs the
+provider one request every few seconds. ``/health`` answers 503 when any check is ``down``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from ventapp.agent.endpoint_probe import Check
+from ventapp.agent.runtime import AgentRuntime
+from ventapp.db.billing_store import pending_summary
+from ventapp.db.engine import probe_write
+
+WRITE_PROBE_TIMEOUT_S = 1.0
+"""How long the database's write lock is waited for before the database reads as down."""
+CHECKPOINTER_TIMEOUT_S = 2.0
+
+
+async def database(runtime: AgentRuntime) -> Check:
+    """A write probe (the write lock, then a rollback): a locked SQLite file still answers reads."""
+    try:
+        await asyncio.to_thread(probe_write, runtime.engine, WRITE_PROBE_TIMEOUT_S)
+    except Exception as exc:
+        return Check("down", f"The database refuses writes ({type(exc).__name__}); new chats answer 503.")
+    return Check("ok", "The database takes writes.")
+
+
+async def checkpointer(runtime: AgentRuntime) -> Check:
+    """The graph-state store answers a read of an unknown thread."""
+    if runtime.settings.checkpointer == "memory":
+        return Check(
+            "ok", "In memory: graph state is lost on restart (CHECKPOINTER=memory).", {"kind": "memory"}
+        )
+    try:
+        async with asyncio.timeout(CHECKPOINTER_TIMEOUT_S):
+            await runtime.checkpointer.aget_tuple({"configurable": {"thread_id": "health-probe"}})
+    except Exception as exc:
+        return Check("down", f"The checkpointer cannot be read ({type(exc).__name__}).", {"kind": "sqlite"})
+    return Check("ok", "The checkpointer answers.", {"kind": "sqlite"})
+
+
+async def billing(runtime: AgentRuntime) -> Check:
+    """Settlements waiting in ``billing_pending`` and entries parked in the spool file."""
+    spool = await asyncio.to_thread(runtime.spool.count)
+    pending = 0
+    with contextlib.suppress(Exception):  # the database check reports an unreadable database
+        pending, _ = await asyncio.to_thread(pending_summary, runtime.engine)
+    detail = {"pending_settlements": pending, "spool": spool}
+    if pending or spool:
+        return Check(
+            "degraded",
+            f"{pending} settlement(s) and {spool} spooled entr{'y' if spool == 1 else 'ies'} wait to be "
+            "written; they are retried in the background.",
+            detail,
+        )
+    return Check("ok", "Every settlement is booked.", detail)
+
+
+def process_guard(runtime: AgentRuntime) -> Check:
+    """One process per ``DATA_DIR`` (invariant 2)."""
+    if runtime.process_guard.exclusive:
+        return Check("ok", "This process is the only one serving DATA_DIR.", {"exclusive": True})
+    return Check(
+        "degraded",
+        "Another process serves the same DATA_DIR: graph state, run limits and session locks are split.",
+        {"exclusive": False},
+    )
+
+
+async def model_endpoint(runtime: AgentRuntime) -> Check:
+    """The main route's endpoint, with every other route's state under ``routes``."""
+    routes = runtime.settings.routes
+    checks = await asyncio.gather(*(runtime.endpoint_probe.check(route) for route in routes))
+    main = checks[0]
+    others = {route.name: check.public() for route, check in zip(routes[1:], checks[1:], strict=True)}
+    return Check(main.status, main.reason, {**main.detail, **({"routes": others} if others else {})})
+
+
+async def subsystems(runtime: AgentRuntime) -> dict[str, Check]:
+    """Every check of the runtime's subsystems, run concurrently (the scheduler's is the caller's)."""
+    names = ("database", "checkpointer", "model_endpoint", "billing")
+    results = await asyncio.gather(
+        database(runtime), checkpointer(runtime), model_endpoint(runtime), billing(runtime)
+    )
+    return {**dict(zip(names, results, strict=True)), "process_guard": process_guard(runtime)}

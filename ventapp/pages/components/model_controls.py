@@ -1,0 +1,59 @@
+"""The chat header's model controls, kept apart from ``header.py``: settings link, route picker, banner.
+
+DOM hooks: ``#settings-link`` (to ``/settings``), ``#route-picker`` (only when ``MODELS`` adds
+routes), ``#endpoint-banner`` (only while the main model's endpoint does not answer).
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from ventapp.pages.components.lang import t
+from ventapp.state.model_state import ModelState
+
+
+def settings_link() -> rx.Component:
+    """To the settings page: model info, thinking level, preferences, approval rules."""
+    return rx.link(
+        rx.icon_button(
+            rx.icon("settings", size=16), variant="ghost", color_scheme="gray", aria_label=t("settings.title")
+        ),
+        href="/settings",
+        id="settings-link",
+        title=t("settings.link"),
+    )
+
+
+def route_picker() -> rx.Component:
+    """Which model route this conversation runs on (the session keeps the choice)."""
+    return rx.cond(
+        ModelState.has_choice,
+        rx.select.root(
+            rx.select.trigger(
+                id="route-picker", variant="soft", aria_label=t("model.picker"), title=t("model.picker")
+            ),
+            rx.select.content(rx.foreach(ModelState.routes, lambda name: rx.select.item(name, value=name))),
+            value=ModelState.route,
+            on_change=ModelState.choose,
+            size="1",
+        ),
+    )
+
+
+def endpoint_banner() -> rx.Component:
+    """A warning across the chat while the model endpoint is down (read when the page opens)."""
+    return rx.fragment(
+        rx.cond(
+            ModelState.endpoint_down,
+            rx.callout(
+                t("model.endpoint_down", reason=ModelState.endpoint_reason),
+                icon="triangle_alert",
+                color_scheme="red",
+                size="1",
+                id="endpoint-banner",
+                role="alert",
+                width="100%",
+            ),
+        ),
+        on_mount=ModelState.refresh,
+    )

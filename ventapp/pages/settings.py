@@ -1,0 +1,170 @@
+"""The settings page (route ``/settings``): the model and its agent, the thinking switch, the
+user's preferences and remembered approvals.
+
+DOM hooks: ``#settings-model``, ``#thinking-select``, ``#preferences-form`` (``textarea[name=preferences]``),
+``#rules-list`` with one ``.rule-row`` per rule and its ``.rule-revoke`` button.
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
+from ventapp.pages.components.header import page_bar
+from ventapp.pages.components.lang import t
+from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
+from ventapp.pages.usage import CARD_STYLE
+from ventapp.state.settings_state import RuleView, SettingsState
+
+
+def _top_bar() -> rx.Component:
+    return page_bar("settings", t("settings.title"), SettingsState.user_name, SettingsState.relocalise)
+
+
+def _fact(label: rx.Var[str] | str, value: rx.Var[str] | str) -> rx.Component:
+    return rx.data_list.item(
+        rx.data_list.label(label),
+        rx.data_list.value(rx.text(value, size="2", style={"word_break": "break-word"})),
+    )
+
+
+def _model_card() -> rx.Component:
+    model = SettingsState.model
+    return rx.vstack(
+        rx.heading(t("settings.model"), size="4"),
+        rx.data_list.root(
+            _fact(t("settings.route"), model.route),
+            _fact(t("settings.provider"), model.provider),
+            _fact(t("settings.model_name"), model.model),
+            _fact(t("settings.endpoint"), model.base_url),
+            _fact(t("settings.window"), model.window),
+            _fact(t("settings.tools"), model.tools),
+            _fact(t("settings.subagents"), model.subagents),
+            _fact(t("settings.skills"), model.skills),
+            _fact(t("settings.middleware"), model.middleware),
+            size="2",
+        ),
+        rx.hstack(
+            rx.text(t("settings.thinking"), size="2", weight="medium"),
+            rx.select.root(
+                rx.select.trigger(id="thinking-select", aria_label=t("settings.thinking")),
+                rx.select.content(
+                    rx.foreach(
+                        SettingsState.thinking_levels, lambda level: rx.select.item(level, value=level)
+                    )
+                ),
+                value=SettingsState.thinking_level,
+                on_change=SettingsState.set_thinking,
+                size="2",
+            ),
+            align="center",
+            spacing="3",
+        ),
+        rx.text(t("settings.thinking_help"), size="1", color_scheme="gray"),
+        rx.cond(
+            SettingsState.thinking_note != "",
+            rx.text(SettingsState.thinking_note, size="2", id="thinking-note"),
+        ),
+        id="settings-model",
+        spacing="3",
+        style=CARD_STYLE,
+    )
+
+
+def _preferences_card() -> rx.Component:
+    return rx.vstack(
+        rx.heading(t("settings.preferences"), size="4"),
+        rx.text(
+            t("settings.preferences_help", limit=f"{PREFERENCES_MAX_CHARS:,}"), size="1", color_scheme="gray"
+        ),
+        rx.form(
+            rx.vstack(
+                rx.text_area(
+                    name="preferences",
+                    default_value=SettingsState.preferences,
+                    key=SettingsState.preferences,
+                    placeholder=t("settings.preferences_placeholder"),
+                    rows="4",
+                    width="100%",
+                ),
+                rx.hstack(
+                    rx.button(t("settings.save"), type="submit", id="preferences-save"),
+                    rx.button(
+                        t("settings.clear"),
+                        type="button",
+                        variant="soft",
+                        color_scheme="gray",
+                        on_click=SettingsState.clear_preferences,
+                        id="preferences-clear",
+                    ),
+                    spacing="2",
+                ),
+                width="100%",
+            ),
+            on_submit=SettingsState.save_preferences,
+            id="preferences-form",
+            width="100%",
+        ),
+        rx.cond(
+            SettingsState.preferences_note != "",
+            rx.text(SettingsState.preferences_note, size="2", id="preferences-note"),
+        ),
+        spacing="3",
+        style=CARD_STYLE,
+    )
+
+
+def _rule_row(rule: rx.Var[RuleView]) -> rx.Component:
+    return rx.hstack(
+        rx.code(rule.tool),
+        rx.badge(
+            rule.scope_label, variant="soft", color_scheme=rx.cond(rule.scope == "always", "amber", "gray")
+        ),
+        rx.text(rule.created, size="1", color_scheme="gray"),
+        rx.spacer(),
+        rx.button(
+            t("settings.revoke"),
+            size="1",
+            variant="soft",
+            color_scheme="red",
+            on_click=SettingsState.revoke(rule.id),
+            class_name="rule-revoke",
+        ),
+        align="center",
+        width="100%",
+        class_name="rule-row",
+    )
+
+
+def _rules_card() -> rx.Component:
+    return rx.vstack(
+        rx.heading(t("settings.rules"), size="4"),
+        rx.text(t("settings.rules_help"), size="1", color_scheme="gray"),
+        rx.cond(
+            SettingsState.rules.length() > 0,
+            rx.vstack(rx.foreach(SettingsState.rules, _rule_row), width="100%", spacing="2", id="rules-list"),
+            rx.text(t("settings.rules_empty"), size="2", color_scheme="gray", id="rules-empty"),
+        ),
+        spacing="3",
+        style=CARD_STYLE,
+    )
+
+
+def settings_page() -> rx.Component:
+    """The whole settings screen; ``on_mount`` reads the model facts and the user's settings."""
+    return rx.box(
+        _top_bar(),
+        rx.box(
+            rx.cond(
+                SettingsState.problem != "",
+                rx.callout(SettingsState.problem, icon="info", color_scheme="amber", id="settings-problem"),
+                rx.vstack(_model_card(), _preferences_card(), _rules_card(), spacing="4", width="100%"),
+            ),
+            max_width=CONTENT_MAX_WIDTH,
+            margin_x="auto",
+            padding=["1rem 0.75rem 3rem", "1.5rem 1rem 4rem"],
+        ),
+        min_height="100dvh",
+        background=rx.color("gray", 1),
+        on_mount=SettingsState.load_page,
+    )
