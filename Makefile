@@ -79,8 +79,11 @@ demo: setup
 	MODEL_NAME=scripted-demo DEMO_MODE=1 DATA_DIR=data/demo \
 	.venv/bin/reflex run --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) --backend-host $(APP_HOST)
 
+# Debian's Chromium for the browser tests, and Noto CJK so Chinese renders as glyphs, not boxes
+# (screenshots and the accessibility check read real text).
 chromium:
 	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+	@dpkg -s fonts-noto-cjk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
 $(LLAMA_STAMP):
 	@command -v g++ >/dev/null || { apt-get update -qq && apt-get install -y -qq g++ >/dev/null; }

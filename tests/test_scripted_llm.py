@@ -17,7 +17,7 @@ from langchain_core.messages import AIMessageChunk, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
 
-from tests.scripted_llm import ScriptedServer, ToolCallsReply, rule_reply
+from tests.scripted_llm import ScriptedServer, ToolCallsReply, rule_reply, script
 from tests.scripted_llm.script import extract_expression, split_arguments
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -352,3 +352,29 @@ def test_cli_announces_and_serves() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_rules_answer_in_the_ui_language_named_in_the_system_prompt() -> None:
+    from ventapp.agent.middleware import LANGUAGE_NOTES
+
+    system = {"role": "system", "content": "You are VentAgent.\n\n" + LANGUAGE_NOTES["zh-CN"]}
+    tools = [
+        {"type": "function", "function": {"name": "calculate"}},
+        {"function": {"name": "knowledge_search"}},
+    ]
+    asked = script.rule_reply(
+        {"messages": [system, {"role": "user", "content": "请计算 (12+8)*3"}], "tools": tools}
+    )
+    assert asked == script.ToolCallsReply(
+        calls=(script.ToolCallSpec("calculate", {"expression": "(12+8)*3"}),)
+    )
+    searched = script.rule_reply(
+        {"messages": [system, {"role": "user", "content": "什么是风机定律"}], "tools": tools}
+    )
+    assert isinstance(searched, script.ToolCallsReply) and searched.calls[0].name == "knowledge_search"
+    call = {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "calculate"}}]}
+    result = {"role": "tool", "tool_call_id": "c1", "content": '{"result": 60}'}
+    assert script.rule_reply({"messages": [system, call, result]}) == script.TextReply("结果是 60。")
+    english = {"role": "system", "content": LANGUAGE_NOTES["en"]}
+    assert script.rule_reply({"messages": [english, call, result]}) == script.TextReply("The result is 60.")
+    assert script.ui_language([{"role": "user", "content": "Interface language: x (zh-CN)"}]) == "en"

@@ -14,10 +14,12 @@ from reflex_base.environment import environment
 from ventapp.api.app import create_api
 from ventapp.pages.chat import chat_page
 from ventapp.pages.knowledge import knowledge_page
+from ventapp.pages.not_found import not_found_page
 from ventapp.pages.schedules import schedules_page
 from ventapp.pages.settings import settings_page
 from ventapp.pages.usage import usage_page
 from ventapp.scheduler.lifespan import app_lifespan
+from ventapp.state.lang_state import DETECT_SCRIPT
 
 
 def _api() -> FastAPI:
@@ -37,6 +39,11 @@ def _api() -> FastAPI:
 app = rx.App(
     api_transformer=_api(),
     theme=rx.theme(appearance="inherit", accent_color="teal", gray_color="slate", radius="large"),
+    # Chinese first: the prerendered page says so; the head script corrects it (and stores the
+    # browser's language) before the page hydrates.
+    html_lang="zh-CN",
+    head_components=[rx.script(DETECT_SCRIPT)],
+    stylesheets=["/ventagent.css"],
 )
 # The event socket's origin is checked by our HttpGuard in front of /_event, which knows the
 # app's own origin; engineio given Reflex's explicit CORS_ORIGINS list would refuse that one.
@@ -48,3 +55,4 @@ app.add_page(knowledge_page, route="/kb/[doc_id]", title="Knowledge base · Vent
 app.add_page(usage_page, route="/usage", title="Usage · VentAgent")
 app.add_page(schedules_page, route="/schedules", title="Schedules · VentAgent")
 app.add_page(settings_page, route="/settings", title="Settings · VentAgent")
+app.add_page(not_found_page, route="404", title="VentAgent")

@@ -76,3 +76,23 @@ async def test_every_model_call_sees_the_time_of_that_call_under_astream(
     assert "Current time: 2026-12-01 08:05 (Asia/Shanghai, UTC+08:00)." in systems[0]
     assert "Current time: 2026-12-01 08:07 (Asia/Shanghai, UTC+08:00)." in systems[1]
     assert "08:07" not in systems[0], "each call carries the time of that call, not of the session"
+
+
+async def test_the_model_is_asked_to_answer_in_the_ui_language() -> None:
+    """A turn from the Chinese UI carries the note (the scripted model then answers in Chinese); an API
+    turn (no ``ui_lang``) carries none."""
+    with ScriptedServer() as llm:
+        settings = load_settings(
+            {"DEEP_AGENT_ENV_PRIORITY": "none", "OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "x"}
+        )
+        agent = build_agent(build_model(settings), InMemorySaver(), workspaces_dir=Path(tempfile.mkdtemp()))
+        answers = []
+        for thread, extra in (("zh", {middleware.UI_LANG_KEY: "zh-CN"}), ("api", {})):
+            config = {"configurable": {"thread_id": thread, "user_name": "alice", **extra}}
+            result = await agent.ainvoke({"messages": [{"role": "user", "content": "你好"}]}, config=config)
+            answers.append(result["messages"][-1].text)
+        systems = [str(request["messages"][0]["content"]) for request in llm.requests()]
+    assert middleware.LANGUAGE_NOTES["zh-CN"] in systems[0]
+    assert "Interface language" not in systems[1]
+    assert answers[0].startswith("你好！我是脚本演示模型"), answers[0]
+    assert answers[1].startswith("Hello! I am the scripted demo model"), answers[1]

@@ -107,13 +107,14 @@ async def test_quota_form_validates_then_saves(tab: Tab, engine: sa.Engine) -> N
     await tab.fire("load_page")
 
     await tab.fire("save_quota", form_data={"daily_token_limit": "-5"})
-    assert (await tab.state()).quota_error == us.QUOTA_PROBLEM
+    assert (await tab.state()).quota_error == "请输入 0（不限）到 2,147,483,647 之间的整数。"
 
     await tab.fire("save_quota", form_data={"daily_token_limit": "4,000"})
     state = await tab.state()
-    assert state.quota_error == "" and state.quota_notice == "Daily limit set to 4,000 tokens."
+    assert state.quota_error == "" and state.quota_notice == "每日额度已设为 4,000 token。"
     assert (state.limit_text, state.percent_used, state.quota_source) == ("4,000", 25, "user")
 
+    await tab.fire("relocalise", lang="en")
     await tab.fire("save_quota", form_data={"daily_token_limit": "0"})
     state = await tab.state()
     assert state.limited is False and state.quota_notice == "No daily limit."
@@ -131,7 +132,7 @@ async def test_ledger_pages_through_older_rows(tab: Tab, engine: sa.Engine) -> N
     await tab.fire("load_page")
     state = await tab.state()
     assert state.rows[0].run_id == f"run-{us.PAGE_SIZE + 4:02d}" and state.has_next and not state.has_prev
-    assert state.page_label == f"1–{us.PAGE_SIZE} of {us.PAGE_SIZE + 5}"
+    assert state.page_label == f"第 1–{us.PAGE_SIZE} 条，共 {us.PAGE_SIZE + 5} 条"
 
     await tab.fire("next_page")
     state = await tab.state()
@@ -153,7 +154,7 @@ async def test_database_failure_shows_a_sentence_not_the_exception(
     await _as_user(tab, "alice")
     await tab.fire("load_page")
     state = await tab.state()
-    assert state.problem == us.LOAD_FAILED and "secret" not in state.problem
+    assert state.problem == "无法从数据库读取用量，错误已记录到日志。" and "secret" not in state.problem
 
 
 def test_usage_page_builds() -> None:

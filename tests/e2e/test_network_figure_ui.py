@@ -53,7 +53,7 @@ def test_solved_network_figures_show_inline_in_the_answer(app: ReflexApp, llm: S
         page.fill("#chat-input", "solve the attached network")
         page.click("#send")
         answer = page.locator(".msg-assistant:not(.msg-live)").last
-        expect(answer).to_contain_text("The network converged")
+        expect(answer).to_contain_text("The network converged", timeout=60_000)
         card = answer.locator(".tool-card", has=page.locator("text=solve_ventilation_network"))
         expect(card).to_have_attribute("data-state", "done")
         figures = card.locator("img.tool-figure")

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import string
+from pathlib import Path
 
-from ventapp.i18n import LANGS, MESSAGES, t
+from ventapp.i18n import DEFAULT_LANG, LANGS, MESSAGES, resolve_lang, t
+
+PROJECT = Path(__file__).resolve().parents[2]
 
 
 def _fields(text: str) -> set[str]:
@@ -21,9 +25,37 @@ def test_every_language_has_every_id_with_the_same_placeholders() -> None:
             assert _fields(text) == _fields(english[key]), f"{lang}:{key} placeholders differ"
 
 
-def test_lookup_formats_and_falls_back() -> None:
-    assert t("schedules.run_now") == "Run now"
-    assert t("schedules.run_now", "zh-CN") == "立即执行"
-    assert t("nav.waiting", "zh-CN", count=2) == "有 2 个定时运行在等你处理"
-    assert t("schedules.run_now", "fr") == "Run now", "unknown languages read English"
+def test_chinese_is_the_default_and_english_the_second_language() -> None:
+    assert DEFAULT_LANG == "zh-CN" and LANGS[0] == "zh-CN"
+    assert t("schedules.run_now") == "立即执行"
+    assert t("schedules.run_now", "en") == "Run now"
+    assert t("nav.waiting", "zh-CN", count=2) == "定时任务：有 2 个定时运行在等你处理"
+    assert t("schedules.run_now", "fr") == "立即执行", "unknown languages read as the default"
     assert t("no.such.id") == "no.such.id"
+
+
+def test_browser_tags_resolve_to_a_supported_language() -> None:
+    assert resolve_lang("en-GB") == resolve_lang("EN") == resolve_lang("en_US") == "en"
+    assert resolve_lang("zh-Hans-CN") == resolve_lang("zh-TW") == resolve_lang("zh") == "zh-CN"
+    assert resolve_lang("") == resolve_lang(None) == resolve_lang("de-DE") == "zh-CN"
+
+
+def test_chinese_messages_are_chinese() -> None:
+    """A catalogue entry copied across untranslated is caught (ids with no words to translate excepted)."""
+    untranslated = {
+        key
+        for key, text in MESSAGES["zh-CN"].items()
+        if text == MESSAGES["en"][key] and re.search(r"[A-Za-z]{4,}", text)
+    }
+    assert untranslated <= {"form.cron_placeholder"}, sorted(untranslated)
+
+
+def test_every_id_the_ui_asks_for_exists() -> None:
+    """Literal ids in ``t("…")`` calls of the UI and state code are in the catalogues."""
+    asked: set[str] = set()
+    for folder in ("ventapp/pages", "ventapp/state"):
+        for path in (PROJECT / folder).rglob("*.py"):
+            asked |= set(re.findall(r"""\bt\(\s*"([a-z_][a-z0-9_.-]*)\"""", path.read_text(encoding="utf-8")))
+    assert len(asked) > 150
+    missing = sorted(key for key in asked if key not in MESSAGES["en"])
+    assert missing == []

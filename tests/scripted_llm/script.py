@@ -26,6 +26,10 @@ _SEARCH_TRIGGERS = (
     re.compile(r"\bwhat is\b", re.IGNORECASE),
     re.compile(r"\bhow\b", re.IGNORECASE),
 )
+# Chinese requests: "计算" asks for the calculator; these for the knowledge base.
+_ZH_SEARCH_TRIGGERS = tuple(re.compile(word) for word in ("搜索", "知识库", "什么是", "如何", "怎么", "怎样"))
+# The browser UI tells the model its language (ventapp.agent.middleware.LANGUAGE_NOTES).
+_UI_LANG = re.compile(r"Interface language: [^\n(]*\((zh-CN|en)\)")
 _LONG_ANSWER_VOCABULARY = (
     "Ventilation systems move fresh air through a building while removing stale air, "
     "heat, moisture and pollutants so that occupants stay healthy and comfortable"
@@ -242,7 +246,21 @@ def _tool_name_for(messages: list[Mapping[str, Any]], tool_call_id: str) -> str:
     return ""
 
 
-def _summarise_calculate(content: str) -> str:
+def ui_language(messages: Iterable[Mapping[str, Any]]) -> str:
+    """The browser UI's language named in the system prompt: ``"zh-CN"``, or ``"en"`` (also when none is named).
+
+    Args:
+        messages: OpenAI-format messages of the request.
+    """
+    for message in messages:
+        if message.get("role") in {"system", "developer"}:
+            found = _UI_LANG.search(message_text(message))
+            if found:
+                return found.group(1)
+    return "en"
+
+
+def _summarise_calculate(content: str, lang: str = "en") -> str:
     # An approval edit prefixes the result with a note for the model; a model reads past it.
     content = content.rsplit("Tool response:\n", 1)[-1]
     value: Any = content.strip()
@@ -252,7 +270,11 @@ def _summarise_calculate(content: str) -> str:
         parsed = None
     if isinstance(parsed, Mapping):
         if "error" in parsed:
-            return f"The calculation failed: {parsed['error']}."
+            return (
+                f"计算失败：{parsed['error']}。"
+                if lang == "zh-CN"
+                else f"The calculation failed: {parsed['error']}."
+            )
         for key in ("result", "value", "answer"):
             if key in parsed:
                 value = parsed[key]
@@ -261,10 +283,10 @@ def _summarise_calculate(content: str) -> str:
         value = parsed
     if not isinstance(value, str):
         value = json.dumps(value)
-    return f"The result is {value}."
+    return f"结果是 {value}。" if lang == "zh-CN" else f"The result is {value}."
 
 
-def _summarise_knowledge(content: str) -> str | None:
+def _summarise_knowledge(content: str, lang: str = "en") -> str | None:
     try:
         parsed = json.loads(content)
     except ValueError:
@@ -273,6 +295,8 @@ def _summarise_knowledge(content: str) -> str | None:
         return None
     sources = parsed.get("sources") or []
     if not sources:
+        if lang == "zh-CN":
+            return "知识库中没有找到与这个问题相关的来源。"
         return "The knowledge base returned no sources for this question."
     first = sources[0]
     if isinstance(first, Mapping):
@@ -288,18 +312,20 @@ def _summarise_knowledge(content: str) -> str | None:
     if not best and isinstance(first, Mapping):
         best = first.get("snippet") or ""
     snippet = " ".join(str(best or "").split())[:150]
+    if lang == "zh-CN":
+        return f"根据知识库（来源：{title}），{snippet or '已有相关内容。'}（共找到 {len(sources)} 个来源。）"
     gist = snippet or "the topic is covered."
     return f"According to the knowledge base (source: {title}), {gist} ({len(sources)} source(s) found.)"
 
 
-def _summarise_tool_result(name: str, content: str) -> str:
+def _summarise_tool_result(name: str, content: str, lang: str = "en") -> str:
     if name == "calculate":
-        return _summarise_calculate(content)
+        return _summarise_calculate(content, lang)
     if name == "knowledge_search":
-        summary = _summarise_knowledge(content)
+        summary = _summarise_knowledge(content, lang)
         if summary is not None:
             return summary
-    return f"Done: {content[:200]}"
+    return f"完成：{content[:200]}" if lang == "zh-CN" else f"Done: {content[:200]}"
 
 
 def _is_summarisation_request(body: Mapping[str, Any], messages: list[Mapping[str, Any]]) -> bool:
@@ -326,9 +352,13 @@ def long_answer(words: int = 200) -> str:
     return " ".join(vocab[i % len(vocab)] for i in range(words)) + "."
 
 
-def _tool_or_unavailable(body: Mapping[str, Any], name: str, arguments: dict[str, Any]) -> Reply:
+def _tool_or_unavailable(
+    body: Mapping[str, Any], name: str, arguments: dict[str, Any], lang: str = "en"
+) -> Reply:
     if name in _tool_names(body):
         return ToolCallsReply(calls=(ToolCallSpec(name=name, arguments=arguments),))
+    if lang == "zh-CN":
+        return TextReply(content=f"抱歉，本次对话中没有 {name} 这个工具。")
     return TextReply(content=f"Sorry, the tool {name} is not available in this conversation.")
 
 
@@ -373,10 +403,14 @@ def _rule_reply(body: Mapping[str, Any]) -> Reply:
       anything else "Done: <first 200 chars>";
     * otherwise the last user message's text, checked in this order (case-insensitive):
       "error please" → HTTP 500; "long answer" → 200 words; "markdown" → a Markdown
-      document; "calculate" → ``calculate(expression=...)``; "search" / "knowledge" /
-      "what is" / "how" → ``knowledge_search(query=..., limit=3)``; else a greeting
-      echoing the first 80 characters. Tool calls fall back to an apology text when the
-      tool is not in the request's ``tools``.
+      document; "calculate" / "计算" → ``calculate(expression=...)``; "search" / "knowledge" /
+      "what is" / "how" / "搜索" / "知识库" / "什么是" / "如何" / "怎么" / "怎样" →
+      ``knowledge_search(query=..., limit=3)``; else a greeting echoing the first 80
+      characters. Tool calls fall back to an apology text when the tool is not in the
+      request's ``tools``.
+
+    Texts are in Chinese when the system prompt names the UI language ``zh-CN``
+    ("Interface language: … (zh-CN)"), else in English.
 
     Args:
         body: The parsed ``/v1/chat/completions`` request body (``messages``, ``tools``, ...).
@@ -385,6 +419,7 @@ def _rule_reply(body: Mapping[str, Any]) -> Reply:
         The reply to render.
     """
     messages = list(body.get("messages") or [])
+    lang = ui_language(messages)
     if _is_summarisation_request(body, messages):
         chars = sum(len(message_text(m)) for m in messages)
         return TextReply(
@@ -399,7 +434,7 @@ def _rule_reply(body: Mapping[str, Any]) -> Reply:
             trailing.append(message)
         # Parallel tool calls leave several results; answer about all of them in order.
         parts = [
-            _summarise_tool_result(_tool_name_for(messages, m.get("tool_call_id", "")), message_text(m))
+            _summarise_tool_result(_tool_name_for(messages, m.get("tool_call_id", "")), message_text(m), lang)
             for m in reversed(trailing)
         ]
         return TextReply(content=" ".join(parts))
@@ -412,16 +447,18 @@ def _rule_reply(body: Mapping[str, Any]) -> Reply:
         return TextReply(content=long_answer())
     if "markdown" in lowered:
         return TextReply(content=MARKDOWN_ANSWER)
-    if "calculate" in lowered:
+    if "calculate" in lowered or "计算" in user_text:
         expression = extract_expression(user_text) or _search_query(
-            user_text, re.compile("calculate", re.IGNORECASE)
+            user_text, re.compile("calculate|计算", re.IGNORECASE)
         )
-        return _tool_or_unavailable(body, "calculate", {"expression": expression})
-    for trigger in _SEARCH_TRIGGERS:
+        return _tool_or_unavailable(body, "calculate", {"expression": expression}, lang)
+    for trigger in (*_SEARCH_TRIGGERS, *_ZH_SEARCH_TRIGGERS):
         if trigger.search(user_text):
             return _tool_or_unavailable(
-                body, "knowledge_search", {"query": _search_query(user_text, trigger), "limit": 3}
+                body, "knowledge_search", {"query": _search_query(user_text, trigger), "limit": 3}, lang
             )
+    if lang == "zh-CN":
+        return TextReply(content=f"你好！我是脚本演示模型。你说：{user_text[:80]}")
     return TextReply(content=f"Hello! I am the scripted demo model. You said: {user_text[:80]}")
 
 

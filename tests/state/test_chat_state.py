@@ -30,7 +30,7 @@ from ventapp.agent import events as ev
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.run_log import MemoryRunLog
 from ventapp.state import chat_state as cs
-from ventapp.state import turns
+from ventapp.state import name_dialog, turns
 from ventapp.state.live_answer import LiveAnswer, reduce_event
 from ventapp.state.views import message_from_row, usage_footer
 
@@ -104,20 +104,22 @@ def test_message_from_row_restores_tool_cards_citations_and_footer() -> None:
         status="failed",
     )
 
-    view = message_from_row(row)
+    view = message_from_row(row, "en")
 
     assert [(t.tool_call_id, t.done) for t in view.tools] == [("c1", True), ("c2", False)]
     assert view.citations[0].url == "/kb/fan-laws"
-    assert view.status == "error" and view.error
+    assert view.status == "error" and view.error == "This answer did not finish because the run failed."
     assert view.footer.startswith("1,234 tokens")
+    assert message_from_row(row).error == "运行失败，这个回答没有完成。"
 
 
 def test_usage_footer_marks_estimates_and_hides_empty_usage() -> None:
     estimate = ev.Usage(input_tokens=10, output_tokens=5, total_tokens=15, usage_source="estimate")
 
-    assert usage_footer(estimate, 1500) == "1.5 s · 15 tokens (10 in · 5 out) · estimated"
+    assert usage_footer(estimate, 1500, "en") == "1.5 sec · 15 tokens (10 in · 5 out) · estimated"
+    assert usage_footer(estimate, 1500) == "1.5秒 · 15 token（输入 10 · 输出 5） · 估算"
     assert usage_footer(None) == ""
-    assert usage_footer({}, 200) == "0.2 s"
+    assert usage_footer({}, 200, "en") == "0.2 sec"
 
 
 def test_clean_user_name() -> None:
@@ -130,8 +132,9 @@ def test_clean_user_name_applies_the_api_rule() -> None:
     """Issue 17 item 9: the dialog keeps what the API would resolve, and refuses what it refuses."""
     assert cs.clean_user_name("Jose\u0301\u00a0") == ("Jos\u00e9", "")
     for bad in ("ali\u200bce", "al\x00ice", "alice\x1b[31m"):
-        name, problem = cs.clean_user_name(bad)
-        assert name == "" and "user_name" in problem, bad
+        name, problem = cs.clean_user_name(bad, "en")
+        assert name == "" and "invisible" in problem, bad
+    assert cs.clean_user_name("x" * 129, "zh-CN")[1] == "名字最多 128 个字符。"
 
 
 # --- ChatState headless ------------------------------------------------------------------
@@ -192,12 +195,13 @@ def pipeline(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
         fake.runs.append(run)
         return run
 
-    async def load_sessions(user_name: str) -> list[Any]:
+    async def load_sessions(user_name: str, lang: str = "zh-CN") -> list[Any]:
         return [cs.SessionView(id=SESSION, title="calc", updated=datetime(2025, 1, 1).isoformat())]
 
     monkeypatch.setattr(turns, "current_runtime", lambda: fake.runtime)
     monkeypatch.setattr(turns, "start_chat", start_chat)
     monkeypatch.setattr(cs, "load_sessions", load_sessions)
+    monkeypatch.setattr(name_dialog, "load_sessions", load_sessions)
     return fake
 
 
@@ -282,6 +286,7 @@ async def client() -> AsyncIterator[Client]:
     async with processor:
         tab = Client(processor, browser)
         await tab.fire("save_user_name", form_data={"user_name": "Ann"})
+        await tab.fire("relocalise", lang="en")  # these tests read English; test_chat_lang covers Chinese
         yield tab
 
 
@@ -323,7 +328,7 @@ async def test_send_streams_into_live_vars_and_commits_the_answer_once(
     assert answer.content == "".join(f"w{i} " for i in range(60))
     assert [(t.tool_call_id, t.content) for t in answer.tools] == [("c1", "60")]
     assert answer.citations[0].url == "/kb/fan-laws"
-    assert answer.status == "done" and answer.footer.startswith("1.2 s")
+    assert answer.status == "done" and answer.footer.startswith("1.2 sec")
     assert [s.id for s in state.sessions] == [SESSION]
     assert pipeline.runs[0].released
 
@@ -351,7 +356,8 @@ async def test_rejected_run_shows_the_message_in_the_bubble(
     state = await client.state()
     answer = state.messages[-1]
     assert answer.status == "error"
-    assert answer.error == "This session is already answering. Wait for it to finish."
+    assert answer.error == "This conversation or the server is busy answering. Try again in a moment."
+    assert answer.error_detail == "This session is already answering. Wait for it to finish."
     assert state.is_streaming is False
 
 
@@ -361,7 +367,8 @@ async def test_pipeline_error_event_is_shown_in_place(client: Client, pipeline: 
     await client.fire("send", form_data={"message": "hello"})
 
     answer = (await client.state()).messages[-1]
-    assert (answer.status, answer.error) == ("error", "No model is configured.")
+    assert (answer.status, answer.error) == ("error", "No model is configured yet, so nobody can answer.")
+    assert answer.error_detail == "No model is configured.", "the operator's sentence stays behind Details"
 
 
 async def test_blank_message_and_missing_name_do_not_start_a_run(pipeline: SimpleNamespace) -> None:
@@ -373,6 +380,7 @@ async def test_blank_message_and_missing_name_do_not_start_a_run(pipeline: Simpl
         assert state.name_dialog_open is True and state.messages == []
 
         await tab.fire("save_user_name", form_data={"user_name": "Ann"})
+        await tab.fire("relocalise", lang="en")  # these tests read English; test_chat_lang covers Chinese
         await tab.fire("send", form_data={"message": "   "})
         assert (await tab.state()).messages == []
     assert pipeline.requests == []

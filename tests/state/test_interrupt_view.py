@@ -51,7 +51,7 @@ def approval(*expressions: str, token: str = "tok-1") -> ev.Interrupt:
 
 
 def test_interrupt_view_lists_every_call_of_the_batch_in_order() -> None:
-    view = interrupt_view(approval("1+1", "2*3", "4-1"))
+    view = interrupt_view(approval("1+1", "2*3", "4-1"), "en")
 
     assert (view.kind, view.token) == ("tool_approval", "tok-1")
     assert [call.index for call in view.calls] == [0, 1, 2]
@@ -59,7 +59,8 @@ def test_interrupt_view_lists_every_call_of_the_batch_in_order() -> None:
     assert view.calls[0].reason == "", "deepagents' default reason repeats the card"
     assert view.calls[0].edit_text == view.calls[0].args_json
     assert view.submit_label == "Approve 3"
-    assert interrupt_view(approval("1+1")).submit_label == "Approve"
+    assert interrupt_view(approval("1+1"), "en").submit_label == "Approve"
+    assert interrupt_view(approval("1+1", "2")).submit_label == "批准 2 项", "Chinese by default"
 
 
 def test_interrupt_view_keeps_a_reason_of_its_own() -> None:
@@ -86,7 +87,7 @@ def test_interrupt_view_is_empty_without_a_card_to_show() -> None:
 
 
 def test_with_mode_toggles_one_call_and_the_button_says_what_is_sent() -> None:
-    view = interrupt_view(approval("1", "2", "3"))
+    view = interrupt_view(approval("1", "2", "3"), "en")
 
     view = with_mode(view, 1, "reject")
     assert [call.mode for call in view.calls] == ["approve", "reject", "approve"]
@@ -98,8 +99,11 @@ def test_with_mode_toggles_one_call_and_the_button_says_what_is_sent() -> None:
     assert with_mode(view, 0, "explode") is view
 
     single = interrupt_view(approval("1"))
-    assert submit_label(with_mode(single, 0, "reject").calls) == "Reject"
-    assert submit_label(with_mode(single, 0, "edit").calls) == "Run with edits"
+    assert submit_label(with_mode(single, 0, "reject").calls, "en") == "Reject"
+    assert submit_label(with_mode(single, 0, "edit").calls, "en") == "Run with edits"
+    assert (
+        with_mode(interrupt_view(approval("1", "2")), 1, "reject").submit_label == "提交：1 项批准 · 1 项拒绝"
+    )
 
 
 # --- building the answer -------------------------------------------------------------------
@@ -129,7 +133,7 @@ def test_approval_answer_all_approved_by_default() -> None:
 
 
 def test_approval_answer_invalid_edit_json_is_an_error_on_that_call() -> None:
-    view = with_mode(interrupt_view(approval("1", "2")), 0, "edit")
+    view = with_mode(interrupt_view(approval("1", "2"), "en"), 0, "edit")
 
     answer, shown = approval_answer(view, {"args_0": '{"expression": "1+1",}'})
 
@@ -142,13 +146,15 @@ def test_approval_answer_invalid_edit_json_is_an_error_on_that_call() -> None:
 
 def test_parse_args_needs_a_json_object() -> None:
     assert parse_args('{"a": 1}') == ({"a": 1}, "")
-    assert parse_args("[1, 2]")[1] == 'The arguments must be a JSON object, e.g. {"expression": "1+1"}.'
+    assert parse_args("[1, 2]", "en")[1] == 'The arguments must be a JSON object, e.g. {"expression": "1+1"}.'
+    assert parse_args("[1, 2]")[1] == '参数必须是 JSON 对象，例如 {"expression": "1+1"}。'
     assert parse_args("")[0] is None
 
 
 def test_questions_answer_needs_one_answer() -> None:
     view = interrupt_view(
-        ev.Interrupt(kind="ask_user", ask_user={"questions": ["People?", "Area?"]}, interrupt_token="t")
+        ev.Interrupt(kind="ask_user", ask_user={"questions": ["People?", "Area?"]}, interrupt_token="t"),
+        "en",
     )
 
     assert questions_answer(view, {"answer_0": " ", "answer_1": ""})[0] is None
@@ -158,7 +164,7 @@ def test_questions_answer_needs_one_answer() -> None:
 
 
 def test_plan_answer_approve_or_send_back_with_feedback() -> None:
-    view = interrupt_view(ev.Interrupt(kind="plan", message="1. Do it", interrupt_token="t"))
+    view = interrupt_view(ev.Interrupt(kind="plan", message="1. Do it", interrupt_token="t"), "en")
 
     assert plan_answer(view, approved=True)[0] == ResumeAnswer(approved=True, feedback="")
     assert plan_answer(view, False, "  ")[0] is None
@@ -229,18 +235,44 @@ def test_stopped_answer_keeps_its_text_with_the_marker_and_is_not_an_error() -> 
     message = to_message(live)
 
     assert (message.status, message.error) == ("stopped", "")
-    assert message.content == "Partial answer" + CANCELLED_MARKER
+    assert message.content == "Partial answer", "the Stopped note replaces the legacy marker"
     stored = SimpleNamespace(
         id="m", role="assistant", content="x" + CANCELLED_MARKER, tool_calls=[], citations=[], usage={}
     )
-    assert message_from_row(SimpleNamespace(**vars(stored), status="cancelled")).status == "stopped"
-    assert message_from_row(SimpleNamespace(**vars(stored), status="cancelled")).error == ""
+    reloaded = message_from_row(SimpleNamespace(**vars(stored), status="cancelled"))
+    assert (reloaded.status, reloaded.error, reloaded.content) == ("stopped", "", "x"), "live == reloaded"
+
+
+def test_a_reloaded_answer_reads_as_it_did_live_with_its_run() -> None:
+    """The footer's duration and the stop reason come from the run that wrote the answer."""
+    usage = {"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}
+    cut = SimpleNamespace(
+        id="m", role="assistant", content="part", tool_calls=[], citations=[], usage=usage, status="failed"
+    )
+    run = SimpleNamespace(duration_ms=2400, error_code="quota", error="Daily token limit reached (50).")
+    live = reduce_event(
+        LiveAnswer(text="part", usage=ev.Usage(**usage), duration_ms=2400, lang="en"),
+        ev.Error(message="Daily token limit reached (50).", code="quota"),
+    )
+
+    reloaded, shown = message_from_row(cut, "en", run), to_message(live)
+
+    assert (reloaded.error, reloaded.error_detail, reloaded.footer) == (
+        shown.error,
+        shown.error_detail,
+        shown.footer,
+    )
+    assert reloaded.error.startswith("You have used today's token allowance")
+    assert reloaded.footer.startswith("2.4 sec")
+    assert message_from_row(cut, "en").error == "This answer did not finish because the run failed."
 
 
 def test_timeout_is_still_an_error() -> None:
     live = reduce_event(LiveAnswer(text="x"), ev.Error(message="Too long.", code="timeout"))
 
-    assert (to_message(live).status, to_message(live).error) == ("error", "Too long.")
+    message = to_message(live)
+    assert (message.status, message.error) == ("error", "回答耗时过长，已被停止。")
+    assert message.error_detail == "Too long."
 
 
 # --- cost and context ----------------------------------------------------------------------
@@ -264,7 +296,10 @@ def test_usage_footer_shows_tokens_and_cost() -> None:
         currency="CNY",
     )
 
-    assert usage_footer(usage, 37) == "0.0 s · 826 tokens (822 in · 4 out) · ¥0.000083 · context 822 / 128k"
+    assert (
+        usage_footer(usage, 37, "en")
+        == "0 sec · 826 tokens (822 in · 4 out) · ¥0.000083 · context 822 / 128K"
+    )
     message = to_message(LiveAnswer(text="ok", usage=usage, duration_ms=37))
     assert (message.context_tokens, message.context_limit) == (822, 128000)
 
@@ -274,5 +309,6 @@ def test_context_gauge_percent_and_label() -> None:
     assert context_percent(64000, 128000) == 50
     assert context_percent(200, 100) == 100
     assert context_percent(10, 0) == 0
-    assert context_label(1100, 128000) == "Context: 1.1k of 128k tokens (1%)"
+    assert context_label(1100, 128000, "en") == "Context: 1.1K of 128K tokens (1%)"
+    assert context_label(1100, 128000) == "上下文：已用 1100 / 12.8万 token（1%）"
     assert context_label(5, 0) == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import AsyncIterator
 
 import pytest
@@ -60,7 +61,12 @@ def test_reduce_tokens_concatenate_and_clear_the_status_line() -> None:
         message="正在执行：计算器", cn_agent="助手", tools=["calculate"], cn_tools=["计算器"]
     )
     live = fold([executing], live)
-    assert live.status == "正在执行：计算器"
+    assert live.status == "正在调用 计算器…"
+    unknown = ev.Executing(
+        message="正在执行：未知", cn_agent="助手", tools=["unknown_tool"], cn_tools=["未知"]
+    )
+    assert fold([unknown], LiveAnswer(lang="en")).status == "Calling unknown_tool…", "never the Chinese label"
+    assert fold([unknown]).status == "正在调用 未知…"
 
     live = fold([ev.Token(content="The "), ev.Token(content="result "), ev.Token(content="is 60.")], live)
 
@@ -99,7 +105,8 @@ def test_reduce_error_sets_error_and_the_message_shows_it() -> None:
     assert live.error_code == "model_unreachable"
     message = to_message(live)
     assert message.status == "error"
-    assert message.error == live.error
+    assert message.error == "模型服务没有响应，请稍后再试。", "plain words for the person at the keyboard"
+    assert message.error_detail == live.error, "the pipeline's sentence behind Details"
     assert message.content == "partial"
 
 
@@ -110,7 +117,9 @@ def test_reduce_done_sets_usage_and_the_footer() -> None:
     assert live.duration_ms == 2400
     message = to_message(live)
     assert message.status == "done"
-    assert message.footer == "2.4 s · 1,234 tokens (1,100 in · 134 out) · context 1.1k / 128k"
+    assert message.footer == "2.4秒 · 1,234 token（输入 1,100 · 输出 134） · 上下文 1100 / 12.8万"
+    english = to_message(dataclasses.replace(live, lang="en"))
+    assert english.footer == "2.4 sec · 1,234 tokens (1,100 in · 134 out) · context 1.1K / 128K"
 
 
 def test_reduce_todos_and_interrupt() -> None:

@@ -12,7 +12,9 @@
    sub-agents share their parent's), everything else in graph state;
 6. permissions — first match wins (pitfall 10): specific allows before the broad write deny,
    so tools write only under ``/workspace/``;
-7. middleware — :class:`~ventapp.agent.middleware.PlanModeMiddleware` (plan-first prompt in plan mode),
+7. middleware — langchain's ``TodoListMiddleware`` (``write_todos``, full profile only),
+   :class:`~ventapp.agent.middleware.PlanModeMiddleware` (plan-first prompt in plan mode),
+   :class:`~ventapp.agent.middleware.AnswerLanguageMiddleware` (answer in the browser UI's language),
    :class:`~ventapp.agent.middleware.PreferencesMiddleware` (the user's preferences, every call),
    :class:`~ventapp.agent.middleware.DynamicTimeMiddleware` (the current Beijing time on every call),
    :class:`~ventapp.agent.tool_profiles.LeanToolsMiddleware` when ``TOOLS_PROFILE=lean``;
@@ -32,10 +34,16 @@ from typing import Any
 
 from deepagents import FilesystemPermission, HarnessProfile, create_deep_agent, register_harness_profile
 from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend
+from langchain.agents.middleware import TodoListMiddleware
 from langchain_core.language_models import BaseChatModel
 from langgraph.types import Checkpointer
 
-from ventapp.agent.middleware import DynamicTimeMiddleware, PlanModeMiddleware, PreferencesMiddleware
+from ventapp.agent.middleware import (
+    AnswerLanguageMiddleware,
+    DynamicTimeMiddleware,
+    PlanModeMiddleware,
+    PreferencesMiddleware,
+)
 from ventapp.agent.prompts import MAIN_SYSTEM_PROMPT, RESEARCHER_PROMPT
 from ventapp.agent.tool_profiles import LEAN_TOOLS, TOOLS_PROFILES, LeanToolsMiddleware
 from ventapp.agent.turn_context import needs_review
@@ -88,6 +96,29 @@ def _main_tools(tools_profile: str) -> list[Any]:
     return tools if tools_profile != "lean" else [tool for tool in tools if tool.name in LEAN_TOOLS]
 
 
+TODO_PROMPT = (
+    "## `write_todos`\n"
+    "For a task of three or more steps, keep a todo list with `write_todos`: mark a step in_progress "
+    "before you start it and completed as soon as it is done; never call it twice in parallel. Skip it "
+    "for simple requests. Write your final answer in a message after the last `write_todos` call."
+)
+TODO_TOOL_DESCRIPTION = (
+    "Create or replace the task list of the current work: items {content, status}, status pending, "
+    "in_progress or completed. Use it for tasks of three or more steps; mark the first in_progress at "
+    "once and each completed as soon as it is done."
+)
+"""Our short texts for langchain's TodoListMiddleware (its defaults are ~1,300 tokens)."""
+
+
+def _planning(tools_profile: str) -> list[Any]:
+    # deepagents 0.7.32 no longer puts TodoListMiddleware in its base stack (only some harness
+    # profiles add it), so `write_todos` never reached the model although our prompt asks for it.
+    # The lean profile shows the model no todo tool (LeanToolsMiddleware), so it gets no prompt either.
+    if tools_profile == "lean":
+        return []
+    return [TodoListMiddleware(system_prompt=TODO_PROMPT, tool_description=TODO_TOOL_DESCRIPTION)]
+
+
 def subagent_names() -> list[str]:
     """The sub-agents ``task`` can start: deepagents' general-purpose one, then ours."""
     return [GENERAL_PURPOSE, *(spec["name"] for spec in _build_subagents())]
@@ -111,7 +142,9 @@ def middleware_stack(*, compaction_enabled: bool, tools_profile: str, approvals:
         "_ParentNotifierMiddleware",
         *(["SummarizationMiddleware"] if compaction_enabled else []),
         "PatchToolCallsMiddleware",
+        *(["TodoListMiddleware"] if tools_profile != "lean" else []),
         PlanModeMiddleware.__name__,
+        AnswerLanguageMiddleware.__name__,
         PreferencesMiddleware.__name__,
         DynamicTimeMiddleware.__name__,
         *([LeanToolsMiddleware.__name__] if tools_profile == "lean" else []),
@@ -223,7 +256,9 @@ def build_agent(
         backend=backend,
         permissions=_permissions(),
         middleware=[
+            *_planning(tools_profile),
             PlanModeMiddleware(),
+            AnswerLanguageMiddleware(),
             PreferencesMiddleware(),
             DynamicTimeMiddleware(),
             *([LeanToolsMiddleware()] if tools_profile == "lean" else []),

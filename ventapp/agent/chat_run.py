@@ -38,6 +38,7 @@ from ventapp.agent.errors import (
     classify,
 )
 from ventapp.agent.kernel import MAIN_AGENT, MAIN_AGENT_LABEL, Kernel
+from ventapp.agent.middleware import UI_LANG_KEY
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_context import TurnContext, load_turn_context
 from ventapp.agent.writeback import STORAGE_FAILED, park_run
@@ -76,6 +77,8 @@ class ChatRun:
         prior_usage: The paused part's saved usage; ``done`` reports the whole answer's.
         prior_cards: The paused part's saved tool cards (their agents, the paused ``task``).
         edited_args: ``tool_call_id -> args`` of calls a reviewer edited before they ran.
+        lang: The browser UI's language (``zh-CN`` | ``en``) the model is asked to answer in; None
+            for API clients.
         agent: The agent to run on (default: the main route's current one). Captured here, so a
             thinking switch or a reload while the run streams does not change it (issue 10).
     """
@@ -95,6 +98,7 @@ class ChatRun:
         prior_usage: dict[str, Any] | None = None,
         prior_cards: list[dict[str, Any]] | None = None,
         edited_args: dict[str, dict[str, Any]] | None = None,
+        lang: str | None = None,
         agent: BuiltAgent | None = None,
     ) -> None:
         self.runtime = runtime
@@ -112,6 +116,7 @@ class ChatRun:
         self._producer: asyncio.Task[None] | None = None
         self._stop: RunFailure | None = None
         self.mode = mode
+        self.lang = lang
         self._prior_usage = prior_usage or {}
         self._price: Price | None = None
         self._turn = TurnContext()
@@ -329,6 +334,7 @@ class ChatRun:
                 "thread_id": self.session_id,
                 "user_name": self.user_name,
                 "mode": self.mode,
+                **({UI_LANG_KEY: self.lang} if self.lang else {}),
                 **self._turn.configurable(),
             },
             "metadata": {"run_id": self.run_id, "trace_id": self.trace_id, "user_name": self.user_name},

@@ -45,23 +45,29 @@ MAIN_AGENT = "ventagent"
 MAIN_AGENT_LABEL = "通风智能体"
 MAIN_ID = "main"
 
-# Display names of deepagents' built-in tools (ours come from the registry).
+# Display names of deepagents' built-in tools, Chinese and English (ours come from the registry).
 _BUILTIN_LABELS = {
-    "write_todos": "任务清单",
-    "ls": "列目录",
-    "read_file": "读文件",
-    "write_file": "写文件",
-    "edit_file": "改文件",
-    "glob": "查找文件",
-    "grep": "搜索文件",
-    "execute": "执行命令",
-    "task": "子智能体",
+    "write_todos": ("任务清单", "Task list"),
+    "ls": ("列目录", "List files"),
+    "read_file": ("读文件", "Read file"),
+    "write_file": ("写文件", "Write file"),
+    "edit_file": ("改文件", "Edit file"),
+    "glob": ("查找文件", "Find files"),
+    "grep": ("搜索文件", "Search files"),
+    "execute": ("执行命令", "Run command"),
+    "task": ("子智能体", "Sub-agent"),
 }
 
 
-def label_for(tool: str) -> str:
-    """Display name of a tool: the registry's label, a built-in's, or the name itself."""
-    return _BUILTIN_LABELS.get(tool) or tool_label(tool)
+def label_for(tool: str, lang: str = "zh-CN") -> str:
+    """Display name of a tool in ``lang`` (``"zh-CN"`` | ``"en"``): a built-in's, the registry's, or the name.
+
+    The SSE contract's ``cn_tool`` is always the Chinese one; the browser UI asks in its own language.
+    """
+    builtin = _BUILTIN_LABELS.get(tool)
+    if builtin is not None:
+        return builtin[1] if lang == "en" else builtin[0]
+    return tool_label(tool, lang)
 
 
 @dataclass

@@ -90,6 +90,39 @@ class DynamicTimeMiddleware(AgentMiddleware):
         return await handler(_append_system(request, self.time_note()))
 
 
+UI_LANG_KEY = "ui_lang"
+"""``configurable`` key: the language of the browser UI the turn came from (absent for API clients)."""
+
+LANGUAGE_NOTES = {
+    "zh-CN": "Interface language: Simplified Chinese (zh-CN). Answer in Simplified Chinese unless the user "
+    "writes in another language.",
+    "en": "Interface language: English (en). Answer in English unless the user writes in another language.",
+}
+"""What the model is told per UI language; the first words are stable, so a scripted test model can read them."""
+
+
+class AnswerLanguageMiddleware(AgentMiddleware):
+    """Asks the model to answer in the browser UI's language (``configurable.ui_lang``).
+
+    The legacy API sends no language, and its turns get no note: the model follows the user's
+    own language as before. Preferences come after this note, so "answer in English" there wins.
+    """
+
+    def _with_language(self, request: ModelRequest) -> ModelRequest:
+        note = LANGUAGE_NOTES.get(str(_configurable().get(UI_LANG_KEY) or ""))
+        return _append_system(request, note) if note else request
+
+    def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
+        """Sync hook (``invoke``/``stream``)."""
+        return handler(self._with_language(request))
+
+    async def awrap_model_call(
+        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
+    ) -> Any:
+        """Async hook (``ainvoke``/``astream``, the service's path)."""
+        return await handler(self._with_language(request))
+
+
 PREFERENCES_HEADER = (
     "The user's standing preferences (follow them unless the user asks otherwise in this conversation):"
 )

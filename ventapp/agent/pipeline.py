@@ -137,6 +137,8 @@ class ChatRequest:
     """A new session's title (1–200 characters); default: the message, truncated."""
     kind: str = "chat"
     """What started the run, as ``execution_runs.kind`` records it: ``chat`` or ``schedule``."""
+    lang: str | None = None
+    """The browser UI's language (``zh-CN`` | ``en``): the model is asked to answer in it; None for API clients."""
     model: str | None = None
     """A model route by name (``MODELS``); it becomes the session's route. None: the session's
     route (a new session: the main one)."""
@@ -357,6 +359,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         },
         on_release=release,
         mode=request.mode or (session.mode if session is not None else "full"),
+        lang=request.lang,
         agent=agent,
     )
     runtime.active_runs[session_id] = run

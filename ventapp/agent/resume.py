@@ -51,6 +51,8 @@ class ResumeRequest:
     user_name: str = "default"
     answer: ResumeAnswer = field(default_factory=ResumeAnswer)
     trace_id: str = field(default_factory=new_trace_id)
+    lang: str | None = None
+    """The browser UI's language, as on :class:`~ventapp.agent.pipeline.ChatRequest`."""
 
 
 async def _pending(runtime: AgentRuntime, session_id: str) -> tuple[list[Any], Any]:
@@ -181,6 +183,7 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
         prior_usage=dict(paused.usage or {}) if paused is not None else {},
         prior_cards=list(paused.tool_calls or []) if paused is not None else [],
         edited_args=edited_args,
+        lang=request.lang,
         agent=agent,
     )
     runtime.active_runs[session.id] = run

@@ -12,7 +12,18 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-_LABELS = {"general-purpose": "通用子智能体", "researcher": "资料检索员"}
+_LABELS = {
+    "general-purpose": ("通用子智能体", "General-purpose sub-agent"),
+    "researcher": ("资料检索员", "Researcher"),
+}
+
+
+def subagent_label(subagent_type: str, lang: str = "zh-CN") -> str:
+    """Display name of a sub-agent type in ``lang`` (``"zh-CN"`` | ``"en"``); unknown types as they are."""
+    names = _LABELS.get(subagent_type)
+    if names is None:
+        return subagent_type
+    return names[1] if lang == "en" else names[0]
 
 
 @dataclass
@@ -28,7 +39,7 @@ class SubagentRun:
     @property
     def label(self) -> str:
         """Display name of the sub-agent type."""
-        return _LABELS.get(self.type, self.type)
+        return subagent_label(self.type)
 
 
 class SubagentTracker:

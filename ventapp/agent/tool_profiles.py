@@ -1,7 +1,7 @@
 """Which tool schemas the model sees (``TOOLS_PROFILE``): ``full`` or ``lean`` for small context windows.
 
 Every request carries the system prompt and every tool schema. With the full set that fixed
-part is about 6,400 tokens (README, "Pointing it at a model"), more than a 4k-context local
+part is about 6,600 tokens (README, "Pointing it at a model"), more than a 4k-context local
 model can hold before the conversation starts. ``lean`` shows the model eight tools with
 one-line descriptions (about a quarter of the schema size): no sub-agent (``task``), no
 search or edit tools over files; the main agent searches the knowledge base itself.

@@ -1,240 +1,65 @@
-"""Message catalogues for user-facing text, keyed by stable ids (zh-CN and en).
+"""Message catalogues for every user-facing string of the UI, keyed by stable ids.
 
-Components ask for a message by id (:func:`t`) and never hold the sentence. English is
-the default for now, to match the rest of the current UI; a later change adds the
-language switch (zh-CN first). Every id exists in both catalogues (a test checks it),
-and placeholders use ``str.format`` fields such as ``{count}``.
+One catalogue per language (:mod:`ventapp.i18n.zh_cn` first, :mod:`ventapp.i18n.en`);
+components and states ask for a message by id and never hold the sentence. Simplified
+Chinese is the default; English is the second language. Every id exists in both
+catalogues with the same ``str.format`` placeholders (a test checks it), and the
+formats of numbers, dates and units come from :mod:`ventapp.i18n.formats` (Babel).
+
+The browser UI reads the language a person chose (or their browser's) from
+``LangState`` (``ventapp.state.lang_state``); server code that shows text takes the
+language as an argument. Code below the UI (agent, tools) never calls :func:`t`:
+it reports codes and data, and the UI words them.
 """
 
 from __future__ import annotations
 
-DEFAULT_LANG = "en"
-LANGS = ("zh-CN", "en")
+from ventapp.i18n.en import MESSAGES as _EN
+from ventapp.i18n.zh_cn import MESSAGES as _ZH
 
-MESSAGES: dict[str, dict[str, str]] = {
-    "en": {
-        "settings.title": "Settings",
-        "settings.link": "Settings: model, preferences, approval rules",
-        "settings.needs_name": "Settings belong to a user. Open the chat and set your name first.",
-        "settings.not_ready": "The server is still starting. Reload the page in a moment.",
-        "settings.load_failed": "The settings could not be read. The error has been logged.",
-        "settings.model": "Model",
-        "settings.route": "Route",
-        "settings.provider": "Provider",
-        "settings.model_name": "Model name",
-        "settings.endpoint": "Endpoint",
-        "settings.window": "Context window",
-        "settings.window_value": "{tokens} tokens (from {source})",
-        "settings.thinking": "Thinking level",
-        "settings.thinking_help": "Applies to the next answer of every user; answers in progress keep their level.",
-        "settings.thinking_saved": "Thinking level set to {level}; model calls now go to {model}.",
-        "settings.thinking_failed": "The thinking level could not be switched. The error has been logged.",
-        "settings.tools": "Tools",
-        "settings.subagents": "Sub-agents",
-        "settings.skills": "Skills",
-        "settings.middleware": "Middleware, in order",
-        "settings.preferences": "Preferences",
-        "settings.preferences_help": "Sent with every turn of yours (chat, resumed and scheduled runs), up to {limit} characters.",
-        "settings.preferences_placeholder": "Answer in Chinese; give airflow in m³/s.",
-        "settings.save": "Save",
-        "settings.clear": "Clear",
-        "settings.saved": "Saved. Your next message uses them.",
-        "settings.cleared": "Preferences cleared.",
-        "settings.too_long": "Preferences are limited to {limit} characters (this text has {count}).",
-        "settings.save_failed": "The preferences could not be saved. The error has been logged.",
-        "settings.rules": "Remembered approvals",
-        "settings.rules_help": "Tools you told not to ask about again. Revoke one and it asks again from the next run.",
-        "settings.rules_empty": "No remembered approvals.",
-        "settings.rule_always": "always",
-        "settings.rule_session": "in one conversation",
-        "settings.revoke": "Revoke",
-        "model.picker": "Model route for this conversation",
-        "model.endpoint_down": "The model server is not answering, so new messages will fail: {reason}",
-        "reasoning.title": "Reasoning",
-        "nav.schedules": "Schedules",
-        "chat.live_elsewhere": "This conversation is answering in another tab or client, so your message "
-        "was not sent (it is back in the box). Follow that answer here, then send yours.",
-        "chat.follow_live": "Follow the answer",
-        "nav.chat": "Chat",
-        "nav.waiting": "{count} scheduled run(s) wait for you",
-        "sidebar.waiting": "A scheduled run waits for your answer here",
-        "schedules.title": "Schedules",
-        "schedules.intro": "The agent runs these prompts on their own, each time in a new conversation. "
-        "Times are in {tz}.",
-        "schedules.needs_name": "Schedules belong to a user. Open the chat and set your name first.",
-        "schedules.not_ready": "The server is still starting. Reload the page in a moment.",
-        "schedules.load_failed": "Schedules could not be read. The error has been logged.",
-        "schedules.empty": "No schedules yet. Create one to run a prompt on a timetable.",
-        "schedules.new": "New schedule",
-        "schedules.col.name": "Name",
-        "schedules.col.cron": "When",
-        "schedules.col.next": "Next run",
-        "schedules.col.last": "Last run",
-        "schedules.col.enabled": "On",
-        "schedules.col.actions": "Actions",
-        "schedules.waiting_banner": "{count} scheduled run(s) are waiting for your answer. "
-        "Open their conversation from the runs below.",
-        "schedules.run_now": "Run now",
-        "schedules.edit": "Edit",
-        "schedules.delete": "Delete",
-        "schedules.runs": "Runs",
-        "schedules.never": "—",
-        "schedules.paused": "paused",
-        "schedules.started": "Started. The run goes on in the background; its conversation is in the runs list.",
-        "form.title_new": "New schedule",
-        "form.title_edit": "Edit schedule",
-        "form.name": "Name",
-        "form.name_placeholder": "Morning gas report",
-        "form.prompt": "Prompt",
-        "form.prompt_placeholder": "Read the overnight gas readings in /workspace/uploads and report anything over the limit.",
-        "form.cron": "Cron expression (minute hour day month weekday)",
-        "form.cron_placeholder": "0 8 * * *",
-        "form.cron_help": "Five fields, read in {tz}. 0 and 7 are Sunday.",
-        "form.preview": "Next five runs",
-        "form.mode": "Mode",
-        "form.mode_full": "Run directly (full)",
-        "form.mode_plan": "Plan first, for approval (plan)",
-        "form.enabled": "Enabled",
-        "form.save": "Save",
-        "form.cancel": "Cancel",
-        "form.cron_invalid": "Not valid ({field}): {reason}",
-        "runs.title": "Runs of {name}",
-        "runs.empty": "No runs yet.",
-        "runs.col.when": "Scheduled for",
-        "runs.col.trigger": "Trigger",
-        "runs.col.status": "Status",
-        "runs.col.tokens": "Tokens",
-        "runs.col.session": "Conversation",
-        "runs.open": "Open",
-        "trigger.cron": "schedule",
-        "trigger.manual": "run now",
-        "status.running": "running",
-        "status.waiting_input": "waiting for you",
-        "status.success": "done",
-        "status.failed": "failed",
-        "status.cancelled": "stopped",
-        "status.interrupted": "interrupted",
-        "status.skipped": "skipped (still running)",
-        "status.missed": "missed",
-        "status.rejected": "refused",
-        "status.none": "not run yet",
-    },
-    "zh-CN": {
-        "settings.title": "设置",
-        "settings.link": "设置：模型、偏好、审批规则",
-        "settings.needs_name": "设置属于某个用户。请先打开对话并设置你的名字。",
-        "settings.not_ready": "服务器仍在启动，请稍后刷新页面。",
-        "settings.load_failed": "无法读取设置，错误已记录。",
-        "settings.model": "模型",
-        "settings.route": "线路",
-        "settings.provider": "提供方",
-        "settings.model_name": "模型名",
-        "settings.endpoint": "接口地址",
-        "settings.window": "上下文窗口",
-        "settings.window_value": "{tokens} tokens（来自 {source}）",
-        "settings.thinking": "思考级别",
-        "settings.thinking_help": "对所有用户的下一次回答生效；进行中的回答保持原级别。",
-        "settings.thinking_saved": "思考级别已设为 {level}；模型调用现发往 {model}。",
-        "settings.thinking_failed": "无法切换思考级别，错误已记录。",
-        "settings.tools": "工具",
-        "settings.subagents": "子智能体",
-        "settings.skills": "技能",
-        "settings.middleware": "中间件（按顺序）",
-        "settings.preferences": "偏好",
-        "settings.preferences_help": "随你的每一轮对话发送（聊天、恢复与定时运行），最多 {limit} 个字符。",
-        "settings.preferences_placeholder": "用中文回答；风量用 m³/s。",
-        "settings.save": "保存",
-        "settings.clear": "清除",
-        "settings.saved": "已保存，下一条消息起生效。",
-        "settings.cleared": "偏好已清除。",
-        "settings.too_long": "偏好最多 {limit} 个字符（当前 {count} 个）。",
-        "settings.save_failed": "无法保存偏好，错误已记录。",
-        "settings.rules": "已记住的审批",
-        "settings.rules_help": "你选择不再询问的工具。撤销后从下一次运行起重新询问。",
-        "settings.rules_empty": "没有已记住的审批。",
-        "settings.rule_always": "始终",
-        "settings.rule_session": "仅限一个对话",
-        "settings.revoke": "撤销",
-        "model.picker": "本对话使用的模型线路",
-        "model.endpoint_down": "模型服务器没有响应，新消息将会失败：{reason}",
-        "reasoning.title": "思考过程",
-        "nav.schedules": "定时任务",
-        "chat.live_elsewhere": "这个对话正在另一个标签页或客户端中回答，所以你的消息没有发出（已放回输入框）。"
-        "先在这里跟随那个回答，再发送你的消息。",
-        "chat.follow_live": "跟随回答",
-        "nav.chat": "对话",
-        "nav.waiting": "有 {count} 个定时运行在等你处理",
-        "sidebar.waiting": "这里有一个定时运行在等你答复",
-        "schedules.title": "定时任务",
-        "schedules.intro": "智能体会按时自动运行这些提示词，每次都在新的会话中进行。时间均为 {tz}。",
-        "schedules.needs_name": "定时任务归属于用户。请先打开对话页设置你的名字。",
-        "schedules.not_ready": "服务器仍在启动，请稍后刷新页面。",
-        "schedules.load_failed": "无法读取定时任务，错误已记录到日志。",
-        "schedules.empty": "还没有定时任务。新建一个，按时间表运行提示词。",
-        "schedules.new": "新建定时任务",
-        "schedules.col.name": "名称",
-        "schedules.col.cron": "时间",
-        "schedules.col.next": "下次运行",
-        "schedules.col.last": "上次运行",
-        "schedules.col.enabled": "启用",
-        "schedules.col.actions": "操作",
-        "schedules.waiting_banner": "有 {count} 个定时运行在等待你的答复，请在下方运行记录中打开其会话。",
-        "schedules.run_now": "立即执行",
-        "schedules.edit": "编辑",
-        "schedules.delete": "删除",
-        "schedules.runs": "执行记录",
-        "schedules.never": "—",
-        "schedules.paused": "已暂停",
-        "schedules.started": "已开始，运行在后台继续；其会话见执行记录。",
-        "form.title_new": "新建定时任务",
-        "form.title_edit": "编辑定时任务",
-        "form.name": "名称",
-        "form.name_placeholder": "早间瓦斯报告",
-        "form.prompt": "提示词",
-        "form.prompt_placeholder": "读取 /workspace/uploads 中的夜间瓦斯读数，报告所有超限数据。",
-        "form.cron": "cron 表达式（分 时 日 月 周）",
-        "form.cron_placeholder": "0 8 * * *",
-        "form.cron_help": "五个字段，按 {tz} 计算。0 和 7 表示星期日。",
-        "form.preview": "接下来五次运行",
-        "form.mode": "模式",
-        "form.mode_full": "直接执行（full）",
-        "form.mode_plan": "先出计划待批（plan）",
-        "form.enabled": "启用",
-        "form.save": "保存",
-        "form.cancel": "取消",
-        "form.cron_invalid": "无效（{field}）：{reason}",
-        "runs.title": "{name} 的执行记录",
-        "runs.empty": "还没有执行记录。",
-        "runs.col.when": "计划时间",
-        "runs.col.trigger": "触发方式",
-        "runs.col.status": "状态",
-        "runs.col.tokens": "Token",
-        "runs.col.session": "会话",
-        "runs.open": "打开",
-        "trigger.cron": "定时",
-        "trigger.manual": "立即执行",
-        "status.running": "运行中",
-        "status.waiting_input": "等待你处理",
-        "status.success": "完成",
-        "status.failed": "失败",
-        "status.cancelled": "已停止",
-        "status.interrupted": "已中断",
-        "status.skipped": "已跳过（上次仍在运行）",
-        "status.missed": "已错过",
-        "status.rejected": "被拒绝",
-        "status.none": "尚未运行",
-    },
-}
+DEFAULT_LANG = "zh-CN"
+"""The language of a browser that prefers neither Chinese nor English, and of the server's texts."""
+LANGS = ("zh-CN", "en")
+"""Supported languages, the default first."""
+LANG_NAMES = {"zh-CN": "中文", "en": "English"}
+"""Each language named in itself (the header's switch)."""
+
+MESSAGES: dict[str, dict[str, str]] = {"zh-CN": _ZH, "en": _EN}
+
+
+def resolve_lang(value: str | None) -> str:
+    """A supported language for a stored choice or a browser tag.
+
+    Args:
+        value: ``"zh-CN"``, ``"en"``, a BCP 47 tag such as ``"en-GB"`` or ``"zh-Hans-CN"``,
+            or ``""``/None (not chosen yet).
+
+    Returns:
+        ``"en"`` for English tags, ``"zh-CN"`` for Chinese ones and for anything else.
+    """
+    tag = (value or "").strip().lower().replace("_", "-")
+    if tag == "en" or tag.startswith("en-"):
+        return "en"
+    return DEFAULT_LANG
 
 
 def t(key: str, lang: str = DEFAULT_LANG, **fields: object) -> str:
-    """The message ``key`` in ``lang`` (falls back to English, then to the key itself).
+    """The message ``key`` in ``lang`` (other catalogues and finally the key itself as fallbacks).
 
     Args:
         key: A stable message id, e.g. ``"schedules.run_now"``.
-        lang: ``"zh-CN"`` or ``"en"``; anything else reads as English.
+        lang: ``"zh-CN"`` or ``"en"``; anything else reads as the default (``zh-CN``).
         **fields: Values for the message's ``{placeholders}``.
+
+    Returns:
+        The formatted sentence.
     """
-    catalogue = MESSAGES.get(lang, MESSAGES[DEFAULT_LANG])
-    text = catalogue.get(key) or MESSAGES[DEFAULT_LANG].get(key) or key
-    return text.format(**fields) if fields else text
+    catalogue = MESSAGES.get(lang) or MESSAGES[resolve_lang(lang)]
+    text = catalogue.get(key) or MESSAGES["en"].get(key) or key
+    # Only messages with placeholders or literal braces ("{{") go through str.format.
+    return text.format(**fields) if fields or "{{" in text else text
+
+
+def has_message(key: str) -> bool:
+    """Whether ``key`` is a message id (e.g. before wording an error code that may be unknown)."""
+    return key in MESSAGES[DEFAULT_LANG]

@@ -68,6 +68,26 @@ def live_elsewhere_notice() -> rx.Component:
     )
 
 
+VISUALLY_HIDDEN = {
+    "position": "absolute",
+    "width": "1px",
+    "height": "1px",
+    "padding": "0",
+    "margin": "-1px",
+    "overflow": "hidden",
+    "clip": "rect(0, 0, 0, 0)",
+    "white_space": "nowrap",
+    "border": "0",
+}
+
+
+def announcer() -> rx.Component:
+    """The page's one live region: screen readers hear when an answer completes, fails or waits."""
+    return rx.box(
+        ChatState.announcement, id="announcer", role="status", aria_live="polite", style=VISUALLY_HIDDEN
+    )
+
+
 def chat_page() -> rx.Component:
     """The whole chat screen; its ``on_load`` reads the model facts and the user's sessions."""
     return rx.flex(
@@ -85,6 +105,7 @@ def chat_page() -> rx.Component:
             height="100%",
         ),
         name_dialog(),
+        announcer(),
         height="100dvh",
         width="100%",
         overflow="hidden",

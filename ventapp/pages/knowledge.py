@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import reflex as rx
 
-from ventapp.pages.components.header import brand
+from ventapp.pages.components.header import page_bar
+from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH, markdown
 from ventapp.state.knowledge_state import KnowledgeState
 
@@ -12,7 +13,10 @@ from ventapp.state.knowledge_state import KnowledgeState
 def _back_link() -> rx.Component:
     return rx.link(
         rx.hstack(
-            rx.icon("arrow_left", size=14), rx.text("Back to chat", size="2"), align="center", spacing="1"
+            rx.icon("arrow_left", size=14),
+            rx.text(t("nav.back_to_chat"), size="2"),
+            align="center",
+            spacing="1",
         ),
         href="/",
         class_name="kb-back",
@@ -23,12 +27,12 @@ def _back_link() -> rx.Component:
 def _document() -> rx.Component:
     return rx.vstack(
         rx.hstack(
-            rx.badge(rx.icon("book_open", size=12), "Knowledge base", variant="soft"),
+            rx.badge(rx.icon("book_open", size=12), t("kb.badge"), variant="soft"),
             rx.code(KnowledgeState.doc_key, size="1", variant="ghost", color_scheme="gray"),
             spacing="2",
             align="center",
         ),
-        rx.heading(KnowledgeState.doc_title, size="7", class_name="kb-title"),
+        rx.heading(KnowledgeState.doc_title, as_="h1", size="7", class_name="kb-title"),
         rx.box(markdown(KnowledgeState.doc_text), width="100%", class_name="kb-body"),
         spacing="3",
         width="100%",
@@ -39,17 +43,17 @@ def _document() -> rx.Component:
 def _not_found() -> rx.Component:
     return rx.vstack(
         rx.icon("file_text", size=36, color=rx.color("gray", 9)),
-        rx.heading("Document not found", size="5"),
+        rx.heading(t("kb.not_found"), as_="h1", size="5"),
         rx.text(
             rx.cond(
                 KnowledgeState.doc_problem != "",
-                KnowledgeState.doc_problem,
-                "There is no knowledge-base document with this id. It may have been renamed or removed.",
+                t("kb.load_failed"),
+                t("kb.not_found_body"),
             ),
             color_scheme="gray",
             text_align="center",
         ),
-        rx.link(rx.button("Back to chat", variant="soft"), href="/"),
+        rx.button(rx.link(t("nav.back_to_chat"), href="/"), variant="soft", as_child=True),
         align="center",
         spacing="3",
         padding_top="10vh",
@@ -60,15 +64,7 @@ def _not_found() -> rx.Component:
 def knowledge_page() -> rx.Component:
     """Title, back link and the document's Markdown; a friendly "not found" for unknown ids."""
     return rx.box(
-        rx.hstack(
-            rx.link(brand(), href="/", underline="none", color="inherit"),
-            rx.spacer(),
-            rx.color_mode.button(variant="ghost", color_scheme="gray"),
-            align="center",
-            height="3.5rem",
-            padding_x=["0.75rem", "1rem"],
-            border_bottom=f"1px solid {rx.color('gray', 4)}",
-        ),
+        page_bar("book_open", t("kb.badge"), None),
         rx.box(
             _back_link(),
             rx.box(

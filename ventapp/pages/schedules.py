@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import reflex as rx
 
-from ventapp.i18n import t
-from ventapp.pages.components.header import brand
+from ventapp.pages.components.header import page_bar
+from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
 from ventapp.state.schedules_state import RunView, SchedulesState, ScheduleView
 
@@ -48,37 +48,8 @@ def _status_badge(status: rx.Var[str], label: rx.Var[str]) -> rx.Component:
 
 
 def _top_bar() -> rx.Component:
-    return rx.hstack(
-        rx.link(brand(), href="/", underline="none", color="inherit"),
-        rx.badge(rx.icon("calendar_clock", size=12), t("schedules.title"), variant="soft"),
-        rx.spacer(),
-        rx.cond(
-            SchedulesState.user_name != "",
-            rx.badge(
-                rx.icon("user_round", size=12),
-                SchedulesState.user_name,
-                variant="surface",
-                color_scheme="gray",
-                display=["none", "inline-flex"],
-            ),
-        ),
-        rx.link(
-            rx.button(
-                rx.icon("message_square", size=14),
-                rx.text(t("nav.chat"), display=["none", "inline"]),
-                variant="soft",
-                aria_label=t("nav.chat"),
-            ),
-            href="/",
-        ),
-        rx.color_mode.button(variant="ghost", color_scheme="gray"),
-        align="center",
-        spacing=rx.breakpoints(initial="2", sm="3"),
-        height="3.5rem",
-        padding_x=["0.75rem", "1rem"],
-        border_bottom=f"1px solid {rx.color('gray', 4)}",
-        background=rx.color("gray", 1),
-        width="100%",
+    return page_bar(
+        "calendar_clock", t("schedules.title"), SchedulesState.user_name, SchedulesState.relocalise
     )
 
 
@@ -156,14 +127,14 @@ def _row(schedule: rx.Var[ScheduleView]) -> rx.Component:
 def _list() -> rx.Component:
     return rx.vstack(
         rx.hstack(
-            rx.heading(t("schedules.title"), size="4"),
+            rx.heading(t("schedules.title"), as_="h1", size="4"),
             rx.spacer(),
             rx.icon_button(
                 rx.icon("refresh_cw", size=14),
                 variant="ghost",
                 on_click=SchedulesState.refresh,
                 id="schedules-refresh",
-                aria_label="refresh",
+                aria_label=t("common.refresh"),
             ),
             rx.button(
                 rx.icon("plus", size=14),
@@ -226,14 +197,14 @@ def _runs() -> rx.Component:
         SchedulesState.runs_for != "",
         rx.vstack(
             rx.hstack(
-                rx.heading(SchedulesState.runs_title, size="3", id="schedule-runs-title"),
+                rx.heading(SchedulesState.runs_title, as_="h2", size="3", id="schedule-runs-title"),
                 rx.spacer(),
                 rx.icon_button(
                     rx.icon("refresh_cw", size=14),
                     variant="ghost",
                     on_click=SchedulesState.refresh_runs,
                     id="schedule-runs-refresh",
-                    aria_label="refresh",
+                    aria_label=t("common.refresh"),
                 ),
                 width="100%",
                 align="center",

@@ -10,39 +10,18 @@ from __future__ import annotations
 import reflex as rx
 
 from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
-from ventapp.i18n import t
-from ventapp.pages.components.header import brand
+from ventapp.pages.components.header import page_bar
+from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
 from ventapp.pages.usage import CARD_STYLE
 from ventapp.state.settings_state import RuleView, SettingsState
 
 
 def _top_bar() -> rx.Component:
-    return rx.hstack(
-        rx.link(brand(), href="/", underline="none", color="inherit"),
-        rx.badge(rx.icon("settings", size=12), t("settings.title"), variant="soft"),
-        rx.spacer(),
-        rx.link(
-            rx.button(
-                rx.icon("message_square", size=14),
-                rx.text(t("nav.chat"), display=["none", "inline"]),
-                variant="soft",
-                aria_label=t("nav.chat"),
-            ),
-            href="/",
-        ),
-        rx.color_mode.button(variant="ghost", color_scheme="gray"),
-        align="center",
-        spacing=rx.breakpoints(initial="2", sm="3"),
-        height="3.5rem",
-        padding_x=["0.75rem", "1rem"],
-        border_bottom=f"1px solid {rx.color('gray', 4)}",
-        background=rx.color("gray", 1),
-        width="100%",
-    )
+    return page_bar("settings", t("settings.title"), SettingsState.user_name, SettingsState.relocalise)
 
 
-def _fact(label: str, value: rx.Var[str] | str) -> rx.Component:
+def _fact(label: rx.Var[str] | str, value: rx.Var[str] | str) -> rx.Component:
     return rx.data_list.item(
         rx.data_list.label(label),
         rx.data_list.value(rx.text(value, size="2", style={"word_break": "break-word"})),

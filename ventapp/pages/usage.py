@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import reflex as rx
 
-from ventapp.pages.components.header import brand
+from ventapp.pages.components.header import page_bar
+from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
 from ventapp.state.usage_state import LedgerRowView, UsageState
 
@@ -23,41 +24,10 @@ CARD_STYLE = {
 
 
 def _top_bar() -> rx.Component:
-    return rx.hstack(
-        rx.link(brand(), href="/", underline="none", color="inherit"),
-        rx.badge(rx.icon("gauge", size=12), "Usage", variant="soft"),
-        rx.spacer(),
-        rx.cond(
-            UsageState.user_name != "",
-            rx.badge(
-                rx.icon("user_round", size=12),
-                UsageState.user_name,
-                variant="surface",
-                color_scheme="gray",
-                display=["none", "inline-flex"],
-            ),
-        ),
-        rx.link(
-            rx.button(
-                rx.icon("message_square", size=14),
-                rx.text("Chat", display=["none", "inline"]),
-                variant="soft",
-                aria_label="Chat",
-            ),
-            href="/",
-        ),
-        rx.color_mode.button(variant="ghost", color_scheme="gray"),
-        align="center",
-        spacing=rx.breakpoints(initial="2", sm="3"),
-        height="3.5rem",
-        padding_x=["0.75rem", "1rem"],
-        border_bottom=f"1px solid {rx.color('gray', 4)}",
-        background=rx.color("gray", 1),
-        width="100%",
-    )
+    return page_bar("gauge", t("nav.usage"), UsageState.user_name, UsageState.relocalise)
 
 
-def _figure(label: str, value: rx.Var | str, hint: rx.Var | str = "", id: str = "") -> rx.Component:
+def _figure(label: rx.Var[str], value: rx.Var | str, hint: rx.Var | str = "", id: str = "") -> rx.Component:
     return rx.vstack(
         rx.text(label, size="1", color_scheme="gray", weight="medium"),
         rx.text(value, size="6", weight="bold", id=id or None),
@@ -76,59 +46,61 @@ def _quota_bar() -> rx.Component:
                 max=100,
                 color_scheme=rx.cond(UsageState.percent_used >= 90, "red", "teal"),
                 id="quota-progress",
+                aria_label=t("usage.quota_progress"),
             ),
             rx.text(
-                UsageState.used_text,
-                " of ",
-                UsageState.limit_text,
-                " tokens used today · ",
-                UsageState.remaining_text,
-                " left · resets at 00:00 ",
-                UsageState.timezone,
+                t(
+                    "usage.quota_line",
+                    used=UsageState.used_text,
+                    limit=UsageState.limit_text,
+                    left=UsageState.remaining_text,
+                    tz=UsageState.timezone,
+                ),
                 size="1",
                 color_scheme="gray",
             ),
             spacing="1",
             width="100%",
         ),
-        rx.text("No daily limit.", size="1", color_scheme="gray", id="quota-progress"),
+        rx.text(t("usage.no_limit"), size="1", color_scheme="gray", id="quota-progress"),
     )
 
 
 def _today() -> rx.Component:
     return rx.vstack(
         rx.hstack(
-            rx.heading("Today", size="4"),
+            rx.heading(t("usage.today"), as_="h2", size="4"),
             rx.text(UsageState.day, " (", UsageState.timezone, ")", size="1", color_scheme="gray"),
             align="baseline",
             spacing="2",
         ),
         rx.flex(
-            _figure("Tokens", UsageState.total_tokens, "input + output", id="usage-total"),
-            _figure("Input", UsageState.input_tokens),
-            _figure("Output", UsageState.output_tokens),
+            _figure(t("usage.tokens"), UsageState.total_tokens, t("usage.tokens_hint"), id="usage-total"),
+            _figure(t("usage.input"), UsageState.input_tokens),
+            _figure(t("usage.output"), UsageState.output_tokens),
             _figure(
-                "Cost", UsageState.cost_text, rx.text.span(UsageState.calls, " model calls"), id="usage-cost"
+                t("usage.cost"),
+                UsageState.cost_text,
+                t("usage.calls", count=UsageState.calls),
+                id="usage-cost",
             ),
             wrap="wrap",
             spacing="5",
         ),
         rx.hstack(
             rx.badge(
-                "real ",
-                UsageState.real_tokens,
+                t("usage.real", count=UsageState.real_tokens),
                 color_scheme="green",
                 variant="soft",
-                title="Reported by the model provider",
+                title=t("usage.real_hint"),
             ),
             rx.cond(
                 UsageState.has_estimates,
                 rx.badge(
-                    "estimate ",
-                    UsageState.estimate_tokens,
+                    t("usage.estimate", count=UsageState.estimate_tokens),
                     color_scheme="amber",
                     variant="soft",
-                    title="Counted offline because the provider reported no usage for these calls",
+                    title=t("usage.estimate_hint"),
                 ),
             ),
             spacing="2",
@@ -139,10 +111,7 @@ def _today() -> rx.Component:
             UsageState.pending_settlements > 0,
             rx.callout(
                 rx.text(
-                    UsageState.pending_settlements,
-                    " run(s) with ",
-                    UsageState.pending_tokens,
-                    " tokens are waiting to be booked; they already count toward your limit.",
+                    t("usage.pending", runs=UsageState.pending_settlements, tokens=UsageState.pending_tokens)
                 ),
                 icon="clock",
                 color_scheme="amber",
@@ -158,7 +127,7 @@ def _today() -> rx.Component:
 
 def _chart() -> rx.Component:
     return rx.vstack(
-        rx.heading("Last 14 days", size="4"),
+        rx.heading(t("usage.chart_title"), as_="h2", size="4"),
         rx.recharts.bar_chart(
             rx.recharts.cartesian_grid(stroke_dasharray="3 3", vertical=False),
             rx.recharts.x_axis(data_key="label"),
@@ -166,10 +135,10 @@ def _chart() -> rx.Component:
             rx.recharts.tooltip(),
             rx.recharts.legend(),
             rx.recharts.bar(
-                data_key="input", name="input tokens", stack_id="tokens", fill=rx.color("accent", 9)
+                data_key="input", name=t("usage.chart_input"), stack_id="tokens", fill=rx.color("accent", 9)
             ),
             rx.recharts.bar(
-                data_key="output", name="output tokens", stack_id="tokens", fill=rx.color("amber", 9)
+                data_key="output", name=t("usage.chart_output"), stack_id="tokens", fill=rx.color("amber", 9)
             ),
             data=UsageState.series,
             width="100%",
@@ -183,9 +152,9 @@ def _chart() -> rx.Component:
 
 def _quota_form() -> rx.Component:
     return rx.vstack(
-        rx.heading("Daily limit", size="4"),
+        rx.heading(t("usage.limit_title"), as_="h2", size="4"),
         rx.text(
-            "Tokens (input + output) you may use per day; 0 means no limit.",
+            t("usage.limit_hint"),
             size="2",
             color_scheme="gray",
         ),
@@ -199,8 +168,9 @@ def _quota_form() -> rx.Component:
                     min=0,
                     id="quota-input",
                     width="12rem",
+                    aria_label=t("usage.limit_title"),
                 ),
-                rx.button("Save", type="submit", id="quota-save"),
+                rx.button(t("common.save"), type="submit", id="quota-save"),
                 spacing="2",
                 align="center",
             ),
@@ -222,13 +192,14 @@ def _row(row: rx.Var[LedgerRowView]) -> rx.Component:
         rx.table.cell(row.model),
         rx.table.cell(
             rx.badge(
-                row.source,
+                rx.cond(row.source == "real", t("usage.source_real"), t("usage.source_estimate")),
                 color_scheme=rx.cond(row.source == "real", "green", "amber"),
+                data_source=row.source,
                 variant="soft",
             ),
             rx.cond(
                 row.sub_agent,
-                rx.badge("sub-agent", variant="outline", color_scheme="gray", margin_left="0.25rem"),
+                rx.badge(t("usage.sub_agent"), variant="outline", color_scheme="gray", margin_left="0.25rem"),
             ),
         ),
         rx.table.cell(row.input_tokens, text_align="right"),
@@ -242,7 +213,7 @@ def _row(row: rx.Var[LedgerRowView]) -> rx.Component:
 def _ledger() -> rx.Component:
     return rx.vstack(
         rx.hstack(
-            rx.heading("Recent model calls", size="4"),
+            rx.heading(t("usage.ledger_title"), as_="h2", size="4"),
             rx.spacer(),
             rx.text(UsageState.page_label, size="1", color_scheme="gray"),
             rx.icon_button(
@@ -250,14 +221,14 @@ def _ledger() -> rx.Component:
                 on_click=UsageState.prev_page,
                 disabled=~UsageState.has_prev,
                 variant="soft",
-                aria_label="Newer",
+                aria_label=t("usage.newer"),
             ),
             rx.icon_button(
                 rx.icon("chevron_right", size=14),
                 on_click=UsageState.next_page,
                 disabled=~UsageState.has_next,
                 variant="soft",
-                aria_label="Older",
+                aria_label=t("usage.older"),
             ),
             align="center",
             width="100%",
@@ -270,15 +241,15 @@ def _ledger() -> rx.Component:
                     rx.table.header(
                         rx.table.row(
                             *[
-                                rx.table.column_header_cell(title, text_align=align)
-                                for title, align in [
-                                    ("Time", "left"),
-                                    ("Model", "left"),
-                                    ("Source", "left"),
-                                    ("In", "right"),
-                                    ("Out", "right"),
-                                    ("Cost", "right"),
-                                    ("Run", "left"),
+                                rx.table.column_header_cell(t(f"usage.col.{column}"), text_align=align)
+                                for column, align in [
+                                    ("time", "left"),
+                                    ("model", "left"),
+                                    ("source", "left"),
+                                    ("in", "right"),
+                                    ("out", "right"),
+                                    ("cost", "right"),
+                                    ("run", "left"),
                                 ]
                             ]
                         )
@@ -291,7 +262,7 @@ def _ledger() -> rx.Component:
                 width="100%",
                 max_width="100%",
             ),
-            rx.text("No model calls booked yet.", size="2", color_scheme="gray"),
+            rx.text(t("usage.ledger_empty"), size="2", color_scheme="gray"),
         ),
         spacing="3",
         style=CARD_STYLE,
@@ -301,7 +272,7 @@ def _ledger() -> rx.Component:
 
 def _needs_name() -> rx.Component:
     return rx.callout(
-        rx.text("Usage is kept per user. ", rx.link("Open the chat", href="/"), " and set your name first."),
+        rx.link(t("usage.needs_name"), href="/"),
         icon="user_round",
         id="usage-needs-name",
     )

@@ -41,17 +41,10 @@ import reflex as rx
 from ventapp.agent.interrupts import ResumeAnswer
 from ventapp.agent.resume import ResumeRequest
 from ventapp.config import Settings, get_settings
+from ventapp.i18n import DEFAULT_LANG, resolve_lang, t
 from ventapp.state import turns, views
 from ventapp.state.card_answers import CardAnswers
-from ventapp.state.interrupt_view import (
-    InterruptView,
-    interrupt_view,
-)
-from ventapp.state.live_answer import LiveAnswer, continued, failed_answer, live_from_message, to_message
-from ventapp.state.live_text import put_text
-from ventapp.state.model_state import ModelState
-from ventapp.state.schedules_state import HandoffState
-from ventapp.state.session_reads import (
+from ventapp.state.chat_data import (
     clean_user_name,
     discard_attachments,
     last_context,
@@ -59,6 +52,16 @@ from ventapp.state.session_reads import (
     load_sessions,
     session_url_script,
 )
+from ventapp.state.interrupt_view import (
+    InterruptView,
+    interrupt_view,
+)
+from ventapp.state.lang_state import ui_lang
+from ventapp.state.live_answer import LiveAnswer, continued, failed_answer, live_from_message, to_message
+from ventapp.state.live_text import put_text
+from ventapp.state.model_state import ModelState
+from ventapp.state.name_dialog import NameDialog
+from ventapp.state.schedules_state import HandoffState
 from ventapp.state.turns import (
     LIST_LIVE_VARS,
     LIVE_VARS,
@@ -96,13 +99,20 @@ def _settings() -> Settings:
     return runtime.settings if runtime is not None else get_settings()
 
 
-class ChatState(CardAnswers, rx.State):
+def announcement(final: LiveAnswer, waiting: bool) -> str:
+    """The sentence screen readers hear when a run ends (the ``aria-live`` region of the chat page)."""
+    if final.error and final.error_code != "cancelled":
+        return t(
+            "a11y.failed", final.lang, error=views.worded_error(final.error_code, final.error, final.lang)[0]
+        )
+    return t("a11y.waiting" if waiting else "a11y.done", final.lang)
+
+
+class ChatState(CardAnswers, NameDialog, rx.State):
     """State of the chat page (route ``/``)."""
 
     user_name: str = rx.LocalStorage("", name="ventagent_user_name", sync=True)
     """Who is chatting; kept in the browser, sent as the pipeline's ``user_name``."""
-    name_dialog_open: bool = False
-    name_error: str = ""
 
     messages: list[ChatMessageView] = []
     """The finished transcript; not modified while a run streams."""
@@ -137,6 +147,11 @@ class ChatState(CardAnswers, rx.State):
     model_name: str = ""
     demo_mode: bool = False
     model_configured: bool = True
+    announcement: str = ""
+    """What the page's one ``aria-live`` region says: the answer is complete, failed, or waits."""
+    lang: str = DEFAULT_LANG
+    """The UI language server-worded text is in (footers, dates, errors): ``LangState``'s, read on
+    load and on every switch (:meth:`relocalise`)."""
 
     _pending_message: str = ""
     _pending_attachments: list[str] = []
@@ -160,7 +175,7 @@ class ChatState(CardAnswers, rx.State):
     @rx.var
     def context_label(self) -> str:
         """e.g. ``"Context: 1.1k of 128k tokens (1%)"``; ``""`` before any answer reported it."""
-        return views.context_label(*last_context(self.messages))
+        return views.context_label(*last_context(self.messages), self.lang)
 
     def _reset_live(self) -> None:
         # Assign only what is not empty yet: every assignment is re-sent in the next delta.
@@ -188,13 +203,17 @@ class ChatState(CardAnswers, rx.State):
         last = self.messages[-1] if self.messages else None
         if last is None or (last.role == "assistant" and last.status != STATUS_WAITING):
             return []
-        view = interrupt_view(await turns.load_interrupt(self.session_id, self.user_name))
+        view = interrupt_view(await turns.load_interrupt(self.session_id, self.user_name), self.lang)
         if not view.kind:
             return []
-        paused = live_from_message(self.messages.pop()) if last.role == "assistant" else LiveAnswer()
+        paused = (
+            live_from_message(self.messages.pop(), self.lang)
+            if last.role == "assistant"
+            else LiveAnswer(lang=self.lang)
+        )
         self._new_live()
         self.interrupt = view
-        return apply_live(self, LiveAnswer(), paused)
+        return apply_live(self, LiveAnswer(lang=self.lang), paused)
 
     async def _open(self, session_id: str) -> list[Any]:
         """Show a session as the server has it now, and follow its run if one is live.
@@ -203,7 +222,7 @@ class ChatState(CardAnswers, rx.State):
             Events to send: the URL, the paused answer's text, or the follower to start.
         """
         live = await turns.live_run(session_id, self.user_name)  # before the transcript: see follow_plan
-        loaded = await load_session(session_id, self.user_name)
+        loaded = await load_session(session_id, self.user_name, self.lang)
         await self._leave_drafts()
         self._show_session(session_id, loaded)
         self.live_elsewhere = False
@@ -212,11 +231,11 @@ class ChatState(CardAnswers, rx.State):
             try:
                 plan = await turns.follow_plan(live, {message.id for message in self.messages})
             except EndedMeanwhile:
-                self._show_session(session_id, await load_session(session_id, self.user_name))
+                self._show_session(session_id, await load_session(session_id, self.user_name, self.lang))
         route = ModelState.follow_session(self.session_id, self.user_name)
         if plan is None:
             return [session_url_script(self.session_id), route, *await self._restore_interrupt()]
-        self.messages, start = turns.follow_start(self.messages, plan)
+        self.messages, start = turns.follow_start(self.messages, plan, self.lang)
         self._new_live()
         self._follow = {"run_id": plan.run_id, "after": plan.after}
         self.is_streaming = True
@@ -224,7 +243,7 @@ class ChatState(CardAnswers, rx.State):
         return [
             session_url_script(self.session_id),
             route,
-            *apply_live(self, LiveAnswer(), start),
+            *apply_live(self, LiveAnswer(lang=self.lang), start),
             ChatState.follow_live,
         ]
 
@@ -241,15 +260,16 @@ class ChatState(CardAnswers, rx.State):
     async def load_page(self) -> Any:
         """On load: model facts, the user's sessions, and the session in the URL read afresh."""
         settings = _settings()
+        self.lang = await ui_lang(self)
         self.model_name = settings.model_name
         self.demo_mode = settings.demo_mode
         self.model_configured = settings.model_configured
-        stored, _ = clean_user_name(self.user_name) if self.user_name else ("", "")
+        stored, _ = clean_user_name(self.user_name, self.lang) if self.user_name else ("", "")
         if stored != self.user_name:
             self.user_name = stored  # kept before the rule existed: normalised, or asked again ("")
         if not self.user_name:
             return None
-        self.sessions = await load_sessions(self.user_name)
+        self.sessions = await load_sessions(self.user_name, self.lang)
         if self.is_streaming:  # a reload while this tab shows a live run: the text so far, again
             return [session_url_script(self.session_id), put_text(self.live_id, self._live_text)]
         wanted = self.router.url.query_parameters.get("session", "") or self.session_id
@@ -259,6 +279,26 @@ class ChatState(CardAnswers, rx.State):
             session_url_script(self.session_id),
             ModelState.follow_session(self.session_id, self.user_name),
         ]
+
+    @rx.event
+    async def relocalise(self, lang: str) -> None:
+        """After the header's language switch: re-word what the server worded (transcript, list, card).
+
+        A streaming answer keeps its language until it ends; everything after follows the switch.
+        """
+        lang = resolve_lang(lang)
+        if lang == self.lang:
+            return
+        self.lang = lang
+        if not self.user_name:
+            return
+        self.sessions = await load_sessions(self.user_name, lang)
+        if self.is_streaming or not self.session_id or self.interrupt.submitting:
+            return
+        loaded = await load_session(self.session_id, self.user_name, lang)
+        if loaded is not None:
+            self._show_session(self.session_id, loaded)
+            await self._restore_interrupt()
 
     def _begin(self, text: str) -> Any:
         text = (text or "").strip()
@@ -274,7 +314,7 @@ class ChatState(CardAnswers, rx.State):
         self._pending_attachments, self.attachments = list(self.attachments), []
         self._new_live()
         self.live_elsewhere = False
-        self.live_status = THINKING
+        self.live_status = t(THINKING, self.lang)
         self.is_streaming = True
         self._stop_requested = False
         return ChatState.run_agent
@@ -295,12 +335,12 @@ class ChatState(CardAnswers, rx.State):
         async with self:
             message, self._pending_message = self._pending_message, ""
             attachments, self._pending_attachments = self._pending_attachments, []
-            user_name, mode = self.user_name, self.mode
+            user_name, mode, lang = self.user_name, self.mode, self.lang
             session_id = self.session_id or self.draft_session_id or None
             new_session = not self.session_id and bool(self.draft_session_id)
             picker = await self.get_state(ModelState)
             model = picker.route if picker.has_choice else None
-        final = failed_answer(UI_FAILURE)
+        final = failed_answer(t(UI_FAILURE, lang), "ui_failure", lang)
         try:
             run, refused, rejection = await turns.admit_turn(
                 message,
@@ -309,6 +349,7 @@ class ChatState(CardAnswers, rx.State):
                 attachments=attachments,
                 mode=mode,
                 new_session=new_session,
+                lang=lang,
                 model=model,
             )
             if run is None:
@@ -323,7 +364,7 @@ class ChatState(CardAnswers, rx.State):
                     return
             else:
                 after = await turns.start(run)
-                sessions = await load_sessions(user_name)  # the new session is listed at once
+                sessions = await load_sessions(user_name, lang)  # the new session is listed at once
                 async with self:
                     self.session_id = run.session_id
                     if self.user_name == user_name:
@@ -332,7 +373,7 @@ class ChatState(CardAnswers, rx.State):
                 if stop:  # Stop was pressed before the run was admitted
                     run.request_stop()
                 yield session_url_script(run.session_id)
-                follower = Follower(run.run_id, after, LiveAnswer(status=THINKING))
+                follower = Follower(run.run_id, after, LiveAnswer(status=t(THINKING, lang), lang=lang))
                 async for events in self._follow_to_end(follower, follower.start, user_name):
                     yield events
                 return
@@ -347,7 +388,7 @@ class ChatState(CardAnswers, rx.State):
         async for events in follower.stream(self, shown):
             if events:
                 yield events
-        sessions = await load_sessions(user_name)  # a new title, the order after the answer
+        sessions = await load_sessions(user_name, follower.final.lang)  # a new title, the order after it
         async with self:
             self._finish(follower.final, sessions, user_name)
             shown_session = self.session_id
@@ -385,7 +426,8 @@ class ChatState(CardAnswers, rx.State):
 
     def _finish(self, final: LiveAnswer, sessions: list[SessionView] | None, user_name: str) -> None:
         """End of a run (inside ``async with``): show its card, or commit the answer once."""
-        view = interrupt_view(final.interrupt) if final.paused else InterruptView()
+        view = interrupt_view(final.interrupt, final.lang) if final.paused else InterruptView()
+        self.announcement = announcement(final, bool(view.kind))
         if view.kind:
             self.interrupt = view  # the bubble stays live, now with the card
             if self.live_status:
@@ -408,16 +450,18 @@ class ChatState(CardAnswers, rx.State):
                 interrupt_token=self.interrupt.token,
                 user_name=self.user_name,
                 answer=ResumeAnswer(**self._resume_answer),
+                lang=self.lang,
             )
             self._resume_answer = {}
             paused = current_live(self)
-        run, problem = await turns.admit_resume(request)
+        lang = paused.lang
+        run, problem = await turns.admit_resume(request, lang)
         if run is None:  # refused (already answered, out of date, invalid): say so on the card
             async with self:
                 self.interrupt = dataclasses.replace(self.interrupt, submitting=False, error=problem)
                 self.is_streaming = False
             return
-        follower = Follower(run.run_id, await turns.start(run), continued(paused, THINKING))
+        follower = Follower(run.run_id, await turns.start(run), continued(paused, t(THINKING, lang)))
         async with self:
             self.interrupt = InterruptView()  # the card goes; the bubble keeps streaming
         shown = dataclasses.replace(paused, paused=False)
@@ -447,42 +491,3 @@ class ChatState(CardAnswers, rx.State):
         if self.is_streaming:
             return None
         return await self._open(session_id)
-
-    @rx.event
-    def open_name_dialog(self) -> None:
-        self.name_error = ""
-        self.name_dialog_open = True
-
-    @rx.event
-    def close_name_dialog(self) -> None:
-        """Close the dialog, unless no name has been saved yet (the first visit must set one)."""
-        if self.user_name:
-            self.name_dialog_open = False
-            self.name_error = ""
-
-    @rx.event
-    def on_name_dialog_change(self, is_open: bool) -> None:
-        """Escape / outside click on the dialog."""
-        if is_open:
-            self.name_dialog_open = True
-        elif self.user_name:
-            self.name_dialog_open = False
-            self.name_error = ""
-
-    @rx.event
-    async def save_user_name(self, form_data: dict[str, Any]) -> Any:
-        """Keep the typed name; a different name starts over with that person's sessions."""
-        name, problem = clean_user_name(str(form_data.get("user_name") or ""))
-        if problem:
-            self.name_error = problem
-            return None
-        self.name_error = ""
-        self.name_dialog_open = False
-        if name == self.user_name:
-            return None
-        if not self.is_streaming:
-            await self._leave_drafts()
-            self._show_session("", None)
-        self.user_name = name
-        self.sessions = await load_sessions(name)
-        return session_url_script(self.session_id)

@@ -26,6 +26,7 @@ from typing import Any
 
 from ventapp.agent import events as ev
 from ventapp.agent.interrupts import ResumeAnswer
+from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.views import args_to_json
 
 CARD_KINDS = frozenset({"tool_approval", "ask_user", "plan"})
@@ -78,6 +79,7 @@ class InterruptView:
         submit_label: The approval button's text, e.g. ``"Approve"``, ``"Approve 3"``.
         error: A sentence about the whole card (an invalid answer, a refused resume).
         submitting: True from the click until the resumed run is admitted or refused.
+        lang: The UI language the card's server-worded texts (button, errors) are in.
     """
 
     kind: str = ""
@@ -88,27 +90,36 @@ class InterruptView:
     submit_label: str = ""
     error: str = ""
     submitting: bool = False
+    lang: str = DEFAULT_LANG
 
 
 def _shown_reason(reason: str) -> str:
     return "" if reason.startswith(_DEFAULT_REASON_HEAD) else reason.strip()
 
 
-def submit_label(calls: list[ApprovalCallView]) -> str:
+def submit_label(calls: list[ApprovalCallView], lang: str = DEFAULT_LANG) -> str:
     """The approval button: ``"Approve"``, ``"Approve 3"``, or the mix, e.g. ``"Send: 2 approve · 1 reject"``."""
     counts = Counter(call.mode for call in calls)
     if counts[EDIT] == counts[REJECT] == 0:
-        return "Approve" if len(calls) <= 1 else f"Approve {len(calls)}"
+        return (
+            t("approval.approve", lang)
+            if len(calls) <= 1
+            else t("approval.approve_n", lang, count=len(calls))
+        )
     if len(calls) == 1:
-        return "Run with edits" if counts[EDIT] else "Reject"
-    return "Send: " + " · ".join(f"{counts[mode]} {mode}" for mode in CALL_MODES if counts[mode])
+        return t("approval.run_edited", lang) if counts[EDIT] else t("approval.reject_one", lang)
+    parts = " · ".join(
+        t(f"approval.mix_{mode}", lang, count=counts[mode]) for mode in CALL_MODES if counts[mode]
+    )
+    return t("approval.send_mix", lang, parts=parts)
 
 
-def interrupt_view(event: ev.Interrupt | None) -> InterruptView:
+def interrupt_view(event: ev.Interrupt | None, lang: str = DEFAULT_LANG) -> InterruptView:
     """The card for an ``interrupt`` event; an empty view when there is none or no card fits.
 
     Args:
         event: The event the stream ended with (or ``pending_interrupt``'s answer).
+        lang: The UI language of the card's button and errors.
 
     Returns:
         ``kind`` empty for None, kind ``message``, or an event without ``interrupt_token``.
@@ -131,12 +142,16 @@ def interrupt_view(event: ev.Interrupt | None) -> InterruptView:
                 )
             )
         return InterruptView(
-            kind="tool_approval", token=event.interrupt_token, calls=calls, submit_label=submit_label(calls)
+            kind="tool_approval",
+            token=event.interrupt_token,
+            calls=calls,
+            submit_label=submit_label(calls, lang),
+            lang=lang,
         )
     if event.kind == "ask_user":
         questions = [str(q) for q in (event.ask_user or {}).get("questions", []) if str(q).strip()]
-        return InterruptView(kind="ask_user", token=event.interrupt_token, questions=questions)
-    return InterruptView(kind="plan", token=event.interrupt_token, plan=event.message or "")
+        return InterruptView(kind="ask_user", token=event.interrupt_token, questions=questions, lang=lang)
+    return InterruptView(kind="plan", token=event.interrupt_token, plan=event.message or "", lang=lang)
 
 
 def with_mode(view: InterruptView, index: int, mode: str) -> InterruptView:
@@ -149,17 +164,17 @@ def with_mode(view: InterruptView, index: int, mode: str) -> InterruptView:
         else call
         for call in view.calls
     ]
-    return dataclasses.replace(view, calls=calls, submit_label=submit_label(calls), error="")
+    return dataclasses.replace(view, calls=calls, submit_label=submit_label(calls, view.lang), error="")
 
 
-def parse_args(text: str) -> tuple[dict[str, Any] | None, str]:
-    """Edited arguments: ``(object, "")`` or ``(None, sentence saying what to fix)``."""
+def parse_args(text: str, lang: str = DEFAULT_LANG) -> tuple[dict[str, Any] | None, str]:
+    """Edited arguments: ``(object, "")`` or ``(None, sentence saying what to fix, in lang)``."""
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        return None, f"The arguments are not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})."
+        return None, t("approval.bad_json", lang, reason=exc.msg, line=exc.lineno, column=exc.colno)
     if not isinstance(value, dict):
-        return None, 'The arguments must be a JSON object, e.g. {"expression": "1+1"}.'
+        return None, t("approval.not_object", lang)
     return value, ""
 
 
@@ -177,7 +192,7 @@ def approval_answer(view: InterruptView, form: FormData) -> tuple[ResumeAnswer |
         reject_reason = str(form.get(f"reason_{call.index}", call.reject_reason)).strip()
         error = ""
         if call.mode == EDIT:
-            args, error = parse_args(edit_text)
+            args, error = parse_args(edit_text, view.lang)
             decisions.append({"type": EDIT, "args": args})
         elif call.mode == REJECT:
             decisions.append({"type": REJECT, "message": reject_reason})
@@ -186,7 +201,7 @@ def approval_answer(view: InterruptView, form: FormData) -> tuple[ResumeAnswer |
         calls.append(dataclasses.replace(call, edit_text=edit_text, reject_reason=reject_reason, error=error))
     view = dataclasses.replace(view, calls=calls, error="")
     if any(call.error for call in calls):
-        return None, dataclasses.replace(view, error="Fix the marked arguments, then send again.")
+        return None, dataclasses.replace(view, error=t("approval.fix_marked", view.lang))
     return ResumeAnswer(decisions=decisions), view
 
 
@@ -194,7 +209,7 @@ def questions_answer(view: InterruptView, form: FormData) -> tuple[ResumeAnswer 
     """One answer per question from ``answer_<i>``; at least one must be filled in."""
     answers = [str(form.get(f"answer_{index}") or "").strip() for index in range(len(view.questions))]
     if not any(answers):
-        return None, dataclasses.replace(view, error="Answer at least one question.")
+        return None, dataclasses.replace(view, error=t("ask.none", view.lang))
     return ResumeAnswer(answers=answers), dataclasses.replace(view, error="")
 
 
@@ -204,5 +219,5 @@ def plan_answer(
     """Approve the plan, or send it back; sending back needs feedback."""
     feedback = feedback.strip()
     if not approved and not feedback:
-        return None, dataclasses.replace(view, error="Write what should change in the plan.")
+        return None, dataclasses.replace(view, error=t("plan.needs_feedback", view.lang))
     return ResumeAnswer(approved=approved, feedback=feedback), dataclasses.replace(view, error="")

@@ -21,6 +21,7 @@ class KnowledgeState(rx.State):
     doc_found: bool = False
     doc_loaded: bool = False
     doc_problem: str = ""
+    """``"load_failed"`` when the knowledge base could not be read; ``""`` otherwise."""
 
     @rx.event
     async def load_doc(self) -> None:
@@ -35,7 +36,7 @@ class KnowledgeState(rx.State):
         except Exception:  # a broken knowledge-base folder must not break the page
             logger.exception("could not load knowledge document %r", doc_id)
             doc = None
-            self.doc_problem = "The knowledge base could not be read. The error has been logged."
+            self.doc_problem = "load_failed"  # worded by the page (kb.load_failed)
         self.doc_found = doc is not None
         self.doc_title = doc.title if doc is not None else ""
         self.doc_text = doc.text if doc is not None else ""

@@ -24,7 +24,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from ventapp.agent import events as ev
-from ventapp.agent.pipeline import CANCELLED_MARKER
+from ventapp.agent.subagent_tracker import subagent_label
+from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.interrupt_view import CARD_KINDS
 from ventapp.state.views import (
     STATUS_DONE,
@@ -41,7 +42,9 @@ from ventapp.state.views import (
     figure_paths,
     format_tool_output,
     todos_from,
+    tool_label,
     usage_footer,
+    worded_error,
 )
 
 FLUSH_INTERVAL_S = 0.05
@@ -53,7 +56,8 @@ BATCHED_EVENTS = frozenset({"token", "thinking_token"})
 TERMINAL_EVENTS = frozenset({"done", "error"})
 """Events that end the stream: the caller commits the finished message instead of a flush."""
 
-INTERRUPT_NOTICE = "The agent paused and is waiting for your input."
+INTERRUPT_NOTICE = "live.paused"
+"""Message id of the note for a pause that has no card."""
 STOPPED_CODE = "cancelled"
 """``error.code`` of a run stopped by the person (Stop button) or a departed client."""
 
@@ -77,6 +81,8 @@ class LiveAnswer:
         interrupt: That ``interrupt`` event (the card is built from it).
         duration_ms: Set by ``done``.
         usage: Set by ``done``.
+        lang: The UI language status lines, tool labels and notes are worded in (``zh-CN`` | ``en``);
+            the contract's Chinese ``message``/``cn_tool`` texts are for the legacy client.
     """
 
     text: str = ""
@@ -93,6 +99,7 @@ class LiveAnswer:
     interrupt: ev.Interrupt | None = None
     duration_ms: int | None = None
     usage: ev.Usage | None = None
+    lang: str = DEFAULT_LANG
 
 
 def _with_card(tools: tuple[ToolCardView, ...], card: ToolCardView) -> tuple[ToolCardView, ...]:
@@ -125,18 +132,22 @@ def reduce_event(live: LiveAnswer, event: ev.ContractEvent) -> LiveAnswer:
             return replace(live, text=live.text + content, status="")
         case ev.ThinkingToken(content=content):
             return replace(live, reasoning=live.reasoning + content) if content else live
-        case ev.Thinking(message=message) | ev.Executing(message=message) | ev.Progress(message=message):
+        case ev.Thinking() | ev.Executing() | ev.Progress():
+            message = _status_text(event, live.lang)
             return live if message == live.status else replace(live, status=message)
-        case ev.AgentStart(agent_id=agent_id, cn_agent=cn_agent) if agent_id != "main":
-            return replace(live, status=f"{cn_agent} 开始工作…")
-        case ev.AgentError(cn_agent=cn_agent, message=message):
-            return replace(live, notice=f"{cn_agent}: {message}")
+        case ev.AgentStart(agent_id=agent_id, agent=agent) if agent_id != "main":
+            return replace(
+                live, status=t("live.subagent_start", live.lang, agent=subagent_label(agent, live.lang))
+            )
+        case ev.AgentError(agent=agent, message=message):
+            name = subagent_label(agent, live.lang)
+            return replace(live, notice=t("live.subagent_failed", live.lang, agent=name, message=message))
         case ev.ToolCall():
             previous = _find_card(live.tools, event.tool_call_id)
             card = ToolCardView(
                 tool_call_id=event.tool_call_id,
                 tool=event.tool,
-                cn_tool=event.cn_tool or event.tool,
+                cn_tool=tool_label(event.tool, event.cn_tool, live.lang),
                 args_json=args_to_json(event.args),
                 agent_id=event.agent_id,
             )
@@ -149,7 +160,7 @@ def reduce_event(live: LiveAnswer, event: ev.ContractEvent) -> LiveAnswer:
             base = previous or ToolCardView(
                 tool_call_id=event.tool_call_id,
                 tool=event.tool,
-                cn_tool=event.cn_tool or event.tool,
+                cn_tool=tool_label(event.tool, event.cn_tool, live.lang),
                 agent_id=event.agent_id,
             )
             figures = [] if event.error else figure_paths(event.content)
@@ -163,13 +174,24 @@ def reduce_event(live: LiveAnswer, event: ev.ContractEvent) -> LiveAnswer:
             return replace(live, citations=tuple(citation_from(c) for c in items), model_only=model_only)
         case ev.Interrupt(message=message, kind=kind):
             # Kinds with a card show it (the plan text included); others stay a note.
-            notice = live.notice if kind in CARD_KINDS else message or INTERRUPT_NOTICE
+            notice = live.notice if kind in CARD_KINDS else message or t(INTERRUPT_NOTICE, live.lang)
             return replace(live, status="", notice=notice, paused=True, interrupt=event)
         case ev.Done(duration_ms=duration_ms, usage=usage):
             return replace(live, status="", duration_ms=duration_ms, usage=usage)
         case ev.Error(message=message, code=code):
             return replace(live, status="", error=message, error_code=code)
     return live
+
+
+def _status_text(event: ev.Thinking | ev.Executing | ev.Progress, lang: str) -> str:
+    """The status line in ``lang``: thinking, the tools being called, or a free-form progress note."""
+    if isinstance(event, ev.Thinking):
+        return t("live.thinking", lang)
+    if isinstance(event, ev.Executing):
+        names = zip(event.tools, [*event.cn_tools, *[""] * len(event.tools)], strict=False)
+        labels = t("live.list_sep", lang).join(tool_label(tool, cn_tool, lang) for tool, cn_tool in names)
+        return t("live.calling", lang, tools=labels)
+    return event.message
 
 
 def changed_fields(before: LiveAnswer, after: LiveAnswer) -> list[str]:
@@ -196,17 +218,18 @@ def message_status(live: LiveAnswer) -> str:
 def to_message(live: LiveAnswer, message_id: str | None = None) -> ChatMessageView:
     """The finished assistant bubble for the transcript.
 
-    A stopped answer keeps its partial text with the ``[stopped]`` marker the stored copy
-    has, and no error (the bubble shows a quiet "Stopped" note instead).
+    A stopped answer keeps its partial text and no error; the bubble shows one quiet "Stopped"
+    note (the stored copy's ``[stopped]`` marker is for the legacy API and never shown).
     """
     status = message_status(live)
     text = live.text.rstrip("\n")  # a resumed answer that added no text ends with its separator
-    if status == STATUS_STOPPED and text:
-        text += CANCELLED_MARKER
     notice = live.notice
     if live.paused and not notice:
-        notice = UNANSWERED_NOTICE
+        notice = t(UNANSWERED_NOTICE, live.lang)
     usage = live.usage
+    error, detail = (
+        ("", "") if status == STATUS_STOPPED else worded_error(live.error_code, live.error, live.lang)
+    )
     return ChatMessageView(
         id=message_id or uuid.uuid4().hex,
         role="assistant",
@@ -217,17 +240,19 @@ def to_message(live: LiveAnswer, message_id: str | None = None) -> ChatMessageVi
         citations=list(live.citations),
         model_only=live.model_only and not live.error,
         notice=notice,
-        error="" if status == STATUS_STOPPED else live.error,
-        footer=usage_footer(usage, live.duration_ms),
+        error=error,
+        error_detail=detail,
+        footer=usage_footer(usage, live.duration_ms, live.lang),
         status=status,
         context_tokens=usage.context_tokens if usage else 0,
         context_limit=usage.context_limit if usage else 0,
     )
 
 
-def live_from_message(message: ChatMessageView) -> LiveAnswer:
+def live_from_message(message: ChatMessageView, lang: str = DEFAULT_LANG) -> LiveAnswer:
     """A stored paused answer as the live answer its card is shown in (after a reload)."""
     return LiveAnswer(
+        lang=lang,
         text=message.content,
         reasoning=message.reasoning,
         tools=tuple(message.tools),
@@ -254,9 +279,9 @@ def continued(live: LiveAnswer, status: str) -> LiveAnswer:
     )
 
 
-def failed_answer(message: str, code: str = "internal") -> LiveAnswer:
+def failed_answer(message: str, code: str = "internal", lang: str = DEFAULT_LANG) -> LiveAnswer:
     """A live answer that is only an error sentence (admission refused, runtime not ready)."""
-    return LiveAnswer(error=message, error_code=code)
+    return LiveAnswer(error=message, error_code=code, lang=lang)
 
 
 class _End:

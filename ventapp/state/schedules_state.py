@@ -2,15 +2,16 @@
 
 Reads and changes go through :class:`~ventapp.scheduler.service.ScheduleService` (never
 HTTP to our own API); the user is the browser-stored ``ventagent_user_name`` the chat
-page uses. Every sentence shown comes from :mod:`ventapp.i18n` in ``lang``; refusals
-(:class:`ChatRejected`) show their own sentence. Times are shown in ``SCHEDULER_TZ``.
+page uses. Every sentence shown comes from :mod:`ventapp.i18n` in ``lang`` (the browser's
+``LangState``, read on load and on a switch); refusals (:class:`ChatRejected`) show their own
+sentence. Times are shown in ``SCHEDULER_TZ``, formatted per language.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import reflex as rx
@@ -18,9 +19,10 @@ import reflex as rx
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.db.schedule_models import Schedule
 from ventapp.db.schedule_store import RunRecord
-from ventapp.i18n import DEFAULT_LANG, t
+from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
 from ventapp.scheduler.cron import CronInvalid, describe
 from ventapp.scheduler.service import ScheduleService, get_service
+from ventapp.state.lang_state import ui_lang
 
 logger = logging.getLogger(__name__)
 
@@ -65,12 +67,9 @@ def _service() -> ScheduleService | None:
         return None
 
 
-def local_time(moment: datetime | None, service: ScheduleService) -> str:
-    """``2026-12-01 08:00`` in ``SCHEDULER_TZ`` (stored times are naive UTC); ``""`` for None."""
-    if moment is None:
-        return ""
-    aware = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
-    return aware.astimezone(service.tz).strftime("%Y-%m-%d %H:%M")
+def local_time(moment: datetime | None, service: ScheduleService, lang: str = DEFAULT_LANG) -> str:
+    """``2026/12/1 08:00`` in ``SCHEDULER_TZ``, written per ``lang`` (stored times are naive UTC); ``""`` for None."""
+    return formats.date_time(moment, lang, service.tz)
 
 
 def schedule_view(
@@ -86,7 +85,7 @@ def schedule_view(
         mode=schedule.mode,
         description=describe(schedule.cron, lang),
         description_alt=describe(schedule.cron, OTHER_LANG.get(lang, "zh-CN")),
-        next_run=local_time(service.next_run_at(schedule), service) or t("schedules.paused", lang),
+        next_run=local_time(service.next_run_at(schedule), service, lang) or t("schedules.paused", lang),
         last_status=status,
         last_label=t(f"status.{status}", lang),
         enabled=schedule.enabled,
@@ -98,11 +97,11 @@ def run_view(record: RunRecord, service: ScheduleService, lang: str) -> RunView:
     tokens = record.input_tokens + record.output_tokens
     return RunView(
         id=record.id,
-        scheduled_for=local_time(record.scheduled_for, service),
+        scheduled_for=local_time(record.scheduled_for, service, lang),
         trigger=t(f"trigger.{record.trigger}", lang),
         status=record.status,
         label=t(f"status.{record.status}", lang),
-        tokens=f"{tokens:,}" if tokens else "",
+        tokens=formats.number(tokens, lang) if tokens else "",
         error=record.error or "",
         href=f"/?session={record.session_id}" if record.session_id else "",
     )
@@ -210,6 +209,7 @@ class SchedulesState(rx.State):
     async def load_page(self) -> None:
         """On mount: the user's schedules, the waiting count, the zone times are shown in."""
         service = _service()
+        self.lang = await ui_lang(self)
         self.loaded, self.problem = True, ""
         if service is None:
             self.problem = t("schedules.not_ready", self.lang)
@@ -222,6 +222,17 @@ class SchedulesState(rx.State):
         except Exception:
             logger.exception("reading the schedules of %r failed", self.user_name)
             self.problem = t("schedules.load_failed", self.lang)
+
+    @rx.event
+    async def relocalise(self, lang: str) -> None:
+        """After the header's language switch: re-word the table, the runs and an open form."""
+        self.lang = resolve_lang(lang)
+        self.notice = ""
+        service = _service()
+        if service is not None and self.user_name and not self.problem:
+            await self._reload(service)
+        if self.form_open:
+            self._check_cron(self.form_cron)
 
     async def _act(self, action: Any) -> bool:
         """Run one service call; a refusal becomes the notice. True when it succeeded."""
@@ -299,7 +310,7 @@ class SchedulesState(rx.State):
         self.cron_error = ""
         self.cron_description = describe(cron, self.lang)
         self.cron_description_alt = describe(cron, OTHER_LANG.get(self.lang, "zh-CN"))
-        self.cron_preview = [local_time(moment, service) for moment in times]
+        self.cron_preview = [local_time(moment, service, self.lang) for moment in times]
 
     @rx.event
     def open_new(self) -> None:

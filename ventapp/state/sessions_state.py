@@ -20,7 +20,10 @@ from ventapp.agent.runtime import AgentRuntime, get_runtime
 from ventapp.agent.uploads import UploadRejected, save_upload
 from ventapp.db import session_store
 from ventapp.db.models import SESSION_MODES
-from ventapp.state.chat_state import ChatState, discard_attachments, load_sessions, session_url_script
+from ventapp.i18n import DEFAULT_LANG, t
+from ventapp.i18n.formats import file_size
+from ventapp.state.chat_data import discard_attachments, load_sessions, session_url_script
+from ventapp.state.chat_state import ChatState
 from ventapp.state.turns import NOT_READY
 from ventapp.state.views import SessionView, session_from_row
 
@@ -38,23 +41,30 @@ def _runtime() -> AgentRuntime | None:
         return None
 
 
-def clean_title(raw: str) -> tuple[str, str]:
-    """A typed title with blanks trimmed and folded: ``(title, "")``, or ``("", problem)``."""
+def clean_title(raw: str, lang: str = DEFAULT_LANG) -> tuple[str, str]:
+    """A typed title with blanks trimmed and folded: ``(title, "")``, or ``("", problem in lang)``."""
     title = " ".join(str(raw or "").split())
     if not title:
-        return "", "Enter a title."
+        return "", t("sidebar.title_empty", lang)
     if len(title) > MAX_TITLE_CHARS:
-        return "", f"Use at most {MAX_TITLE_CHARS} characters."
+        return "", t("sidebar.title_too_long", lang, max=MAX_TITLE_CHARS)
     return title, ""
 
 
-async def search_sessions(user_name: str, query: str) -> list[SessionView]:
-    """The user's sessions whose title contains ``query`` (case-insensitive)."""
+def upload_problem(refused: UploadRejected, limit_bytes: int, lang: str = DEFAULT_LANG) -> str:
+    """Why an attachment was refused, in ``lang``: the size limit in KB/MB, or what is wrong with the file."""
+    if refused.code == "too_large":
+        return t("attach.too_large", lang, max=file_size(limit_bytes, lang))
+    return t("attach.refused", lang, reason=refused.message)
+
+
+async def search_sessions(user_name: str, query: str, lang: str = DEFAULT_LANG) -> list[SessionView]:
+    """The user's sessions whose title contains ``query`` (case-insensitive), dated in ``lang``."""
     runtime = _runtime()
     if runtime is None or not user_name:
         return []
     rows = await asyncio.to_thread(session_store.search_sessions, runtime.engine, user_name, query)
-    return [session_from_row(row) for row in rows]
+    return [session_from_row(row, lang) for row in rows]
 
 
 class SessionsState(rx.State):
@@ -74,9 +84,9 @@ class SessionsState(rx.State):
         return await self.get_state(ChatState)
 
     async def _refresh(self, chat: ChatState) -> None:
-        chat.sessions = await load_sessions(chat.user_name)
+        chat.sessions = await load_sessions(chat.user_name, chat.lang)
         if self.search_query:
-            self.search_results = await search_sessions(chat.user_name, self.search_query)
+            self.search_results = await search_sessions(chat.user_name, self.search_query, chat.lang)
 
     @rx.event
     async def set_search(self, query: str) -> None:
@@ -84,7 +94,7 @@ class SessionsState(rx.State):
         self.search_query = query.strip()[:MAX_TITLE_CHARS]
         chat = await self._chat()
         self.search_results = (
-            await search_sessions(chat.user_name, self.search_query) if self.search_query else []
+            await search_sessions(chat.user_name, self.search_query, chat.lang) if self.search_query else []
         )
 
     @rx.event
@@ -118,11 +128,11 @@ class SessionsState(rx.State):
     @rx.event
     async def save_rename(self, form_data: dict[str, Any]) -> None:
         """Save the title typed in the rename dialog (1–200 characters after trimming)."""
-        title, problem = clean_title(str(form_data.get("title") or ""))
+        chat = await self._chat()
+        title, problem = clean_title(str(form_data.get("title") or ""), chat.lang)
         if problem:
             self.rename_error = problem
             return
-        chat = await self._chat()
         runtime = _runtime()
         if runtime is not None and self.rename_id:
             await asyncio.to_thread(
@@ -158,10 +168,10 @@ class SessionsState(rx.State):
         try:
             await sessions.delete_session(runtime, session_id, chat.user_name)
         except sessions.SessionBusy:
-            return rx.toast.error("This conversation is answering right now. Stop it or wait, then delete.")
+            return rx.toast.error(t("sidebar.delete_busy", chat.lang))
         except OSError:
             logger.exception("deleting the files of session %s failed", session_id)
-            return rx.toast.error("The conversation's files could not be deleted. Try again.")
+            return rx.toast.error(t("sidebar.delete_failed", chat.lang))
         await self._refresh(chat)
         if chat.session_id == session_id:
             chat._show_session("", None)  # also drops its live answer and any pending card
@@ -192,7 +202,7 @@ class SessionsState(rx.State):
         runtime = _runtime()
         self.upload_error = ""
         if runtime is None:
-            self.upload_error = NOT_READY
+            self.upload_error = t(NOT_READY, chat.lang)
             return
         if not chat.user_name:
             chat.name_dialog_open = True
@@ -208,7 +218,7 @@ class SessionsState(rx.State):
                     save_upload, runtime.settings, chat.user_name, session_id, upload.name, data
                 )
             except UploadRejected as exc:
-                self.upload_error = exc.message
+                self.upload_error = upload_problem(exc, limit, chat.lang)
                 continue
             if path not in chat.attachments:
                 chat.attachments.append(path)

@@ -19,9 +19,11 @@ from ventapp.agent.assembly import model_summary
 from ventapp.agent.thinking import UnknownLevel
 from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
 from ventapp.db import preference_store
-from ventapp.i18n import t
+from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
 from ventapp.state import turns
 from ventapp.state.chat_state import ChatState
+from ventapp.state.lang_state import ui_lang
+from ventapp.state.views import DISPLAY_TZ
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +54,8 @@ class ModelView:
     middleware: str = ""
 
 
-def model_view(summary: dict[str, Any]) -> ModelView:
-    """``GET /api/model``'s summary as the page shows it."""
+def model_view(summary: dict[str, Any], lang: str = DEFAULT_LANG) -> ModelView:
+    """``GET /api/model``'s summary as the page shows it, worded in ``lang``."""
     agent = summary["agent"]
     return ModelView(
         route=summary["name"],
@@ -61,7 +63,10 @@ def model_view(summary: dict[str, Any]) -> ModelView:
         model=summary["model"],
         base_url=summary["base_url"],
         window=t(
-            "settings.window_value", tokens=f"{summary['context_limit']:,}", source=summary["context_source"]
+            "settings.window_value",
+            lang,
+            tokens=formats.number(summary["context_limit"], lang),
+            source=summary["context_source"],
         ),
         tools=", ".join(agent["tools"]),
         subagents=", ".join(agent["subagents"]),
@@ -70,14 +75,14 @@ def model_view(summary: dict[str, Any]) -> ModelView:
     )
 
 
-def rule_view(rule: Any) -> RuleView:
+def rule_view(rule: Any, lang: str = DEFAULT_LANG) -> RuleView:
     """A stored :class:`~ventapp.db.preference_models.ApprovalRule` as a list row."""
     return RuleView(
         id=rule.id,
         tool=rule.tool,
         scope=rule.scope,
-        scope_label=t("settings.rule_always") if rule.scope == "always" else t("settings.rule_session"),
-        created=rule.created_at.strftime("%Y-%m-%d %H:%M") + " UTC",
+        scope_label=t("settings.rule_always" if rule.scope == "always" else "settings.rule_session", lang),
+        created=formats.date_time(rule.created_at, lang, DISPLAY_TZ),
     )
 
 
@@ -93,6 +98,8 @@ class SettingsState(rx.State):
     preferences: str = ""
     preferences_note: str = ""
     rules: list[RuleView] = []
+    lang: str = DEFAULT_LANG
+    """The UI language (``LangState``'s, read on load and on a switch)."""
 
     async def _user(self) -> str:
         # The stored name reaches this state's copy only at the next page load; a name set on
@@ -104,7 +111,7 @@ class SettingsState(rx.State):
     async def _read(self) -> None:
         runtime = turns.current_runtime()
         if runtime is None:
-            self.problem = t("settings.not_ready")
+            self.problem = t("settings.not_ready", self.lang)
             return
         try:
             summary = await model_summary(runtime, self.user_name)
@@ -112,30 +119,39 @@ class SettingsState(rx.State):
             rules = await asyncio.to_thread(preference_store.list_rules, runtime.engine, self.user_name)
         except Exception:
             logger.exception("reading the settings of %r failed", self.user_name)
-            self.problem = t("settings.load_failed")
+            self.problem = t("settings.load_failed", self.lang)
             return
         self.problem = ""
-        self.model = model_view(summary)
+        self.model = model_view(summary, self.lang)
         self.thinking_level = summary["thinking"]["level"]
         self.thinking_levels = summary["thinking"]["levels"]
         self.preferences = row.text if row is not None else ""
-        self.rules = [rule_view(rule) for rule in rules]
+        self.rules = [rule_view(rule, self.lang) for rule in rules]
 
     @rx.event
     async def load_page(self) -> None:
         """On mount: the model facts, the user's preferences and rules."""
+        self.lang = await ui_lang(self)
         self.thinking_note = self.preferences_note = ""
         if not await self._user():
-            self.problem = t("settings.needs_name")
+            self.problem = t("settings.needs_name", self.lang)
             return
         await self._read()
+
+    @rx.event
+    async def relocalise(self, lang: str) -> None:
+        """After the header's language switch: re-word the page in ``lang``."""
+        self.lang = resolve_lang(lang)
+        self.thinking_note = self.preferences_note = ""
+        if self.user_name:
+            await self._read()
 
     @rx.event
     async def set_thinking(self, level: str) -> None:
         """The thinking switch: rebuild the main route's agent at ``level`` (runs in flight keep theirs)."""
         runtime = turns.current_runtime()
         if runtime is None:
-            self.thinking_note = t("settings.not_ready")
+            self.thinking_note = t("settings.not_ready", self.lang)
             return
         try:
             built = await runtime.agents.set_thinking(None, level)
@@ -144,22 +160,24 @@ class SettingsState(rx.State):
             return
         except Exception:
             logger.exception("switching the thinking level to %r failed", level)
-            self.thinking_note = t("settings.thinking_failed")
+            self.thinking_note = t("settings.thinking_failed", self.lang)
             return
         self.thinking_level = built.thinking
         self.model.model = built.model
-        self.thinking_note = t("settings.thinking_saved", level=built.thinking, model=built.model)
+        self.thinking_note = t("settings.thinking_saved", self.lang, level=built.thinking, model=built.model)
 
     @rx.event
     async def save_preferences(self, form_data: dict[str, Any]) -> None:
         """Replace the user's preferences with the form's ``preferences`` text."""
         text = str(form_data.get("preferences") or "").strip()
         if len(text) > PREFERENCES_MAX_CHARS:
-            self.preferences_note = t("settings.too_long", limit=PREFERENCES_MAX_CHARS, count=len(text))
+            self.preferences_note = t(
+                "settings.too_long", self.lang, limit=PREFERENCES_MAX_CHARS, count=len(text)
+            )
             return
         runtime = turns.current_runtime()
         if runtime is None or not await self._user():
-            self.preferences_note = t("settings.not_ready")
+            self.preferences_note = t("settings.not_ready", self.lang)
             return
         try:
             if text:
@@ -170,10 +188,10 @@ class SettingsState(rx.State):
                 await asyncio.to_thread(preference_store.delete_preferences, runtime.engine, self.user_name)
         except Exception:
             logger.exception("saving the preferences of %r failed", self.user_name)
-            self.preferences_note = t("settings.save_failed")
+            self.preferences_note = t("settings.save_failed", self.lang)
             return
         self.preferences = text
-        self.preferences_note = t("settings.saved") if text else t("settings.cleared")
+        self.preferences_note = t("settings.saved", self.lang) if text else t("settings.cleared", self.lang)
 
     @rx.event
     async def clear_preferences(self) -> None:
@@ -191,6 +209,6 @@ class SettingsState(rx.State):
             rules = await asyncio.to_thread(preference_store.list_rules, runtime.engine, self.user_name)
         except Exception:
             logger.exception("revoking rule %s of %r failed", rule_id, self.user_name)
-            self.problem = t("settings.load_failed")
+            self.problem = t("settings.load_failed", self.lang)
             return
-        self.rules = [rule_view(rule) for rule in rules]
+        self.rules = [rule_view(rule, self.lang) for rule in rules]

@@ -37,6 +37,7 @@ from ventapp.agent.resume import ResumeRequest, pending_interrupt, start_resume
 from ventapp.agent.run_log import LogState
 from ventapp.agent.runtime import AgentRuntime, get_runtime
 from ventapp.db import chat_store
+from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.live_answer import (
     LiveAnswer,
     changed_fields,
@@ -46,13 +47,14 @@ from ventapp.state.live_answer import (
     live_from_message,
 )
 from ventapp.state.live_text import text_events
-from ventapp.state.views import ChatMessageView
+from ventapp.state.views import ChatMessageView, worded_error
 
 logger = logging.getLogger(__name__)
 
-NOT_READY = "The agent is still starting up. Try again in a moment."
-UI_FAILURE = "Something went wrong while showing this answer. The error has been logged."
-THINKING = "正在思考…"
+NOT_READY = "error.not_ready"
+UI_FAILURE = "error.ui_failure"
+THINKING = "live.thinking"
+"""Message ids: the runtime is still starting; showing the answer failed; the first status line."""
 
 LIVE_VARS: dict[str, str] = {
     "reasoning": "live_reasoning",
@@ -107,6 +109,7 @@ def current_live(state: Any) -> LiveAnswer:
         citations=tuple(state.live_citations),
         notice=state.live_notice,
         paused=bool(state.interrupt.kind),
+        lang=state.lang,
     )
 
 
@@ -136,7 +139,9 @@ class Follower:
         self.run_id = run_id
         self.after = after
         self.start = start
-        self.final = dataclasses.replace(start, status="", error=UI_FAILURE, error_code="internal")
+        self.final = dataclasses.replace(
+            start, status="", error=t(UI_FAILURE, start.lang), error_code="ui_failure"
+        )
 
     async def stream(self, state: Any, shown: LiveAnswer) -> AsyncIterator[list[Any]]:
         """Follow the run into ``state`` from what the tab ``shown`` now; yields the events to send.
@@ -176,16 +181,19 @@ async def admit_turn(
     attachments: list[str] | None = None,
     mode: str | None = None,
     new_session: bool = False,
+    lang: str = DEFAULT_LANG,
     model: str | None = None,
 ) -> tuple[ChatRun | None, LiveAnswer | None, ChatRejected | None]:
     """Admit one turn: ``(run, None, None)``, or ``(None, answer showing why, the refusal)``.
 
     The message's ``#skill:`` / ``#session:`` prefixes apply as in the API. Failures come
     back as an answer with ``error`` set (shown in the bubble), never as an exception.
+    ``lang`` is the UI language: the answer is worded in it, and the model is asked to
+    answer in it.
     """
     runtime = current_runtime()
     if runtime is None:
-        return None, failed_answer(NOT_READY), None
+        return None, failed_answer(t(NOT_READY, lang), "not_ready", lang), None
     request = ChatRequest(
         message=message,
         user_name=user_name,
@@ -193,12 +201,13 @@ async def admit_turn(
         attachments=list(attachments or []),
         mode=mode,
         new_session=new_session,
+        lang=lang,
         model=model,
     )
     try:
         return await start_chat(runtime, apply_prefixes(request)), None, None
     except ChatRejected as exc:
-        return None, failed_answer(exc.message, exc.code), exc
+        return None, failed_answer(exc.message, exc.code, lang), exc
 
 
 @dataclass(frozen=True)
@@ -249,17 +258,18 @@ async def follow_plan(live: LogState | None, shown_ids: set[str]) -> FollowPlan 
 
 
 def follow_start(
-    messages: list[ChatMessageView], plan: FollowPlan
+    messages: list[ChatMessageView], plan: FollowPlan, lang: str = DEFAULT_LANG
 ) -> tuple[list[ChatMessageView], LiveAnswer]:
-    """The transcript and the bubble a tab following ``plan`` starts from.
+    """The transcript and the bubble a tab following ``plan`` starts from (worded in ``lang``).
 
     A resumed run's paused part leaves the transcript: the bubble goes on from it.
     """
+    thinking = t(THINKING, lang)
     paused = next((m for m in messages if m.id == plan.paused_id), None)
     if paused is None:
-        return messages, LiveAnswer(status=THINKING)
+        return messages, LiveAnswer(status=thinking, lang=lang)
     rest = [m for m in messages if m.id != plan.paused_id]
-    return rest, continued(live_from_message(paused), THINKING)
+    return rest, continued(live_from_message(paused, lang), thinking)
 
 
 async def answering_elsewhere(rejection: ChatRejected | None, session_id: str | None, user_name: str) -> bool:
@@ -277,22 +287,24 @@ class EndedMeanwhile(Exception):
     """The run ended while the tab read the transcript: read it again."""
 
 
-async def admit_resume(request: ResumeRequest) -> tuple[ChatRun | None, str]:
+async def admit_resume(request: ResumeRequest, lang: str = DEFAULT_LANG) -> tuple[ChatRun | None, str]:
     """Admit the answer to a card: ``(run, "")``, or ``(None, sentence to show on the card)``.
 
-    The sentence is :class:`ChatRejected`'s message: 409 when the pause was already
-    answered or is out of date, 422 when the answer does not fit it, 429 when busy.
+    The sentence words :class:`ChatRejected`'s code in ``lang``: 409 when the pause was
+    already answered or is out of date, 422 when the answer does not fit it (its own
+    sentence), 429 when busy.
     """
     runtime = current_runtime()
     if runtime is None:
-        return None, NOT_READY
+        return None, t(NOT_READY, lang)
     try:
         return await start_resume(runtime, request), ""
     except ChatRejected as exc:
-        return None, exc.message
+        plain, detail = worded_error(exc.code, exc.message, lang)
+        return None, f"{plain} ({detail})" if exc.code == "bad_request" and detail else plain
     except Exception:
         logger.exception("resuming session %s failed", request.session_id)
-        return None, UI_FAILURE
+        return None, t(UI_FAILURE, lang)
 
 
 async def stop_turn(session_id: str, user_name: str) -> bool:

@@ -2,9 +2,10 @@
 
 Reads go straight to ``ventapp.billing`` in ``asyncio.to_thread`` (never HTTP to our own
 API; ``ventapp.state`` does not import ``ventapp.api``). The user is the same
-browser-stored ``ventagent_user_name`` the chat page uses. Figures arrive formatted
-(``"12,345"``) so the page only lays them out; provider figures are labelled "real",
-offline estimates "estimate", so nobody mistakes one for the other (invariant 3).
+browser-stored ``ventagent_user_name`` the chat page uses. Figures arrive formatted in the
+UI language (``"12,345"``, dates per locale) so the page only lays them out; provider figures
+are labelled "real", offline estimates "estimate", so nobody mistakes one for the other
+(invariant 3).
 """
 
 from __future__ import annotations
@@ -23,15 +24,16 @@ from ventapp.billing import reports
 from ventapp.billing.day import USAGE_TZ, USAGE_TZ_NAME
 from ventapp.billing.guard import MAX_DAILY_TOKEN_LIMIT, set_user_quota
 from ventapp.config import Settings
+from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
+from ventapp.state.lang_state import ui_lang
 
 logger = logging.getLogger(__name__)
 
 PAGE_SIZE = 20
 """Ledger rows per page of the table."""
 CHART_DAYS = 14
-NOT_READY = "The server is still starting. Reload the page in a moment."
-LOAD_FAILED = "Usage could not be read from the database. The error has been logged."
-QUOTA_PROBLEM = f"Enter a whole number of tokens from 0 (no limit) to {MAX_DAILY_TOKEN_LIMIT:,}."
+NOT_READY = "usage.not_ready"
+LOAD_FAILED = "usage.load_failed"
 
 
 @dataclass
@@ -59,21 +61,22 @@ class UsageSnapshot:
     recent: dict[str, Any]
 
 
-def fmt(number: int) -> str:
-    """Tokens for people: ``12345`` → ``"12,345"``."""
-    return f"{number:,}"
+def fmt(number: int, lang: str = DEFAULT_LANG) -> str:
+    """Tokens for people: ``12345`` → ``"12,345"`` (grouping per ``lang``)."""
+    return formats.number(number, lang)
 
 
-def row_view(item: dict[str, Any]) -> LedgerRowView:
-    """A ``reports.ledger_entry`` dict as a table row."""
-    created = datetime.fromisoformat(item["created_at"]).replace(tzinfo=UTC).astimezone(USAGE_TZ)
+def row_view(item: dict[str, Any], lang: str = DEFAULT_LANG) -> LedgerRowView:
+    """A ``reports.ledger_entry`` dict as a table row, worded in ``lang``."""
+    created = datetime.fromisoformat(item["created_at"]).replace(tzinfo=UTC)
     return LedgerRowView(
         id=item["id"],
-        when=created.strftime("%m-%d %H:%M:%S"),
+        when=f"{formats.short_date(created.astimezone(USAGE_TZ), lang)} "
+        f"{formats.time_of_day(created, lang, USAGE_TZ, seconds=True)}",
         model=item["model"],
         source="real" if item["source"] == "provider" else "estimate",
-        input_tokens=fmt(item["input_tokens"]),
-        output_tokens=fmt(item["output_tokens"]),
+        input_tokens=fmt(item["input_tokens"], lang),
+        output_tokens=fmt(item["output_tokens"], lang),
         cost=item["cost"],
         run_id=item["run_id"],
         run_short=item["run_id"][:8],
@@ -81,9 +84,13 @@ def row_view(item: dict[str, Any]) -> LedgerRowView:
     )
 
 
-def day_point(total: reports.DayTotal) -> dict[str, Any]:
-    """A ``reports.DayTotal`` as one bar of the chart: ``{label: "MM-DD", input, output}`` (tokens)."""
-    return {"label": total.day.strftime("%m-%d"), "input": total.input_tokens, "output": total.output_tokens}
+def day_point(total: reports.DayTotal, lang: str = DEFAULT_LANG) -> dict[str, Any]:
+    """A ``reports.DayTotal`` as one bar of the chart: ``{label: "12/1", input, output}`` (tokens)."""
+    return {
+        "label": formats.short_date(total.day, lang),
+        "input": total.input_tokens,
+        "output": total.output_tokens,
+    }
 
 
 def read_snapshot(engine: Engine, settings: Settings, user_name: str, offset: int) -> UsageSnapshot:
@@ -101,6 +108,8 @@ class UsageState(rx.State):
     user_name: str = rx.LocalStorage("", name="ventagent_user_name", sync=True)
     """The chat page's user name (same browser key)."""
 
+    lang: str = DEFAULT_LANG
+    """The UI language the figures are worded in (``LangState``'s, read on load and on a switch)."""
     loaded: bool = False
     problem: str = ""
     day: str = ""
@@ -147,31 +156,32 @@ class UsageState(rx.State):
         """``"1–20 of 57"`` (empty without rows)."""
         if not self.total_rows:
             return ""
-        return f"{self.offset + 1}–{min(self.offset + PAGE_SIZE, self.total_rows)} of {self.total_rows}"
+        last = min(self.offset + PAGE_SIZE, self.total_rows)
+        return t("usage.page", self.lang, first=self.offset + 1, last=last, total=self.total_rows)
 
     def _apply(self, snap: UsageSnapshot) -> None:
-        today = snap.today
-        self.day = today.day.isoformat()
-        self.total_tokens = fmt(today.total_tokens)
-        self.input_tokens = fmt(today.input_tokens)
-        self.output_tokens = fmt(today.output_tokens)
+        today, lang = snap.today, self.lang
+        self.day = formats.long_date(today.day, lang)
+        self.total_tokens = fmt(today.total_tokens, lang)
+        self.input_tokens = fmt(today.input_tokens, lang)
+        self.output_tokens = fmt(today.output_tokens, lang)
         estimate = today.estimate_input_tokens + today.estimate_output_tokens
-        self.real_tokens = fmt(today.total_tokens - estimate)
-        self.estimate_tokens = fmt(estimate)
+        self.real_tokens = fmt(today.total_tokens - estimate, lang)
+        self.estimate_tokens = fmt(estimate, lang)
         self.has_estimates = estimate > 0
         self.cost_text = " + ".join(line.public()["display"] for line in today.costs) or "—"
-        self.calls = fmt(today.calls)
+        self.calls = fmt(today.calls, lang)
         self.limited = today.daily_token_limit > 0
-        self.limit_text = fmt(today.daily_token_limit)
-        self.used_text = fmt(today.used_tokens)
-        self.remaining_text = fmt(today.remaining_tokens or 0)
+        self.limit_text = fmt(today.daily_token_limit, lang)
+        self.used_text = fmt(today.used_tokens, lang)
+        self.remaining_text = fmt(today.remaining_tokens or 0, lang)
         limit = max(1, today.daily_token_limit)
         self.percent_used = min(100, today.used_tokens * 100 // limit) if self.limited else 0
         self.quota_source = today.quota_source
         self.pending_settlements = today.pending_settlements
-        self.pending_tokens = fmt(today.pending_tokens)
-        self.series = [day_point(total) for total in snap.series]
-        self.rows = [row_view(item) for item in snap.recent["items"]]
+        self.pending_tokens = fmt(today.pending_tokens, lang)
+        self.series = [day_point(total, lang) for total in snap.series]
+        self.rows = [row_view(item, lang) for item in snap.recent["items"]]
         self.total_rows = snap.recent["total"]
         self.offset = snap.recent["offset"]
         if not self.quota_input:
@@ -181,7 +191,7 @@ class UsageState(rx.State):
         try:
             runtime = get_runtime()
         except RuntimeError:
-            self.problem, self.loaded = NOT_READY, True
+            self.problem, self.loaded = t(NOT_READY, self.lang), True
             return
         try:
             snap = await asyncio.to_thread(
@@ -189,7 +199,7 @@ class UsageState(rx.State):
             )
         except Exception:
             logger.exception("reading usage of %r failed", self.user_name)
-            self.problem, self.loaded = LOAD_FAILED, True
+            self.problem, self.loaded = t(LOAD_FAILED, self.lang), True
             return
         self.problem = ""
         self._apply(snap)
@@ -198,12 +208,21 @@ class UsageState(rx.State):
     @rx.event
     async def load_page(self) -> None:
         """On mount: read today, the last 14 days and the newest ledger rows of the user."""
+        self.lang = await ui_lang(self)
         self.quota_error = self.quota_notice = ""
         self.quota_input = ""
         if not self.user_name:
             self.loaded = True
             return
         await self._reload(0)
+
+    @rx.event
+    async def relocalise(self, lang: str) -> None:
+        """After the header's language switch: re-read the figures worded in ``lang``."""
+        self.lang = resolve_lang(lang)
+        self.quota_error = self.quota_notice = ""
+        if self.user_name and self.loaded:
+            await self._reload(self.offset)
 
     @rx.event
     async def next_page(self) -> None:
@@ -233,19 +252,23 @@ class UsageState(rx.State):
         except ValueError:
             value = -1
         if not 0 <= value <= MAX_DAILY_TOKEN_LIMIT:
-            self.quota_error = QUOTA_PROBLEM
+            self.quota_error = t("usage.limit_problem", self.lang, max=fmt(MAX_DAILY_TOKEN_LIMIT, self.lang))
             return
         if not self.user_name:
-            self.quota_error = "Set your name on the chat page first."
+            self.quota_error = t("usage.limit_needs_name", self.lang)
             return
         try:
             runtime = get_runtime()
             await asyncio.to_thread(set_user_quota, runtime.engine, self.user_name, value)
         except Exception:
             logger.exception("saving the quota of %r failed", self.user_name)
-            self.quota_error = "The limit could not be saved. The error has been logged."
+            self.quota_error = t("usage.limit_failed", self.lang)
             return
         self.quota_error = ""
         self.quota_input = str(value)
-        self.quota_notice = "No daily limit." if value == 0 else f"Daily limit set to {fmt(value)} tokens."
+        self.quota_notice = (
+            t("usage.limit_none", self.lang)
+            if value == 0
+            else t("usage.limit_set", self.lang, count=fmt(value, self.lang))
+        )
         await self._reload(self.offset)

@@ -12,12 +12,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from ventapp.agent import events as ev
+from ventapp.agent.kernel import label_for
+from ventapp.agent.pipeline import CANCELLED_MARKER
 from ventapp.billing.pricing import format_money
+from ventapp.i18n import DEFAULT_LANG, has_message, t
+from ventapp.i18n import formats as fmt
 
 STATUS_DONE = "done"
 STATUS_ERROR = "error"
@@ -36,13 +39,11 @@ _STORED_STATUS = {
     "waiting": STATUS_WAITING,
     "interrupted": STATUS_ERROR,
 }
-UNANSWERED_NOTICE = "The agent paused here for your input; the request was left unanswered."
-"""On a paused answer nobody answered (a newer message moved the conversation on)."""
+UNANSWERED_NOTICE = "live.unanswered"
+"""Message id of the note on a paused answer nobody answered (a newer message moved the conversation on)."""
 
-_STORED_FAILURE = {
-    "failed": "This answer did not finish because the run failed.",
-    "interrupted": "This answer was lost: the server stopped while it was being written.",
-}
+_STORED_FAILURE = {"failed": "live.failed_stored", "interrupted": "live.lost_stored"}
+"""Message ids of the sentence a stored failed or lost answer shows."""
 
 
 @dataclass
@@ -126,6 +127,8 @@ class ChatMessageView:
         model_only: True when the answer had no tool-backed source at all.
         notice: A neutral note (the run paused for input, a sub-agent failed).
         error: A sentence for people when the run failed; empty otherwise.
+        error_detail: What went wrong for the operator (the pipeline's own sentence, e.g. naming
+            ``OPENAI_BASE_URL``), behind a "details" disclosure; empty when ``error`` says it all.
         footer: Duration, token and cost line, e.g. ``1.2 s · 345 tokens (300 in · 45 out) · ¥0.0001``.
         status: ``done`` | ``error`` | ``waiting`` | ``stopped`` (``data-state`` of the bubble).
         context_tokens: Context occupancy after this answer (input of its last model call).
@@ -142,6 +145,7 @@ class ChatMessageView:
     model_only: bool = False
     notice: str = ""
     error: str = ""
+    error_detail: str = ""
     footer: str = ""
     status: str = STATUS_DONE
     context_tokens: int = 0
@@ -156,6 +160,33 @@ class SessionView:
     title: str = ""
     updated: str = ""
     pinned: bool = False
+
+
+def tool_label(tool: str, cn_tool: str, lang: str = DEFAULT_LANG) -> str:
+    """A tool card's label in ``lang``: the registry's (or a built-in's); else, in Chinese, the event's
+    ``cn_tool``; else the name (an English page never falls back to the Chinese label)."""
+    label = label_for(tool, lang) if tool else ""
+    if label and label != tool:
+        return label
+    return tool if lang == "en" and tool else cn_tool or tool
+
+
+def worded_error(code: str, message: str, lang: str = DEFAULT_LANG) -> tuple[str, str]:
+    """An error for the person at the keyboard, and the operator's detail.
+
+    Args:
+        code: The contract's error code (``model_unreachable``, ``quota`` …) or a refusal's code.
+        message: The pipeline's sentence (English, may name settings such as ``OPENAI_BASE_URL``).
+        lang: The UI language.
+
+    Returns:
+        ``(plain sentence in lang, detail)``; for a code without a plain sentence, ``(message, "")``.
+    """
+    key = f"error.{code}"
+    if not code or not has_message(key):
+        return message, ""
+    plain = t(key, lang)
+    return plain, "" if message.strip() in ("", plain) else message
 
 
 def args_to_json(args: Any) -> str:
@@ -175,14 +206,6 @@ def format_tool_output(content: str) -> str:
         return json.dumps(json.loads(stripped), ensure_ascii=False, indent=2)
     except ValueError:
         return content
-
-
-def _compact(number: int) -> str:
-    if number >= 10_000:
-        return f"{number / 1000:.0f}k"
-    if number >= 1000:
-        return f"{number / 1000:.1f}k"
-    return str(number)
 
 
 def as_usage(usage: ev.Usage | Mapping[str, Any] | None) -> ev.Usage | None:
@@ -210,49 +233,66 @@ def context_percent(tokens: int, limit: int) -> int:
     return max(0, min(100, round(100 * tokens / limit)))
 
 
-def context_label(tokens: int, limit: int) -> str:
-    """e.g. ``"Context: 1.1k of 128k tokens (1%)"``; ``""`` when the window is unknown."""
+def context_label(tokens: int, limit: int, lang: str = DEFAULT_LANG) -> str:
+    """e.g. ``"Context: 1.1K of 128K tokens (1%)"``; ``""`` when the window is unknown."""
     if limit <= 0:
         return ""
-    return f"Context: {_compact(tokens)} of {_compact(limit)} tokens ({context_percent(tokens, limit)}%)"
+    return t(
+        "context.label",
+        lang,
+        used=fmt.compact(tokens, lang),
+        limit=fmt.compact(limit, lang),
+        percent=context_percent(tokens, limit),
+    )
 
 
-def usage_footer(usage: ev.Usage | Mapping[str, Any] | None, duration_ms: int | None = None) -> str:
-    """The line under an answer: duration, tokens, cost, context occupancy.
+def usage_footer(
+    usage: ev.Usage | Mapping[str, Any] | None, duration_ms: int | None = None, lang: str = DEFAULT_LANG
+) -> str:
+    """The line under an answer: duration, tokens, cost, context occupancy, in ``lang``.
 
     Args:
         usage: The run's usage (event object or its stored dict); None or empty for no tokens.
         duration_ms: Wall time of the run in milliseconds, if known.
+        lang: The UI language (``"zh-CN"`` | ``"en"``).
 
     Returns:
-        e.g. ``"2.4 s · 1,234 tokens (1,100 in · 134 out) · ¥0.000123 · context 1.1k / 128k"``
+        e.g. ``"2.4 sec · 1,234 tokens (1,100 in · 134 out) · ¥0.000123 · context 1.1K / 128K"``
         (no cost when the model has no price), with ``" · estimated"`` when the provider did
         not report usage; ``""`` when nothing is known.
     """
     usage = as_usage(usage)
     parts: list[str] = []
     if duration_ms is not None:
-        parts.append(f"{duration_ms / 1000:.1f} s")
+        parts.append(fmt.duration_s(duration_ms, lang))
     if usage is not None and usage.total_tokens:
         parts.append(
-            f"{usage.total_tokens:,} tokens ({usage.input_tokens:,} in · {usage.output_tokens:,} out)"
+            t(
+                "footer.tokens",
+                lang,
+                total=fmt.number(usage.total_tokens, lang),
+                input=fmt.number(usage.input_tokens, lang),
+                output=fmt.number(usage.output_tokens, lang),
+            )
         )
         if cost := cost_text(usage):
             parts.append(cost)
         if usage.context_tokens and usage.context_limit:
-            parts.append(f"context {_compact(usage.context_tokens)} / {_compact(usage.context_limit)}")
+            used, limit = fmt.compact(usage.context_tokens, lang), fmt.compact(usage.context_limit, lang)
+            parts.append(t("footer.context", lang, used=used, limit=limit))
         if usage.usage_source == "estimate":
-            parts.append("estimated")
+            parts.append(t("footer.estimated", lang))
     return " · ".join(parts)
 
 
-def tool_card_from_dict(raw: Mapping[str, Any]) -> ToolCardView:
-    """A stored tool card ``{tool_call_id, tool, cn_tool, args, content, error}`` as a view."""
+def tool_card_from_dict(raw: Mapping[str, Any], lang: str = DEFAULT_LANG) -> ToolCardView:
+    """A stored tool card ``{tool_call_id, tool, cn_tool, args, content, error}`` as a view (label in ``lang``)."""
     content = raw.get("content")
+    tool = str(raw.get("tool") or "")
     return ToolCardView(
         tool_call_id=str(raw.get("tool_call_id") or ""),
-        tool=str(raw.get("tool") or ""),
-        cn_tool=str(raw.get("cn_tool") or raw.get("tool") or ""),
+        tool=tool,
+        cn_tool=tool_label(tool, str(raw.get("cn_tool") or ""), lang),
         args_json=args_to_json(raw.get("args") or {}),
         content="" if content is None else format_tool_output(str(content)),
         error=bool(raw.get("error")),
@@ -284,48 +324,65 @@ def todos_from(items: Iterable[Mapping[str, Any]]) -> list[TodoView]:
     return out
 
 
-def message_from_row(row: Any) -> ChatMessageView:
-    """A stored ``ChatMessage`` row (``ventapp.db.models``) as a transcript bubble.
+def shown_text(content: str, status: str) -> str:
+    """An answer's text as the UI shows it: a stopped one without the stored ``[stopped]`` marker.
 
-    The stored row keeps no error sentence (that lives on the run), so a failed or
-    cancelled answer gets a generic one.
+    The pipeline appends the marker (``CANCELLED_MARKER``) for the legacy API; the UI shows its
+    "Stopped" note instead.
+    """
+    if status == STATUS_STOPPED:
+        return content.removesuffix(CANCELLED_MARKER).removesuffix(CANCELLED_MARKER.strip())
+    return content
+
+
+def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> ChatMessageView:
+    """A stored ``ChatMessage`` row (``ventapp.db.models``) as a transcript bubble, worded in ``lang``.
+
+    Args:
+        row: The message.
+        lang: The UI language.
+        run: Its ``ExecutionRun`` when known: the footer gets the run's duration and a failed answer
+            the run's own reason (quota, timeout, model …), as it read live; without it a failed
+            answer gets a generic sentence.
     """
     role = "user" if row.role == "user" else "assistant"
     if role == "user":
         return ChatMessageView(id=str(row.id), role="user", content=row.content or "")
     stored = str(row.status or "complete")
+    status = _STORED_STATUS.get(stored, STATUS_DONE)
     citations = [citation_from(c) for c in row.citations or []]
     usage = as_usage(row.usage or None)
+    error = t(_STORED_FAILURE[stored], lang) if stored in _STORED_FAILURE else ""
+    detail = ""
+    if error and run is not None and getattr(run, "error_code", None):
+        error, detail = worded_error(str(run.error_code), str(run.error or ""), lang)
+    duration = getattr(run, "duration_ms", None) if stored != "waiting" else None
     return ChatMessageView(
         id=str(row.id),
         role="assistant",
-        content=row.content or "",
-        tools=[tool_card_from_dict(t) for t in row.tool_calls or []],
+        content=shown_text(row.content or "", status),
+        tools=[tool_card_from_dict(card, lang) for card in row.tool_calls or []],
         citations=citations,
         model_only=stored == "complete" and not citations,
-        notice=UNANSWERED_NOTICE if stored == "waiting" else "",
-        error=_STORED_FAILURE.get(stored, ""),
-        footer=usage_footer(usage),
-        status=_STORED_STATUS.get(stored, STATUS_DONE),
+        notice=t(UNANSWERED_NOTICE, lang) if stored == "waiting" else "",
+        error=error,
+        error_detail=detail,
+        footer=usage_footer(usage, duration, lang),
+        status=status,
         context_tokens=usage.context_tokens if usage else 0,
         context_limit=usage.context_limit if usage else 0,
     )
 
 
-def session_from_row(row: Any) -> SessionView:
-    """A stored ``ChatSession`` row as a sidebar entry (``updated`` as ``YYYY-MM-DD HH:MM``, Beijing time).
+def session_from_row(row: Any, lang: str = DEFAULT_LANG) -> SessionView:
+    """A stored ``ChatSession`` row as a sidebar entry (``updated`` to the minute, Beijing time, in ``lang``).
 
     Stored times are UTC; the sidebar shows them in Asia/Shanghai like the usage page, whose
     day boundary is that zone's midnight.
     """
-    updated = (
-        row.updated_at.replace(tzinfo=UTC).astimezone(DISPLAY_TZ).strftime("%Y-%m-%d %H:%M")
-        if row.updated_at
-        else ""
-    )
     return SessionView(
         id=str(row.id),
-        title=row.title or "New chat",
-        updated=updated,
+        title=row.title or t("sidebar.new_title", lang),
+        updated=fmt.date_time(row.updated_at, lang, DISPLAY_TZ),
         pinned=bool(getattr(row, "pinned", False)),
     )

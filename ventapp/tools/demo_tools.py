@@ -35,7 +35,12 @@ def _local_tz() -> timezone | ZoneInfo:
         return timezone(timedelta(hours=8), LOCAL_TZ_NAME)
 
 
-@register(group="通用", label="当前时间", summary="Current date and time in Beijing (Asia/Shanghai) and UTC.")
+@register(
+    group="通用",
+    label="当前时间",
+    label_en="Current time",
+    summary="Current date and time in Beijing (Asia/Shanghai) and UTC.",
+)
 def current_time() -> str:
     """Get the current date and time.
 
@@ -200,7 +205,12 @@ def evaluate(expression: str) -> str:
     return _format_number(_check_number(value))
 
 
-@register(group="计算", label="计算器", summary="Safe arithmetic calculator (no code execution).")
+@register(
+    group="计算",
+    label="计算器",
+    label_en="Calculator",
+    summary="Safe arithmetic calculator (no code execution).",
+)
 def calculate(expression: str) -> str:
     """Evaluate an arithmetic expression exactly, instead of doing arithmetic in your head.
 
@@ -224,7 +234,12 @@ def calculate(expression: str) -> str:
 # --- knowledge search -----------------------------------------------------------------------
 
 
-@register(group="知识库", label="知识检索", summary="Search the ventilation-engineering knowledge base.")
+@register(
+    group="知识库",
+    label="知识检索",
+    label_en="Knowledge search",
+    summary="Search the ventilation-engineering knowledge base.",
+)
 def knowledge_search(query: str, limit: int = 5) -> dict:
     """Search the built-in ventilation-engineering knowledge base and cite what you use.
 

@@ -18,7 +18,10 @@ MAX_QUESTIONS = 3
 
 
 @register(
-    group="交互", label="询问用户", summary="Ask the user one to three questions and wait for the answers."
+    group="交互",
+    label="询问用户",
+    label_en="Ask the user",
+    summary="Ask the user one to three questions and wait for the answers.",
 )
 def ask_user(questions: list[str]) -> str:
     """Ask the user one to three short questions and wait for their answers.
@@ -46,6 +49,7 @@ def ask_user(questions: list[str]) -> str:
 @register(
     group="交互",
     label="计划审批",
+    label_en="Plan approval",
     summary="Submit a plan and wait for the user to approve it or send feedback.",
 )
 def request_plan_approval(plan: str) -> str:

@@ -85,6 +85,7 @@ def _velocity_findings(network: Network, solution: NetworkSolution) -> tuple[lis
 @register(
     group="通风网络",
     label="通风网络解算",
+    label_en="Ventilation network solver",
     summary="Solve an uploaded mine ventilation network (flows, pressures, fan duty) with figures.",
 )
 def solve_ventilation_network(path: str, total_flow: float | None = None) -> dict:

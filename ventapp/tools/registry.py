@@ -66,7 +66,8 @@ class ToolSpec:
     Attributes:
         name: Tool name as the model calls it (the function name).
         group: UI group heading, e.g. "计算".
-        label: Short human-readable label shown on tool cards, e.g. "计算器".
+        label: Short human-readable label shown on tool cards, e.g. "计算器" (Chinese, the default UI language).
+        label_en: The same label in English, e.g. "Calculator" (the UI's second language).
         summary: One-line description for tool pickers (the model sees the docstring instead).
         requires_approval: True when a human must approve each call before it runs.
         tool: The LangChain tool handed to the agent.
@@ -83,6 +84,7 @@ class ToolSpec:
     tool: BaseTool
     module: str
     rememberable: bool = True
+    label_en: str = ""
 
 
 # Errors a tool raises on purpose for bad input: logged without a traceback.
@@ -149,7 +151,13 @@ def _validation_message(name: str) -> Callable[[Exception], str]:
 
 
 def register(
-    *, group: str, label: str, summary: str, requires_approval: bool = False, rememberable: bool = True
+    *,
+    group: str,
+    label: str,
+    summary: str,
+    label_en: str = "",
+    requires_approval: bool = False,
+    rememberable: bool = True,
 ) -> Callable[[F], F]:
     """Register a plain function as an agent tool.
 
@@ -160,7 +168,8 @@ def register(
 
     Args:
         group: UI group heading for the tool, e.g. "通用".
-        label: Short UI label, e.g. "当前时间".
+        label: Short UI label in Chinese, e.g. "当前时间".
+        label_en: The label in English, e.g. "Current time" (the tool name when empty).
         summary: One-line description for tool pickers.
         requires_approval: Whether a human must approve every call.
         rememberable: Whether a person may answer an approval with "don't ask again" (approval
@@ -216,6 +225,7 @@ def register(
                 tool=tool,
                 module=module,
                 rememberable=rememberable,
+                label_en=label_en.strip(),
             )
         return func
 
@@ -350,10 +360,15 @@ def get_tools_by_name(names: list[str]) -> list[BaseTool]:
         return [_REGISTRY[n].tool for n in names]
 
 
-def tool_label(name: str) -> str:
-    """Return the UI label of tool ``name``, or the name itself when it is unknown."""
+def tool_label(name: str, lang: str = "zh-CN") -> str:
+    """Return the UI label of tool ``name`` in ``lang`` (``"zh-CN"`` | ``"en"``), or the name when unknown.
+
+    An English label that was never given reads as the tool name.
+    """
     spec = _REGISTRY.get(name)
-    return spec.label if spec else name
+    if spec is None:
+        return name
+    return (spec.label_en or name) if lang == "en" else spec.label
 
 
 def is_rememberable(name: str) -> bool:

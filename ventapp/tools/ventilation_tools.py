@@ -37,7 +37,10 @@ def _kb(doc: str, title: str, snippet: str) -> dict:
 
 
 @register(
-    group=_GROUP, label="巷道风阻", summary="Airway resistance from geometry (Atkinson), with shock losses."
+    group=_GROUP,
+    label="巷道风阻",
+    label_en="Airway resistance",
+    summary="Airway resistance from geometry (Atkinson), with shock losses.",
 )
 def airway_resistance(
     length_m: float,
@@ -104,7 +107,12 @@ def airway_resistance(
     )
 
 
-@register(group=_GROUP, label="串并联风阻", summary="Combine airway resistances in series or in parallel.")
+@register(
+    group=_GROUP,
+    label="串并联风阻",
+    label_en="Series/parallel resistance",
+    summary="Combine airway resistances in series or in parallel.",
+)
 def combine_resistances(
     resistances_ns2_m8: list[float], arrangement: str, total_flow: float | str | None = None
 ) -> dict:
@@ -143,6 +151,7 @@ def combine_resistances(
 @register(
     group=_GROUP,
     label="风机定律",
+    label_en="Fan laws",
     summary="Scale a fan's flow, pressure and power with speed, size and density.",
 )
 def fan_laws_scale(
@@ -188,6 +197,7 @@ def fan_laws_scale(
 @register(
     group=_GROUP,
     label="风机工况点",
+    label_en="Fan operating point",
     summary="Operating point of a fan curve against a system curve p = R·q².",
 )
 def fan_operating_point(
@@ -234,6 +244,7 @@ def fan_operating_point(
 @register(
     group=_GROUP,
     label="自然风压",
+    label_en="Natural ventilation pressure",
     summary="Natural ventilation pressure from the densities of two air columns.",
 )
 def natural_ventilation_pressure(
@@ -259,6 +270,7 @@ def natural_ventilation_pressure(
 @register(
     group=_GROUP,
     label="需风量",
+    label_en="Airflow demand",
     summary="Airflow demand of a working place: people, gas, diesel, output; the largest governs.",
 )
 def airflow_demand(
@@ -330,6 +342,7 @@ def airflow_demand(
 @register(
     group=_GROUP,
     label="风速校核",
+    label_en="Air velocity check",
     summary="Check an airway's mean air velocity against the regulation's limits.",
 )
 def check_air_velocity(flow: float | str, area_m2: float, airway_type: str) -> dict:

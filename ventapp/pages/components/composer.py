@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import reflex as rx
 
-from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
+from ventapp.pages.components.lang import t
+from ventapp.pages.components.styles import CONTENT_MAX_WIDTH, markdown
 from ventapp.state.chat_state import ChatState
 
 # Enter sends, Shift+Enter adds a line. Never while an IME is composing (Chinese input
@@ -21,15 +22,12 @@ _ENTER_SENDS = rx.Var(
 }"""
 )
 
-SUGGESTIONS: tuple[tuple[str, str, str], ...] = (
-    (
-        "calculator",
-        "Airflow for a room",
-        "Please calculate (12*8*3)*6/3600, the airflow in m³/s for a 12×8×3 m room at 6 ACH",
-    ),
-    ("search", "Fresh-air requirement", "Search the knowledge base: fresh air requirement per person"),
-    ("book_open", "Methane limits", "What is the methane limit in a return airway?"),
+SUGGESTIONS: tuple[tuple[str, str], ...] = (
+    ("calculator", "suggest.airflow"),
+    ("search", "suggest.fresh_air"),
+    ("book_open", "suggest.methane"),
 )
+"""Icon and message id of the empty state's prompts (``<id>.title``, ``<id>.prompt``)."""
 
 
 def send_or_stop() -> rx.Component:
@@ -45,8 +43,8 @@ def send_or_stop() -> rx.Component:
             variant="soft",
             color_scheme="gray",
             on_click=ChatState.stop,
-            aria_label="Stop",
-            title="Stop the answer (what it wrote so far is kept)",
+            aria_label=t("composer.stop"),
+            title=t("composer.stop_hint"),
         ),
         rx.icon_button(
             rx.icon("arrow_up", size=18),
@@ -54,7 +52,7 @@ def send_or_stop() -> rx.Component:
             type="submit",
             size="3",
             radius="full",
-            aria_label="Send",
+            aria_label=t("composer.send"),
         ),
     )
 
@@ -67,7 +65,8 @@ def composer() -> rx.Component:
                 rx.text_area(
                     id="chat-input",
                     name="message",
-                    placeholder="Ask about airflow, fans, gas limits…",
+                    placeholder=t("composer.placeholder"),
+                    aria_label=t("composer.label"),
                     auto_height=True,
                     rows="1",
                     size="3",
@@ -93,8 +92,7 @@ def composer() -> rx.Component:
             width="100%",
         ),
         rx.text(
-            "Enter to send · Shift+Enter for a new line · VentAgent can make mistakes: check figures against "
-            "the cited sources and your standards.",
+            t("composer.hint"),
             size="1",
             color_scheme="gray",
             text_align="center",
@@ -115,20 +113,8 @@ def model_callout() -> rx.Component:
         rx.callout.root(
             rx.callout.icon(rx.icon("triangle_alert")),
             rx.callout.text(
-                rx.text("No model is configured.", weight="bold"),
-                rx.text(
-                    "Set ",
-                    rx.code("OPENAI_BASE_URL"),
-                    ", ",
-                    rx.code("OPENAI_API_KEY"),
-                    " and ",
-                    rx.code("MODEL_NAME"),
-                    " in ",
-                    rx.code(".env"),
-                    " and restart — or run ",
-                    rx.code("make demo"),
-                    " to try the scripted demo model. Messages you send now will fail with an explanation.",
-                ),
+                rx.text(t("model.none_title"), weight="bold"),
+                markdown(t("model.none_body")),
             ),
             color_scheme="amber",
             class_name="model-callout",
@@ -137,23 +123,28 @@ def model_callout() -> rx.Component:
     )
 
 
-def _suggestion(icon: str, title: str, prompt: str) -> rx.Component:
+def _suggestion(icon: str, key: str) -> rx.Component:
+    prompt = t(f"{key}.prompt")
     return rx.card(
-        rx.hstack(
-            rx.icon(icon, size=16, color=rx.color("accent", 10), flex_shrink="0"),
-            rx.vstack(
-                rx.text(title, size="2", weight="medium"),
-                rx.text(prompt, size="1", color_scheme="gray", trim="both"),
-                spacing="1",
+        rx.el.button(
+            rx.hstack(
+                rx.icon(icon, size=16, color=rx.color("accent", 10), flex_shrink="0"),
+                rx.vstack(
+                    rx.text(t(f"{key}.title"), size="2", weight="medium", as_="span"),
+                    rx.text(prompt, size="1", color_scheme="gray", trim="both", as_="span"),
+                    spacing="1",
+                ),
+                align="start",
+                spacing="2",
             ),
-            align="start",
-            spacing="2",
+            type="button",
+            on_click=ChatState.send_suggestion(prompt),
+            style={"all": "unset", "cursor": "pointer", "display": "block", "width": "100%"},
         ),
         as_child=False,
-        on_click=ChatState.send_suggestion(prompt),
-        cursor="pointer",
         class_name="suggestion",
         _hover={"background": rx.color("accent", 2)},
+        _focus_within={"outline": f"2px solid {rx.color('accent', 8)}", "outline_offset": "2px"},
     )
 
 
@@ -170,9 +161,9 @@ def welcome() -> rx.Component:
             color=rx.color("accent", 11),
             style={"border_radius": "16px"},
         ),
-        rx.heading("How can I help with your ventilation work?", size="6", text_align="center"),
+        rx.heading(t("welcome.title"), as_="h1", size="6", text_align="center"),
         rx.text(
-            "Airflow and fan calculations, gas limits, regulations — answers cite the knowledge base.",
+            t("welcome.body"),
             color_scheme="gray",
             size="2",
             text_align="center",

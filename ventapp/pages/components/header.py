@@ -1,14 +1,17 @@
-"""The top bar: product name, model, demo badge, history (phones), user, usage, new chat, colour mode.
+"""The top bar: product name, model, demo badge, history (phones), user, usage, new chat, language, colour mode.
 
 DOM hooks: ``#user-chip``, ``#usage-link`` (to ``/usage``), ``#schedules-link`` (to ``/schedules``,
-with ``#waiting-badge`` counting scheduled runs that wait for the user), ``#new-chat``, ``#color-mode``.
+with ``#waiting-badge`` counting scheduled runs that wait for the user), ``#new-chat``,
+``#lang-switch``, ``#color-mode``; ``#history-menu`` (phones).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
-from ventapp.i18n import t
+from ventapp.pages.components.lang import lang_switch, t
 from ventapp.pages.components.model_controls import route_picker, settings_link
 from ventapp.state.chat_state import ChatState
 from ventapp.state.schedules_state import HandoffState
@@ -54,12 +57,12 @@ def model_badges() -> rx.Component:
         rx.cond(
             ChatState.demo_mode,
             rx.badge(
-                rx.text("scripted demo model", display=["none", "inline"]),
-                rx.text("demo", display=["inline", "none"]),
+                rx.text(t("header.demo_model"), display=["none", "inline"]),
+                rx.text(t("header.demo_short"), display=["inline", "none"]),
                 color_scheme="amber",
                 variant="soft",
                 class_name="demo-badge",
-                title="Answers come from the scripted demo model, not a real LLM",
+                title=t("header.demo_hint"),
             ),
         ),
         spacing="2",
@@ -80,14 +83,18 @@ def history_menu() -> rx.Component:
         rx.menu.root(
             rx.menu.trigger(
                 rx.icon_button(
-                    rx.icon("history", size=16), variant="ghost", color_scheme="gray", aria_label="History"
+                    rx.icon("history", size=16),
+                    variant="ghost",
+                    color_scheme="gray",
+                    aria_label=t("header.history"),
+                    id="history-menu",
                 ),
             ),
             rx.menu.content(
                 rx.cond(
                     ChatState.sessions.length() > 0,
                     rx.foreach(ChatState.sessions, _history_item),
-                    rx.menu.item("No past conversations yet", disabled=True),
+                    rx.menu.item(t("sidebar.none_yet"), disabled=True),
                 ),
                 max_width="80vw",
             ),
@@ -101,7 +108,7 @@ def user_chip() -> rx.Component:
     return rx.button(
         rx.icon("user_round", size=14),
         rx.text(
-            rx.cond(ChatState.user_name != "", ChatState.user_name, "Set name"),
+            rx.cond(ChatState.user_name != "", ChatState.user_name, t("header.set_name")),
             display=["none", "inline"],
             style={
                 "max_width": "9rem",
@@ -115,17 +122,27 @@ def user_chip() -> rx.Component:
         on_click=ChatState.open_name_dialog,
         class_name="user-chip",
         id="user-chip",
-        title="Change your name",
+        title=t("header.change_name"),
+        aria_label=rx.cond(
+            ChatState.user_name != "", t("header.user_named", name=ChatState.user_name), t("header.set_name")
+        ),
     )
 
 
 def usage_link() -> rx.Component:
     """To the usage page: today's tokens and cost against the quota, the ledger."""
     return rx.link(
-        rx.icon_button(rx.icon("gauge", size=16), variant="ghost", color_scheme="gray", aria_label="Usage"),
+        rx.icon_button(
+            rx.icon("gauge", size=16),
+            variant="ghost",
+            color_scheme="gray",
+            aria_label=t("nav.usage"),
+            tab_index=-1,
+        ),
         href="/usage",
         id="usage-link",
-        title="Usage and cost",
+        title=t("nav.usage_hint"),
+        aria_label=t("nav.usage"),
     )
 
 
@@ -138,6 +155,7 @@ def schedules_link() -> rx.Component:
                 variant="ghost",
                 color_scheme="gray",
                 aria_label=t("nav.schedules"),
+                tab_index=-1,
             ),
             rx.cond(
                 HandoffState.waiting_count > 0,
@@ -158,6 +176,22 @@ def schedules_link() -> rx.Component:
         href="/schedules",
         id="schedules-link",
         title=t("nav.schedules"),
+        aria_label=rx.cond(
+            HandoffState.waiting_count > 0,
+            t("nav.waiting", count=HandoffState.waiting_count),
+            t("nav.schedules"),
+        ),
+    )
+
+
+def color_mode_button() -> rx.Component:
+    """Light / dark, named for screen readers (the icon alone says nothing)."""
+    return rx.color_mode.button(
+        variant="ghost",
+        color_scheme="gray",
+        id="color-mode",
+        aria_label=t("header.color_mode"),
+        title=t("header.color_mode"),
     )
 
 
@@ -175,15 +209,16 @@ def header() -> rx.Component:
         settings_link(),
         rx.button(
             rx.icon("square_pen", size=16),
-            rx.text("New chat", display=["none", "inline"]),
+            rx.text(t("header.new_chat"), display=["none", "inline"]),
             id="new-chat",
-            title="New chat",
-            aria_label="New chat",
+            title=t("header.new_chat"),
+            aria_label=t("header.new_chat"),
             variant="soft",
             on_click=ChatState.new_chat,
             disabled=ChatState.is_streaming,
         ),
-        rx.color_mode.button(variant="ghost", color_scheme="gray", id="color-mode"),
+        lang_switch(ChatState.relocalise),
+        color_mode_button(),
         align="center",
         spacing=rx.breakpoints(initial="2", sm="3"),
         padding_x=["0.75rem", "1rem"],
@@ -193,4 +228,53 @@ def header() -> rx.Component:
         border_bottom=f"1px solid {rx.color('gray', 4)}",
         background=rx.color("gray", 1),
         class_name="chat-header",
+    )
+
+
+def page_bar(icon: str, title: rx.Var[str], user_name: rx.Var[str] | None, *after: Any) -> rx.Component:
+    """The top bar of the pages beside the chat (usage, schedules, knowledge, not found).
+
+    Args:
+        icon: Lucide icon of the page's badge.
+        title: The page's name.
+        user_name: Who is signed in, shown as a chip; None on pages that are not per user.
+        *after: Handlers the language switch runs after switching (they re-word server text).
+    """
+    return rx.hstack(
+        rx.link(brand(), href="/", underline="none", color="inherit", aria_label=t("nav.home")),
+        rx.badge(rx.icon(icon, size=12), title, variant="soft"),
+        rx.spacer(),
+        rx.cond(
+            user_name != "",
+            rx.badge(
+                rx.icon("user_round", size=12),
+                user_name,
+                variant="surface",
+                color_scheme="gray",
+                display=["none", "inline-flex"],
+            ),
+        )
+        if user_name is not None
+        else rx.fragment(),
+        rx.link(
+            rx.icon("message_square", size=14),
+            rx.text(t("nav.chat"), display=["none", "inline"]),
+            href="/",
+            aria_label=t("nav.chat"),
+            class_name="back-to-chat",
+            display="inline-flex",
+            align_items="center",
+            gap="0.35rem",
+            size="2",
+            weight="medium",
+        ),
+        lang_switch(*after),
+        color_mode_button(),
+        align="center",
+        spacing=rx.breakpoints(initial="2", sm="3"),
+        height="3.5rem",
+        padding_x=["0.75rem", "1rem"],
+        border_bottom=f"1px solid {rx.color('gray', 4)}",
+        background=rx.color("gray", 1),
+        width="100%",
     )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import PRE_STYLE, markdown
 from ventapp.state.chat_state import ChatState
 from ventapp.state.interrupt_view import ApprovalCallView
@@ -36,7 +37,7 @@ FIELD_STYLE = {
 """Plain ``input``/``textarea`` styled like the theme's fields: the hook class sits on the field itself."""
 
 
-def _heading(icon: str, title: rx.Var[str] | str, hint: str) -> rx.Component:
+def _heading(icon: str, title: rx.Var[str] | str, hint: rx.Var[str] | str) -> rx.Component:
     return rx.hstack(
         rx.icon(icon, size=16, color=rx.color("amber", 11), flex_shrink="0", margin_top="2px"),
         rx.vstack(
@@ -63,7 +64,9 @@ def _card_error() -> rx.Component:
     )
 
 
-def _toggle(call: rx.Var[ApprovalCallView], mode: str, label: str, undo: str, css: str) -> rx.Component:
+def _toggle(
+    call: rx.Var[ApprovalCallView], mode: str, label: rx.Var[str], undo: rx.Var[str], css: str
+) -> rx.Component:
     active = call.mode == mode
     return rx.button(
         rx.cond(active, undo, label),
@@ -84,8 +87,8 @@ def _approval_call(call: rx.Var[ApprovalCallView]) -> rx.Component:
             rx.icon("wrench", size=14, color=rx.color("accent", 10)),
             rx.code(call.tool, size="2", variant="ghost", weight="medium"),
             rx.spacer(),
-            _toggle(call, "edit", "Edit arguments", "Cancel edit", "edit-call"),
-            _toggle(call, "reject", "Reject…", "Undo reject", "reject-call"),
+            _toggle(call, "edit", t("approval.edit"), t("approval.cancel_edit"), "edit-call"),
+            _toggle(call, "reject", t("approval.reject"), t("approval.undo_reject"), "reject-call"),
             align="center",
             spacing="2",
             wrap="wrap",
@@ -98,7 +101,7 @@ def _approval_call(call: rx.Var[ApprovalCallView]) -> rx.Component:
                 default_value=call.edit_text,
                 name=f"args_{call.index}",
                 class_name="edit-args",
-                aria_label="Arguments as JSON",
+                aria_label=t("approval.args_label"),
                 rows=5,
                 spell_check=False,
                 disabled=BUSY,
@@ -123,9 +126,9 @@ def _approval_call(call: rx.Var[ApprovalCallView]) -> rx.Component:
             rx.el.input(
                 default_value=call.reject_reason,
                 name=f"reason_{call.index}",
-                placeholder="Why? The agent reads this (optional)",
+                placeholder=t("approval.reason_placeholder"),
                 class_name="reject-reason",
-                aria_label="Reason for rejecting",
+                aria_label=t("approval.reason_label"),
                 disabled=BUSY,
                 style={**FIELD_STYLE, "margin_top": "0.4rem"},
             ),
@@ -157,8 +160,8 @@ def _tool_approval() -> rx.Component:
         rx.vstack(
             _heading(
                 "shield_alert",
-                rx.cond(CARD.calls.length() > 1, "These tool calls need your approval", "Approval needed"),
-                "The agent waits for your decision before it runs anything.",
+                rx.cond(CARD.calls.length() > 1, t("approval.title_many"), t("approval.title_one")),
+                t("approval.hint"),
             ),
             rx.foreach(CARD.calls, _approval_call),
             _card_error(),
@@ -177,7 +180,7 @@ def _question(question: rx.Var[str], index: rx.Var[int]) -> rx.Component:
         rx.el.input(
             name=f"answer_{index}",
             class_name="ask-answer",
-            placeholder="Your answer",
+            placeholder=t("ask.placeholder"),
             aria_label=question,
             disabled=BUSY,
             style=FIELD_STYLE,
@@ -192,12 +195,12 @@ def _ask_user() -> rx.Component:
         rx.vstack(
             _heading(
                 "message_circle_question",
-                rx.cond(CARD.questions.length() > 1, "The agent has questions", "The agent has a question"),
-                "Your answers go straight back to the agent.",
+                rx.cond(CARD.questions.length() > 1, t("ask.title_many"), t("ask.title_one")),
+                t("ask.hint"),
             ),
             rx.foreach(CARD.questions, _question),
             _card_error(),
-            _submit_row("send", "Send answers", "submit-answers"),
+            _submit_row("send", t("ask.submit"), "submit-answers"),
             spacing="2",
             width="100%",
         ),
@@ -208,7 +211,7 @@ def _ask_user() -> rx.Component:
 
 def _plan() -> rx.Component:
     return rx.vstack(
-        _heading("list_checks", "Plan for your approval", "Nothing runs until you approve the plan."),
+        _heading("list_checks", t("plan.title"), t("plan.hint")),
         rx.box(
             markdown(CARD.plan),
             class_name="plan-text",
@@ -224,15 +227,15 @@ def _plan() -> rx.Component:
                 rx.el.textarea(
                     id="plan-feedback",
                     name="feedback",
-                    placeholder="What should change? (to send the plan back)",
-                    aria_label="Feedback on the plan",
+                    placeholder=t("plan.feedback_placeholder"),
+                    aria_label=t("plan.feedback_label"),
                     rows=2,
                     disabled=BUSY,
                     style={**FIELD_STYLE, "resize": "vertical"},
                 ),
                 rx.hstack(
                     rx.button(
-                        "Send back with feedback",
+                        t("plan.send_back"),
                         id="send-plan-feedback",
                         type="submit",
                         variant="soft",
@@ -241,7 +244,7 @@ def _plan() -> rx.Component:
                     ),
                     rx.button(
                         rx.icon("check", size=14),
-                        "Approve plan",
+                        t("plan.approve"),
                         id="approve-plan",
                         type="button",
                         loading=BUSY,

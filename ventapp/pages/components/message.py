@@ -12,8 +12,8 @@ from typing import Any
 
 import reflex as rx
 
-from ventapp.i18n import t
 from ventapp.pages.components.interrupt_card import interrupt_card
+from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import markdown
 from ventapp.pages.components.tool_card import tool_card
 from ventapp.state.chat_state import ChatState
@@ -69,7 +69,7 @@ def todo_list(todos: rx.Var[list[TodoView]]) -> rx.Component:
         rx.box(
             rx.hstack(
                 rx.icon("list_todo", size=14),
-                rx.text("Plan", size="1", weight="medium", color_scheme="gray"),
+                rx.text(t("todos.title"), size="1", weight="medium", color_scheme="gray"),
                 spacing="1",
                 align="center",
             ),
@@ -125,7 +125,7 @@ def sources(citations: rx.Var[list[CitationView]], model_only: rx.Var[bool] | bo
         model_only,
         rx.text(
             rx.icon("sparkles", size=12, display="inline", margin_right="4px"),
-            "No sources cited: this answer is not backed by the knowledge base.",
+            t("sources.none"),
             size="1",
             color_scheme="gray",
             class_name="model-only-note",
@@ -136,7 +136,7 @@ def sources(citations: rx.Var[list[CitationView]], model_only: rx.Var[bool] | bo
         rx.box(
             rx.hstack(
                 rx.icon("book_open", size=14),
-                rx.text("Sources", size="1", weight="medium", color_scheme="gray"),
+                rx.text(t("sources.title"), size="1", weight="medium", color_scheme="gray"),
                 spacing="1",
                 align="center",
             ),
@@ -197,18 +197,47 @@ def status_line(status: rx.Var[str]) -> rx.Component:
     )
 
 
-WAITING_FOR_YOU = "Waiting for you"
+WAITING_FOR_YOU = t("tool.waiting")
 
 
 def stopped_note() -> rx.Component:
     """The quiet line under an answer the person stopped (not an error)."""
     return rx.hstack(
         rx.icon("square", size=11, fill="currentColor"),
-        rx.text("Stopped", size="1"),
+        rx.text(t("message.stopped"), size="1"),
         align="center",
         spacing="1",
         color=rx.color("gray", 10),
         class_name="stopped-note",
+    )
+
+
+def error_callout(error: rx.Var[str], detail: rx.Var[str]) -> rx.Component:
+    """A failed answer: the plain sentence, and the operator's detail behind a disclosure."""
+    return rx.cond(
+        error != "",
+        rx.callout.root(
+            rx.callout.icon(rx.icon("triangle_alert")),
+            rx.box(
+                rx.callout.text(error),
+                rx.cond(
+                    detail != "",
+                    rx.el.details(
+                        rx.el.summary(
+                            t("error.details"), cursor="pointer", class_name="error-details-toggle"
+                        ),
+                        rx.text(
+                            detail, size="1", class_name="error-detail", style={"white_space": "pre-wrap"}
+                        ),
+                        margin_top="0.25rem",
+                    ),
+                ),
+            ),
+            color_scheme="red",
+            size="1",
+            class_name="chat-error",
+            role="alert",
+        ),
     )
 
 
@@ -226,7 +255,7 @@ def _assistant_shell(*children: Any, state: Any, extra_class: str = "") -> rx.Co
 
 def assistant_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
     """A finished answer: tool cards and plan first, then the text, sources, footer."""
-    pending = rx.cond(message.status == "waiting", WAITING_FOR_YOU, "No result")
+    pending = rx.cond(message.status == "waiting", WAITING_FOR_YOU, t("tool.no_result"))
     return _assistant_shell(
         _reasoning(message.reasoning),
         rx.cond(
@@ -241,12 +270,7 @@ def assistant_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
             message.notice != "",
             rx.callout(message.notice, icon="info", color_scheme="amber", size="1", class_name="chat-notice"),
         ),
-        rx.cond(
-            message.error != "",
-            rx.callout(
-                message.error, icon="triangle_alert", color_scheme="red", size="1", class_name="chat-error"
-            ),
-        ),
+        error_callout(message.error, message.error_detail),
         rx.cond(message.status == "stopped", stopped_note()),
         sources(message.citations, message.model_only),
         rx.cond(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from ventapp.i18n import t
+from ventapp.pages.components.lang import t
 from ventapp.state.model_state import ModelState
 
 
@@ -46,7 +46,7 @@ def endpoint_banner() -> rx.Component:
         rx.cond(
             ModelState.endpoint_down,
             rx.callout(
-                t("model.endpoint_down", reason="") + ModelState.endpoint_reason,
+                t("model.endpoint_down", reason=ModelState.endpoint_reason),
                 icon="triangle_alert",
                 color_scheme="red",
                 size="1",

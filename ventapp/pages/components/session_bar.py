@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
 from ventapp.state.chat_state import ChatState
 from ventapp.state.sessions_state import UPLOAD_ID, SessionsState
@@ -22,12 +23,13 @@ def _attachment_chip(path: rx.Var[str]) -> rx.Component:
             path.split("/")[-1],
             style={"max_width": "14rem", "overflow": "hidden", "text_overflow": "ellipsis"},
         ),
-        rx.icon(
-            "x",
-            size=12,
-            cursor="pointer",
+        rx.el.button(
+            rx.icon("x", size=12),
+            type="button",
             on_click=SessionsState.remove_attachment(path),
-            aria_label="Remove attachment",
+            aria_label=t("attach.remove", name=path.split("/")[-1]),
+            class_name="attachment-remove",
+            style={"all": "unset", "cursor": "pointer", "display": "inline-flex"},
         ),
         variant="soft",
         radius="full",
@@ -37,19 +39,35 @@ def _attachment_chip(path: rx.Var[str]) -> rx.Component:
     )
 
 
+def _name_file_input(component: rx.Component, label: rx.Var[str]) -> rx.Component:
+    """Give ``rx.upload``'s hidden file input a name (Reflex creates it without one; axe: ``label``)."""
+    for child in getattr(component, "children", []):
+        if type(child).__name__ == "Input" and str(getattr(child, "type", "")).strip('"') == "file":
+            child.custom_attrs["aria-label"] = label
+        else:
+            _name_file_input(child, label)
+    return component
+
+
 def attach_button() -> rx.Component:
     """Picks one file and saves it into the open session's ``/workspace/uploads/``."""
+    return _name_file_input(attach_upload(), t("attach.hint"))
+
+
+def attach_upload() -> rx.Component:
+    """The upload zone around the attach button."""
     return rx.upload.root(
         rx.button(
             rx.icon("paperclip", size=14),
-            rx.text("Attach", display=["none", "inline"]),
+            rx.text(t("attach.button"), display=["none", "inline"]),
             id="attach-button",
             type="button",
             variant="ghost",
             color_scheme="gray",
             size="1",
             disabled=ChatState.is_streaming,
-            title="Attach a file for the agent to read",
+            title=t("attach.hint"),
+            aria_label=t("attach.button"),
         ),
         id=UPLOAD_ID,
         multiple=False,
@@ -63,13 +81,14 @@ def attach_button() -> rx.Component:
 def mode_switch() -> rx.Component:
     """``full`` runs at once; ``plan`` asks the agent to submit a plan for approval first."""
     return rx.segmented_control.root(
-        rx.segmented_control.item("Full", value="full"),
-        rx.segmented_control.item("Plan first", value="plan"),
+        rx.segmented_control.item(t("mode.full"), value="full"),
+        rx.segmented_control.item(t("mode.plan"), value="plan"),
         value=ChatState.mode,
         on_change=SessionsState.set_mode,
         size="1",
         id="mode-switch",
-        title="Plan first: the agent proposes a plan for your approval before acting",
+        title=t("mode.hint"),
+        aria_label=t("mode.label"),
     )
 
 
@@ -89,12 +108,13 @@ def context_gauge() -> rx.Component:
                 max=100,
                 size="1",
                 width="3.5rem",
+                aria_label=ChatState.context_label,
                 color_scheme=rx.cond(percent >= COMPACTION_PERCENT, "amber", "gray"),
             ),
-            rx.text(f"Context {percent}%", size="1", white_space="nowrap"),
+            rx.text(t("context.short", percent=percent), size="1", white_space="nowrap"),
             align="center",
             spacing="1",
-            color=rx.color("gray", 10),
+            color=rx.color("gray", 11),
             class_name="context-gauge",
             data_percent=percent,
             title=ChatState.context_label,

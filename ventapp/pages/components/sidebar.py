@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from ventapp.i18n import t
+from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import SIDEBAR_WIDTH
 from ventapp.state.chat_state import ChatState
 from ventapp.state.schedules_state import HandoffState
@@ -28,26 +28,26 @@ def _session_menu(session: rx.Var[SessionView]) -> rx.Component:
                 color_scheme="gray",
                 size="1",
                 class_name="session-menu",
-                aria_label="Conversation actions",
+                aria_label=t("sidebar.actions_for", title=session.title),
             ),
         ),
         rx.menu.content(
             rx.menu.item(
                 rx.icon("pencil", size=14),
-                "Rename",
+                t("sidebar.rename"),
                 class_name="session-rename",
                 on_click=SessionsState.start_rename(session.id, session.title),
             ),
             rx.menu.item(
                 rx.icon(rx.cond(session.pinned, "pin_off", "pin"), size=14),
-                rx.cond(session.pinned, "Unpin", "Pin"),
+                rx.cond(session.pinned, t("sidebar.unpin"), t("sidebar.pin")),
                 class_name="session-pin",
                 on_click=SessionsState.toggle_pin(session.id, session.pinned),
             ),
             rx.menu.separator(),
             rx.menu.item(
                 rx.icon("trash_2", size=14),
-                "Delete",
+                t("sidebar.delete"),
                 color="red",
                 class_name="session-delete",
                 on_click=SessionsState.ask_delete(session.id, session.title),
@@ -57,10 +57,22 @@ def _session_menu(session: rx.Var[SessionView]) -> rx.Component:
     )
 
 
+ROW_BUTTON_STYLE = {
+    "all": "unset",
+    "box_sizing": "border-box",
+    "cursor": "pointer",
+    "flex": "1",
+    "min_width": "0",
+    "border_radius": "var(--radius-2)",
+    "&:focus-visible": {"outline": f"2px solid {rx.color('accent', 8)}", "outline_offset": "2px"},
+}
+"""A session row opens with a real button (Tab, Enter, Space), drawn as plain text."""
+
+
 def _session_item(session: rx.Var[SessionView]) -> rx.Component:
     active = session.id == ChatState.session_id
     return rx.hstack(
-        rx.box(
+        rx.el.button(
             rx.hstack(
                 rx.cond(session.pinned, rx.icon("pin", size=12, flex_shrink="0", class_name="pin-mark")),
                 rx.cond(
@@ -77,6 +89,7 @@ def _session_item(session: rx.Var[SessionView]) -> rx.Component:
                 rx.text(
                     session.title,
                     size="2",
+                    as_="span",
                     weight=rx.cond(active, "medium", "regular"),
                     class_name="session-title",
                     style={"overflow": "hidden", "text_overflow": "ellipsis", "white_space": "nowrap"},
@@ -84,11 +97,12 @@ def _session_item(session: rx.Var[SessionView]) -> rx.Component:
                 spacing="1",
                 align="center",
             ),
-            rx.text(session.updated, size="1", color_scheme="gray"),
+            rx.text(session.updated, size="1", color_scheme="gray", as_="span", display="block"),
+            type="button",
             on_click=ChatState.open_session(session.id),
-            cursor="pointer",
-            flex="1",
-            min_width="0",
+            class_name="session-open",
+            aria_current=rx.cond(active, "page", "false"),
+            style=ROW_BUTTON_STYLE,
         ),
         _session_menu(session),
         key=session.id,  # pinning reorders the list: keep each menu's state with its own session
@@ -113,12 +127,12 @@ def _session_list() -> rx.Component:
         rx.cond(
             SessionsState.search_results.length() > 0,
             rx.foreach(SessionsState.search_results, _session_item),
-            rx.text("No conversation matches.", size="1", color_scheme="gray", padding="0.5rem 0.65rem"),
+            rx.text(t("sidebar.no_match"), size="1", color_scheme="gray", padding="0.5rem 0.65rem"),
         ),
         rx.cond(
             ChatState.sessions.length() > 0,
             rx.foreach(ChatState.sessions, _session_item),
-            rx.text("No conversations yet.", size="1", color_scheme="gray", padding="0.5rem 0.65rem"),
+            rx.text(t("sidebar.empty"), size="1", color_scheme="gray", padding="0.5rem 0.65rem"),
         ),
     )
 
@@ -128,7 +142,7 @@ def sidebar() -> rx.Component:
     return rx.vstack(
         rx.hstack(
             rx.icon("history", size=14),
-            rx.text("Conversations", size="1", weight="medium", color_scheme="gray"),
+            rx.heading(t("sidebar.title"), as_="h2", size="1", weight="medium", color=rx.color("gray", 11)),
             spacing="2",
             align="center",
             padding="0.9rem 0.75rem 0.25rem",
@@ -137,7 +151,8 @@ def sidebar() -> rx.Component:
             rx.input(
                 rx.input.slot(rx.icon("search", size=14)),
                 id="session-search",
-                placeholder="Search titles",
+                placeholder=t("sidebar.search"),
+                aria_label=t("sidebar.search"),
                 on_change=SessionsState.set_search.debounce(250),
                 size="2",
                 width="100%",
@@ -171,7 +186,7 @@ def rename_dialog() -> rx.Component:
     """Asks for a session's new title (1–200 characters)."""
     return rx.dialog.root(
         rx.dialog.content(
-            rx.dialog.title("Rename conversation"),
+            rx.dialog.title(t("sidebar.rename_title")),
             rx.form(
                 rx.vstack(
                     rx.input(
@@ -181,6 +196,7 @@ def rename_dialog() -> rx.Component:
                         max_length=MAX_TITLE_CHARS,
                         auto_focus=True,
                         width="100%",
+                        aria_label=t("sidebar.rename_title"),
                     ),
                     rx.cond(
                         SessionsState.rename_error != "",
@@ -188,13 +204,13 @@ def rename_dialog() -> rx.Component:
                     ),
                     rx.hstack(
                         rx.button(
-                            "Cancel",
+                            t("common.cancel"),
                             type="button",
                             variant="soft",
                             color_scheme="gray",
                             on_click=SessionsState.cancel_rename,
                         ),
-                        rx.button("Save", type="submit", id="rename-save"),
+                        rx.button(t("common.save"), type="submit", id="rename-save"),
                         justify="end",
                         width="100%",
                         spacing="3",
@@ -215,23 +231,21 @@ def delete_dialog() -> rx.Component:
     """Confirms before a session is deleted with its history and files."""
     return rx.alert_dialog.root(
         rx.alert_dialog.content(
-            rx.alert_dialog.title("Delete conversation?"),
-            rx.alert_dialog.description(
-                "“",
-                SessionsState.delete_title,
-                "” will be deleted with its messages and uploaded files. This cannot be undone.",
-                size="2",
-            ),
+            rx.alert_dialog.title(t("sidebar.delete_title")),
+            rx.alert_dialog.description(t("sidebar.delete_body", title=SessionsState.delete_title), size="2"),
             rx.hstack(
                 rx.button(
-                    "Cancel",
+                    t("common.cancel"),
                     variant="soft",
                     color_scheme="gray",
                     id="delete-cancel",
                     on_click=SessionsState.cancel_delete,
                 ),
                 rx.button(
-                    "Delete", color_scheme="red", id="delete-confirm", on_click=SessionsState.confirm_delete
+                    t("sidebar.delete"),
+                    color_scheme="red",
+                    id="delete-confirm",
+                    on_click=SessionsState.confirm_delete,
                 ),
                 justify="end",
                 spacing="3",
@@ -249,9 +263,9 @@ def name_dialog() -> rx.Component:
     must_ask = rx.State.is_hydrated & (ChatState.user_name == "")
     return rx.dialog.root(
         rx.dialog.content(
-            rx.dialog.title("What should we call you?"),
+            rx.dialog.title(t("name.title")),
             rx.dialog.description(
-                "Your name keeps your conversations together on this server. It is stored in this browser.",
+                t("name.body"),
                 size="2",
                 color_scheme="gray",
                 margin_bottom="1rem",
@@ -261,7 +275,8 @@ def name_dialog() -> rx.Component:
                     rx.input(
                         id="user-name",
                         name="user_name",
-                        placeholder="e.g. Li Wei",
+                        placeholder=t("name.placeholder"),
+                        aria_label=t("name.label"),
                         default_value=ChatState.user_name,
                         max_length=128,
                         auto_focus=True,
@@ -276,14 +291,14 @@ def name_dialog() -> rx.Component:
                         rx.cond(
                             ChatState.user_name != "",
                             rx.button(
-                                "Cancel",
+                                t("common.cancel"),
                                 type="button",
                                 variant="soft",
                                 color_scheme="gray",
                                 on_click=ChatState.close_name_dialog,
                             ),
                         ),
-                        rx.button("Save", type="submit", id="user-name-save"),
+                        rx.button(t("common.save"), type="submit", id="user-name-save"),
                         justify="end",
                         width="100%",
                         spacing="3",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import PRE_STYLE
 from ventapp.state.chat_state import ChatState
 from ventapp.state.views import ToolCardView
@@ -20,12 +21,12 @@ def _state_badge(card: rx.Var[ToolCardView], pending: Label) -> rx.Component:
         card.done,
         rx.cond(
             card.error,
-            rx.badge(rx.icon("circle_x", size=12), "Failed", color_scheme="red", variant="soft"),
-            rx.badge(rx.icon("circle_check", size=12), "Done", color_scheme="green", variant="soft"),
+            rx.badge(rx.icon("circle_x", size=12), t("tool.failed"), color_scheme="red", variant="soft"),
+            rx.badge(rx.icon("circle_check", size=12), t("tool.done"), color_scheme="green", variant="soft"),
         ),
         rx.cond(
             pending == "",
-            rx.badge(rx.spinner(size="1"), "Running", color_scheme="gray", variant="soft"),
+            rx.badge(rx.spinner(size="1"), t("tool.running"), color_scheme="gray", variant="soft"),
             rx.badge(rx.icon("circle_pause", size=12), pending, color_scheme="amber", variant="soft"),
         ),
     )
@@ -37,6 +38,7 @@ def _result(card: rx.Var[ToolCardView]) -> rx.Component:
         rx.el.pre(
             card.content,
             class_name="tool-result",
+            tab_index=0,  # it scrolls: keyboard users must reach it (axe: scrollable-region-focusable)
             data_error=rx.cond(card.error, "true", "false"),
             style={
                 **PRE_STYLE,
@@ -103,11 +105,16 @@ def tool_card(card: rx.Var[ToolCardView], pending: Label = "") -> rx.Component:
         ),
         rx.el.details(
             rx.el.summary(
-                rx.text("Arguments", size="1", color_scheme="gray", as_="span"),
+                rx.text(t("tool.arguments"), size="1", color_scheme="gray", as_="span"),
                 cursor="pointer",
                 style={"user_select": "none"},
             ),
-            rx.el.pre(card.args_json, class_name="tool-args", style={**PRE_STYLE, "margin_top": "0.35rem"}),
+            rx.el.pre(
+                card.args_json,
+                class_name="tool-args",
+                tab_index=0,
+                style={**PRE_STYLE, "margin_top": "0.35rem"},
+            ),
             margin_top="0.35rem",
         ),
         rx.box(_result(card), margin_top="0.35rem"),

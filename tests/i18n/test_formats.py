@@ -1,0 +1,35 @@
+"""Numbers, dates, durations and sizes per language (Babel's CLDR data)."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from zoneinfo import ZoneInfo
+
+from ventapp.i18n import formats
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+
+
+def test_numbers_group_thousands_and_compact_per_language() -> None:
+    assert formats.number(1234567, "en") == formats.number(1234567, "zh-CN") == "1,234,567"
+    assert formats.number(1.5, "en", digits=2) == "1.50"
+    assert formats.compact(128000, "en") == "128K"
+    assert formats.compact(128000, "zh-CN") == "12.8万"
+    assert formats.compact(999, "zh-CN") == "999"
+
+
+def test_durations_and_sizes_carry_their_units_in_the_language() -> None:
+    assert formats.duration_s(2400, "en") == "2.4 sec"
+    assert formats.duration_s(2400, "zh-CN") == "2.4秒"
+    assert formats.file_size(20 * 1024, "en") == "20 kB"
+    assert formats.file_size(3_500_000, "zh-CN") == "3.3 MB"
+    assert formats.file_size(10, "en") == "1 kB", "never raw bytes"
+
+
+def test_dates_are_local_to_the_reader_and_written_per_language() -> None:
+    stored = datetime(2026, 12, 1, 0, 5)  # naive UTC, as the database keeps it
+    assert formats.date_time(stored, "zh-CN", SHANGHAI) == "2026/12/1 08:05"
+    assert formats.date_time(stored.replace(tzinfo=UTC), "en", SHANGHAI) == "12/1/2026, 08:05"
+    assert formats.date_time(None, "en", SHANGHAI) == ""
+    assert formats.long_date(date(2026, 12, 1), "zh-CN") == "2026年12月1日"
+    assert formats.long_date(date(2026, 12, 1), "en") == "Dec 1, 2026"

@@ -1,0 +1,95 @@
+"""Numbers, dates, durations and sizes written the way each language writes them (Babel's CLDR data).
+
+Every function takes the UI language (``"zh-CN"`` | ``"en"``, see :func:`ventapp.i18n.resolve_lang`)
+and returns text for people; none of them raises for ordinary input. Times are shown in the zone
+the caller passes (the UI uses Asia/Shanghai, the usage day's zone).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, tzinfo
+
+from babel import Locale
+from babel.dates import format_skeleton
+from babel.numbers import format_compact_decimal, format_decimal
+from babel.units import format_unit
+
+from ventapp.i18n import resolve_lang
+
+_LOCALES = {"zh-CN": "zh_Hans_CN", "en": "en"}
+
+
+def babel_locale(lang: str) -> str:
+    """The Babel locale id of a UI language (``zh_Hans_CN`` or ``en``)."""
+    return _LOCALES[resolve_lang(lang)]
+
+
+def number(value: int | float, lang: str, *, digits: int | None = None) -> str:
+    """``12345`` → ``"12,345"``; ``digits`` fixes the decimals (``1.5`` with 2 → ``"1.50"``)."""
+    pattern = None if digits is None else "#,##0." + "0" * digits if digits else "#,##0"
+    return format_decimal(value, format=pattern, locale=babel_locale(lang))
+
+
+def compact(value: int, lang: str) -> str:
+    """Short counts for gauges: ``128000`` → ``"128K"`` (en) / ``"13万"`` (zh-CN); under 1,000 as is."""
+    if abs(value) < 1000:
+        return str(value)
+    return format_compact_decimal(value, format_type="short", fraction_digits=1, locale=babel_locale(lang))
+
+
+def duration_s(milliseconds: int, lang: str) -> str:
+    """A run's wall time: ``2400`` → ``"2.4 sec"`` / ``"2.4秒"``."""
+    return format_unit(
+        round(milliseconds / 1000, 1), "duration-second", length="short", locale=babel_locale(lang)
+    )
+
+
+_SIZES = (("digital-megabyte", 1024 * 1024), ("digital-kilobyte", 1024))
+
+
+def file_size(size_bytes: int, lang: str) -> str:
+    """A file's size in KB or MB (binary multiples), never raw bytes under 1 KB shown as 0.
+
+    ``512`` → ``"1 kB"``; ``20480`` → ``"20 kB"``; ``3_500_000`` → ``"3.3 MB"``.
+    """
+    for unit, scale in _SIZES:
+        if size_bytes >= scale:
+            return format_unit(round(size_bytes / scale, 1), unit, length="short", locale=babel_locale(lang))
+    return format_unit(1 if size_bytes else 0, "digital-kilobyte", length="short", locale=babel_locale(lang))
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def date_time(moment: datetime | None, lang: str, zone: tzinfo) -> str:
+    """Date and time to the minute in ``zone``: ``"2026/12/1 08:05"`` / ``"12/1/2026, 08:05"``.
+
+    Args:
+        moment: Aware, or naive UTC (how the database stores times); None gives ``""``.
+        lang: The UI language.
+        zone: Where the reader is (e.g. ``ZoneInfo("Asia/Shanghai")``).
+    """
+    if moment is None:
+        return ""
+    local = _aware(moment).astimezone(zone)
+    loc = babel_locale(lang)
+    pattern = Locale.parse(loc).datetime_formats["short"]
+    return pattern.format(format_skeleton("Hm", local, locale=loc), format_skeleton("yMd", local, locale=loc))
+
+
+def time_of_day(moment: datetime, lang: str, zone: tzinfo, *, seconds: bool = False) -> str:
+    """``08:05`` (24-hour clock in both languages; ``seconds`` adds them)."""
+    return format_skeleton(
+        "Hms" if seconds else "Hm", _aware(moment).astimezone(zone), locale=babel_locale(lang)
+    )
+
+
+def short_date(day: date, lang: str) -> str:
+    """Month and day for chart axes: ``"12/1"`` (both languages)."""
+    return format_skeleton("Md", day, locale=babel_locale(lang))
+
+
+def long_date(day: date, lang: str) -> str:
+    """A day for headings: ``"2026年12月1日"`` / ``"Dec 1, 2026"``."""
+    return format_skeleton("yMMMd", day, locale=babel_locale(lang))

@@ -1,0 +1,97 @@
+"""What the chat page reads and writes outside a run: sessions, transcripts, names, drafts, the URL.
+
+Plain async helpers for :class:`~ventapp.state.chat_state.ChatState` and its sibling
+:class:`~ventapp.state.sessions_state.SessionsState`; they call the stores and the agent
+layer directly (never our HTTP API) and word their text in the UI language they are given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import reflex as rx
+
+from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
+from ventapp.agent.pipeline import ChatRejected, owned_session
+from ventapp.agent.uploads import discard_upload
+from ventapp.db import chat_store, session_store
+from ventapp.i18n import DEFAULT_LANG, t
+from ventapp.state import turns
+from ventapp.state.views import ChatMessageView, SessionView, message_from_row, session_from_row
+
+
+def clean_user_name(raw: str, lang: str = DEFAULT_LANG) -> tuple[str, str]:
+    """A typed user name under the API's rule (:func:`ventapp.agent.identity.normalize_user_name`).
+
+    Returns:
+        ``(name, "")`` when valid (NFC, trimmed, inner whitespace folded to single spaces),
+        else ``("", sentence in lang explaining what to fix)``; a blank name is refused here as
+        on every route (the UI never falls back to ``default``).
+    """
+    text = str(raw or "")
+    try:
+        return normalize_user_name(text), ""
+    except InvalidUserName:
+        if not text.strip():
+            return "", t("name.blank", lang)
+        if len(" ".join(text.split())) > MAX_USER_NAME_CHARS:
+            return "", t("name.too_long", lang, max=MAX_USER_NAME_CHARS)
+        return "", t("name.invisible", lang)
+
+
+async def load_sessions(user_name: str, lang: str = DEFAULT_LANG) -> list[SessionView]:
+    """The user's past sessions for the sidebar (empty before the runtime is open), dated in ``lang``."""
+    runtime = turns.current_runtime()
+    if runtime is None or not user_name:
+        return []
+    rows = await asyncio.to_thread(chat_store.list_sessions, runtime.engine, user_name)
+    return [session_from_row(row, lang) for row in rows]
+
+
+async def load_session(
+    session_id: str, user_name: str, lang: str = DEFAULT_LANG
+) -> tuple[list[ChatMessageView], str] | None:
+    """The stored transcript (worded in ``lang``) and mode of one of the user's sessions; None if not theirs."""
+    runtime = turns.current_runtime()
+    if runtime is None or not session_id:
+        return None
+    try:
+        session = await owned_session(runtime, session_id, user_name)
+    except ChatRejected:
+        return None
+    rows, runs = await asyncio.to_thread(_messages_and_runs, runtime.engine, session.id)
+    return [message_from_row(row, lang, runs.get(row.run_id or "")) for row in rows], session.mode
+
+
+def _messages_and_runs(engine: Any, session_id: str) -> tuple[list[Any], dict[str, Any]]:
+    """A session's messages and the runs that wrote them (by id), read together. Blocking."""
+    rows = list(chat_store.list_messages(engine, session_id))
+    runs = {run.id: run for run in session_store.list_runs(engine, session_id, limit=len(rows) + 10)}
+    return rows, runs
+
+
+def last_context(messages: list[ChatMessageView]) -> tuple[int, int]:
+    """``(context_tokens, context_limit)`` of the newest answer that reported them, else ``(0, 0)``."""
+    for message in reversed(messages):
+        if message.context_limit:
+            return message.context_tokens, message.context_limit
+    return 0, 0
+
+
+def session_url_script(session_id: str) -> Any:
+    """Show the open session in the address bar (``/?session=<id>``; ``""`` = a new chat), no reload."""
+    query = f"?session={session_id}" if session_id else ""
+    return rx.call_script(
+        f"window.history.replaceState(null, '', window.location.pathname + {json.dumps(query)})"
+    )
+
+
+async def discard_attachments(user_name: str, session_id: str, paths: list[str]) -> None:
+    """Delete uploaded files that were never sent (the chat they were for was left)."""
+    runtime = turns.current_runtime()
+    if runtime is None or not session_id:
+        return
+    for path in paths:
+        await asyncio.to_thread(discard_upload, runtime.settings, user_name, session_id, path)

@@ -1,0 +1,60 @@
+"""The name dialog: who is chatting, asked on the first visit and changeable from the header.
+
+A mixin of :class:`~ventapp.state.chat_state.ChatState`: it reads and sets that state's
+``user_name``, ``lang``, ``sessions``, ``session_id`` and ``is_streaming``, and calls its
+``_leave_drafts`` and ``_show_session`` when a different person takes over the tab.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reflex as rx
+
+from ventapp.state.chat_data import clean_user_name, load_sessions, session_url_script
+
+
+class NameDialog(rx.State, mixin=True):
+    """Events of the name dialog; the name rule is the API's (:func:`clean_user_name`)."""
+
+    name_dialog_open: bool = False
+    name_error: str = ""
+
+    @rx.event
+    def open_name_dialog(self) -> None:
+        self.name_error = ""
+        self.name_dialog_open = True
+
+    @rx.event
+    def close_name_dialog(self) -> None:
+        """Close the dialog, unless no name has been saved yet (the first visit must set one)."""
+        if self.user_name:
+            self.name_dialog_open = False
+            self.name_error = ""
+
+    @rx.event
+    def on_name_dialog_change(self, is_open: bool) -> None:
+        """Escape / outside click on the dialog."""
+        if is_open:
+            self.name_dialog_open = True
+        elif self.user_name:
+            self.name_dialog_open = False
+            self.name_error = ""
+
+    @rx.event
+    async def save_user_name(self, form_data: dict[str, Any]) -> Any:
+        """Keep the typed name; a different name starts over with that person's sessions."""
+        name, problem = clean_user_name(str(form_data.get("user_name") or ""), self.lang)
+        if problem:
+            self.name_error = problem
+            return None
+        self.name_error = ""
+        self.name_dialog_open = False
+        if name == self.user_name:
+            return None
+        if not self.is_streaming:
+            await self._leave_drafts()
+            self._show_session("", None)
+        self.user_name = name
+        self.sessions = await load_sessions(name, self.lang)
+        return session_url_script(self.session_id)
