@@ -25,6 +25,7 @@ from ventapp.agent.endpoint_probe import EndpointProbe
 from ventapp.agent.prompt_budget import PromptBudget, check_fixed_prompt
 from ventapp.agent.run_log import MemoryRunLog, RunLog
 from ventapp.agent.writeback import parked_run_ids, write_back, writeback_loop
+from ventapp.billing.guard import BookedTokens
 from ventapp.billing.pricing import seed_prices
 from ventapp.billing.settlement import pending_retry_loop
 from ventapp.config import Settings, get_settings, warn_conflicts
@@ -59,6 +60,8 @@ class AgentRuntime:
         # so the dict does not grow by one lock per session ever chatted in (issue 17, item 13).
         self._session_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self.gate = RunGate(settings.max_concurrent_runs, settings.max_runs_per_user)
+        self.booked = BookedTokens()
+        """Tokens booked per user by this process: what a run's quota reservation adds of other runs."""
         self.active_runs: dict[str, Any] = {}
         """session_id -> the ChatRun streaming in it (for stop)."""
         self.run_log: RunLog = MemoryRunLog(settings.run_log_ttl_s, settings.run_log_max_frames)
