@@ -146,10 +146,7 @@ class ChatRun:
         self._settled_calls = 0  # meter.calls[:n] are handed to settlement already
         self._booked_tokens = 0  # tokens of those now counted in today's total (ledger or pending)
         self._settling: asyncio.Task[None] | None = None  # the latest of a chain, one at a time
-        self._saving: asyncio.Task[None] | None = None  # a partial-answer save in flight
-        self._saved_at = time.monotonic()
-        self._saved_size = 0
-        self._save_warned = False
+        self._saved_size = 0  # of the answer when the partial-answer saver last took it
         self._finalising: asyncio.Task[bool] | None = None
 
     def release(self) -> None:
@@ -206,6 +203,7 @@ class ChatRun:
                     await asyncio.to_thread(self._load_context)
                 self.kernel.approved_by_rule = self._turn.approved_by_rule
                 if self._stop is None:  # stopped while admitted: the graph never starts
+                    self.runtime.partials.watch(self.run_id, self._partial_if_grown)
                     self._producer = asyncio.create_task(self._produce(), name=f"run-{self.run_id}")
                 while (item := await self._queue.next()) is not _END:
                     if isinstance(item, RunFailure):
@@ -324,21 +322,16 @@ class ChatRun:
         transcript = self.kernel.transcript
         meter = transcript.meter
         calls_checked = len(meter.calls)
-        save_every = self.runtime.settings.answer_save_interval_s
         try:
             async for event in self.kernel.run(self._graph_stream()):
                 self._queue.put_nowait(event)
                 if len(meter.calls) > calls_checked:
                     calls_checked = len(meter.calls)
                     self._settle_new_calls()
-                    if save_every:
-                        self._save_partial()
                     if self._over_quota():
                         # Returning closes the graph stream: no further model call is made.
                         self._queue.put_nowait(QUOTA_REACHED)
                         return
-                elif save_every and time.monotonic() - self._saved_at >= save_every:
-                    self._save_partial()
             self._queue.put_nowait(_END)
         except asyncio.CancelledError:
             raise
@@ -415,26 +408,14 @@ class ChatRun:
             answer["status"] = status
         return answer
 
-    def _save_partial(self) -> None:
-        """Save the answer so far if it grew, unless a save is still in flight (never piles up)."""
+    def _partial_if_grown(self) -> dict[str, Any] | None:
+        """The answer so far for the partial-answer saver, or None if it did not change."""
         transcript = self.kernel.transcript
         size = transcript.answer_chars + len(transcript.tool_cards) + len(transcript.meter.calls)
-        self._saved_at = time.monotonic()
-        if size == self._saved_size or (self._saving is not None and not self._saving.done()):
-            return
+        if size == self._saved_size:
+            return None
         self._saved_size = size
-        partial = self._answer_so_far(transcript.answer, self._priced(transcript.meter.usage()))
-        self._saving = self.runtime.track(
-            asyncio.create_task(self._write_partial(partial), name=f"save-{self.run_id}")
-        )
-
-    async def _write_partial(self, partial: dict[str, Any]) -> None:
-        try:
-            await asyncio.to_thread(chat_store.save_partial, self.runtime.engine, self.run_id, partial)
-        except Exception as exc:  # the final save (or the spool) still keeps the whole answer
-            if not self._save_warned:
-                self._save_warned = True
-                logger.warning("run %s: saving the partial answer failed: %r", self.run_id, exc)
+        return self._answer_so_far(transcript.answer, self._priced(transcript.meter.usage()))
 
     async def _finalise(self, status: str, failure: RunFailure | None, first_token_ms: int | None) -> bool:
         """Save the answer and run status, settle the rest of the usage; park it all if refused.
@@ -443,6 +424,7 @@ class ChatRun:
             True when the answer and status are in the database; False when they were parked
             in the spool file instead (or, if even that failed, logged).
         """
+        self.runtime.partials.unwatch(self.run_id)
         if self._producer is not None and not self._producer.done():
             self._producer.cancel()
         if self._producer is not None:

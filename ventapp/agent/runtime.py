@@ -22,6 +22,7 @@ from sqlalchemy.engine import Engine
 from ventapp.agent.admission import ProcessGuard, RunGate
 from ventapp.agent.agent_set import AgentSet
 from ventapp.agent.endpoint_probe import EndpointProbe
+from ventapp.agent.partial_saves import PartialSaves
 from ventapp.agent.prompt_budget import PromptBudget, check_fixed_prompt
 from ventapp.agent.run_log import MemoryRunLog, RunLog
 from ventapp.agent.writeback import parked_run_ids, write_back, writeback_loop
@@ -60,6 +61,8 @@ class AgentRuntime:
         # so the dict does not grow by one lock per session ever chatted in (issue 17, item 13).
         self._session_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self.gate = RunGate(settings.max_concurrent_runs, settings.max_runs_per_user)
+        self.partials = PartialSaves(engine, settings.answer_save_interval_s)
+        """Saves streaming runs' answers as they grow, all runs in one transaction a pass."""
         self.booked = BookedTokens()
         """Tokens booked per user by this process: what a run's quota reservation adds of other runs."""
         self.active_runs: dict[str, Any] = {}
@@ -131,6 +134,7 @@ class AgentRuntime:
             if not self.active_runs:
                 break
             await asyncio.sleep(0.1)
+        await self.partials.close()
         # Settlements and answer saves still in flight finish before the engine goes.
         if self._background:
             await asyncio.wait(set(self._background), timeout=2 * self.settings.db_busy_timeout_s + 1)

@@ -400,15 +400,23 @@ def finalise_run(
 def save_partial(engine: Engine, run_id: str, partial: dict[str, Any]) -> None:
     """Keep the answer so far on a ``running`` run (``{content, tool_calls, citations, usage}``).
 
-    Called every ``ANSWER_SAVE_INTERVAL_S`` while a run streams; after a crash,
-    :func:`mark_running_interrupted` turns it into the interrupted run's message.
+    After a crash, :func:`mark_running_interrupted` turns it into the interrupted run's message.
+    """
+    save_partials(engine, {run_id: partial})
+
+
+def save_partials(engine: Engine, partials: dict[str, dict[str, Any]]) -> None:
+    """:func:`save_partial` for several runs in one transaction (``run_id -> partial``).
+
+    Runs no longer ``running`` are left as they are (their final save came first).
     """
     with Session(engine) as db:
-        db.exec(
-            sa.update(ExecutionRun)
-            .where(col(ExecutionRun.id) == run_id, col(ExecutionRun.status) == "running")
-            .values(partial=partial)
-        )
+        for run_id, partial in partials.items():
+            db.exec(
+                sa.update(ExecutionRun)
+                .where(col(ExecutionRun.id) == run_id, col(ExecutionRun.status) == "running")
+                .values(partial=partial)
+            )
         db.commit()
 
 
