@@ -64,8 +64,12 @@ APP_PORT = $(or $(PORT),$(shell $(PY) -c "from ventapp.config import get_setting
 # `HOST=0.0.0.0` opens the app to the network, where anyone can claim any user_name.
 APP_HOST = $(or $(HOST),$(shell $(PY) -c "from ventapp.config import get_settings; print(get_settings().host)"))
 
+# `make run` and `make demo` rebuild the production UI only when its sources, Reflex, Node or the
+# build settings changed (ventapp/ui_build.py: a fingerprint stamped in .web); `make clean` forgets it.
+REFLEX_RUN := $(PY) -m ventapp.ui_build run
+
 run: setup
-	.venv/bin/reflex run --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) --backend-host $(APP_HOST)
+	$(REFLEX_RUN) --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) --backend-host $(APP_HOST)
 
 dev: setup
 	.venv/bin/reflex run --env dev --backend-host $(APP_HOST)
@@ -77,7 +81,7 @@ demo: setup
 	@$(PY) -m tests.scripted_llm --port $(DEMO_LLM_PORT) --delay-ms 15 & llm=$$!; trap "kill $$llm" EXIT; \
 	DEEP_AGENT_ENV_PRIORITY=process OPENAI_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 OPENAI_API_KEY=scripted \
 	MODEL_NAME=scripted-demo DEMO_MODE=1 DATA_DIR=data/demo \
-	.venv/bin/reflex run --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) --backend-host $(APP_HOST)
+	$(REFLEX_RUN) --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) --backend-host $(APP_HOST)
 
 # Debian's Chromium for the browser tests, and Noto CJK so Chinese renders as glyphs, not boxes
 # (screenshots and the accessibility check read real text).
