@@ -34,10 +34,10 @@ export PYTHONDONTWRITEBYTECODE := 1
 # (HOST likewise, as --backend-host).
 unexport PORT HOST
 
-.PHONY: setup run dev api demo migrate test lint chromium llama-server clean help
+.PHONY: setup serve-setup run dev api demo migrate test lint chromium llama-server clean help
 
 help:
-	@echo "make run        set up, migrate, serve UI + /api on one port (default 3000)"
+	@echo "make run        set up and serve UI + /api on one port (default 3000); the UI is rebuilt only when it changed"
 	@echo "make dev        the same with hot reload (UI on 3000, API on 8000)"
 	@echo "make api PORT=N backend only (API + event backend) on port N"
 	@echo "make demo       run against the scripted demo model (no API key needed)"
@@ -55,6 +55,10 @@ $(NODE):
 
 setup: $(VENV_STAMP) $(NODE) migrate
 
+# What serving needs: the app migrates its own database when it starts (AgentRuntime.open), so the
+# serving targets skip the separate `alembic upgrade head` (a second Python start, ~1 s of CPU).
+serve-setup: $(VENV_STAMP) $(NODE)
+
 migrate: $(VENV_STAMP)
 	$(PY) -m alembic upgrade head
 
@@ -68,16 +72,16 @@ APP_HOST = $(or $(HOST),$(shell $(PY) -c "from ventapp.config import get_setting
 # build settings changed (ventapp/ui_build.py: a fingerprint stamped in .web); `make clean` forgets it.
 REFLEX_RUN := $(PY) -m ventapp.ui_build run
 
-run: setup
+run: serve-setup
 	$(REFLEX_RUN) --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) --backend-host $(APP_HOST)
 
-dev: setup
+dev: serve-setup
 	.venv/bin/reflex run --env dev --backend-host $(APP_HOST)
 
-api: setup
+api: serve-setup
 	.venv/bin/reflex run --env prod --backend-only --backend-port $(APP_PORT) --backend-host $(APP_HOST)
 
-demo: setup
+demo: serve-setup
 	@$(PY) -m tests.scripted_llm --port $(DEMO_LLM_PORT) --delay-ms 15 & llm=$$!; trap "kill $$llm" EXIT; \
 	DEEP_AGENT_ENV_PRIORITY=process OPENAI_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 OPENAI_API_KEY=scripted \
 	MODEL_NAME=scripted-demo DEMO_MODE=1 DATA_DIR=data/demo \
