@@ -42,6 +42,9 @@ MODEL_NODE = "model"
 message is a new model call. Middleware nodes repeat messages — the approval node re-sends the
 paused call on resume, the tool-call patcher re-sends the whole history — and are never billed."""
 
+OPEN_CALL_BATCH = 256
+"""Streamed chunks of the open model call kept before they are merged into one."""
+
 MAIN_AGENT = "ventagent"
 MAIN_AGENT_LABEL = "通风智能体"
 MAIN_ID = "main"
@@ -128,6 +131,11 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+def _merged(chunks: list[AIMessageChunk]) -> AIMessageChunk:
+    first, *rest = chunks
+    return add_ai_message_chunks(first, *rest) if rest else first
+
+
 def _is_internal_call(metadata: dict[str, Any]) -> bool:
     tags = metadata.get("tags") or []
     return metadata.get("lc_source") == "summarization" or "nostream" in tags
@@ -161,8 +169,9 @@ class Kernel:
     ) -> None:
         self.transcript = RunTranscript(meter=ContextMeter(context_limit=context_limit))
         self.subagents = SubagentTracker()
-        # The chunks of the main-thread call streaming now, merged only if the call is cut:
-        # merging on every token re-copies the whole message so far (quadratic in its length).
+        # The chunks of the main-thread call streaming now, merged every OPEN_CALL_BATCH chunks
+        # (and when the call is cut): merging on every token re-copied the whole message so far,
+        # quadratic in its length; keeping every chunk would hold thousands of objects.
         self._open_call: list[AIMessageChunk] = []
         for saved in prior_cards:
             card = ToolCard(
@@ -224,6 +233,8 @@ class Kernel:
             return []
         # Kept until the call's complete message arrives, so a call cut mid-stream can be billed.
         self._open_call.append(chunk)
+        if len(self._open_call) >= OPEN_CALL_BATCH:
+            self._open_call = [_merged(self._open_call)]
         out: list[ev.ContractEvent] = []
         reasoning = chunk.additional_kwargs.get("reasoning_content")
         if isinstance(reasoning, str) and reasoning:
@@ -237,10 +248,10 @@ class Kernel:
     def settle_cut_call(self, input_estimate: int) -> None:
         """Bill the main-thread call that was streaming when the run stopped (if any)."""
         if self._open_call:
-            first, *rest = self._open_call
-            partial = add_ai_message_chunks(first, *rest) if rest else first
             meter = self.transcript.meter
-            meter.observe_cut_call(partial, meter.prompt_estimate or meter.context_tokens or input_estimate)
+            meter.observe_cut_call(
+                _merged(self._open_call), meter.prompt_estimate or meter.context_tokens or input_estimate
+            )
             self._open_call = []
 
     def _on_update(self, main: bool, agent_id: str, data: dict[str, Any]) -> list[ev.ContractEvent]:
