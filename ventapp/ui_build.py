@@ -29,7 +29,6 @@ import dataclasses
 import hashlib
 import json
 import logging
-import os
 import shutil
 import subprocess
 import sys
@@ -38,7 +37,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
+from ventapp.config import FRONTEND_BUILD_ENV_PREFIXES, PROJECT_ROOT, frontend_build_environment
+
 STAMP_NAME = "ventapp-ui-build.json"
 SOURCE_DIRS = ("ventapp", "assets")
 LOCK_DIR = "reflex.lock"
@@ -46,7 +46,6 @@ SOURCE_FILES = ("rxconfig.py",)
 # assets/external/ holds links Reflex itself makes while compiling (rx.asset(shared=True)).
 _SKIPPED_PARTS = frozenset({"__pycache__", ".pytest_cache", "node_modules", "external"})
 _SKIPPED_SUFFIXES = (".pyc", ".pyo")
-ENV_PREFIXES = ("REFLEX_", "VITE_")
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +129,7 @@ def fingerprint(
     for name, value in _config_fields(config):
         add("config:" + name, value)
     for name in sorted(environ):
-        if name.startswith(ENV_PREFIXES):
+        if name.startswith(FRONTEND_BUILD_ENV_PREFIXES):
             add("env:" + name, environ[name])
     add("prerender", str(prerender))
     return digest.hexdigest()
@@ -191,7 +190,7 @@ def install() -> bool:
         return fingerprint(
             PROJECT_ROOT,
             config=get_config(),
-            environ=dict(os.environ),
+            environ=frontend_build_environment(),
             prerender=exec.should_prerender_routes(),
             node_version=decided.get("node"),
             lockfiles=lockfiles,
