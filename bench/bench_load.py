@@ -183,7 +183,12 @@ async def _measure_followers(url: str, runtime: AgentRuntime, runs: int, followe
 
 async def _measure_all(ks: list[int], base_url: str, followers: list[int] | None = None) -> None:
     with tempfile.TemporaryDirectory() as http_dir, tempfile.TemporaryDirectory() as local_dir:
-        limits = {"MAX_CONCURRENT_RUNS": "1000", "MAX_RUNS_PER_USER": "1000", "LOG_LEVEL": "WARNING"}
+        limits = {
+            "MAX_CONCURRENT_RUNS": "1000",
+            "MAX_RUNS_PER_USER": "1000",
+            "LOG_LEVEL": "WARNING",
+            "MODEL_TIMEOUT_S": "300",  # a loaded machine queues requests at the model for long
+        }
         env = {**app_env(Path(http_dir), base_url), **limits}
         with ReflexApp(env, Path(http_dir) / "app.log", backend_only=True) as app:
             runtime = await AgentRuntime.open(load_settings({**app_env(Path(local_dir), base_url), **limits}))
