@@ -153,10 +153,11 @@ def test_open_turn_writes_session_message_and_run_together_or_not_at_all(engine:
         trace_id="t",
         kind="chat",
         message="hello",
-        new_session=("hello", "plan"),
+        new_session=("hello", "plan", "fast"),
     )
     session = chat_store.get_session(engine, SESSION_6)
-    assert session is not None and (session.title, session.mode, session.user_name) == ("hello", "plan", "u")
+    assert session is not None
+    assert (session.title, session.mode, session.user_name, session.route) == ("hello", "plan", "u", "fast")
     assert [(m.role, m.content) for m in chat_store.list_messages(engine, SESSION_6)] == [("user", "hello")]
     run = chat_store.get_run(engine, "r6")
     assert run is not None and run.status == "running" and run.kind == "chat"
@@ -170,7 +171,7 @@ def test_open_turn_writes_session_message_and_run_together_or_not_at_all(engine:
             trace_id="t",
             kind="chat",
             message="again",
-            new_session=("again", "full"),
+            new_session=("again", "full", None),
         )
     assert chat_store.get_session(engine, "00000000-0000-0000-0000-000000000007") is None
 
@@ -192,6 +193,17 @@ def test_open_turn_in_a_session_closes_its_waiting_runs(engine: sa.Engine) -> No
     closed = chat_store.get_run(engine, "waiting")
     assert closed is not None and (closed.status, closed.error_code) == ("cancelled", "superseded")
     assert chat_store.list_messages(engine, SESSION_6)[-1].content == "something else"
+
+
+def test_open_turn_stores_a_new_route_on_the_session_only_when_asked(engine: sa.Engine) -> None:
+    """A turn sent with another model keeps it for the session's next turns, in the same transaction."""
+    chat_store.create_session(engine, SESSION_6, "u", "t", "full", "fast")
+    turn = {"session_id": SESSION_6, "user_name": "u", "trace_id": "t", "kind": "chat", "message": "m"}
+    chat_store.open_turn(engine, run_id="keep", new_session=None, **turn)
+    assert chat_store.get_session(engine, SESSION_6).route == "fast"  # type: ignore[union-attr]
+    chat_store.finalise_run(engine, "keep", "success")
+    chat_store.open_turn(engine, run_id="main", new_session=None, set_route=(None,), **turn)
+    assert chat_store.get_session(engine, SESSION_6).route is None  # type: ignore[union-attr]
 
 
 def test_save_partials_writes_running_runs_only(engine: sa.Engine) -> None:
