@@ -291,7 +291,8 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         session_id, session = await _own_session(runtime, request)
         if session is not None and not request.model and (session.route or DEFAULT_ROUTE) != route:
             route = route_name(runtime, None, session.route)
-            billing = await check_billing(runtime, request.user_name, route)  # its own price; quota again, rarely
+            # The session's route: its own price (and the quota read again, rarely).
+            billing = await check_billing(runtime, request.user_name, route)
         lock = runtime.session_lock(session_id)
         if lock.locked():
             lock = None
