@@ -39,7 +39,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # (HOST likewise, as --backend-host).
 unexport PORT HOST
 
-.PHONY: setup serve-setup run dev api demo migrate test lint chromium llama-server clean help
+.PHONY: setup serve-setup run dev api demo migrate test lint chromium system-packages llama-server clean help
 
 help:
 	@echo "make run        set up and serve UI + /api on one port (default 3000); the UI is rebuilt only when it changed"
@@ -98,6 +98,14 @@ chromium:
 	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	@dpkg -s fonts-noto-cjk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
+# What `make test` needs from apt (Chromium, Noto CJK, g++ for llama-cpp-python) in one apt-get, before
+# anything runs in parallel: two apt-gets at once would fight over dpkg's lock.
+system-packages:
+	@missing=""; test -x /usr/bin/chromium || missing="chromium"; \
+	dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing="$$missing fonts-noto-cjk"; \
+	command -v g++ >/dev/null || missing="$$missing g++"; \
+	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; fi
+
 $(LLAMA_STAMP):
 	@command -v g++ >/dev/null || { apt-get update -qq && apt-get install -y -qq g++ >/dev/null; }
 	rm -rf $(LLAMA_VENV)
@@ -112,11 +120,13 @@ lint: $(VENV_STAMP)
 	.venv/bin/ruff check .
 	.venv/bin/lint-imports
 
-# The llama-cpp-python build (minutes of C++ on a fresh machine) runs niced in the background while
-# every test but the `real_llm` ones runs; those follow once it is done. Both parts always run; the
-# target fails if either does (or the build does: its log is printed then).
-test: setup chromium lint
+# The llama-cpp-python build (minutes of C++ on a fresh machine) starts first, niced, in the
+# background; set-up, lint and every test but the `real_llm` ones run meanwhile, and those follow once
+# the build is done. Both test parts always run; the target fails if either does, or if set-up, lint
+# or the build fails (the build's log is printed then).
+test: system-packages
 	@mkdir -p .tools; nice -n 10 $(MAKE) --no-print-directory llama-server >$(LLAMA_LOG) 2>&1 & build=$$!; \
+	if ! $(MAKE) --no-print-directory setup lint; then wait $$build; exit 1; fi; \
 	$(PY) -m pytest -q -m "not real_llm"; tests=$$?; \
 	if ! wait $$build; then tail -n 60 $(LLAMA_LOG); echo "make llama-server failed (log: $(LLAMA_LOG))"; exit 1; fi; \
 	$(PY) -m pytest -q -m real_llm; llm=$$?; \
