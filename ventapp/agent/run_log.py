@@ -8,7 +8,8 @@ for ``RUN_LOG_TTL_S`` seconds after it ends, bounded to ``RUN_LOG_MAX_FRAMES`` f
 
 :class:`RunLog` is the one interface; :class:`MemoryRunLog` keeps it in this process. The
 scale-out backs the same interface with a Redis Stream per run (``XADD MAXLEN ~`` for
-:meth:`RunLog.append`, ``XRANGE`` then ``XREAD BLOCK`` for :meth:`RunLog.frames`, a key per
+:meth:`RunLog.append`, ``XRANGE`` then ``XREAD BLOCK`` for :meth:`RunLog.batches` — each
+reply is a batch already —, a key per
 session for :meth:`RunLog.current`, ``EXPIRE`` for the TTL) — nothing outside this module
 knows which one it talks to.
 
