@@ -16,8 +16,8 @@ file (:mod:`ventapp.agent.writeback`) and the run ends with ``error`` code ``sto
 Per-token and per-call cost (issue 18): no database read happens while the run streams —
 the quota between calls is checked against the reservation the admission read
 (:class:`~ventapp.billing.guard.QuotaReservation`); token events already waiting when the
-consumer asks for the next one are joined into one ``token`` event (a client that is
-behind gets fewer, larger frames; a lone token is never held back; :mod:`~ventapp.agent.run_queue`).
+consumer (the run's log writer) asks for the next one are joined into one ``token`` event,
+so one log frame and one ``seq`` (a lone token is never held back; :mod:`~ventapp.agent.run_queue`).
 """
 
 from __future__ import annotations
