@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import pytest
 
 from ventapp import ui_build
+from ventapp.config import PROJECT_ROOT
 
 
 @dataclasses.dataclass
@@ -132,3 +134,25 @@ def test_reflex_prod_start_builds_once_then_serves_the_build(
     (root / "ventapp" / "pages" / "chat.py").write_text("PAGE = 3\n")
     assert start() == ["compile", "build"], "a UI source changed"
     assert start() == ["env.json"]
+
+
+def test_a_reordered_package_json_is_written_back_as_committed(tmp_path: Path) -> None:
+    """Issue 12: a build that wrote devDependencies first must not dirty the checkout."""
+    committed = (PROJECT_ROOT / "reflex.lock" / "package.json").read_text()
+    found = json.loads(committed)
+    flipped = {"name": found["name"], "type": found["type"], "devDependencies": found["devDependencies"]}
+    flipped.update((key, value) for key, value in found.items() if key not in flipped)
+    path = tmp_path / "package.json"
+    path.write_text(json.dumps(flipped, indent=2))
+
+    assert ui_build.normalise_package_json(path) is True
+    assert path.read_text() == committed
+    assert ui_build.normalise_package_json(path) is False  # already canonical: untouched
+
+
+def test_the_committed_package_json_is_already_canonical(tmp_path: Path) -> None:
+    path = tmp_path / "package.json"
+    committed = (PROJECT_ROOT / "reflex.lock" / "package.json").read_text()
+    path.write_text(committed)
+    assert ui_build.normalise_package_json(path) is False
+    assert path.read_text() == committed

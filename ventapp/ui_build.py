@@ -164,6 +164,41 @@ class BuildStamp:
         self.path.write_text(json.dumps({"fingerprint": current}) + "\n")
 
 
+PACKAGE_JSON_KEY_ORDER = ("name", "type", "scripts", "dependencies", "devDependencies", "overrides")
+"""Top-level key order of the committed ``reflex.lock/package.json`` (Reflex's own template order)."""
+
+
+def normalise_package_json(path: Path) -> bool:
+    """Rewrite ``path`` in one canonical form when a build wrote the same object differently.
+
+    Reflex copies ``.web/package.json`` back to ``reflex.lock/`` after each build, and that file's
+    top-level key order depends on whether npm last rewrote it (a fresh install) or Reflex's
+    template did (a warm one), so running the app flipped the committed file (issue 12). Reflex
+    compares package.json files as JSON objects, so the order carries no meaning: this writes
+    the object compact, keys in :data:`PACKAGE_JSON_KEY_ORDER` then the rest as found.
+
+    Args:
+        path: ``reflex.lock/package.json``; a missing or unreadable file is left alone.
+
+    Returns:
+        True when the file was rewritten.
+    """
+    try:
+        text = path.read_text()
+        found = json.loads(text)
+    except (OSError, ValueError):
+        return False
+    if not isinstance(found, dict):
+        return False
+    ordered = {key: found[key] for key in PACKAGE_JSON_KEY_ORDER if key in found}
+    ordered.update((key, value) for key, value in found.items() if key not in ordered)
+    canonical = json.dumps(ordered, separators=(",", ":"), ensure_ascii=False)
+    if canonical == text:
+        return False
+    path.write_text(canonical)
+    return True
+
+
 def install() -> bool:
     """Make Reflex's prod start-up skip the page compilation and the UI build when up to date.
 
@@ -223,6 +258,7 @@ def install() -> bool:
         stamp.clear()
         inputs = measure(lockfiles=False)
         setup_prod(root)
+        normalise_package_json(PROJECT_ROOT / LOCK_DIR / "package.json")
         # The build may rewrite reflex.lock/ (its own output): stamp what is there now, unless
         # a source changed while it built (the next start then builds again).
         if measure(lockfiles=False) == inputs:
