@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse
 from sqlalchemy.exc import OperationalError
@@ -19,6 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.api import (
+    auth_routes,
     chat_routes,
     file_routes,
     health_routes,
@@ -30,13 +31,16 @@ from ventapp.api import (
     stream_routes,
     usage_routes,
 )
+from ventapp.api.deps import PUBLIC, authenticate
 from ventapp.api.errors import (
+    auth_rejected_handler,
     chat_rejected_handler,
     error_response,
     storage_error_handler,
     validation_error_handler,
 )
 from ventapp.api.guards import BODY_MARGIN_BYTES, HttpGuard, OriginPolicy
+from ventapp.auth.service import AuthRejected
 from ventapp.config import Settings, get_settings
 
 TEST_PAGE = "/static/index.html"
@@ -63,7 +67,10 @@ def create_api(
             counts as the app's own.
     """
     settings = settings or get_settings()
-    api = FastAPI(title="VentAgent API", version="0.1.0", lifespan=lifespan)
+    # Every route authenticates first (AUTH_MODE); public ones say so with openapi_extra=PUBLIC.
+    api = FastAPI(
+        title="VentAgent API", version="0.1.0", lifespan=lifespan, dependencies=[Depends(authenticate)]
+    )
     api.add_middleware(_TestPageAtRoot, serves_ui=serves_ui)
     api.add_middleware(
         HttpGuard,
@@ -71,6 +78,7 @@ def create_api(
         max_body_bytes=settings.upload_max_bytes + BODY_MARGIN_BYTES,
     )
     api.add_exception_handler(ChatRejected, chat_rejected_handler)
+    api.add_exception_handler(AuthRejected, auth_rejected_handler)
     api.add_exception_handler(RequestValidationError, validation_error_handler)
     api.add_exception_handler(StarletteHTTPException, _http_error)
     api.add_exception_handler(OperationalError, storage_error_handler)
@@ -84,6 +92,7 @@ def create_api(
     api.include_router(model_routes.router)
     api.include_router(schedule_routes.router)
     api.include_router(file_routes.router)
+    api.include_router(auth_routes.router)
     # Last: any other /api path answers in our JSON shape instead of the UI's HTML 404 page
     # (routes match in order, so a wrong method on a known path lands here too: 405).
     api.add_api_route(
@@ -91,6 +100,7 @@ def create_api(
         _no_such_route,
         methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
         include_in_schema=False,
+        openapi_extra=PUBLIC,  # an unknown path is 404 for everyone: it reveals nothing
     )
     return api
 

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ventapp.agent.endpoint_probe import Check, public_url
 from ventapp.agent.health import subsystems
 from ventapp.agent.runtime import get_runtime
+from ventapp.api.deps import PUBLIC
 from ventapp.api.errors import error_response
 from ventapp.api.openapi import errors
 from ventapp.config import get_settings
@@ -52,6 +53,7 @@ def _scheduler() -> Check:
 
 @router.get(
     "/health",
+    openapi_extra=PUBLIC,
     response_model=HealthBody,
     responses={
         **errors(),
@@ -109,7 +111,7 @@ async def health() -> Any:
     return body
 
 
-@router.get("/static/index.html", include_in_schema=False)
+@router.get("/static/index.html", include_in_schema=False, openapi_extra=PUBLIC)
 async def legacy_test_page() -> FileResponse:
     """The spec's minimal test page, streaming from ``/api/chat``."""
     return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
