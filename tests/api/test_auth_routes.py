@@ -76,9 +76,9 @@ def test_a_stated_user_name_is_ignored_and_logged(api: ApiServer, caplog: pytest
         response, frames = post_chat(client, message="hello from alice", user_name=bob)
         assert response.status_code == 200 and frames[-1]["type"] == "done"
         session_id = response.headers["x-session-id"]
-        assert [s["id"] for s in client.get("/api/sessions", params={"user_name": bob}).json()["sessions"]] == [
-            session_id
-        ], "the query's user_name is ignored too: alice sees her own session"
+        assert [
+            s["id"] for s in client.get("/api/sessions", params={"user_name": bob}).json()["sessions"]
+        ] == [session_id], "the query's user_name is ignored too: alice sees her own session"
     assert any(bob in record.getMessage() and alice in record.getMessage() for record in caplog.records)
     with logged_in(api.url, bob) as as_bob:
         assert as_bob.get("/api/sessions").json()["sessions"] == []
@@ -119,9 +119,10 @@ def test_logout_ends_the_session_on_the_server(api: ApiServer) -> None:
         token = client.cookies["ventagent_session"]
         response = client.post("/api/auth/logout")
         assert response.status_code == 204
-        assert 'ventagent_session=""' in response.headers["set-cookie"] or "max-age=0" in response.headers[
-            "set-cookie"
-        ].lower()
+        assert (
+            'ventagent_session=""' in response.headers["set-cookie"]
+            or "max-age=0" in response.headers["set-cookie"].lower()
+        )
     replay = httpx.get(f"{api.url}/api/sessions", cookies={"ventagent_session": token})
     assert replay.status_code == 401, "a copied cookie is worthless after logout"
 
@@ -147,7 +148,9 @@ def test_password_change_needs_the_current_one_and_ends_other_sessions(api: ApiS
 def test_failed_logins_are_throttled_per_account_with_retry_after(api: ApiServer) -> None:
     name = add_account(_name())
     for _ in range(3):
-        response = httpx.post(f"{api.url}/api/auth/login", json={"user_name": name, "password": "wrong-wrong"})
+        response = httpx.post(
+            f"{api.url}/api/auth/login", json={"user_name": name, "password": "wrong-wrong"}
+        )
         assert response.status_code == 401
     throttled = httpx.post(f"{api.url}/api/auth/login", json={"user_name": name, "password": PASSWORD})
     assert throttled.status_code == 429, "even the right password waits"
@@ -158,7 +161,9 @@ def test_failed_logins_are_throttled_per_account_with_retry_after(api: ApiServer
         pass  # another account from the same address is not locked out by one account's failures
 
 
-def test_the_password_never_reaches_logs_or_responses(api: ApiServer, caplog: pytest.LogCaptureFixture) -> None:
+def test_the_password_never_reaches_logs_or_responses(
+    api: ApiServer, caplog: pytest.LogCaptureFixture
+) -> None:
     name = add_account(_name())
     secret = f"pw-{uuid.uuid4().hex}"
     with caplog.at_level(logging.DEBUG):
