@@ -10,8 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
+from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.routing import APIRoute, APIRouter
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import compile_path
@@ -31,7 +33,7 @@ from ventapp.api import (
     stream_routes,
     usage_routes,
 )
-from ventapp.api.deps import PUBLIC, authenticate
+from ventapp.api.deps import PUBLIC, authenticate, resolve_operator
 from ventapp.api.errors import (
     auth_rejected_handler,
     chat_rejected_handler,
@@ -82,17 +84,20 @@ def create_api(
     api.add_exception_handler(RequestValidationError, validation_error_handler)
     api.add_exception_handler(StarletteHTTPException, _http_error)
     api.add_exception_handler(OperationalError, storage_error_handler)
-    api.include_router(chat_routes.router)
-    api.include_router(resume_routes.router)
-    api.include_router(stream_routes.router)
-    api.include_router(health_routes.router)
-    api.include_router(usage_routes.router)
-    api.include_router(session_routes.router)
-    api.include_router(preference_routes.router)
-    api.include_router(model_routes.router)
-    api.include_router(schedule_routes.router)
-    api.include_router(file_routes.router)
-    api.include_router(auth_routes.router)
+    for routes in (
+        chat_routes,
+        resume_routes,
+        stream_routes,
+        health_routes,
+        usage_routes,
+        session_routes,
+        preference_routes,
+        model_routes,
+        schedule_routes,
+        file_routes,
+        auth_routes,
+    ):
+        api.include_router(_mark_operator_routes(routes.router))
     # Last: any other /api path answers in our JSON shape instead of the UI's HTML 404 page
     # (routes match in order, so a wrong method on a known path lands here too: 405).
     api.add_api_route(
@@ -103,6 +108,19 @@ def create_api(
         openapi_extra=PUBLIC,  # an unknown path is 404 for everyone: it reveals nothing
     )
     return api
+
+
+def _needs(dependant: Dependant, call: Callable[..., Any]) -> bool:
+    return any(sub.call is call or _needs(sub, call) for sub in dependant.dependencies)
+
+
+def _mark_operator_routes(router: APIRouter) -> APIRouter:
+    """Say ``x-role: operator`` in the document of every route that depends on the operator role,
+    so clients (and the identity test matrix) learn it from ``/openapi.json``."""
+    for route in router.routes:
+        if isinstance(route, APIRoute) and _needs(route.dependant, resolve_operator):
+            route.openapi_extra = {**(route.openapi_extra or {}), "x-role": "operator"}
+    return router
 
 
 class _TestPageAtRoot:
