@@ -195,3 +195,8 @@ def test_the_login_form_redirects_with_the_cookie_or_an_error_code(api: ApiServe
         assert evil.status_code == 303 and evil.headers["location"] == "/", "never an open redirect"
         assert "httponly" in evil.headers["set-cookie"].lower()
         assert client.get("/api/auth/me").json()["user_name"] == name
+
+
+def test_health_says_identities_are_verified(api: ApiServer) -> None:
+    auth = httpx.get(f"{api.url}/health").json()["auth"]
+    assert auth["mode"] == "local" and auth["verified"] is True

@@ -15,7 +15,7 @@ from ventapp.agent.runtime import get_runtime
 from ventapp.api.deps import PUBLIC
 from ventapp.api.errors import error_response
 from ventapp.api.openapi import errors
-from ventapp.config import get_settings
+from ventapp.config import Settings, get_settings
 from ventapp.scheduler.service import get_service
 from ventapp.tools.knowledge import get_document
 
@@ -34,6 +34,9 @@ class HealthBody(BaseModel):
         default_factory=dict, description="name -> {status: ok|degraded|down, reason, ...}"
     )
     config_conflicts: list[dict[str, str]] = Field(default_factory=list)
+    auth: dict[str, Any] = Field(
+        default_factory=dict, description="{mode: none|local|header, verified, note}: are identities checked"
+    )
 
 
 def _scheduler() -> Check:
@@ -49,6 +52,19 @@ def _scheduler() -> Check:
     return Check(
         "ok", f"{service.job_count} schedule(s) armed.", {"jobs": service.job_count, "running": running}
     )
+
+
+def _auth(settings: Settings) -> dict[str, Any]:
+    """``{mode, verified, note}``: whether the server checks who is asking (``AUTH_MODE``)."""
+    auth = settings.auth
+    notes = {
+        "none": "Identities are not verified: user_name is whatever the client states (AUTH_MODE=none). "
+        "Use this only on a trusted network.",
+        "local": "Identities are verified: accounts with passwords, login sessions and API keys.",
+        "header": f"Identities are verified by the proxy at {', '.join(map(str, auth.trusted_proxies))} "
+        f"({auth.trusted_header}), or by API keys.",
+    }
+    return {"mode": auth.mode, "verified": auth.verified, "note": notes[auth.mode]}
 
 
 @router.get(
@@ -74,7 +90,8 @@ async def health() -> Any:
     ``error`` when a subsystem is down; ``starting`` before the runtime opened),
     ``model{configured,name,base_url,demo,context_limit,prompt}``, ``database`` (``ok`` |
     ``down``), ``spool`` (entries parked outside the database), ``checkpointer``,
-    ``single_process``, ``config_conflicts[]`` and ``env_priority``.
+    ``single_process``, ``config_conflicts[]`` and ``env_priority``. ``auth{mode, verified, note}``
+    says whether identities are checked (``AUTH_MODE``; ``verified: false`` in ``none`` mode).
     """
     settings = get_settings()
     body: dict[str, Any] = {
@@ -88,6 +105,7 @@ async def health() -> Any:
         },
         "config_conflicts": [conflict.public() for conflict in settings.conflicts],
         "env_priority": settings.env_priority,
+        "auth": _auth(settings),
     }
     try:
         runtime = get_runtime()
