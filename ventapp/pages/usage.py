@@ -11,6 +11,7 @@ import reflex as rx
 from ventapp.pages.components.header import page_bar
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
+from ventapp.state.auth_state import AuthState
 from ventapp.state.usage_state import LedgerRowView, UsageState
 
 CARD_STYLE = {
@@ -308,5 +309,5 @@ def usage_page() -> rx.Component:
         ),
         min_height="100dvh",
         background=rx.color("gray", 1),
-        on_mount=UsageState.load_page,
+        on_mount=[AuthState.check_login, UsageState.load_page],
     )
