@@ -61,8 +61,8 @@ def _auth(settings: Settings) -> dict[str, Any]:
         "none": "Identities are not verified: user_name is whatever the client states (AUTH_MODE=none). "
         "Use this only on a trusted network.",
         "local": "Identities are verified: accounts with passwords, login sessions and API keys.",
-        "header": f"Identities are verified by the proxy at {', '.join(map(str, auth.trusted_proxies))} "
-        f"({auth.trusted_header}), or by API keys.",
+        # Public route: name the mechanism, never the proxies' addresses.
+        "header": "Identities are verified by the authenticating proxy (AUTH_TRUSTED_HEADER), or by API keys.",
     }
     return {"mode": auth.mode, "verified": auth.verified, "note": notes[auth.mode]}
 
