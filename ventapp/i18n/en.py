@@ -354,4 +354,11 @@ MESSAGES: dict[str, str] = {
     "auth.keys_empty": "No API keys yet.",
     "auth.keys_off": "API keys need AUTH_MODE local or header.",
     "auth.keys_failed": "The API keys could not be changed. The error has been logged.",
+    "auth.users_today": "Every user today (operators only)",
+    "auth.col.user": "User",
+    "auth.col.tokens": "Tokens",
+    "auth.col.calls": "Calls",
+    "auth.col.quota": "Daily quota",
+    "auth.col.remaining": "Remaining",
+    "auth.unlimited": "unlimited",
 }

@@ -352,4 +352,11 @@ MESSAGES: dict[str, str] = {
     "auth.keys_empty": "还没有 API 密钥。",
     "auth.keys_off": "API 密钥需要 AUTH_MODE=local 或 header。",
     "auth.keys_failed": "无法更改 API 密钥，错误已记录。",
+    "auth.users_today": "所有用户今日用量（仅运维人员可见）",
+    "auth.col.user": "用户",
+    "auth.col.tokens": "token",
+    "auth.col.calls": "调用",
+    "auth.col.quota": "每日额度",
+    "auth.col.remaining": "剩余",
+    "auth.unlimited": "不限",
 }
