@@ -1,7 +1,8 @@
 """Usage, quota and pricing routes (spec 002, "会话与用量") and ``GET /api/health/billing``.
 
 Thin handlers over ``ventapp.billing``; every database call runs in a thread. The
-caller is ``CurrentUser`` (the ``user_name`` query parameter today). Bad input is a
+caller comes from the identity dependency (:data:`~ventapp.api.deps.CallerDep`); what each role
+may do with quotas and other users' usage is :mod:`ventapp.auth.roles`. Bad input is a
 JSON error from :func:`~ventapp.api.errors.error_response` with code ``bad_request``.
 """
 
