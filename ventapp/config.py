@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
 
+from ventapp.config_auth import AUTH_KEYS, AuthSettings, parse_auth
 from ventapp.model_config import DEFAULT_ROUTE, THINKING_CONTROLS, ModelRoute, parse_routes
 
 logger = logging.getLogger(__name__)
@@ -145,6 +146,7 @@ KEYS: dict[str, tuple[str, str]] = {
         "300",
         "A tick missed while the service was down still runs at start-up if it is at most this many seconds late",
     ),
+    **AUTH_KEYS,
 }
 
 
@@ -229,6 +231,8 @@ class Settings:
     model_routes: tuple[ModelRoute, ...] = ()
     """The routes of ``MODELS`` (the main route is :attr:`main_route`)."""
     checkpoint_sync: str = "normal"
+    auth: AuthSettings = field(default_factory=AuthSettings)
+    """The ``AUTH_*`` keys (:mod:`ventapp.config_auth`)."""
     conflicts: tuple[ConfigConflict, ...] = field(default=())
 
     @property
@@ -456,6 +460,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         thinking_level=values["THINKING_LEVEL"].lower() or "default",
         model_routes=parse_routes(values["MODELS"], PROJECT_ROOT, int(KEYS["CONTEXT_LIMIT"][0])),
         checkpoint_sync=checkpoint_sync,
+        auth=parse_auth(values),
         conflicts=tuple(conflicts),
     )
 
