@@ -34,7 +34,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # (HOST likewise, as --backend-host).
 unexport PORT HOST
 
-.PHONY: setup run dev api demo migrate test lint chromium llama-server clean help
+.PHONY: setup run dev api demo migrate test lint chromium servers llama-server clean help
 
 help:
 	@echo "make run        set up, migrate, serve UI + /api on one port (default 3000)"
@@ -42,6 +42,7 @@ help:
 	@echo "make api PORT=N backend only (API + event backend) on port N"
 	@echo "make demo       run against the scripted demo model (no API key needed)"
 	@echo "make test       set up, lint, and run the whole test suite (incl. browser tests)"
+	@echo "make servers    install PostgreSQL, Redis and MariaDB for the scale-out tests"
 
 $(VENV_STAMP): requirements.txt
 	test -x $(PY) || python3 -m venv .venv
@@ -85,6 +86,14 @@ chromium:
 	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	@dpkg -s fonts-noto-cjk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
+# Throwaway PostgreSQL, Redis and MariaDB for the scale-out tests (tests/servers.py starts private
+# instances on free ports in temp dirs; nothing here starts a system service). PostgreSQL refuses
+# to run as root: as root the tests run it as `nobody` through runuser (util-linux).
+servers:
+	@test -x /usr/lib/postgresql/15/bin/initdb || { apt-get update -qq && apt-get install -y -qq postgresql >/dev/null; }
+	@command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server >/dev/null; }
+	@command -v mariadbd >/dev/null || test -x /usr/sbin/mariadbd || { apt-get update -qq && apt-get install -y -qq mariadb-server >/dev/null; }
+
 $(LLAMA_STAMP):
 	@command -v g++ >/dev/null || { apt-get update -qq && apt-get install -y -qq g++ >/dev/null; }
 	rm -rf $(LLAMA_VENV)
@@ -99,7 +108,7 @@ lint: $(VENV_STAMP)
 	.venv/bin/ruff check .
 	.venv/bin/lint-imports
 
-test: setup chromium llama-server lint
+test: setup chromium servers llama-server lint
 	$(PY) -m pytest -q
 
 clean:

@@ -33,12 +33,13 @@ def patched_env(values: dict[str, str]) -> Iterator[None]:
         get_settings.cache_clear()
 
 
-def app_env(data_dir: Path, base_url: str | None) -> dict[str, str]:
-    """Settings for a test instance: its own data folder, the scripted model (or none)."""
+def app_env(data_dir: Path, base_url: str | None, database_url: str = "") -> dict[str, str]:
+    """Settings for a test instance: its own data folder, the scripted model (or none), and
+    ``database_url`` ("" = SQLite in the data folder; see the ``database_url`` fixture)."""
     return {
         "DEEP_AGENT_ENV_PRIORITY": "none",
         "DATA_DIR": str(data_dir),
-        "DATABASE_URL": "",
+        "DATABASE_URL": database_url,
         "OPENAI_BASE_URL": base_url or "",
         "OPENAI_API_KEY": "scripted" if base_url else "",
         "MODEL_NAME": "scripted-demo",

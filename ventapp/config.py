@@ -75,7 +75,10 @@ KEYS: dict[str, tuple[str, str]] = {
         "context_limit, thinking, thinking_level, thinking_levels}; empty: only the main model",
     ),
     "DATA_DIR": ("data", "Folder for the SQLite files and workspaces (relative to the project root)"),
-    "DATABASE_URL": ("", "SQLAlchemy URL of the relational store (empty: sqlite file DATA_DIR/ventagent.db)"),
+    "DATABASE_URL": (
+        "",
+        "SQLAlchemy URL of the relational store (empty: sqlite file DATA_DIR/ventagent.db); postgresql://user:pass@host/db or mysql://user:pass@host/db for several processes",
+    ),
     "CHECKPOINTER": (
         "sqlite",
         "Graph-state store: sqlite (DATA_DIR/checkpoints.db) | memory (lost on restart)",

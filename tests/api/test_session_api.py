@@ -19,20 +19,26 @@ from tests.support import ApiServer, app_env, patched_env
 from ventapp.agent.workspace import session_dir
 from ventapp.config import get_settings
 
+# The API suite runs on SQLite, PostgreSQL and MariaDB (tests/conftest.py `engines`).
+pytestmark = pytest.mark.engines
+
 UPLOAD_LIMIT = 4096
 
 
 @pytest.fixture(scope="module")
-def llm() -> Iterator[ScriptedServer]:
+def llm(db_engine: str) -> Iterator[ScriptedServer]:  # one per engine: see tests/conftest.py `llm`
     """The scripted model, a little slow so that a "long answer" keeps its session busy for ~1 s."""
     with ScriptedServer(delay_ms=5) as server:
         yield server
 
 
 @pytest.fixture(scope="module")
-def api(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
+def api(
+    llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory, database_url: str
+) -> Iterator[ApiServer]:
     """Our API with a small upload limit, so that 413 needs only a few kilobytes."""
-    env = {**app_env(tmp_path_factory.mktemp("data"), llm.base_url), "UPLOAD_MAX_BYTES": str(UPLOAD_LIMIT)}
+    data = tmp_path_factory.mktemp("data")
+    env = {**app_env(data, llm.base_url, database_url), "UPLOAD_MAX_BYTES": str(UPLOAD_LIMIT)}
     with patched_env(env), ApiServer() as server:
         yield server
 
