@@ -204,6 +204,22 @@ def test_context_lists_the_sessions_compaction_archives(client: httpx.Client, us
 # --- delete ---------------------------------------------------------------------------------
 
 
+def _checkpoints_left(thread_id: str) -> int:
+    settings = get_settings()
+    if settings.checkpointer == "postgres":
+        import psycopg
+
+        from ventapp.agent.checkpointers import libpq_url
+
+        with psycopg.connect(libpq_url(settings.checkpoint_url)) as db:
+            row = db.execute("SELECT count(*) FROM checkpoints WHERE thread_id = %s", (thread_id,)).fetchone()
+            return int(row[0]) if row else 0
+    with sqlite3.connect(settings.checkpoint_path) as db:
+        return int(
+            db.execute("SELECT count(*) FROM checkpoints WHERE thread_id = ?", (thread_id,)).fetchone()[0]
+        )
+
+
 def test_delete_session_clears_rows_graph_state_and_files(
     client: httpx.Client, llm: ScriptedServer, user: str
 ) -> None:
@@ -218,9 +234,7 @@ def test_delete_session_clears_rows_graph_state_and_files(
     assert client.get(f"/api/chat/history/{session_id}", params={"user_name": user}).status_code == 404
     assert not _folder(user, session_id).exists()
     # The graph state is gone too: no checkpoint of that thread is left.
-    with sqlite3.connect(get_settings().checkpoint_path) as db:
-        left = db.execute("SELECT count(*) FROM checkpoints WHERE thread_id = ?", (session_id,)).fetchone()[0]
-    assert left == 0
+    assert _checkpoints_left(session_id) == 0
     again, _ = _chat(client, user, "what was the code word?", session_id=session_id)
     assert again.status_code == 404, "a deleted session is gone, not silently re-created"
     assert client.delete(f"/api/sessions/{session_id}", params={"user_name": user}).status_code == 404

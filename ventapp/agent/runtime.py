@@ -15,12 +15,11 @@ import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from sqlalchemy.engine import Engine
 
 from ventapp.agent.admission import ProcessGuard, RunGate
 from ventapp.agent.agent_set import AgentSet
+from ventapp.agent.checkpointers import open_checkpointer
 from ventapp.agent.endpoint_probe import EndpointProbe
 from ventapp.agent.prompt_budget import PromptBudget, check_fixed_prompt
 from ventapp.agent.run_log import MemoryRunLog, RunLog
@@ -92,12 +91,12 @@ class AgentRuntime:
         if stale:
             logger.warning("marked %d run(s) left running by a previous process as interrupted", stale)
         stack = contextlib.AsyncExitStack()
-        if settings.checkpointer == "memory":
-            checkpointer: Any = InMemorySaver()
-        else:
-            checkpointer = await stack.enter_async_context(
-                AsyncSqliteSaver.from_conn_string(str(settings.checkpoint_path))
-            )
+        try:
+            checkpointer = await open_checkpointer(settings, stack)
+        except Exception:
+            await stack.aclose()
+            engine.dispose()
+            raise
         try:
             runtime = cls(settings, engine, checkpointer, stack, spool)
             runtime.agent  # noqa: B018  (build now: a bad HITL_TOOLS or skill fails the start, not every chat)
