@@ -40,7 +40,6 @@ COMPAT_MODES = ("auto", "strict", "lenient")
 TOOLS_PROFILES = ("full", "lean")
 
 
-
 SECRET_KEYS = frozenset({"OPENAI_API_KEY", "DATABASE_URL", "CHECKPOINT_URL", "REDIS_URL", "MODELS"})
 """Keys whose values are secrets (a database URL may carry a password)."""
 
@@ -269,7 +268,9 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
     database_url = values["DATABASE_URL"] or f"sqlite:///{data_dir / 'ventagent.db'}"
     checkpoint_url = values["CHECKPOINT_URL"] or database_url
     if checkpointer == "postgres" and not checkpoint_url.startswith(("postgres://", "postgresql")):
-        raise ValueError("CHECKPOINTER=postgres needs CHECKPOINT_URL (or DATABASE_URL) to be a postgresql:// URL")
+        raise ValueError(
+            "CHECKPOINTER=postgres needs CHECKPOINT_URL (or DATABASE_URL) to be a postgresql:// URL"
+        )
     log_level = values["LOG_LEVEL"].upper()
     if log_level not in LOG_LEVELS:
         raise ValueError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {values['LOG_LEVEL']!r}")

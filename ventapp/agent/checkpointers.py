@@ -61,9 +61,12 @@ async def postgres_checkpointer(database_url: str) -> AsyncIterator[Any]:
             key = lock_key("checkpointer-setup")
             # Polled, not a blocking pg_advisory_lock: setup() builds indexes CONCURRENTLY, which
             # waits for every open statement, a blocked lock request included (a silent deadlock).
-            while not (
-                await (await lock_conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (key,))).fetchone()
-            )["ok"]:
+            while True:  # the lock is another process's: no event here to wait on
+                row = await (
+                    await lock_conn.execute("SELECT pg_try_advisory_lock(%s) AS ok", (key,))
+                ).fetchone()
+                if row and row["ok"]:
+                    break
                 await asyncio.sleep(0.1)
             try:
                 await saver.setup()
