@@ -104,6 +104,9 @@ class Settings:
     writeback_interval_s: float = 5.0
     run_log_ttl_s: float = 60.0
     run_log_max_frames: int = 100_000
+    redis_url: str = ""
+    """``REDIS_URL``: empty for a single process."""
+    run_lease_s: float = 30.0
     checkpoint_url: str = ""
     """The PostgreSQL URL of the graph state (``CHECKPOINTER=postgres`` only)."""
     hitl_tools: tuple[str, ...] = ()
@@ -305,6 +308,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         "DB_BUSY_TIMEOUT_S",
         "WRITEBACK_INTERVAL_S",
         "RUN_LOG_TTL_S",
+        "RUN_LEASE_S",
     ):
         if _as_float(values, key) <= 0:
             raise ValueError(f"{key} must be a positive number of seconds, got {values[key]!r}")
@@ -321,6 +325,8 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         database_url=database_url,
         checkpointer=checkpointer,
         checkpoint_url=checkpoint_url if checkpointer == "postgres" else "",
+        redis_url=values["REDIS_URL"],
+        run_lease_s=_as_float(values, "RUN_LEASE_S"),
         port=_as_int(values, "PORT", minimum=1),
         demo_mode=_as_flag(values, "DEMO_MODE"),
         model_temperature=temperature,

@@ -57,6 +57,15 @@ KEYS: dict[str, tuple[str, str]] = {
         "PostgreSQL URL of the graph-state store for CHECKPOINTER=postgres (empty: DATABASE_URL, "
         "which must then be PostgreSQL)",
     ),
+    "REDIS_URL": (
+        "",
+        "Redis shared by several processes (run gate, session claims, Stop, UI state via REFLEX_REDIS_URL); "
+        "empty: a single process",
+    ),
+    "RUN_LEASE_S": (
+        "30",
+        "With REDIS_URL: seconds a crashed process's run slots and session claims outlive it",
+    ),
     "PORT": ("3000", "Port the app serves on (make run / make api)"),
     "HOST": (
         "127.0.0.1",
