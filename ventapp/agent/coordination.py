@@ -12,7 +12,8 @@ and Stop reaches only this process's runs (there are no others).
 * a session is claimed with ``SET NX PX`` (a lease too), so a double submit to two processes
   gives one 200 and one 409;
 * one heartbeat task per process extends every lease it holds every ``RUN_LEASE_S / 3``;
-* Stop is a pub/sub broadcast: the process running the session's run stops it;
+* Stop is a flag key plus a pub/sub broadcast: the process running the session's run stops it
+  at once on the message, or at its next heartbeat from the flag if it missed the message;
 * crash recovery is by lease: a ``running`` row is marked ``interrupted`` only when no process
   holds its session's claim any more (never because another process restarted).
 
@@ -192,6 +193,7 @@ class RedisCoordination(Coordination):
 
     async def start(self, on_stop: Any) -> None:
         """Start the heartbeat and the Stop listener (both reconnect by themselves)."""
+        self._on_stop = on_stop
         self._heartbeat = asyncio.create_task(self._beat(), name="redis-lease-heartbeat")
         self._listener = asyncio.create_task(self._listen(on_stop), name="redis-stop-listener")
 
@@ -206,6 +208,8 @@ class RedisCoordination(Coordination):
             await asyncio.wait(set(self._tasks), timeout=2)
         with contextlib.suppress(Exception):
             await self.redis.aclose()
+        with contextlib.suppress(Exception):
+            await self._subscriber.aclose()
 
     async def _beat(self) -> None:
         while True:
@@ -215,13 +219,18 @@ class RedisCoordination(Coordination):
                     await self._extend_slot(keys=[PREFIX + "runs", user_key], args=[member, self.lease_ms])
                 for key, token in list(self._claims.items()):
                     await self._extend_claim(keys=[key], args=[token, self.lease_ms])
+                    # The stop flag backs up the broadcast (a message published while this
+                    # process was reconnecting is lost; the flag is not).
+                    session_id = key.removeprefix(PREFIX + "session:")
+                    if self._on_stop is not None and await self.redis.exists(f"{PREFIX}stop:{session_id}"):
+                        self._on_stop(session_id)
             except Exception as failed:  # Redis away: leases may lapse; retried next beat
                 logger.warning("could not extend run leases in Redis: %s", failed)
 
     async def _listen(self, on_stop: Any) -> None:
         while True:
             try:
-                pubsub = self.redis.pubsub()
+                pubsub = self._subscriber.pubsub()
                 await pubsub.subscribe(STOP_CHANNEL)
                 async for message in pubsub.listen():
                     if message.get("type") == "message":
@@ -266,6 +275,7 @@ class RedisCoordination(Coordination):
         if not await self._call(self.redis.set(key, token, nx=True, px=self.lease_ms)):
             return None
         self._claims[key] = token
+        await self._call(self.redis.delete(f"{PREFIX}stop:{session_id}"))  # an old Stop is not for this run
 
         def release() -> None:
             self._claims.pop(key, None)
@@ -285,6 +295,7 @@ class RedisCoordination(Coordination):
         """See :meth:`Coordination.broadcast_stop`."""
         if not await self.session_busy(session_id):
             return False
+        await self._call(self.redis.set(f"{PREFIX}stop:{session_id}", "1", px=self.lease_ms))
         await self._call(self.redis.publish(STOP_CHANNEL, session_id))
         return True
 
