@@ -25,13 +25,26 @@ class AppProcess:
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> AppProcess:
-        """Start it; returns when ``/health`` answers (any status)."""
+    def spawn(self) -> AppProcess:
+        """Start it without waiting (start several, then :meth:`wait` for each: they import in parallel)."""
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "tests.scale.api_process", str(self.port)],
                 cwd=PROJECT_ROOT, env={**os.environ, **self.env}, stdout=out, stderr=subprocess.STDOUT,
             )  # fmt: skip
+        return self
+
+    def start(self) -> AppProcess:
+        """Start it; returns when ``/health`` answers (any status)."""
+        return self.spawn().wait()
+
+    def wait(self) -> AppProcess:
+        """Return when ``/health`` answers (any status).
+
+        Raises:
+            RuntimeError: The process exited or did not answer within 60 s (its log attached).
+        """
+        assert self.process is not None
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

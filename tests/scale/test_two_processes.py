@@ -51,7 +51,9 @@ def pair(
         apps.append(AppProcess(env, folder / "app.log"))
     try:
         for app in apps:
-            app.start()
+            app.spawn()
+        for app in apps:
+            app.wait()
         yield apps[0], apps[1]
     finally:
         for app in apps:
