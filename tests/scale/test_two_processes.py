@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from tests.api.sse_client import post_chat, read_frames
+from tests.api.test_stream_api import read_blocks
 from tests.scale.processes import AppProcess, scale_env
 from tests.scripted_llm.server import ScriptedServer
 from tests.servers import RedisServer
@@ -139,6 +140,30 @@ def test_stop_sent_to_the_other_process_stops_the_run(pair: tuple[AppProcess, Ap
     assert stopped.json() == {"stopped": True}
     assert stream.frames[-1]["type"] == "error" and stream.frames[-1]["code"] == "cancelled"
     assert stream.ended_at - asked < 2, "stopped at once, not after the whole answer"
+
+
+def test_a_stream_joined_on_b_replays_the_run_streaming_on_a_with_no_gap(
+    pair: tuple[AppProcess, AppProcess],
+) -> None:
+    a, b = pair
+    user = _user()
+    stream = _Stream(a.url, message=LONG, user_name=user)
+    stream.start()
+    assert stream.started.wait(15) and stream.status == 200
+    time.sleep(0.5)  # joined mid-run: the backlog first, then live frames
+
+    with httpx.Client(base_url=b.url, timeout=60) as on_b:
+        params = {"session_id": stream.headers["x-session-id"], "user_name": user, "after": "0"}
+        with on_b.stream("GET", "/api/chat/stream", params=params) as joined:
+            assert joined.status_code == 200
+            blocks = read_blocks(joined)
+    stream.join(30)
+
+    frames = [frame for _, frame in blocks]
+    assert [event_id for event_id, _ in blocks] == [frame["seq"] for frame in frames]
+    assert [frame["seq"] for frame in frames] == list(range(1, len(frames) + 1))
+    assert frames[-1]["type"] == "done" and len(frames) == len(stream.frames)
+    assert [f["type"] for f in frames] == [f["type"] for f in stream.frames]
 
 
 def test_the_per_user_limit_holds_across_processes(pair: tuple[AppProcess, AppProcess]) -> None:

@@ -23,6 +23,7 @@ from ventapp.agent.checkpointers import open_checkpointer
 from ventapp.agent.coordination import Coordination, LocalCoordination, RedisCoordination
 from ventapp.agent.endpoint_probe import EndpointProbe
 from ventapp.agent.prompt_budget import PromptBudget, check_fixed_prompt
+from ventapp.agent.redis_run_log import RedisRunLog
 from ventapp.agent.run_log import MemoryRunLog, RunLog
 from ventapp.agent.writeback import parked_run_ids, write_back, writeback_loop
 from ventapp.billing.pricing import seed_prices
@@ -73,7 +74,11 @@ class AgentRuntime:
         self._lease_sweep: asyncio.Task[None] | None = None
         self.active_runs: dict[str, Any] = {}
         """session_id -> the ChatRun streaming in it (for stop)."""
-        self.run_log: RunLog = MemoryRunLog(settings.run_log_ttl_s, settings.run_log_max_frames)
+        self.run_log: RunLog = (
+            RedisRunLog(settings.redis_url, settings.run_log_ttl_s, settings.run_log_max_frames)
+            if settings.redis_url
+            else MemoryRunLog(settings.run_log_ttl_s, settings.run_log_max_frames)
+        )
         """Every run's numbered frames, which clients follow and join (``live_runs``)."""
         self.process_guard = ProcessGuard(settings.data_dir)
         self.spool = spool or Spool(settings.spool_path)
@@ -192,6 +197,8 @@ class AgentRuntime:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         await self.coordination.close()
+        if isinstance(self.run_log, RedisRunLog):
+            await self.run_log.aclose()
         await self._exit_stack.aclose()
         self.engine.dispose()
         self.process_guard.release()
