@@ -79,14 +79,17 @@ class _Stream(threading.Thread):
 
     def run(self) -> None:
         files = {key: (None, value) for key, value in self.fields.items()}
-        with httpx.Client(base_url=self.url, timeout=60) as client:
-            with client.stream("POST", "/api/chat", files=files) as response:
-                self.status, self.headers = response.status_code, dict(response.headers)
-                self.started.set()
-                if response.headers.get("content-type", "").startswith("text/event-stream"):
-                    self.frames = read_frames(response)
-                else:
-                    response.read()
+        try:
+            with httpx.Client(base_url=self.url, timeout=60) as client:
+                with client.stream("POST", "/api/chat", files=files) as response:
+                    self.status, self.headers = response.status_code, dict(response.headers)
+                    self.started.set()
+                    if response.headers.get("content-type", "").startswith("text/event-stream"):
+                        self.frames = read_frames(response)
+                    else:
+                        response.read()
+        except httpx.HTTPError:  # the process was killed mid-stream (one test does that)
+            pass
         self.ended_at = time.monotonic()
 
 
@@ -204,3 +207,32 @@ def test_redis_down_new_runs_get_503_then_recover_without_restart(
         again, frames = post_chat(on_a, message="hello", user_name=_user())
         assert again.status_code == 200 and frames[-1]["type"] == "done"
         assert on_a.get("/health").json()["subsystems"]["redis"]["status"] == "ok"
+
+
+def test_killing_a_mid_run_leaves_b_alone_and_as_run_reads_interrupted_after_its_lease(
+    pair: tuple[AppProcess, AppProcess],
+) -> None:  # last in the module: A stays dead
+    a, b = pair
+    user_a, user_b = _user(), _user()
+    on_a = _Stream(a.url, message=LONG, user_name=user_a)
+    on_b = _Stream(b.url, message=LONG, user_name=user_b)
+    for stream in (on_a, on_b):
+        stream.start()
+    assert on_a.started.wait(15) and on_b.started.wait(15)
+    time.sleep(0.5)  # both are streaming; A's answer so far is saved every second
+
+    assert a.process is not None
+    a.process.kill()
+    on_b.join(30)
+
+    assert on_b.frames[-1]["type"] == "done", "B's run is untouched by A's death"
+    session_id, status = on_a.headers["x-session-id"], ""
+    deadline = time.monotonic() + 20  # lease 3 s + B's sweep every 3 s
+    with httpx.Client(base_url=b.url, timeout=10) as on_b_http:
+        while time.monotonic() < deadline and status != "interrupted":
+            history = on_b_http.get(f"/api/chat/history/{session_id}", params={"user_name": user_a}).json()
+            status = (
+                history["messages"][-1]["status"] if history["messages"][-1]["role"] == "assistant" else ""
+            )
+            time.sleep(0.3)
+    assert status == "interrupted"
