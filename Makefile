@@ -34,7 +34,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # (HOST likewise, as --backend-host).
 unexport PORT HOST
 
-.PHONY: setup run dev api demo migrate test lint chromium servers llama-server clean help
+.PHONY: setup run dev api serve-multi demo migrate test lint chromium servers llama-server clean help
 
 help:
 	@echo "make run        set up, migrate, serve UI + /api on one port (default 3000)"
@@ -73,6 +73,21 @@ dev: setup
 
 api: setup
 	.venv/bin/reflex run --env prod --backend-only --backend-port $(APP_PORT) --backend-host $(APP_HOST)
+
+# N backend processes (API + Reflex event backend), one Granian worker each, on ports BASE_PORT,
+# BASE_PORT+1, …, for a load balancer in front (README "Several processes": nginx example).
+# Needs REDIS_URL and a server DATABASE_URL in .env (or the environment); a dead process is
+# restarted alone (the loop below), never taking the others down.
+WORKERS ?= 2
+BASE_PORT ?= 8001
+serve-multi: setup
+	@$(PY) -c "from ventapp.config import get_settings as g; s = g(); assert s.redis_url and not s.database_url.startswith('sqlite'), 'serve-multi needs REDIS_URL and a PostgreSQL/MySQL DATABASE_URL'"
+	@trap 'kill 0' EXIT INT TERM; \
+	for i in $$(seq 0 $$(($(WORKERS) - 1))); do \
+		port=$$(($(BASE_PORT) + i)); \
+		( while true; do GRANIAN_WORKERS=1 .venv/bin/reflex run --env prod --backend-only \
+			--backend-port $$port --backend-host $(APP_HOST); echo "worker on $$port exited; restarting" >&2; sleep 1; done ) & \
+	done; wait
 
 demo: setup
 	@$(PY) -m tests.scripted_llm --port $(DEMO_LLM_PORT) --delay-ms 15 & llm=$$!; trap "kill $$llm" EXIT; \

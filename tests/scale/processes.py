@@ -42,10 +42,10 @@ class AppProcess:
         """Return when ``/health`` answers (any status).
 
         Raises:
-            RuntimeError: The process exited or did not answer within 60 s (its log attached).
+            RuntimeError: The process exited or did not answer within 180 s (its log attached).
         """
         assert self.process is not None
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # imports take long on a loaded 2-core machine
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"app process exited: {self.log.read_text()[-2000:]}")
