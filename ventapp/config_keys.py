@@ -113,8 +113,14 @@ KEYS: dict[str, tuple[str, str]] = {
     "UPLOAD_MAX_BYTES": ("20971520", "Largest accepted upload in bytes (20 MiB); larger is refused with 413"),
     "BILLING_ALLOW_UNPRICED": ("0", "1 bills a model with no price at zero; 0 refuses the run (fail-closed)"),
     "TFAGENTS_DAILY_TOKEN_LIMIT": ("0", "Default daily token quota per user (input+output); 0 = unlimited"),
-    "MAX_CONCURRENT_RUNS": ("8", "Runs allowed at once in this process; more get 429"),
-    "MAX_RUNS_PER_USER": ("2", "Runs one user may have at once; more get 429"),
+    "MAX_CONCURRENT_RUNS": (
+        "8",
+        "Runs allowed at once in this process (with REDIS_URL: in all processes together); more get 429",
+    ),
+    "MAX_RUNS_PER_USER": (
+        "2",
+        "Runs one user may have at once (with REDIS_URL: in all processes together); more get 429",
+    ),
     "RUN_TIMEOUT_S": ("600", "Total seconds a run may take before it is stopped with code timeout"),
     "REQUEST_KEY_TTL_S": ("86400", "Seconds a request_id is remembered for de-duplication"),
     "SCHEDULER_TZ": (
