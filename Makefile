@@ -39,7 +39,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # (HOST likewise, as --backend-host).
 unexport PORT HOST
 
-.PHONY: setup serve-setup run dev api demo migrate test lint chromium system-packages llama-server clean help
+.PHONY: setup serve-setup run dev api serve-multi demo migrate test lint chromium system-packages servers llama-server clean help
 
 help:
 	@echo "make run        set up and serve UI + /api on one port (default 3000); the UI is rebuilt only when it changed"
@@ -47,6 +47,7 @@ help:
 	@echo "make api PORT=N backend only (API + event backend) on port N"
 	@echo "make demo       run against the scripted demo model (no API key needed)"
 	@echo "make test       set up, lint, and run the whole test suite (incl. browser tests)"
+	@echo "make servers    install PostgreSQL, Redis and MariaDB for the scale-out tests"
 
 $(VENV_STAMP): requirements.txt
 	test -x $(PY) || python3 -m venv .venv
@@ -86,6 +87,21 @@ dev: serve-setup
 api: serve-setup
 	.venv/bin/reflex run --env prod --backend-only --backend-port $(APP_PORT) --backend-host $(APP_HOST)
 
+# N backend processes (API + Reflex event backend), one Granian worker each, on ports BASE_PORT,
+# BASE_PORT+1, …, for a load balancer in front (README "Several processes": nginx example).
+# Needs REDIS_URL and a server DATABASE_URL in .env (or the environment); a dead process is
+# restarted alone (the loop below), never taking the others down.
+WORKERS ?= 2
+BASE_PORT ?= 8001
+serve-multi: setup
+	@$(PY) -c "from ventapp.config import get_settings as g; s = g(); assert s.redis_url and not s.database_url.startswith('sqlite'), 'serve-multi needs REDIS_URL and a PostgreSQL/MySQL DATABASE_URL'"
+	@trap 'kill 0' EXIT INT TERM; \
+	for i in $$(seq 0 $$(($(WORKERS) - 1))); do \
+		port=$$(($(BASE_PORT) + i)); \
+		( while true; do GRANIAN_WORKERS=1 .venv/bin/reflex run --env prod --backend-only \
+			--backend-port $$port --backend-host $(APP_HOST); echo "worker on $$port exited; restarting" >&2; sleep 1; done ) & \
+	done; wait
+
 demo: serve-setup
 	@$(PY) -m tests.scripted_llm --port $(DEMO_LLM_PORT) --delay-ms 15 & llm=$$!; trap "kill $$llm" EXIT; \
 	DEEP_AGENT_ENV_PRIORITY=process OPENAI_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 OPENAI_API_KEY=scripted \
@@ -98,13 +114,21 @@ chromium:
 	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	@dpkg -s fonts-noto-cjk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
-# What `make test` needs from apt (Chromium, Noto CJK, g++ for llama-cpp-python) in one apt-get, before
-# anything runs in parallel: two apt-gets at once would fight over dpkg's lock.
+# What `make test` needs from apt in one apt-get, before anything runs in parallel (two apt-gets at
+# once would fight over dpkg's lock): Chromium and Noto CJK for the browser tests, g++ for
+# llama-cpp-python, and PostgreSQL, Redis and MariaDB for the scale-out tests (tests/servers.py
+# starts private instances on free ports in temp dirs; nothing here starts a system service).
+# PostgreSQL refuses to run as root: as root the tests run it as `nobody` through runuser (util-linux).
 system-packages:
 	@missing=""; test -x /usr/bin/chromium || missing="chromium"; \
 	dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing="$$missing fonts-noto-cjk"; \
 	command -v g++ >/dev/null || missing="$$missing g++"; \
+	test -x /usr/lib/postgresql/15/bin/initdb || missing="$$missing postgresql"; \
+	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
+	command -v mariadbd >/dev/null || test -x /usr/sbin/mariadbd || missing="$$missing mariadb-server"; \
 	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; fi
+
+servers: system-packages
 
 $(LLAMA_STAMP):
 	@command -v g++ >/dev/null || { apt-get update -qq && apt-get install -y -qq g++ >/dev/null; }

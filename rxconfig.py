@@ -9,6 +9,10 @@ the config would make ``reflex run --backend-only`` refuse to start.
 list (exact origins; empty: no CORS headers at all, where Reflex's default ``*`` would
 echo any origin with credentials). The event socket's origin check is our guard
 (``ventapp.api.guards``), which also accepts the app's own origin.
+
+``redis_url`` is ``REDIS_URL`` (Reflex itself reads only ``REFLEX_REDIS_URL``): with it the UI
+state of every process lives in Redis, so a browser's websocket may land on any process. An
+explicit ``REFLEX_REDIS_URL`` in the environment still wins (Reflex applies it over this file).
 """
 
 import reflex as rx
@@ -25,4 +29,5 @@ config = rx.Config(
     disable_plugins=[SitemapPlugin],
     backend_host=_settings.host,
     cors_allowed_origins=list(_settings.cors_origins),
+    **({"redis_url": _settings.redis_url} if _settings.redis_url else {}),
 )

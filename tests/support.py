@@ -33,18 +33,21 @@ def patched_env(values: dict[str, str]) -> Iterator[None]:
         get_settings.cache_clear()
 
 
-def app_env(data_dir: Path, base_url: str | None) -> dict[str, str]:
-    """Settings for a test instance: its own data folder, the scripted model (or none)."""
+def app_env(data_dir: Path, base_url: str | None, database_url: str = "") -> dict[str, str]:
+    """Settings for a test instance: its own data folder, the scripted model (or none), and
+    ``database_url`` ("" = SQLite in the data folder; see the ``database_url`` fixture; a PostgreSQL
+    one holds the graph state too)."""
     return {
         "DEEP_AGENT_ENV_PRIORITY": "none",
         "DATA_DIR": str(data_dir),
-        "DATABASE_URL": "",
+        "DATABASE_URL": database_url,
         "OPENAI_BASE_URL": base_url or "",
         "OPENAI_API_KEY": "scripted" if base_url else "",
         "MODEL_NAME": "scripted-demo",
         "MODEL_MAX_RETRIES": "0",
         "MODEL_TIMEOUT_S": "20",
-        "CHECKPOINTER": "sqlite",
+        # On PostgreSQL the graph state goes there too, as in a scale-out deployment.
+        "CHECKPOINTER": "postgres" if database_url.startswith("postgresql") else "sqlite",
     }
 
 

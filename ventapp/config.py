@@ -27,6 +27,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from dotenv import dotenv_values
 
 from ventapp.config_auth import AUTH_KEYS, AuthSettings, parse_auth
+from ventapp.config_keys import KEYS as BASE_KEYS
 from ventapp.model_config import DEFAULT_ROUTE, THINKING_CONTROLS, ModelRoute, parse_routes
 
 logger = logging.getLogger(__name__)
@@ -39,118 +40,10 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 COMPAT_MODES = ("auto", "strict", "lenient")
 TOOLS_PROFILES = ("full", "lean")
 
-# key -> (default, one line of meaning). `.env.example` is checked against this table by a test.
-KEYS: dict[str, tuple[str, str]] = {
-    "DEEP_AGENT_ENV_PRIORITY": (
-        "dotenv",
-        "Which wins when .env and the process disagree: dotenv | process | none",
-    ),
-    "OPENAI_BASE_URL": (
-        "",
-        "OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1 (empty: OpenAI's own)",
-    ),
-    "OPENAI_API_KEY": ("", "API key for that endpoint (local servers accept any non-empty value)"),
-    "MODEL_NAME": ("gpt-4o-mini", "Model name sent to the endpoint"),
-    "CONTEXT_LIMIT": ("128000", "Declared context window in tokens; compaction triggers at 85% of it"),
-    "OPENAI_COMPAT": (
-        "auto",
-        "Request/stream fixes for servers stricter than OpenAI: auto (lenient unless OpenAI) | strict | lenient",
-    ),
-    "TOOLS_PROFILE": (
-        "full",
-        "Tool schemas shown to the model: full | lean (fewer, shorter schemas for small context windows)",
-    ),
-    "THINKING_CONTROL": (
-        "auto",
-        "How the main model's thinking is switched: auto (from the endpoint and model name) | none | "
-        "effort (reasoning_effort) | qwen (enable_thinking) | deepseek (deepseek-chat / deepseek-reasoner)",
-    ),
-    "THINKING_LEVEL": (
-        "default",
-        "The main model's thinking level at start (default = send nothing, the provider decides); "
-        "POST /api/model/thinking switches it",
-    ),
-    "MODELS": (
-        "",
-        "More model routes: a JSON/YAML list (or a .json/.yaml file) of {name, model, base_url, api_key, "
-        "context_limit, thinking, thinking_level, thinking_levels}; empty: only the main model",
-    ),
-    "DATA_DIR": ("data", "Folder for the SQLite files and workspaces (relative to the project root)"),
-    "DATABASE_URL": ("", "SQLAlchemy URL of the relational store (empty: sqlite file DATA_DIR/ventagent.db)"),
-    "CHECKPOINTER": (
-        "sqlite",
-        "Graph-state store: sqlite (DATA_DIR/checkpoints.db) | memory (lost on restart)",
-    ),
-    "CHECKPOINT_SYNC": (
-        "normal",
-        "How the sqlite checkpointer's commits reach the disk: normal (kept through a crash or kill of "
-        "the app; an OS crash or power cut may lose the newest graph steps) | full (an fsync per commit, "
-        "about 4x the time every checkpoint write holds the checkpointer's single lock)",
-    ),
-    "PORT": ("3000", "Port the app serves on (make run / make api)"),
-    "HOST": (
-        "127.0.0.1",
-        "Address the server listens on; 0.0.0.0 opens it to the network (user names are self-declared!)",
-    ),
-    "CORS_ORIGINS": (
-        "",
-        "Other web origins allowed to call the API from a browser, comma-separated exact "
-        "scheme://host[:port] (e.g. the legacy 1.5 frontend's); empty: none",
-    ),
-    "DEMO_MODE": ("0", "1 when the model is the scripted demo server (the UI labels it)"),
-    "MODEL_TEMPERATURE": ("0.2", "Sampling temperature sent to the model"),
-    "MODEL_TIMEOUT_S": ("120", "Seconds to wait for one model response before failing the run"),
-    "MODEL_MAX_RETRIES": ("1", "Retries of a failed model call (connection errors, 5xx)"),
-    "LOG_LEVEL": ("INFO", "Python log level of the app's loggers"),
-    "SSE_KEEPALIVE_S": (
-        "15",
-        "Seconds of silence after which an event stream sends an SSE comment (: keep-alive); 0 = never",
-    ),
-    "DB_BUSY_TIMEOUT_S": (
-        "5",
-        "Seconds a database write waits for a locked SQLite file before it fails (new chats then get 503)",
-    ),
-    "ANSWER_SAVE_INTERVAL_S": (
-        "1",
-        "Seconds between saves of a growing answer, so a crash loses at most this much text; 0 = only at the end",
-    ),
-    "RUN_LOG_TTL_S": (
-        "60",
-        "Seconds a run's numbered frames stay joinable (GET /api/chat/stream) after the run ends",
-    ),
-    "RUN_LOG_MAX_FRAMES": (
-        "100000",
-        "Most frames kept per run for joiners; older ones are dropped first (a join asking for them gets 410)",
-    ),
-    "WRITEBACK_INTERVAL_S": (
-        "5",
-        "Seconds between attempts to write answers and usage parked in DATA_DIR/spool.jsonl back to the database",
-    ),
-    "CTX_COMPACT_ENABLED": (
-        "1",
-        "0 turns off summarisation (and its history archive); long chats then overflow",
-    ),
-    "HITL_TOOLS": ("", "Extra tool names that need a person's approval, comma-separated (e.g. calculate)"),
-    "UPLOAD_MAX_BYTES": ("20971520", "Largest accepted upload in bytes (20 MiB); larger is refused with 413"),
-    "BILLING_ALLOW_UNPRICED": ("0", "1 bills a model with no price at zero; 0 refuses the run (fail-closed)"),
-    "TFAGENTS_DAILY_TOKEN_LIMIT": ("0", "Default daily token quota per user (input+output); 0 = unlimited"),
-    "MAX_CONCURRENT_RUNS": ("8", "Runs allowed at once in this process; more get 429"),
-    "MAX_RUNS_PER_USER": ("2", "Runs one user may have at once; more get 429"),
-    "RUN_TIMEOUT_S": ("600", "Total seconds a run may take before it is stopped with code timeout"),
-    "REQUEST_KEY_TTL_S": ("86400", "Seconds a request_id is remembered for de-duplication"),
-    "SCHEDULER_TZ": (
-        "Asia/Shanghai",
-        "IANA time zone schedules' cron expressions are evaluated in (never the host's)",
-    ),
-    "SCHEDULER_MISFIRE_GRACE_S": (
-        "300",
-        "A tick missed while the service was down still runs at start-up if it is at most this many seconds late",
-    ),
-    **AUTH_KEYS,
-}
+KEYS: dict[str, tuple[str, str]] = {**BASE_KEYS, **AUTH_KEYS}
+"""Every key -> (default, one line of meaning); ``.env.example`` is checked against it by a test."""
 
-
-SECRET_KEYS = frozenset({"OPENAI_API_KEY", "DATABASE_URL", "MODELS"})
+SECRET_KEYS = frozenset({"OPENAI_API_KEY", "DATABASE_URL", "CHECKPOINT_URL", "REDIS_URL", "MODELS"})
 """Keys whose values are secrets (a database URL may carry a password)."""
 
 
@@ -214,6 +107,11 @@ class Settings:
     writeback_interval_s: float = 5.0
     run_log_ttl_s: float = 60.0
     run_log_max_frames: int = 100_000
+    redis_url: str = ""
+    """``REDIS_URL``: empty for a single process."""
+    run_lease_s: float = 30.0
+    checkpoint_url: str = ""
+    """The PostgreSQL URL of the graph state (``CHECKPOINTER=postgres`` only)."""
     hitl_tools: tuple[str, ...] = ()
     upload_max_bytes: int = 20 * 1024 * 1024
     billing_allow_unpriced: bool = False
@@ -374,12 +272,17 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
     if not data_dir.is_absolute():
         data_dir = PROJECT_ROOT / data_dir
     checkpointer = values["CHECKPOINTER"].lower()
-    if checkpointer not in ("sqlite", "memory"):
-        raise ValueError(f"CHECKPOINTER must be sqlite or memory, got {checkpointer!r}")
+    if checkpointer not in ("sqlite", "memory", "postgres"):
+        raise ValueError(f"CHECKPOINTER must be sqlite, memory or postgres, got {checkpointer!r}")
     checkpoint_sync = values["CHECKPOINT_SYNC"].lower()
     if checkpoint_sync not in ("normal", "full"):
         raise ValueError(f"CHECKPOINT_SYNC must be normal or full, got {values['CHECKPOINT_SYNC']!r}")
     database_url = values["DATABASE_URL"] or f"sqlite:///{data_dir / 'ventagent.db'}"
+    checkpoint_url = values["CHECKPOINT_URL"] or database_url
+    if checkpointer == "postgres" and not checkpoint_url.startswith(("postgres://", "postgresql")):
+        raise ValueError(
+            "CHECKPOINTER=postgres needs CHECKPOINT_URL (or DATABASE_URL) to be a postgresql:// URL"
+        )
     log_level = values["LOG_LEVEL"].upper()
     if log_level not in LOG_LEVELS:
         raise ValueError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {values['LOG_LEVEL']!r}")
@@ -414,6 +317,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         "DB_BUSY_TIMEOUT_S",
         "WRITEBACK_INTERVAL_S",
         "RUN_LOG_TTL_S",
+        "RUN_LEASE_S",
     ):
         if _as_float(values, key) <= 0:
             raise ValueError(f"{key} must be a positive number of seconds, got {values[key]!r}")
@@ -429,6 +333,9 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         data_dir=data_dir,
         database_url=database_url,
         checkpointer=checkpointer,
+        checkpoint_url=checkpoint_url if checkpointer == "postgres" else "",
+        redis_url=values["REDIS_URL"],
+        run_lease_s=_as_float(values, "RUN_LEASE_S"),
         port=_as_int(values, "PORT", minimum=1),
         demo_mode=_as_flag(values, "DEMO_MODE"),
         model_temperature=temperature,

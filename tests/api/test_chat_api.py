@@ -10,6 +10,9 @@ import pytest
 from tests.api.sse_client import post_chat
 from tests.scripted_llm.server import ScriptedServer
 
+# The API suite runs on SQLite, PostgreSQL and MariaDB (tests/conftest.py `engines`).
+pytestmark = pytest.mark.engines
+
 
 def _types(frames: list[dict]) -> list[str]:
     return [frame["type"] for frame in frames]

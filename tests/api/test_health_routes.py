@@ -71,6 +71,7 @@ def test_every_subsystem_reports_and_a_healthy_server_is_200(api: ApiServer) -> 
         "model_endpoint",
         "scheduler",
         "billing",
+        "redis",
         "process_guard",
     }
     assert all(check["status"] == "ok" and check["reason"] for check in subsystems.values()), subsystems

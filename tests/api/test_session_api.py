@@ -19,20 +19,26 @@ from tests.support import ApiServer, app_env, patched_env
 from ventapp.agent.workspace import session_dir
 from ventapp.config import get_settings
 
+# The API suite runs on SQLite, PostgreSQL and MariaDB (tests/conftest.py `engines`).
+pytestmark = pytest.mark.engines
+
 UPLOAD_LIMIT = 4096
 
 
 @pytest.fixture(scope="module")
-def llm() -> Iterator[ScriptedServer]:
+def llm(db_engine: str) -> Iterator[ScriptedServer]:  # one per engine: see tests/conftest.py `llm`
     """The scripted model, a little slow so that a "long answer" keeps its session busy for ~1 s."""
     with ScriptedServer(delay_ms=5) as server:
         yield server
 
 
 @pytest.fixture(scope="module")
-def api(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
+def api(
+    llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory, database_url: str
+) -> Iterator[ApiServer]:
     """Our API with a small upload limit, so that 413 needs only a few kilobytes."""
-    env = {**app_env(tmp_path_factory.mktemp("data"), llm.base_url), "UPLOAD_MAX_BYTES": str(UPLOAD_LIMIT)}
+    data = tmp_path_factory.mktemp("data")
+    env = {**app_env(data, llm.base_url, database_url), "UPLOAD_MAX_BYTES": str(UPLOAD_LIMIT)}
     with patched_env(env), ApiServer() as server:
         yield server
 
@@ -198,6 +204,22 @@ def test_context_lists_the_sessions_compaction_archives(client: httpx.Client, us
 # --- delete ---------------------------------------------------------------------------------
 
 
+def _checkpoints_left(thread_id: str) -> int:
+    settings = get_settings()
+    if settings.checkpointer == "postgres":
+        import psycopg
+
+        from ventapp.agent.checkpointers import libpq_url
+
+        with psycopg.connect(libpq_url(settings.checkpoint_url)) as db:
+            row = db.execute("SELECT count(*) FROM checkpoints WHERE thread_id = %s", (thread_id,)).fetchone()
+            return int(row[0]) if row else 0
+    with sqlite3.connect(settings.checkpoint_path) as db:
+        return int(
+            db.execute("SELECT count(*) FROM checkpoints WHERE thread_id = ?", (thread_id,)).fetchone()[0]
+        )
+
+
 def test_delete_session_clears_rows_graph_state_and_files(
     client: httpx.Client, llm: ScriptedServer, user: str
 ) -> None:
@@ -212,9 +234,7 @@ def test_delete_session_clears_rows_graph_state_and_files(
     assert client.get(f"/api/chat/history/{session_id}", params={"user_name": user}).status_code == 404
     assert not _folder(user, session_id).exists()
     # The graph state is gone too: no checkpoint of that thread is left.
-    with sqlite3.connect(get_settings().checkpoint_path) as db:
-        left = db.execute("SELECT count(*) FROM checkpoints WHERE thread_id = ?", (session_id,)).fetchone()[0]
-    assert left == 0
+    assert _checkpoints_left(session_id) == 0
     again, _ = _chat(client, user, "what was the code word?", session_id=session_id)
     assert again.status_code == 404, "a deleted session is gone, not silently re-created"
     assert client.delete(f"/api/sessions/{session_id}", params={"user_name": user}).status_code == 404

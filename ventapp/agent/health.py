@@ -40,8 +40,9 @@ async def checkpointer(runtime: AgentRuntime) -> Check:
         async with asyncio.timeout(CHECKPOINTER_TIMEOUT_S):
             await runtime.checkpointer.aget_tuple({"configurable": {"thread_id": "health-probe"}})
     except Exception as exc:
-        return Check("down", f"The checkpointer cannot be read ({type(exc).__name__}).", {"kind": "sqlite"})
-    return Check("ok", "The checkpointer answers.", {"kind": "sqlite"})
+        kind = runtime.settings.checkpointer
+        return Check("down", f"The checkpointer cannot be read ({type(exc).__name__}).", {"kind": kind})
+    return Check("ok", "The checkpointer answers.", {"kind": runtime.settings.checkpointer})
 
 
 async def billing(runtime: AgentRuntime) -> Check:
@@ -61,8 +62,24 @@ async def billing(runtime: AgentRuntime) -> Check:
     return Check("ok", "Every settlement is booked.", detail)
 
 
+async def coordination(runtime: AgentRuntime) -> Check:
+    """Redis (``REDIS_URL``), which every process's gate, session claims and Stop go through."""
+    if not runtime.coordination.shared:
+        return Check("ok", "A single process: runs are coordinated in memory.", {"kind": "local"})
+    try:
+        async with asyncio.timeout(CHECKPOINTER_TIMEOUT_S):
+            await runtime.coordination.ping()
+    except Exception as exc:
+        return Check(
+            "down", f"Redis cannot be reached ({type(exc).__name__}); new runs answer 503.", {"kind": "redis"}
+        )
+    return Check("ok", "Redis answers.", {"kind": "redis"})
+
+
 def process_guard(runtime: AgentRuntime) -> Check:
-    """One process per ``DATA_DIR`` (invariant 2)."""
+    """One process per ``DATA_DIR`` (invariant 2), unless the processes share Redis and a server database."""
+    if runtime.coordination.shared:
+        return Check("ok", "Several processes share Redis (REDIS_URL).", {"exclusive": False, "shared": True})
     if runtime.process_guard.exclusive:
         return Check("ok", "This process is the only one serving DATA_DIR.", {"exclusive": True})
     return Check(
@@ -83,8 +100,12 @@ async def model_endpoint(runtime: AgentRuntime) -> Check:
 
 async def subsystems(runtime: AgentRuntime) -> dict[str, Check]:
     """Every check of the runtime's subsystems, run concurrently (the scheduler's is the caller's)."""
-    names = ("database", "checkpointer", "model_endpoint", "billing")
+    names = ("database", "checkpointer", "model_endpoint", "billing", "redis")
     results = await asyncio.gather(
-        database(runtime), checkpointer(runtime), model_endpoint(runtime), billing(runtime)
+        database(runtime),
+        checkpointer(runtime),
+        model_endpoint(runtime),
+        billing(runtime),
+        coordination(runtime),
     )
     return {**dict(zip(names, results, strict=True)), "process_guard": process_guard(runtime)}

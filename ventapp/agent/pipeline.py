@@ -28,9 +28,10 @@ from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy.exc import OperationalError
 
-from ventapp.agent.admission import GateFull, GateSlot
+from ventapp.agent.admission import GateFull
 from ventapp.agent.agent_set import UnknownRoute
 from ventapp.agent.chat_run import CANCELLED_MARKER, ChatRun
+from ventapp.agent.coordination import CoordinationUnavailable, Held
 from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_context import load_turn_context
@@ -223,9 +224,16 @@ async def check_billing(runtime: AgentRuntime, user_name: str, route: str | None
         ) from None
 
 
-def take_slot(runtime: AgentRuntime, user_name: str) -> GateSlot:
+async def take_slot(runtime: AgentRuntime, user_name: str) -> Held:
+    """A gate slot (in total and per user, across processes with ``REDIS_URL``).
+
+    Raises:
+        ChatRejected: 429 ``busy`` at a limit; 503 ``coordination_unavailable`` when Redis is down.
+    """
     try:
-        return runtime.gate.acquire(user_name)
+        return await runtime.coordination.take_slot(user_name)
+    except CoordinationUnavailable:
+        raise ChatRejected(503, "coordination_unavailable", COORDINATION_DOWN, retry_after=5) from None
     except GateFull as full:
         who = "The server is" if full.scope == "process" else "You are"
         raise ChatRejected(
@@ -234,6 +242,26 @@ def take_slot(runtime: AgentRuntime, user_name: str) -> GateSlot:
             f"{who} already running the maximum number of answers ({full.limit}). Try again shortly.",
             retry_after=full.retry_after,
         ) from None
+
+
+COORDINATION_DOWN = "The server cannot reach its shared run registry (Redis) right now. Try again shortly."
+
+SESSION_BUSY = "This session is already answering. Wait for it to finish or stop it."
+
+
+async def claim_session(runtime: AgentRuntime, session_id: str) -> Held:
+    """Claim the session across processes (after its local lock); 409 when another process runs it.
+
+    Raises:
+        ChatRejected: 409 ``busy``; 503 ``coordination_unavailable``.
+    """
+    try:
+        held = await runtime.coordination.claim_session(session_id)
+    except CoordinationUnavailable:
+        raise ChatRejected(503, "coordination_unavailable", COORDINATION_DOWN, retry_after=5) from None
+    if held is None:
+        raise ChatRejected(409, "busy", SESSION_BUSY)
+    return held
 
 
 def _duplicate(record: Any) -> ChatRejected:
@@ -285,8 +313,9 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         if earlier is not None:
             raise _duplicate(earlier)
     billing = await check_billing(runtime, request.user_name, route)
-    slot = take_slot(runtime, request.user_name)
+    slot = await take_slot(runtime, request.user_name)
     lock: asyncio.Lock | None = None
+    claim: Held | None = None
     try:
         session_id, session = await _own_session(runtime, request)
         if session is not None and not request.model and (session.route or DEFAULT_ROUTE) != route:
@@ -296,10 +325,9 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         lock = runtime.session_lock(session_id)
         if lock.locked():
             lock = None
-            raise ChatRejected(
-                409, "busy", "This session is already answering. Wait for it to finish or stop it."
-            )
+            raise ChatRejected(409, "busy", SESSION_BUSY)
         await lock.acquire()
+        claim = await claim_session(runtime, session_id)
         run_id = str(uuid.uuid4())
         if request.request_id:
             taken = await asyncio.to_thread(
@@ -346,6 +374,8 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
             turn = None  # the run reads it again when it starts, where a failure is reported
         agent = await runtime.agents.ready(route)
     except BaseException:
+        if claim is not None:
+            claim.release()
         if lock is not None:
             lock.release()
         slot.release()
@@ -353,6 +383,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
 
     def release() -> None:
         runtime.active_runs.pop(session_id, None)
+        claim.release()
         lock.release()
         slot.release()
 
@@ -405,4 +436,9 @@ async def stop_run(runtime: AgentRuntime, session_id: str, user_name: str) -> bo
     """
     session = await owned_session(runtime, session_id, user_name)
     run = runtime.active_runs.get(session.id)
-    return run.request_stop() if run is not None else False
+    if run is not None:
+        return run.request_stop()
+    try:  # another process may be running it: its owner stops it on the broadcast
+        return await runtime.coordination.broadcast_stop(session.id)
+    except CoordinationUnavailable:
+        raise ChatRejected(503, "coordination_unavailable", COORDINATION_DOWN, retry_after=5) from None

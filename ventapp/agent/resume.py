@@ -32,6 +32,7 @@ from ventapp.agent.interrupts import (
 from ventapp.agent.pipeline import (
     ChatRejected,
     check_billing,
+    claim_session,
     owned_session,
     route_name,
     storage_unavailable_is_503,
@@ -110,12 +111,18 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
     session = await owned_session(runtime, request.session_id, request.user_name)
     route = route_name(runtime, None, session.route)  # the session's route, like its chats
     billing = await check_billing(runtime, request.user_name, route)
-    slot = take_slot(runtime, request.user_name)
+    slot = await take_slot(runtime, request.user_name)
     lock = runtime.session_lock(session.id)
     if lock.locked():
         slot.release()
         raise ChatRejected(409, "busy", "This session is already running. Wait for it to finish.")
     await lock.acquire()
+    try:
+        claim = await claim_session(runtime, session.id)
+    except BaseException:
+        lock.release()
+        slot.release()
+        raise
     try:
         pending, snapshot = await _pending(runtime, session.id)
         if not pending:
@@ -160,12 +167,14 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
             )
         agent = await runtime.agents.ready(route)
     except BaseException:
+        claim.release()
         lock.release()
         slot.release()
         raise
 
     def release() -> None:
         runtime.active_runs.pop(session.id, None)
+        claim.release()
         lock.release()
         slot.release()
 

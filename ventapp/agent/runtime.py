@@ -15,15 +15,16 @@ import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
-from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from sqlalchemy.engine import Engine
 
 from ventapp.agent.admission import ProcessGuard, RunGate
 from ventapp.agent.agent_set import AgentSet
+from ventapp.agent.checkpointers import open_checkpointer
+from ventapp.agent.coordination import Coordination, LocalCoordination, RedisCoordination
 from ventapp.agent.endpoint_probe import EndpointProbe
 from ventapp.agent.partial_saves import PartialSaves
 from ventapp.agent.prompt_budget import PromptBudget, check_fixed_prompt
+from ventapp.agent.redis_run_log import RedisRunLog
 from ventapp.agent.run_log import MemoryRunLog, RunLog
 from ventapp.agent.writeback import parked_run_ids, write_back, writeback_loop
 from ventapp.billing.guard import BookedTokens
@@ -65,9 +66,25 @@ class AgentRuntime:
         """Saves streaming runs' answers as they grow, all runs in one transaction a pass."""
         self.booked = BookedTokens()
         """Tokens booked per user by this process: what a run's quota reservation adds of other runs."""
+        self.coordination: Coordination = (
+            RedisCoordination(
+                settings.redis_url,
+                settings.max_concurrent_runs,
+                settings.max_runs_per_user,
+                settings.run_lease_s,
+            )
+            if settings.redis_url
+            else LocalCoordination(self.gate)
+        )
+        """The gate, session claims and Stop as every process sees them (Redis with ``REDIS_URL``)."""
+        self._lease_sweep: asyncio.Task[None] | None = None
         self.active_runs: dict[str, Any] = {}
         """session_id -> the ChatRun streaming in it (for stop)."""
-        self.run_log: RunLog = MemoryRunLog(settings.run_log_ttl_s, settings.run_log_max_frames)
+        self.run_log: RunLog = (
+            RedisRunLog(settings.redis_url, settings.run_log_ttl_s, settings.run_log_max_frames)
+            if settings.redis_url
+            else MemoryRunLog(settings.run_log_ttl_s, settings.run_log_max_frames)
+        )
         """Every run's numbered frames, which clients follow and join (``live_runs``)."""
         self.process_guard = ProcessGuard(settings.data_dir)
         self.spool = spool or Spool(settings.spool_path)
@@ -92,22 +109,19 @@ class AgentRuntime:
         # Parked answers first: a run whose end is in the spool ended; it was not cut off.
         spool = Spool(settings.spool_path)
         await asyncio.to_thread(write_back, engine, spool)
-        stale = await asyncio.to_thread(
-            chat_store.mark_running_interrupted, engine, keep=parked_run_ids(spool)
-        )
-        if stale:
-            logger.warning("marked %d run(s) left running by a previous process as interrupted", stale)
-        stack = contextlib.AsyncExitStack()
-        if settings.checkpointer == "memory":
-            checkpointer: Any = InMemorySaver()
-        else:
-            checkpointer = await stack.enter_async_context(
-                AsyncSqliteSaver.from_conn_string(str(settings.checkpoint_path))
+        if not settings.redis_url:
+            stale = await asyncio.to_thread(
+                chat_store.mark_running_interrupted, engine, keep=parked_run_ids(spool)
             )
-            # One connection and one lock serve every run's checkpoint reads and writes; with an
-            # fsync per commit each write held that lock ~4x longer (issue 18). WAL + NORMAL keeps
-            # every commit through a crash of the app (CHECKPOINT_SYNC).
-            await checkpointer.conn.execute(f"PRAGMA synchronous={settings.checkpoint_sync.upper()}")
+            if stale:
+                logger.warning("marked %d run(s) left running by a previous process as interrupted", stale)
+        stack = contextlib.AsyncExitStack()
+        try:
+            checkpointer = await open_checkpointer(settings, stack)
+        except Exception:
+            await stack.aclose()
+            engine.dispose()
+            raise
         try:
             runtime = cls(settings, engine, checkpointer, stack, spool)
             runtime.agent  # noqa: B018  (build now: a bad HITL_TOOLS or skill fails the start, not every chat)
@@ -115,7 +129,12 @@ class AgentRuntime:
             await stack.aclose()
             engine.dispose()
             raise
-        runtime.process_guard.acquire()
+        if runtime.coordination.shared:
+            # Other processes may be running: a run is interrupted only when its lease has lapsed.
+            await runtime.coordination.start(runtime._stop_local)
+            runtime._lease_sweep = asyncio.create_task(runtime._sweep_lapsed(), name="lease-sweep")
+        else:
+            runtime.process_guard.acquire()
         await asyncio.to_thread(seed_prices, engine)
         # Settlements that could not be written are retried now and every minute (spec "持久化结算").
         runtime._billing_retry = asyncio.create_task(pending_retry_loop(engine), name="billing-pending-retry")
@@ -125,6 +144,43 @@ class AgentRuntime:
             writeback_loop(engine, runtime.spool, settings.writeback_interval_s), name="spool-writeback"
         )
         return runtime
+
+    def _stop_local(self, session_id: str) -> None:
+        run = self.active_runs.get(session_id)
+        if run is not None:
+            run.request_stop()
+
+    async def sweep_lapsed(self) -> int:
+        """Mark ``interrupted`` every ``running`` run whose session no process claims any more.
+
+        With ``REDIS_URL`` only: a crashed process's claims lapse after ``RUN_LEASE_S``; live
+        runs (here or in another process) keep their claim fresh and are never touched.
+
+        Returns:
+            How many runs were marked.
+        """
+        running = await asyncio.to_thread(chat_store.running_runs, self.engine)
+        if not running:
+            return 0
+        claimed = await self.coordination.claimed_sessions(sorted(set(running.values())))
+        keep = {run_id for run_id, session_id in running.items() if session_id in claimed}
+        keep |= parked_run_ids(self.spool) | {run.run_id for run in self.active_runs.values()}
+        if keep >= set(running):
+            return 0
+        marked = await asyncio.to_thread(chat_store.mark_running_interrupted, self.engine, keep=keep)
+        if marked:
+            logger.warning(
+                "marked %d run(s) whose lease lapsed (their process is gone) as interrupted", marked
+            )
+        return marked
+
+    async def _sweep_lapsed(self) -> None:
+        while True:
+            try:
+                await self.sweep_lapsed()
+            except Exception as failed:  # Redis or the database away: try again next period
+                logger.warning("lease sweep failed: %s", failed)
+            await asyncio.sleep(self.settings.run_lease_s)
 
     async def _check_prompt(self) -> None:
         self.prompt_budget = await check_fixed_prompt(self.settings)
@@ -142,11 +198,14 @@ class AgentRuntime:
         # Settlements and answer saves still in flight finish before the engine goes.
         if self._background:
             await asyncio.wait(set(self._background), timeout=2 * self.settings.db_busy_timeout_s + 1)
-        for task in (self._billing_retry, self._writeback, self._prompt_check):
+        for task in (self._billing_retry, self._writeback, self._prompt_check, self._lease_sweep):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        await self.coordination.close()
+        if isinstance(self.run_log, RedisRunLog):
+            await self.run_log.aclose()
         await self._exit_stack.aclose()
         self.engine.dispose()
         self.process_guard.release()

@@ -46,9 +46,17 @@ async def delete_session(runtime: AgentRuntime, session_id: str, user_name: str)
     if lock.locked():
         raise SessionBusy(canonical)
     async with lock:  # no run can start in this session while it is being deleted
-        await runtime.checkpointer.adelete_thread(canonical)
-        await asyncio.to_thread(delete_session_files, runtime.settings.workspaces_dir, user_name, canonical)
-        return await asyncio.to_thread(session_store.delete_session, runtime.engine, canonical, user_name)
+        claim = await runtime.coordination.claim_session(canonical)  # nor in another process
+        if claim is None:
+            raise SessionBusy(canonical)
+        try:
+            await runtime.checkpointer.adelete_thread(canonical)
+            await asyncio.to_thread(
+                delete_session_files, runtime.settings.workspaces_dir, user_name, canonical
+            )
+            return await asyncio.to_thread(session_store.delete_session, runtime.engine, canonical, user_name)
+        finally:
+            claim.release()
 
 
 async def latest_compaction(runtime: AgentRuntime, session_id: str) -> list[dict[str, Any]]:

@@ -274,7 +274,9 @@ async def delete_message(
     message = await asyncio.to_thread(session_store.get_owned_message, runtime.engine, message_id, user_name)
     if message is None:
         return error_response(404, "not_found", "Message not found.")
-    if runtime.session_lock(message.session_id).locked():
+    if runtime.session_lock(message.session_id).locked() or await runtime.coordination.session_busy(
+        message.session_id
+    ):
         return _busy()
     await asyncio.to_thread(session_store.delete_message, runtime.engine, message_id, user_name)
     return Deleted(deleted=True, id=message_id)

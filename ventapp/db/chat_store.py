@@ -441,6 +441,13 @@ def _ledger_usage(db: Session, run_id: str) -> dict[str, Any]:
     return usage
 
 
+def running_runs(engine: Engine) -> dict[str, str]:
+    """Runs whose row says ``running``: run id -> session id (the crash sweep's candidates)."""
+    with Session(engine) as db:
+        rows = db.exec(select(ExecutionRun).where(ExecutionRun.status == "running")).all()
+        return {run.id: run.session_id for run in rows}
+
+
 def mark_running_interrupted(engine: Engine, *, keep: set[str] | frozenset[str] = frozenset()) -> int:
     """At start-up: every run still ``running`` was cut off by a crash; mark it ``interrupted``.
 

@@ -4,10 +4,20 @@ The app migrates its own database at start (``upgrade_to_head``), so a fresh
 checkout or an upgraded deployment needs no manual step (``make migrate`` runs
 ``alembic upgrade head`` on its own), and ``alembic/`` is the only schema authority
 (no ``create_all`` in the app).
+
+Besides the SQLite default, ``DATABASE_URL`` may name PostgreSQL (``postgresql://`` runs on
+psycopg 3) or MySQL/MariaDB (``mysql://`` runs on PyMySQL). Several processes may start on
+one database at once: :func:`upgrade_to_head` migrates under a database-wide lock
+(:func:`migration_lock`), so exactly one applies the revisions and the others find them done.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -23,6 +33,92 @@ DEFAULT_BUSY_TIMEOUT_S = 5.0
 """How long an SQLite write waits for another connection's lock (``DB_BUSY_TIMEOUT_S``)."""
 
 
+MIGRATION_LOCK_TIMEOUT_S = 600
+"""How long a starting process waits for another one's migration before it gives up."""
+
+_DRIVERS = {
+    "postgres": "postgresql+psycopg",
+    "postgresql": "postgresql+psycopg",
+    "mysql": "mysql+pymysql",
+    "mariadb": "mysql+pymysql",
+}
+
+
+def driver_url(database_url: str) -> str:
+    """``database_url`` with the driver this project installs (psycopg 3, PyMySQL) when it names none.
+
+    ``postgresql://u@h/db`` → ``postgresql+psycopg://u@h/db``; ``mysql://…``/``mariadb://…`` →
+    ``mysql+pymysql://…``. URLs naming a driver (``+…``) and SQLite URLs are returned as they are.
+    """
+    scheme, sep, rest = database_url.partition("://")
+    return f"{_DRIVERS[scheme]}://{rest}" if sep and scheme in _DRIVERS else database_url
+
+
+def lock_key(name: str) -> int:
+    """A stable signed 64-bit key for ``name`` (PostgreSQL advisory locks take a ``bigint``)."""
+    return int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+
+
+@contextlib.contextmanager
+def database_lock(
+    database_url: str, name: str, timeout_s: float = MIGRATION_LOCK_TIMEOUT_S
+) -> Iterator[None]:
+    """Hold a lock named ``name`` that every process on this database shares. Blocking.
+
+    PostgreSQL: a session advisory lock (``pg_advisory_lock``); MySQL/MariaDB: ``GET_LOCK``;
+    SQLite: an ``fcntl`` lock on a file next to the database (processes on one host share it).
+    The lock is held on a connection of its own and released when the block ends (or the
+    process dies: the server drops a dead session's locks, the kernel a dead process's).
+
+    Raises:
+        TimeoutError: MySQL did not grant the lock within ``timeout_s``.
+        sqlalchemy.exc.SQLAlchemyError: The database cannot be reached.
+    """
+    url = sa.make_url(driver_url(database_url))
+    if url.get_backend_name() == "sqlite":
+        path = Path(url.database or "ventagent.db")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(f"{path}.{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing drops the lock
+        return
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    try:
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            if engine.dialect.name == "postgresql":
+                connection.execute(sa.text("SELECT pg_advisory_lock(:k)"), {"k": lock_key(name)})
+                try:
+                    yield
+                finally:
+                    connection.execute(sa.text("SELECT pg_advisory_unlock(:k)"), {"k": lock_key(name)})
+            else:
+                got = connection.execute(
+                    sa.text("SELECT GET_LOCK(:n, :t)"), {"n": f"ventagent.{name}"[:64], "t": int(timeout_s)}
+                ).scalar()
+                if got != 1:
+                    raise TimeoutError(f"database lock {name!r} not granted within {timeout_s} s")
+                try:
+                    yield
+                finally:
+                    connection.execute(sa.text("SELECT RELEASE_LOCK(:n)"), {"n": f"ventagent.{name}"[:64]})
+    finally:
+        engine.dispose()
+
+
+def include_object(
+    _object: object, name: str | None, type_: str, reflected: bool, compare_to: object
+) -> bool:
+    """Alembic's ``include_object`` hook: only our tables take part in autogenerate.
+
+    Tables that share the database but are not in our metadata (the graph checkpointer's
+    ``checkpoints``, ``checkpoint_blobs``, …) must never show up as "drop table".
+    """
+    return not (type_ == "table" and reflected and compare_to is None)
+
+
 def make_engine(database_url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> Engine:
     """Create the engine; for SQLite make the folder, allow cross-thread use and enable WAL.
 
@@ -34,11 +130,13 @@ def make_engine(database_url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEO
             raises ``OperationalError("database is locked")``. Short on purpose: a locked file
             must turn into a quick 503 or a parked answer, not a request hanging for 30 s.
     """
+    database_url = driver_url(database_url)
     connect_args: dict[str, object] = {}
     if database_url.startswith("sqlite:///"):
         Path(database_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         connect_args = {"check_same_thread": False, "timeout": busy_timeout_s}
-    engine = sa.create_engine(database_url, connect_args=connect_args, pool_pre_ping=True)
+    # MySQL closes idle connections after wait_timeout (8 h by default): recycle before that.
+    engine = sa.create_engine(database_url, connect_args=connect_args, pool_pre_ping=True, pool_recycle=3600)
     if engine.dialect.name == "sqlite":
 
         @sa.event.listens_for(engine, "connect")
@@ -77,7 +175,9 @@ def alembic_config(database_url: str) -> Config:
     """The Alembic config of this checkout, pointed at ``database_url``."""
     config = Config(str(PROJECT_ROOT / "alembic.ini"))
     config.set_main_option("script_location", str(PROJECT_ROOT / "alembic"))
-    config.set_main_option("sqlalchemy.url", database_url)
+    # Alembic's config is a ConfigParser: a bare "%" (an URL-encoded password: p%40ss) would be
+    # read as interpolation and stop the migration.
+    config.set_main_option("sqlalchemy.url", driver_url(database_url).replace("%", "%%"))
     return config
 
 
@@ -90,5 +190,10 @@ def pending_revision(engine: Engine, database_url: str) -> str | None:
 
 
 def upgrade_to_head(database_url: str) -> None:
-    """Apply every pending Alembic revision (``alembic upgrade head``). Blocking: call in a thread."""
+    """Apply every pending Alembic revision (``alembic upgrade head``). Blocking: call in a thread.
+
+    ``alembic/env.py`` runs the revisions under :func:`database_lock` ("migrate"), for this call
+    and for the ``alembic`` command alike: when several processes start on one fresh database,
+    one migrates and the others wait, then find nothing pending.
+    """
     command.upgrade(alembic_config(database_url), "head")

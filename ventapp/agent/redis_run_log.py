@@ -1,0 +1,189 @@
+"""The run log shared by every process: a Redis Stream per run (``REDIS_URL``; issue 14).
+
+:class:`RedisRunLog` keeps the :class:`~ventapp.agent.run_log.RunLog` interface. The process that
+runs a run writes every frame to its in-process :class:`~ventapp.agent.run_log.MemoryRunLog`
+(its own clients read from there, as in a single process) and to Redis:
+
+* ``ventagent:log:<run_id>`` — a Stream, one entry per frame with the explicit id ``<seq>-0``
+  (``XADD … MAXLEN ~ RUN_LOG_MAX_FRAMES``), and an end marker ``<last seq>-1`` when the run ends;
+* ``ventagent:logmeta:<run_id>`` — who the run belongs to, ``first_seq``, ``last_seq``, ``ended``;
+* ``ventagent:logsession:<session_id>`` — the session's current run.
+
+Another process joining the run reads ``XREAD`` from ``<after>-0`` (the backlog first, then
+``BLOCK`` for live entries) until the end marker. Every key expires ``RUN_LOG_TTL_S`` after the
+run ends (a day after it opened, should its process die first). When Redis fails mid-run the run
+goes on: its local clients miss nothing, only joiners on other processes lose it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ventapp.agent.events import EVENT_ADAPTER, ContractEvent
+from ventapp.agent.run_log import LogFrame, LogGap, LoggedRun, LogState, MemoryRunLog, RunLog
+
+logger = logging.getLogger(__name__)
+
+PREFIX = "ventagent:"
+RUNNING_EXPIRY_S = 86_400
+"""How long a run's keys live if its process dies before closing it."""
+READ_BLOCK_MS = 1000
+"""Longest single ``XREAD BLOCK``: a reader notices an expired log within this."""
+
+
+def _stream(run_id: str) -> str:
+    return f"{PREFIX}log:{run_id}"
+
+
+def _meta(run_id: str) -> str:
+    return f"{PREFIX}logmeta:{run_id}"
+
+
+def _session(session_id: str) -> str:
+    return f"{PREFIX}logsession:{session_id}"
+
+
+class RedisRunLog(RunLog):
+    """A :class:`RunLog` readable from every process.
+
+    Args:
+        url: ``REDIS_URL``.
+        ttl_s: ``RUN_LOG_TTL_S``.
+        max_frames: ``RUN_LOG_MAX_FRAMES`` (Redis trims approximately, never below it).
+    """
+
+    def __init__(self, url: str, ttl_s: float = 60.0, max_frames: int = 100_000) -> None:
+        import redis.asyncio as aioredis
+
+        self.redis = aioredis.Redis.from_url(
+            url, socket_timeout=READ_BLOCK_MS / 1000 + 4, socket_connect_timeout=2
+        )
+        self.local = MemoryRunLog(ttl_s, max_frames)
+        self.ttl_s = ttl_s
+        self.max_frames = max(1, max_frames)
+        self._broken: set[str] = set()
+        """Runs of this process whose Redis copy failed (they go on without it)."""
+        self._first_seq: dict[str, int] = {}
+        """Other processes' runs: the oldest kept seq seen by :meth:`current` (for the early gap check)."""
+
+    def _failed(self, run_id: str, error: Exception) -> None:
+        if run_id not in self._broken:
+            self._broken.add(run_id)
+            logger.warning("run %s: its frames cannot be written to Redis (%s); joins from other processes "
+                           "will miss it", run_id, error)  # fmt: skip
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
+
+    async def open(self, run: LoggedRun) -> int:
+        """See :meth:`RunLog.open`."""
+        after = await self.local.open(run)
+        self._broken.discard(run.run_id)
+        meta = {"session_id": run.session_id, "user_name": run.user_name, "trace_id": run.trace_id,
+                "first_seq": after + 1, "last_seq": after, "ended": 0}  # fmt: skip
+        try:
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.delete(_stream(run.run_id))
+                pipe.hset(_meta(run.run_id), mapping=meta)
+                pipe.expire(_meta(run.run_id), RUNNING_EXPIRY_S)
+                pipe.set(_session(run.session_id), run.run_id, ex=RUNNING_EXPIRY_S)
+                await pipe.execute()
+        except Exception as error:
+            self._failed(run.run_id, error)
+        return after
+
+    async def append(self, run_id: str, event: ContractEvent) -> LogFrame:
+        """See :meth:`RunLog.append`."""
+        frame = await self.local.append(run_id, event)
+        if run_id not in self._broken:
+            try:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    pipe.xadd(_stream(run_id), {"e": event.model_dump_json()}, id=f"{frame.seq}-0",
+                              maxlen=self.max_frames, approximate=True)  # fmt: skip
+                    pipe.hset(_meta(run_id), "last_seq", frame.seq)
+                    await pipe.execute()
+            except Exception as error:
+                self._failed(run_id, error)
+        return frame
+
+    async def close(self, run_id: str) -> None:
+        """See :meth:`RunLog.close`."""
+        state = self.local._runs.get(run_id)
+        await self.local.close(run_id)
+        if state is None or run_id in self._broken:
+            return
+        ttl = max(1, int(self.ttl_s))
+        try:
+            async with self.redis.pipeline(transaction=True) as pipe:
+                pipe.xadd(_stream(run_id), {"end": "1"}, id=f"{state.last_seq}-1")
+                pipe.hset(_meta(run_id), "ended", 1)
+                for key in (_stream(run_id), _meta(run_id), _session(state.info.session_id)):
+                    pipe.expire(key, ttl)
+                await pipe.execute()
+        except Exception as error:
+            self._failed(run_id, error)
+
+    async def current(self, session_id: str) -> LogState | None:
+        """See :meth:`RunLog.current`: this process's run first, else the one Redis knows."""
+        state = await self.local.current(session_id)
+        if state is not None:
+            return state
+        raw = await self.redis.get(_session(session_id))
+        if raw is None:
+            return None
+        run_id = raw.decode()
+        meta = {k.decode(): v.decode() for k, v in (await self.redis.hgetall(_meta(run_id))).items()}
+        if not meta:
+            return None
+        first_seq = int(meta["first_seq"])
+        oldest = await self.redis.xrange(_stream(run_id), count=1)
+        if oldest:
+            first_seq = max(first_seq, int(oldest[0][0].split(b"-")[0]))
+        self._first_seq[run_id] = first_seq
+        run = LoggedRun(run_id, meta["session_id"], meta["user_name"], meta["trace_id"])
+        return LogState(run, first_seq, int(meta["last_seq"]), meta["ended"] == "1")
+
+    def frames(self, run_id: str, after: int = 0, *, idle_s: float = 0) -> AsyncIterator[LogFrame | None]:
+        """See :meth:`RunLog.frames`. Another process's run is read from its Stream.
+
+        A gap is raised here when :meth:`current` just saw the oldest kept frame, else on the
+        first read; an unknown run raises ``KeyError`` on the first read.
+        """
+        if run_id in self.local._runs:
+            return self.local.frames(run_id, after, idle_s=idle_s)
+        first = self._first_seq.get(run_id)
+        if first is not None and after < first - 1:
+            raise LogGap(first)
+        return self._read(run_id, max(after, 0), idle_s)
+
+    async def _read(self, run_id: str, after: int, idle_s: float) -> AsyncIterator[LogFrame | None]:
+        if not await self.redis.exists(_meta(run_id)):
+            raise KeyError(run_id)
+        cursor: Any = f"{after}-0"
+        expected = after + 1
+        quiet_since = time.monotonic()
+        block = READ_BLOCK_MS if idle_s <= 0 else max(1, min(READ_BLOCK_MS, int(idle_s * 1000)))
+        while True:
+            batch = await self.redis.xread({_stream(run_id): cursor}, count=500, block=block)
+            if not batch:
+                if not await self.redis.exists(_meta(run_id)):
+                    return  # expired: nothing more will come
+                if idle_s > 0 and time.monotonic() - quiet_since >= idle_s:
+                    quiet_since = time.monotonic()
+                    yield None
+                continue
+            for entry_id, fields in batch[0][1]:
+                if b"end" in fields:
+                    return
+                seq = int(entry_id.split(b"-")[0])
+                if seq > expected:  # trimmed while this reader was behind
+                    raise LogGap(seq)
+                yield LogFrame(seq, EVENT_ADAPTER.validate_json(fields[b"e"]))
+                cursor, expected = entry_id, seq + 1
+            quiet_since = time.monotonic()
