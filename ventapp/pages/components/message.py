@@ -15,7 +15,7 @@ import reflex as rx
 from ventapp.pages.components.interrupt_card import interrupt_card
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import markdown
-from ventapp.pages.components.tool_card import tool_card
+from ventapp.pages.components.tool_card import tool_cards
 from ventapp.state.chat_state import ChatState
 from ventapp.state.live_text import shown_text
 from ventapp.state.views import ChatMessageView, CitationView, TodoView
@@ -98,16 +98,12 @@ def _citation(citation: rx.Var[CitationView], index: rx.Var[int]) -> rx.Componen
                 ),
                 rx.cond(
                     citation.snippet != "",
-                    rx.text(
-                        citation.snippet,
-                        size="1",
-                        color_scheme="gray",
-                        style={
-                            "display": "-webkit-box",
-                            "-webkit-line-clamp": "2",
-                            "-webkit-box-orient": "vertical",
-                            "overflow": "hidden",
-                        },
+                    # Knowledge snippets are Markdown (tables, bold): rendered, never raw ``|`` and ``**``.
+                    rx.box(
+                        markdown(citation.snippet),
+                        class_name="citation-snippet",
+                        color=rx.color("gray", 11),
+                        style={"font_size": "0.8rem", "max_height": "6.5em", "overflow": "hidden"},
                     ),
                 ),
                 min_width="0",
@@ -258,12 +254,7 @@ def assistant_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
     pending = rx.cond(message.status == "waiting", WAITING_FOR_YOU, t("tool.no_result"))
     return _assistant_shell(
         _reasoning(message.reasoning),
-        rx.cond(
-            message.tools.length() > 0,
-            rx.vstack(
-                rx.foreach(message.tools, lambda card: tool_card(card, pending)), spacing="2", width="100%"
-            ),
-        ),
+        tool_cards(message.tools, pending),
         todo_list(message.todos),
         rx.cond(message.content != "", rx.box(markdown(message.content), width="100%")),
         rx.cond(
@@ -292,14 +283,7 @@ def live_bubble() -> rx.Component:
     live_text = shown_text(ChatState.live_id)
     return _assistant_shell(
         _reasoning(ChatState.live_reasoning, live=True),
-        rx.cond(
-            ChatState.live_tools.length() > 0,
-            rx.vstack(
-                rx.foreach(ChatState.live_tools, lambda card: tool_card(card, pending)),
-                spacing="2",
-                width="100%",
-            ),
-        ),
+        tool_cards(ChatState.live_tools, pending),
         todo_list(ChatState.live_todos),
         rx.cond(live_text != "", rx.box(markdown(live_text), width="100%")),
         rx.cond(
