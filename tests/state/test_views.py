@@ -10,7 +10,7 @@ from ventapp.state.interrupt_view import interrupt_view, reject_all, reviewed
 from ventapp.state.live_answer import LiveAnswer, reduce_event
 from ventapp.state.views import message_from_row, nested, tool_card_from_dict, tool_summary
 
-TASK_ARGS = {"subagent_type": "researcher", "description": "Find the airflow rule", "prompt": "..."}
+TASK_ARGS = {"subagent_type": "researcher", "description": "Find the airflow rule"}
 
 
 def _fold(events: list[ev.ContractEvent], lang: str = "en") -> LiveAnswer:

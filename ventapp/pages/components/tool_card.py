@@ -126,7 +126,7 @@ def _result(card: rx.Var[ToolCardView]) -> rx.Component:
 def _plan(card: rx.Var[ToolCardView]) -> rx.Component:
     """A plan card's plan, kept in the answer after it was approved or sent back."""
     return rx.cond(
-        card.plan != "",
+        (card.plan != "") & card.done,  # while it waits, the plan card itself shows the plan
         rx.box(
             rx.match(
                 card.review,
