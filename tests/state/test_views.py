@@ -50,7 +50,9 @@ def test_a_call_of_an_unknown_agent_stays_at_the_top() -> None:
 def test_tool_result_gets_a_one_line_summary() -> None:
     assert tool_summary("60") == "60"
     assert tool_summary('{"result": 42, "data": {"x": 1}}') == "42"
-    assert tool_summary('{"sources": [{"title": "a"}, {"title": "b"}], "data": []}', "en") == "2 source(s) found"
+    assert (
+        tool_summary('{"sources": [{"title": "a"}, {"title": "b"}], "data": []}', "en") == "2 source(s) found"
+    )
     assert tool_summary('{"sources": []}', "zh-CN") == "找到 0 个来源"
     long = tool_summary("word " * 100)
     assert len(long) <= 96 and long.endswith("…") and "\n" not in tool_summary("first\nsecond")
