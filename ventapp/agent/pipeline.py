@@ -31,6 +31,7 @@ from sqlalchemy.exc import OperationalError
 from ventapp.agent.admission import GateFull, GateSlot
 from ventapp.agent.agent_set import UnknownRoute
 from ventapp.agent.chat_run import CANCELLED_MARKER, ChatRun
+from ventapp.agent.fork import fork_before_turn
 from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.billing.guard import BillingRejected, precheck
@@ -142,6 +143,9 @@ class ChatRequest:
     model: str | None = None
     """A model route by name (``MODELS``); it becomes the session's route. None: the session's
     route (a new session: the main one)."""
+    fork_turn: int | None = None
+    """Edit-and-resend / regenerate: this message replaces the session's ``fork_turn``-th user message
+    (0-based) and everything after it; the run starts from the checkpoint before it (:mod:`.fork`)."""
 
 
 def agent_input_text(request: ChatRequest) -> str:
@@ -260,7 +264,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
     Raises:
         ChatRejected: 400 (blank message, bad user name or request_id), 404 (bad id, another
             user's session, thread_id ≠ session_id), 409 (duplicate request_id, session already
-            running), 422 (bad mode), 429 (process or user run limit, daily quota; ``retry_after``
+            running; ``no_turn``: ``fork_turn`` names no message), 422 (bad mode), 429 (process or user run limit, daily quota; ``retry_after``
             set), 400 ``unknown_model`` (a model route that is not configured), 503 (the model
             has no price and BILLING_ALLOW_UNPRICED=0; ``storage``: the
             database refuses writes).
@@ -324,6 +328,10 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
                     route=None if route == DEFAULT_ROUTE else route,
                 )
             await asyncio.to_thread(chat_store.abandon_waiting_runs, engine, session_id)
+            if request.fork_turn is not None:
+                graph = (await runtime.agents.ready(route)).graph
+                if not await fork_before_turn(engine, graph, session_id, request.fork_turn):
+                    raise ChatRejected(409, "no_turn", "That message is no longer in this conversation.")
         await asyncio.to_thread(chat_store.add_message, engine, session_id, "user", request.message)
         await asyncio.to_thread(
             chat_store.start_run,
