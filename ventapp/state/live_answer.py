@@ -268,6 +268,13 @@ def to_message(live: LiveAnswer, message_id: str | None = None) -> ChatMessageVi
     )
 
 
+def announcement(final: LiveAnswer, waiting: bool) -> str:
+    """The sentence screen readers hear when a run ends (the ``aria-live`` region of the chat page)."""
+    if final.error and final.error_code != STOPPED_CODE:
+        return t("a11y.failed", final.lang, error=worded_error(final.error_code, final.error, final.lang)[0])
+    return t("a11y.waiting" if waiting else "a11y.done", final.lang)
+
+
 def live_from_message(message: ChatMessageView, lang: str = DEFAULT_LANG) -> LiveAnswer:
     """A stored paused answer as the live answer its card is shown in (after a reload)."""
     return LiveAnswer(

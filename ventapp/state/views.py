@@ -239,6 +239,7 @@ class ChatMessageView:
         status: ``done`` | ``error`` | ``waiting`` | ``stopped`` (``data-state`` of the bubble).
         context_tokens: Context occupancy after this answer (input of its last model call).
         context_limit: The model's context window; 0 when unknown.
+        unsent: A user message the server refused before it ran (not stored): shown with Retry.
     """
 
     id: str = ""
@@ -256,6 +257,7 @@ class ChatMessageView:
     status: str = STATUS_DONE
     context_tokens: int = 0
     context_limit: int = 0
+    unsent: bool = False
 
 
 @dataclass

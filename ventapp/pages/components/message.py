@@ -14,6 +14,7 @@ import reflex as rx
 
 from ventapp.pages.components.interrupt_card import interrupt_card
 from ventapp.pages.components.lang import t
+from ventapp.pages.components.message_actions import answer_actions, edit_form, question_actions
 from ventapp.pages.components.styles import markdown
 from ventapp.pages.components.tool_card import tool_cards
 from ventapp.state.chat_state import ChatState
@@ -22,8 +23,8 @@ from ventapp.state.views import ChatMessageView, CitationView, TodoView
 
 
 def user_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
-    """The user's message, right-aligned, plain text with line breaks kept."""
-    return rx.flex(
+    """The user's message, right-aligned, plain text with line breaks kept; its edit form while edited."""
+    bubble = rx.vstack(
         rx.box(
             rx.text(
                 message.content, size="3", style={"white_space": "pre-wrap", "overflow_wrap": "anywhere"}
@@ -35,6 +36,14 @@ def user_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
             color=rx.color("gray", 12),
             max_width=["90%", "80%", "75%"],
         ),
+        question_actions(message),
+        align="end",
+        spacing="1",
+        width="100%",
+        class_name=rx.cond(message.unsent, "user-row unsent", "user-row"),
+    )
+    return rx.flex(
+        rx.cond(ChatState.editing_id == message.id, edit_form(message), bubble),
         justify="end",
         width="100%",
     )
@@ -249,7 +258,7 @@ def _assistant_shell(*children: Any, state: Any, extra_class: str = "") -> rx.Co
     )
 
 
-def assistant_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
+def assistant_bubble(message: rx.Var[ChatMessageView], last: rx.Var[bool] | bool = False) -> rx.Component:
     """A finished answer: tool cards and plan first, then the text, sources, footer."""
     pending = rx.cond(message.status == "waiting", WAITING_FOR_YOU, t("tool.no_result"))
     return _assistant_shell(
@@ -268,6 +277,7 @@ def assistant_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
             message.footer != "",
             rx.text(message.footer, size="1", color_scheme="gray", class_name="usage-footer"),
         ),
+        answer_actions(message, rx.Var.create(last)),
         state=message.status,
     )
 
@@ -300,6 +310,7 @@ def live_bubble() -> rx.Component:
     )
 
 
-def message_row(message: rx.Var[ChatMessageView]) -> rx.Component:
-    """One transcript entry."""
-    return rx.cond(message.role == "user", user_bubble(message), assistant_bubble(message))
+def message_row(message: rx.Var[ChatMessageView], index: rx.Var[int]) -> rx.Component:
+    """One transcript entry (``index`` in ``ChatState.messages``: the last answer gets regenerate)."""
+    last = (index == ChatState.messages.length() - 1) & ~ChatState.live_open
+    return rx.cond(message.role == "user", user_bubble(message), assistant_bubble(message, last))
