@@ -3,7 +3,7 @@
 DOM hooks: ``.attach-upload`` (holds the file ``input``) and ``#attach-button``;
 ``.attachment-chip`` with ``data-path``; ``.upload-error``; ``#mode-switch`` with
 items ``full`` and ``plan``; ``.context-gauge`` with ``data-percent`` (context occupancy
-after the last answer).
+after the last answer); ``#workspace-open`` (the session's files, :mod:`.workspace_panel`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import reflex as rx
 
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
+from ventapp.pages.components.workspace_panel import workspace_panel
 from ventapp.state.chat_state import ChatState
 from ventapp.state.sessions_state import UPLOAD_ID, SessionsState
 
@@ -134,6 +135,7 @@ def session_bar() -> rx.Component:
         ),
         rx.spacer(),
         context_gauge(),
+        workspace_panel(),
         mode_switch(),
         align="center",
         spacing="2",
