@@ -47,9 +47,10 @@ def _row(item: rx.Var[WorkspaceFileView]) -> rx.Component:
         rx.table.cell(item.size, class_name="workspace-size", white_space="nowrap"),
         rx.table.cell(item.modified, class_name="workspace-time", white_space="nowrap"),
         rx.table.cell(
-            rx.link(
+            rx.el.a(  # a plain link (the router's would navigate): the browser downloads it
                 rx.icon("download", size=14),
                 href=item.download_url,
+                download=item.name,
                 class_name="workspace-download",
                 aria_label=t("workspace.download", name=item.name),
                 title=t("workspace.download", name=item.name),
@@ -94,17 +95,16 @@ def workspace_panel() -> rx.Component:
     """The bar's folder button and the dialog it opens (read-only)."""
     return rx.dialog.root(
         rx.dialog.trigger(
-            rx.tooltip(
-                rx.icon_button(
-                    rx.icon("folder_open", size=16),
-                    id="workspace-open",
-                    aria_label=t("workspace.open"),
-                    variant="ghost",
-                    color_scheme="gray",
-                    size="2",
-                    type="button",
-                ),
-                content=t("workspace.open"),
+            # No tooltip around it: the trigger must be the button itself to receive the click.
+            rx.icon_button(
+                rx.icon("folder_open", size=16),
+                id="workspace-open",
+                aria_label=t("workspace.open"),
+                title=t("workspace.open"),
+                variant="ghost",
+                color_scheme="gray",
+                size="2",
+                type="button",
             ),
         ),
         rx.dialog.content(
