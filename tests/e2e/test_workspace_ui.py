@@ -1,5 +1,6 @@
 """The workspace panel in a real browser against the whole app: an upload and a file the agent
 wrote are listed with size and time, previewed and downloadable; another session's file is refused.
+Attachments: chips on sent messages (also after a reload), and files dropped on the composer.
 """
 
 from __future__ import annotations
@@ -58,6 +59,12 @@ def test_panel_lists_previews_and_downloads_the_session_files(
     match = SESSION_IN_URL.search(page.url)
     assert match
     session_id = match.group(1)
+    chip = page.locator(".user-row .sent-attachment")
+    expect(chip).to_have_attribute("data-path", "/workspace/uploads/fan.csv")  # the sent message shows it
+    page.reload()
+    expect(page.locator(".msg-assistant").last).to_contain_text("Report written.")
+    expect(chip).to_have_attribute("data-path", "/workspace/uploads/fan.csv")  # also after a reload
+    expect(chip).to_have_text("fan.csv")
 
     page.click("#workspace-open")
     panel = page.locator(".workspace-panel")
@@ -90,4 +97,20 @@ def test_panel_lists_previews_and_downloads_the_session_files(
     assert stolen.status_code == 404
     listing = httpx.get(f"{app.url}/api/sessions/{session_id}/workspace", params={"user_name": "mallory"})
     assert listing.status_code == 404
+    page.context.close()
+
+
+def test_a_file_dropped_on_the_composer_is_attached(browser: Browser, app: ReflexApp) -> None:
+    page: Page = open_chat(browser, app.url, "drop-e2e", TIMEOUT_MS)
+    page.evaluate(
+        """() => {
+            const transfer = new DataTransfer();
+            transfer.items.add(new File(["q,p\\n1,2\\n"], "dropped.csv", {type: "text/csv"}));
+            const zone = document.querySelector(".composer-drop");
+            for (const type of ["dragenter", "dragover", "drop"]) {
+                zone.dispatchEvent(new DragEvent(type, {dataTransfer: transfer, bubbles: true, cancelable: true}));
+            }
+        }"""
+    )
+    expect(page.locator(".attachment-chip")).to_have_attribute("data-path", "/workspace/uploads/dropped.csv")
     page.context.close()

@@ -34,6 +34,7 @@ from ventapp.agent.chat_run import CANCELLED_MARKER, ChatRun
 from ventapp.agent.fork import fork_before_turn
 from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
 from ventapp.agent.runtime import AgentRuntime
+from ventapp.agent.turn_attachments import note_for
 from ventapp.billing.guard import BillingRejected, precheck
 from ventapp.db import chat_store, session_store
 from ventapp.db.models import SESSION_MODES
@@ -152,7 +153,7 @@ def agent_input_text(request: ChatRequest) -> str:
     """The user turn as the agent sees it: the message plus where attachments and the skill are."""
     parts = [request.message]
     if request.attachments:
-        parts.append("Attached files (read them with read_file): " + ", ".join(request.attachments))
+        parts.append(note_for(request.attachments))
     if request.skill:
         parts.append(
             f"Use the skill '{request.skill}': read /skills/{request.skill}/SKILL.md first and follow it."

@@ -313,7 +313,10 @@ class ChatState(CardAnswers, ChatControls, NameDialog, rx.State):
             self.messages = truncated_at_turn(self.messages, fork_turn)
         elif self.interrupt.kind:  # moving on without answering: the paused answer stays as it is
             self.messages.append(to_message(current_live(self)))
-        self.messages.append(ChatMessageView(id=uuid.uuid4().hex, role="user", content=text))
+        attached = list(self.attachments)
+        self.messages.append(
+            ChatMessageView(id=uuid.uuid4().hex, role="user", content=text, attachments=attached)
+        )
         self._pending_message, self._pending_fork = text, -1 if fork_turn is None else fork_turn
         self._pending_attachments, self.attachments = list(self.attachments), []
         self._new_live()

@@ -32,6 +32,8 @@ logger = logging.getLogger(__name__)
 MAX_TITLE_CHARS = 200
 UPLOAD_ID = "attach"
 """``rx.upload`` id of the attach button."""
+DROP_ID = "composer-drop"
+"""The composer is a drop zone too: files dropped on it are attached like picked ones."""
 
 
 def _runtime() -> AgentRuntime | None:

@@ -240,6 +240,7 @@ class ChatMessageView:
         context_tokens: Context occupancy after this answer (input of its last model call).
         context_limit: The model's context window; 0 when unknown.
         unsent: A user message the server refused before it ran (not stored): shown with Retry.
+        attachments: A user message's attached files (``/workspace/uploads/<name>``), shown as chips.
     """
 
     id: str = ""
@@ -258,6 +259,7 @@ class ChatMessageView:
     context_tokens: int = 0
     context_limit: int = 0
     unsent: bool = False
+    attachments: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -22,6 +22,20 @@ from ventapp.state.live_text import shown_text
 from ventapp.state.views import ChatMessageView, CitationView, TodoView
 
 
+def _sent_attachment(path: rx.Var[str]) -> rx.Component:
+    """A file the message carried, as a chip (``.sent-attachment``)."""
+    return rx.badge(
+        rx.icon("paperclip", size=12),
+        path.split("/")[-1],
+        variant="soft",
+        color_scheme="gray",
+        radius="full",
+        class_name="sent-attachment",
+        data_path=path,
+        title=path,
+    )
+
+
 def user_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
     """The user's message, right-aligned, plain text with line breaks kept; its edit form while edited."""
     bubble = rx.vstack(
@@ -35,6 +49,12 @@ def user_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
             background=rx.color("accent", 4),
             color=rx.color("gray", 12),
             max_width=["90%", "80%", "75%"],
+        ),
+        rx.cond(
+            message.attachments.length() > 0,
+            rx.hstack(
+                rx.foreach(message.attachments, _sent_attachment), spacing="1", wrap="wrap", justify="end"
+            ),
         ),
         question_actions(message),
         align="end",

@@ -40,19 +40,19 @@ def _attachment_chip(path: rx.Var[str]) -> rx.Component:
     )
 
 
-def _name_file_input(component: rx.Component, label: rx.Var[str]) -> rx.Component:
+def name_file_input(component: rx.Component, label: rx.Var[str]) -> rx.Component:
     """Give ``rx.upload``'s hidden file input a name (Reflex creates it without one; axe: ``label``)."""
     for child in getattr(component, "children", []):
         if type(child).__name__ == "Input" and str(getattr(child, "type", "")).strip('"') == "file":
             child.custom_attrs["aria-label"] = label
         else:
-            _name_file_input(child, label)
+            name_file_input(child, label)
     return component
 
 
 def attach_button() -> rx.Component:
     """Picks one file and saves it into the open session's ``/workspace/uploads/``."""
-    return _name_file_input(attach_upload(), t("attach.hint"))
+    return name_file_input(attach_upload(), t("attach.hint"))
 
 
 def attach_upload() -> rx.Component:
