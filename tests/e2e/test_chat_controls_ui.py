@@ -169,3 +169,40 @@ def test_retry_after_a_failed_answer_asks_the_model_again(
     _answered(page, 1, "Back again.")
     assert _user_texts(llm.requests()[-1]) == ["error please"]
     page.context.close()
+
+
+def test_phone_layout_drawer_searches_renames_pins_and_deletes(
+    browser: Browser, app: ReflexApp, llm: ScriptedServer
+) -> None:
+    llm.reset()
+    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app.url)
+    page.locator("#user-name").fill("phone-e2e")
+    page.click("#user-name-save")
+    expect(page.locator("#user-name")).to_have_count(0)
+    expect(page.locator(".chat-sidebar")).to_be_hidden()
+    _send(page, "phone chat one")
+    _answered(page, 1, "You said: phone chat one")
+
+    page.click("#history-menu")
+    drawer = page.locator(".phone-history")
+    row = drawer.locator(".session-item")
+    expect(row).to_have_count(1)
+    row.locator(".session-menu").click()
+    page.locator(".session-pin").click()
+    expect(row).to_have_attribute("data-pinned", "true")
+    row.locator(".session-menu").click()
+    page.locator(".session-rename").click()
+    page.fill("#rename-input", "Phone fan room")
+    page.click("#rename-save")
+    expect(row.locator(".session-title")).to_have_text("Phone fan room")
+    drawer.locator("#session-search-phone").fill("no such title")
+    expect(drawer).to_contain_text("No conversation matches.")
+    drawer.locator("#session-search-phone").fill("")
+    expect(row).to_have_count(1)
+    row.locator(".session-menu").click()
+    page.locator(".session-delete").click()
+    page.click("#delete-confirm")
+    expect(drawer.locator(".session-item")).to_have_count(0)
+    page.context.close()
