@@ -206,3 +206,16 @@ def test_phone_layout_drawer_searches_renames_pins_and_deletes(
     page.click("#delete-confirm")
     expect(drawer.locator(".session-item")).to_have_count(0)
     page.context.close()
+
+
+def test_page_titles_follow_the_language(browser: Browser, app: ReflexApp) -> None:
+    page = browser.new_context(locale="zh-CN").new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(f"{app.url}/usage")
+    expect(page).to_have_title("用量 · VentAgent")
+    page.click("#lang-switch")
+    page.get_by_role("option", name="English").click()
+    expect(page).to_have_title("Usage · VentAgent")
+    page.goto(app.url)
+    expect(page).to_have_title("VentAgent")
+    page.context.close()
