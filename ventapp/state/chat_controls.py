@@ -94,4 +94,5 @@ class ChatControls(rx.State, mixin=True):
         if not last_user.unsent:
             return type(self).regenerate  # type: ignore[attr-defined]
         self.messages = messages[: messages.index(last_user)]  # type: ignore[attr-defined]
-        return [rx.set_value("chat-input", ""), self._begin(last_user.content)]  # type: ignore[attr-defined]
+        follow = self._begin(last_user.content)  # type: ignore[attr-defined]
+        return [rx.set_value("chat-input", ""), *([follow] if follow is not None else [])]
