@@ -196,3 +196,34 @@ def test_approved_plan_stays_in_the_answer(page: Page, llm: ScriptedServer) -> N
     expect(kept).to_contain_text("Calculate the airflow.")
     page.reload()
     expect(page.locator(".answered-plan")).to_contain_text("Calculate the airflow.")
+
+
+def test_cards_speak_chinese_on_a_chinese_page(browser: Browser, app: ReflexApp, llm: ScriptedServer) -> None:
+    llm.reset()
+    page = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 900}).new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app.url)
+    page.locator("#user-name").fill("工作甲")
+    page.click("#user-name-save")
+    expect(page.locator("#user-name")).to_have_count(0)
+    task = {"subagent_type": "researcher", "description": "查找风速限值"}
+    calls = [{"name": "calculate", "arguments": {"expression": e}} for e in ("2+2", "3+3")]
+    llm.push(
+        {"tool_calls": [{"id": "task_zh", "name": "task", "arguments": task}]},
+        {"tool_calls": [{"id": "kb_zh", "name": "knowledge_search", "arguments": {"query": "风速"}}]},
+        {"content": "子智能体已完成。"},
+        {"tool_calls": calls},
+        {"content": "都没有计算。"},
+    )
+    _send(page, "请子智能体查一下风速限值")
+    card = page.locator(".subagent-card")
+    expect(card.locator(".tool-label").first).to_have_text("资料检索员")
+    expect(card.locator(".subagent-description").first).to_have_text("查找风速限值")
+    expect(page.locator("#tool-kb_zh .tool-summary")).to_have_text(re.compile(r"找到 \d+ 个来源"))
+    expect(page.locator(".interrupt-card .approval-call")).to_have_count(2)
+    page.click("#reject-all")
+    expect(page.locator(".msg-assistant").last).to_contain_text("都没有计算。")
+    rejected = page.locator('.tool-card[data-state="rejected"]')
+    expect(rejected).to_have_count(2)
+    expect(rejected.first).to_contain_text("已被你拒绝")
+    page.context.close()
