@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
 
+from ventapp.config_auth import AUTH_KEYS, AuthSettings, parse_auth
 from ventapp.model_config import DEFAULT_ROUTE, THINKING_CONTROLS, ModelRoute, parse_routes
 
 logger = logging.getLogger(__name__)
@@ -79,6 +80,12 @@ KEYS: dict[str, tuple[str, str]] = {
     "CHECKPOINTER": (
         "sqlite",
         "Graph-state store: sqlite (DATA_DIR/checkpoints.db) | memory (lost on restart)",
+    ),
+    "CHECKPOINT_SYNC": (
+        "normal",
+        "How the sqlite checkpointer's commits reach the disk: normal (kept through a crash or kill of "
+        "the app; an OS crash or power cut may lose the newest graph steps) | full (an fsync per commit, "
+        "about 4x the time every checkpoint write holds the checkpointer's single lock)",
     ),
     "PORT": ("3000", "Port the app serves on (make run / make api)"),
     "HOST": (
@@ -139,6 +146,7 @@ KEYS: dict[str, tuple[str, str]] = {
         "300",
         "A tick missed while the service was down still runs at start-up if it is at most this many seconds late",
     ),
+    **AUTH_KEYS,
 }
 
 
@@ -222,6 +230,9 @@ class Settings:
     thinking_level: str = "default"
     model_routes: tuple[ModelRoute, ...] = ()
     """The routes of ``MODELS`` (the main route is :attr:`main_route`)."""
+    checkpoint_sync: str = "normal"
+    auth: AuthSettings = field(default_factory=AuthSettings)
+    """The ``AUTH_*`` keys (:mod:`ventapp.config_auth`)."""
     conflicts: tuple[ConfigConflict, ...] = field(default=())
 
     @property
@@ -365,6 +376,9 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
     checkpointer = values["CHECKPOINTER"].lower()
     if checkpointer not in ("sqlite", "memory"):
         raise ValueError(f"CHECKPOINTER must be sqlite or memory, got {checkpointer!r}")
+    checkpoint_sync = values["CHECKPOINT_SYNC"].lower()
+    if checkpoint_sync not in ("normal", "full"):
+        raise ValueError(f"CHECKPOINT_SYNC must be normal or full, got {values['CHECKPOINT_SYNC']!r}")
     database_url = values["DATABASE_URL"] or f"sqlite:///{data_dir / 'ventagent.db'}"
     log_level = values["LOG_LEVEL"].upper()
     if log_level not in LOG_LEVELS:
@@ -445,6 +459,8 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         thinking_control=thinking_control,
         thinking_level=values["THINKING_LEVEL"].lower() or "default",
         model_routes=parse_routes(values["MODELS"], PROJECT_ROOT, int(KEYS["CONTEXT_LIMIT"][0])),
+        checkpoint_sync=checkpoint_sync,
+        auth=parse_auth(values),
         conflicts=tuple(conflicts),
     )
 
@@ -467,3 +483,16 @@ def warn_conflicts(settings: Settings) -> None:
 def get_settings() -> Settings:
     """The process-wide settings, loaded on first use. Tests call ``get_settings.cache_clear()``."""
     return load_settings()
+
+
+FRONTEND_BUILD_ENV_PREFIXES = ("REFLEX_", "VITE_")
+"""Environment variables Reflex and Vite read while building the UI (not app settings)."""
+
+
+def frontend_build_environment() -> dict[str, str]:
+    """The ``REFLEX_*`` and ``VITE_*`` variables of the process: inputs of the UI build.
+
+    Returns:
+        ``name -> value`` (read now; used by :mod:`ventapp.ui_build` to decide whether to rebuild).
+    """
+    return {name: value for name, value in os.environ.items() if name.startswith(FRONTEND_BUILD_ENV_PREFIXES)}

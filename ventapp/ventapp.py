@@ -15,6 +15,7 @@ from ventapp.api.app import create_api
 from ventapp.pages.chat import chat_page
 from ventapp.pages.components.lang import t
 from ventapp.pages.knowledge import knowledge_page
+from ventapp.pages.login import login_page
 from ventapp.pages.not_found import not_found_page
 from ventapp.pages.schedules import schedules_page
 from ventapp.pages.settings import settings_page
@@ -57,4 +58,5 @@ app.add_page(knowledge_page, route="/kb/[doc_id]", title=t("title.knowledge"))
 app.add_page(usage_page, route="/usage", title=t("title.usage"))
 app.add_page(schedules_page, route="/schedules", title=t("title.schedules"))
 app.add_page(settings_page, route="/settings", title=t("title.settings"))
+app.add_page(login_page, route="/login", title=t("title.login"))
 app.add_page(not_found_page, route="404", title=t("title.not_found"))

@@ -119,7 +119,7 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
     """
     session = await owned_session(runtime, request.session_id, request.user_name)
     route = route_name(runtime, None, session.route)  # the session's route, like its chats
-    await check_billing(runtime, request.user_name, route)
+    billing = await check_billing(runtime, request.user_name, route)
     slot = take_slot(runtime, request.user_name)
     lock = runtime.session_lock(session.id)
     if lock.locked():
@@ -195,6 +195,7 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
         edited_args=edited_args,
         lang=request.lang,
         agent=agent,
+        billing=billing,
     )
     run.kernel.mark_reviews(_reviews(answered, value))
     runtime.active_runs[session.id] = run
