@@ -20,6 +20,8 @@ from tests.support import app_env
 
 TIMEOUT_MS = 30_000
 SESSION_IN_URL = re.compile(r"[?&]session=([0-9a-f-]{36})")
+OPERATOR = "quota-operator"
+"""May raise a user's quota again (a user may only lower their own)."""
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +33,8 @@ def llm() -> Iterator[ScriptedServer]:
 @pytest.fixture(scope="module")
 def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReflexApp]:
     data_dir = tmp_path_factory.mktemp("reflex-controls")
-    with ReflexApp({**app_env(data_dir, llm.base_url), "DEMO_MODE": "1"}, data_dir / "reflex.log") as running:
+    env = {**app_env(data_dir, llm.base_url), "DEMO_MODE": "1", "AUTH_NONE_OPERATORS": OPERATOR}
+    with ReflexApp(env, data_dir / "reflex.log") as running:
         yield running
 
 
@@ -141,7 +144,8 @@ def test_a_refused_message_keeps_its_text_and_retry_sends_it(
     expect(page.locator("#chat-input")).to_have_value("after the quota")  # not lost
     expect(page.locator(".user-row.unsent .unsent-badge")).to_have_count(1)
     sent = len(llm.requests())
-    assert httpx.put(quota, params={"user_name": user}, json={"daily_token_limit": 0}).status_code == 200
+    raised = httpx.put(quota, params={"user_name": OPERATOR}, json={"daily_token_limit": 0, "for_user": user})
+    assert raised.status_code == 200
 
     page.click(".retry-send")
 
