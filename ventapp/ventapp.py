@@ -13,6 +13,7 @@ from reflex_base.environment import environment
 
 from ventapp.api.app import create_api
 from ventapp.pages.chat import chat_page
+from ventapp.pages.components.lang import t
 from ventapp.pages.knowledge import knowledge_page
 from ventapp.pages.login import login_page
 from ventapp.pages.not_found import not_found_page
@@ -51,10 +52,11 @@ app = rx.App(
 if app.sio is not None:
     app.sio.eio.cors_allowed_origins = []
 app.register_lifespan_task(app_lifespan)
-app.add_page(chat_page, route="/", title="VentAgent")
-app.add_page(knowledge_page, route="/kb/[doc_id]", title="Knowledge base · VentAgent")
-app.add_page(usage_page, route="/usage", title="Usage · VentAgent")
-app.add_page(schedules_page, route="/schedules", title="Schedules · VentAgent")
-app.add_page(settings_page, route="/settings", title="Settings · VentAgent")
-app.add_page(login_page, route="/login", title="Log in · VentAgent")
-app.add_page(not_found_page, route="404", title="VentAgent")
+# Titles follow the UI language (React renders the page's <title> and updates it on a switch).
+app.add_page(chat_page, route="/", title=t("title.chat"))
+app.add_page(knowledge_page, route="/kb/[doc_id]", title=t("title.knowledge"))
+app.add_page(usage_page, route="/usage", title=t("title.usage"))
+app.add_page(schedules_page, route="/schedules", title=t("title.schedules"))
+app.add_page(settings_page, route="/settings", title=t("title.settings"))
+app.add_page(login_page, route="/login", title=t("title.login"))
+app.add_page(not_found_page, route="404", title=t("title.not_found"))

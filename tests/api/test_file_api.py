@@ -84,3 +84,27 @@ def test_another_user_gets_404_for_the_same_figure(client: httpx.Client, llm: Sc
     session_id, _ = _upload_and_solve(client, llm, owner)
     stolen = client.get(f"/api/sessions/{session_id}/files", params={"user_name": "mallory", "path": FIGURE})
     assert stolen.status_code == 404 and stolen.json()["detail"] == "Session not found."
+
+
+def test_workspace_lists_the_upload_and_what_the_agent_wrote_to_its_owner_only(
+    client: httpx.Client, llm: ScriptedServer
+) -> None:
+    owner = f"user-{uuid.uuid4().hex[:8]}"
+    session_id, _ = _upload_and_solve(client, llm, owner)
+    listing = client.get(f"/api/sessions/{session_id}/workspace", params={"user_name": owner})
+    assert listing.status_code == 200
+    files = {f["path"]: f for f in listing.json()["files"]}
+    assert "/workspace/uploads/network.csv" in files and FIGURE in files
+    assert files[FIGURE]["size_bytes"] > 1000 and files[FIGURE]["modified"].endswith("+00:00")
+    other = client.get(f"/api/sessions/{session_id}/workspace", params={"user_name": "mallory"})
+    assert other.status_code == 404 and other.json()["code"] == "not_found"
+
+    download = client.get(
+        f"/api/sessions/{session_id}/files", params={"user_name": owner, "path": FIGURE, "download": "1"}
+    )
+    assert download.status_code == 200 and download.content.startswith(PNG_MAGIC)
+    assert download.headers["content-disposition"].startswith("attachment")
+    stolen = client.get(
+        f"/api/sessions/{session_id}/files", params={"user_name": "mallory", "path": FIGURE, "download": "1"}
+    )
+    assert stolen.status_code == 404

@@ -100,6 +100,8 @@ def test_reject_never_runs_the_tool_and_the_model_sees_why(http: httpx.Client, l
     assert response.status_code == 200 and frames[-1]["type"] == "done"
     contents = [m["content"] for m in _tool_messages(llm)]
     assert "42" not in contents and any(reason in str(content) for content in contents)
+    saved = http.get(f"/api/chat/history/{session_id}").json()["messages"][-1]["tool_calls"][0]
+    assert saved["review"] == "rejected", "the stored card says the person rejected it (not a failure)"
 
 
 def test_edit_runs_the_tool_with_the_edited_arguments(http: httpx.Client, llm: ScriptedServer) -> None:
@@ -119,6 +121,7 @@ def test_edit_runs_the_tool_with_the_edited_arguments(http: httpx.Client, llm: S
     assert str(tool_message["content"]).endswith("42") and "reviewer" in str(tool_message["content"])
     saved = http.get(f"/api/chat/history/{session_id}").json()["messages"][-1]["tool_calls"][0]
     assert saved["args"] == {"expression": "2*21"} and saved["content"] == "42"
+    assert saved["review"] == "edited" and saved["original_args"] == {"expression": "1+1"}, "old → new kept"
 
 
 def test_batch_of_two_needs_two_decisions(http: httpx.Client, llm: ScriptedServer) -> None:

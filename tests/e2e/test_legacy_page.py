@@ -106,3 +106,12 @@ def test_a_long_streamed_answer_shows_exactly_the_stored_text_around_its_card(
         f"{api.url}/api/chat/history/{session_id}", params={"user_name": "legacy-long"}
     ).json()
     assert history["messages"][-1]["content"] == answer, "what streamed is what was stored"
+
+
+def test_the_page_shares_the_main_ui_stored_user_name(page: Page) -> None:
+    # The main UI keeps the name in localStorage "ventagent_user_name" (ChatState.user_name).
+    page.evaluate("localStorage.setItem('ventagent_user_name', 'shared-engineer')")
+    page.reload()
+    expect(page.locator("#user")).to_have_value("shared-engineer")
+    page.fill("#user", "renamed-engineer")
+    assert page.evaluate("localStorage.getItem('ventagent_user_name')") == "renamed-engineer"

@@ -86,6 +86,10 @@ class ToolCard:
     content: str | None = None
     error: bool = False
     approved_by_rule: bool = False
+    review: str = ""
+    """What the person decided on its approval card: ``approved`` | ``edited`` | ``rejected``; "" for none."""
+    original_args: dict[str, Any] | None = None
+    """The arguments the model proposed, when the person edited them (``args`` are the ones that ran)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form stored with the assistant message."""
@@ -183,6 +187,8 @@ class Kernel:
                 content=saved.get("content"),
                 error=bool(saved.get("error")),
                 approved_by_rule=bool(saved.get("approved_by_rule")),
+                review=str(saved.get("review") or ""),
+                original_args=saved.get("original_args"),
             )
             self.transcript.tool_cards[card.tool_call_id] = card
             if card.tool == "task" and card.content is None:
@@ -190,6 +196,22 @@ class Kernel:
         self._edited_args = dict(edited_args or {})
         self.approved_by_rule: Callable[[str, str], bool] = lambda tool, call_id: False
         """``(tool, tool_call_id) -> bool``: set by the run from the user's approval rules."""
+
+    def mark_reviews(self, reviews: dict[str, str]) -> None:
+        """Record the person's decision on each reviewed card (``tool_call_id -> approve|edit|reject``).
+
+        Call before :meth:`run`: an edited card keeps the model's proposal in ``original_args``
+        (``run`` then shows the edited arguments), so the stored answer can say "edited by you",
+        old → new, and "rejected by you" rather than a failure, after a reload as live.
+        """
+        words = {"approve": "approved", "edit": "edited", "reject": "rejected"}
+        for call_id, kind in reviews.items():
+            card = self.transcript.tool_cards.get(call_id)
+            if card is None or kind not in words:
+                continue
+            card.review = words[kind]
+            if kind == "edit" and card.original_args is None:
+                card.original_args = dict(card.args)
 
     async def run(self, stream: AsyncIterator[Any]) -> AsyncIterator[ev.ContractEvent]:
         """Translate the ``(namespace, mode, data)`` stream. Exceptions propagate to the pipeline."""

@@ -32,8 +32,10 @@ from ventapp.agent.admission import GateFull
 from ventapp.agent.agent_set import UnknownRoute
 from ventapp.agent.chat_run import CANCELLED_MARKER, ChatRun
 from ventapp.agent.coordination import CoordinationUnavailable, Held
+from ventapp.agent.fork import fork_before_turn
 from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
 from ventapp.agent.runtime import AgentRuntime
+from ventapp.agent.turn_attachments import note_for
 from ventapp.agent.turn_context import load_turn_context
 from ventapp.billing.guard import BillingRejected, RunBilling, precheck
 from ventapp.db import chat_store, request_keys
@@ -144,13 +146,16 @@ class ChatRequest:
     model: str | None = None
     """A model route by name (``MODELS``); it becomes the session's route. None: the session's
     route (a new session: the main one)."""
+    fork_turn: int | None = None
+    """Edit-and-resend / regenerate: this message replaces the session's ``fork_turn``-th user message
+    (0-based) and everything after it; the run starts from the checkpoint before it (:mod:`.fork`)."""
 
 
 def agent_input_text(request: ChatRequest) -> str:
     """The user turn as the agent sees it: the message plus where attachments and the skill are."""
     parts = [request.message]
     if request.attachments:
-        parts.append("Attached files (read them with read_file): " + ", ".join(request.attachments))
+        parts.append(note_for(request.attachments))
     if request.skill:
         parts.append(
             f"Use the skill '{request.skill}': read /skills/{request.skill}/SKILL.md first and follow it."
@@ -296,7 +301,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
     Raises:
         ChatRejected: 400 (blank message, bad user name or request_id), 404 (bad id, another
             user's session, thread_id ≠ session_id), 409 (duplicate request_id, session already
-            running), 422 (bad mode), 429 (process or user run limit, daily quota; ``retry_after``
+            running; ``no_turn``: ``fork_turn`` names no message), 422 (bad mode), 429 (process or user run limit, daily quota; ``retry_after``
             set), 400 ``unknown_model`` (a model route that is not configured), 503 (the model
             has no price and BILLING_ALLOW_UNPRICED=0; ``storage``: the
             database refuses writes).
@@ -341,6 +346,10 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
             )
             if taken is not None:
                 raise _duplicate(taken)
+        if request.fork_turn is not None and session is not None:
+            graph = (await runtime.agents.ready(route)).graph
+            if not await fork_before_turn(engine, graph, session_id, request.fork_turn):
+                raise ChatRejected(409, "no_turn", "That message is no longer in this conversation.")
         stored_route = None if route == DEFAULT_ROUTE else route
         # One transaction for the session, the message and the run record; the user's standing
         # context is read meanwhile (WAL lets a read pass a write).

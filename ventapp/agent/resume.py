@@ -85,6 +85,16 @@ def _edited_args(event: ev.Interrupt, value: Any) -> dict[str, dict[str, Any]]:
     }
 
 
+def _reviews(event: ev.Interrupt, value: Any) -> dict[str, str]:
+    """``tool_call_id -> approve | edit | reject``: what the reviewer decided on each call of the card."""
+    decisions = value.get("decisions", []) if isinstance(value, dict) else []
+    return {
+        call_id: str(decision.get("type") or "")
+        for call_id, decision in zip(event.tool_call_ids, decisions, strict=False)
+        if call_id
+    }
+
+
 async def pending_interrupt(runtime: AgentRuntime, session_id: str, user_name: str) -> ev.Interrupt | None:
     """The interrupt the session waits on (same shape as the frame), or None.
 
@@ -196,5 +206,6 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
         agent=agent,
         billing=billing,
     )
+    run.kernel.mark_reviews(_reviews(answered, value))
     runtime.active_runs[session.id] = run
     return run

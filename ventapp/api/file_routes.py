@@ -1,22 +1,26 @@
-"""Files of a session's workspace for the browser: figures and CSVs that tools wrote.
+"""Files of a session's workspace for the browser: the list, a preview, a download.
 
 ``GET /api/sessions/{id}/files?path=/workspace/results/x.png&user_name=alice`` serves one file of
 the caller's own session (:func:`~ventapp.agent.pipeline.owned_session`: another user's session
-or an unknown one is 404, never 403). Only files under ``/workspace/`` of that session, and only
-the types tools produce (images and CSV), are served; a path that leaves the folder (``..``,
-symlinks) is 404 as well, and nothing is ever listed.
+or an unknown one is 404, never 403). Only files under ``/workspace/`` of that session are served;
+a path that leaves the folder (``..``, symlinks) is 404 as well. Inline (a figure, a preview) only
+the types in ``SERVED_TYPES`` (images, CSV, plain text and Markdown as ``text/plain``);
+``download=1`` serves any file as an attachment. ``GET /api/sessions/{id}/workspace`` lists the
+session's files (the same folder the agent's file tools see: uploads and what the agent wrote).
 """
 
 from __future__ import annotations
 
-from pathlib import Path, PurePosixPath
-from typing import Annotated
+import asyncio
+from pathlib import PurePosixPath
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import FileResponse, JSONResponse
 
 from ventapp.agent.pipeline import ChatRejected, owned_session
-from ventapp.agent.workspace import WORKSPACE_AREA, WORKSPACE_ROUTE, area_dir
+from ventapp.agent.workspace import WORKSPACE_AREA, area_dir
+from ventapp.agent.workspace_listing import inside, list_workspace
 from ventapp.api.deps import CurrentUser, RuntimeDep
 from ventapp.api.errors import error_response
 from ventapp.api.openapi import errors
@@ -28,24 +32,18 @@ SERVED_TYPES = {
     ".jpg": "image/jpeg",
     ".jpeg": "image/jpeg",
     ".csv": "text/csv; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
+    ".md": "text/plain; charset=utf-8",
+    ".json": "text/plain; charset=utf-8",
+    ".log": "text/plain; charset=utf-8",
 }
-"""Suffix -> media type of the files the route serves (SVG is excluded: it can carry script)."""
+"""Suffix -> media type of the files served inline (SVG and HTML are excluded: they can carry script)."""
+DOWNLOAD_TYPE = "application/octet-stream"
 MAX_PATH_CHARS = 1000
 
 
 def _missing() -> JSONResponse:
     return error_response(404, "not_found", "File not found.")
-
-
-def _inside(folder: Path, virtual_path: str) -> Path | None:
-    if not virtual_path.startswith(WORKSPACE_ROUTE) or "\x00" in virtual_path:
-        return None
-    parts = PurePosixPath(virtual_path[len(WORKSPACE_ROUTE) :]).parts
-    if not parts or ".." in parts or virtual_path[len(WORKSPACE_ROUTE) :].startswith("/"):
-        return None
-    root = folder.resolve()
-    real = (root / Path(*parts)).resolve()
-    return real if real.is_relative_to(root) and real.is_file() else None
 
 
 @router.get(
@@ -64,20 +62,38 @@ async def session_file(
     runtime: RuntimeDep,
     user_name: CurrentUser,
     path: Annotated[str, Query(max_length=MAX_PATH_CHARS)] = "",
+    download: bool = False,
 ) -> FileResponse | JSONResponse:
-    """One image or CSV file from the session's ``/workspace/`` (e.g. a tool's figure)."""
+    """One file from the session's ``/workspace/``: inline (a figure, a preview) or, with ``download``, as an attachment."""
     try:
         session = await owned_session(runtime, session_id, user_name)
     except ChatRejected:
         return error_response(404, "not_found", "Session not found.")
     media_type = SERVED_TYPES.get(PurePosixPath(path).suffix.lower())
-    if media_type is None:
+    if media_type is None and not download:
         return _missing()
-    real = _inside(area_dir(runtime.settings.workspaces_dir, user_name, session.id, WORKSPACE_AREA), path)
+    real = inside(area_dir(runtime.settings.workspaces_dir, user_name, session.id, WORKSPACE_AREA), path)
     if real is None:
         return _missing()
     return FileResponse(
         real,
-        media_type=media_type,
+        media_type=media_type or DOWNLOAD_TYPE,
+        filename=real.name if download else None,
         headers={"Cache-Control": "private, no-store", "X-Content-Type-Options": "nosniff"},
     )
+
+
+@router.get("/api/sessions/{session_id}/workspace", responses=errors(404))
+async def session_workspace(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Any:
+    """The session's files: ``{"files": [{path, size_bytes, modified}]}``, newest first (ISO 8601 UTC times)."""
+    try:
+        session = await owned_session(runtime, session_id, user_name)
+    except ChatRejected:
+        return error_response(404, "not_found", "Session not found.")
+    folder = area_dir(runtime.settings.workspaces_dir, user_name, session.id, WORKSPACE_AREA)
+    files = await asyncio.to_thread(list_workspace, folder)
+    return {
+        "files": [
+            {"path": f.path, "size_bytes": f.size_bytes, "modified": f.modified.isoformat()} for f in files
+        ]
+    }

@@ -18,6 +18,8 @@ from ventapp.state.interrupt_view import (
     approval_answer,
     plan_answer,
     questions_answer,
+    reject_all,
+    reviewed,
     with_mode,
 )
 
@@ -33,6 +35,8 @@ class CardAnswers(rx.State, mixin=True):
             self.interrupt = view
             return None
         self.interrupt = dataclasses.replace(view, submitting=True, error="")
+        if view.kind == "tool_approval":  # the cards say what the person decided, live as after a reload
+            self.live_tools = reviewed(list(self.live_tools), view, answer)
         self._resume_answer = dataclasses.asdict(answer)
         self.is_streaming = True
         self._stop_requested = False
@@ -43,6 +47,13 @@ class CardAnswers(rx.State, mixin=True):
         """Switch one call of an approval batch to ``edit`` / ``reject``, or back to approve."""
         if not self.interrupt.submitting:
             self.interrupt = with_mode(self.interrupt, index, mode)
+
+    @rx.event
+    def reject_all_calls(self) -> Any:
+        """ "Reject all": every call of the batch rejected at once (the model reads the default reason)."""
+        if self.interrupt.submitting:
+            return None
+        return self._answer(*approval_answer(reject_all(self.interrupt), {}))
 
     @rx.event
     def submit_approval(self, form_data: dict[str, Any]) -> Any:

@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from typing import Any
 
 import reflex as rx
 
 from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
 from ventapp.agent.pipeline import ChatRejected, owned_session
+from ventapp.agent.turn_attachments import sent_attachments
 from ventapp.agent.uploads import discard_upload
 from ventapp.db import chat_store, session_store
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state import turns
 from ventapp.state.views import ChatMessageView, SessionView, message_from_row, session_from_row
+
+logger = logging.getLogger(__name__)
 
 
 def clean_user_name(raw: str, lang: str = DEFAULT_LANG) -> tuple[str, str]:
@@ -62,7 +66,16 @@ async def load_session(
     except ChatRejected:
         return None
     rows, runs = await asyncio.to_thread(_messages_and_runs, runtime.engine, session.id)
-    return [message_from_row(row, lang, runs.get(row.run_id or "")) for row in rows], session.mode
+    messages = [message_from_row(row, lang, runs.get(row.run_id or "")) for row in rows]
+    questions = [m for m in messages if m.role == "user"]
+    try:  # the chips of sent attachments come back from the graph state
+        sent = await sent_attachments(runtime.agent, session.id, [m.content for m in questions])
+    except Exception:
+        logger.exception("reading the attachments of session %s failed", session.id)
+        sent = []
+    for question, attachments in zip(questions, sent, strict=False):
+        question.attachments = attachments
+    return messages, session.mode
 
 
 def _messages_and_runs(engine: Any, session_id: str) -> tuple[list[Any], dict[str, Any]]:

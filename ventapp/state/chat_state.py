@@ -44,6 +44,7 @@ from ventapp.config import Settings, get_settings
 from ventapp.i18n import DEFAULT_LANG, resolve_lang, t
 from ventapp.state import turns, views
 from ventapp.state.card_answers import CardAnswers
+from ventapp.state.chat_controls import ChatControls, truncated_at_turn
 from ventapp.state.chat_data import (
     clean_user_name,
     discard_attachments,
@@ -57,7 +58,14 @@ from ventapp.state.interrupt_view import (
     interrupt_view,
 )
 from ventapp.state.lang_state import ui_lang
-from ventapp.state.live_answer import LiveAnswer, continued, failed_answer, live_from_message, to_message
+from ventapp.state.live_answer import (
+    LiveAnswer,
+    announcement,
+    continued,
+    failed_answer,
+    live_from_message,
+    to_message,
+)
 from ventapp.state.live_text import put_text
 from ventapp.state.model_state import ModelState
 from ventapp.state.name_dialog import NameDialog
@@ -100,16 +108,7 @@ def _settings() -> Settings:
     return runtime.settings if runtime is not None else get_settings()
 
 
-def announcement(final: LiveAnswer, waiting: bool) -> str:
-    """The sentence screen readers hear when a run ends (the ``aria-live`` region of the chat page)."""
-    if final.error and final.error_code != "cancelled":
-        return t(
-            "a11y.failed", final.lang, error=views.worded_error(final.error_code, final.error, final.lang)[0]
-        )
-    return t("a11y.waiting" if waiting else "a11y.done", final.lang)
-
-
-class ChatState(CardAnswers, NameDialog, rx.State):
+class ChatState(CardAnswers, ChatControls, NameDialog, rx.State):
     """State of the chat page (route ``/``)."""
 
     user_name: str = user_name_var()
@@ -155,6 +154,8 @@ class ChatState(CardAnswers, NameDialog, rx.State):
     load and on every switch (:meth:`relocalise`)."""
 
     _pending_message: str = ""
+    _pending_fork: int = -1
+    """The user turn the pending message replaces (edit, regenerate); -1 for a new one."""
     _pending_attachments: list[str] = []
     _follow: dict[str, Any] = {}
     """The live run a tab that opened the session picks up: ``{run_id, after}``."""
@@ -301,17 +302,23 @@ class ChatState(CardAnswers, NameDialog, rx.State):
             self._show_session(self.session_id, loaded)
             await self._restore_interrupt()
 
-    def _begin(self, text: str) -> Any:
+    def _begin(self, text: str, fork_turn: int | None = None) -> Any:
+        """Send ``text``; with ``fork_turn``, in place of that user turn and all after it (edit, regenerate)."""
         text = (text or "").strip()
         if not text or self.is_streaming:
             return None
         if not self.user_name:
             self.name_dialog_open = True
             return None
-        if self.interrupt.kind:  # moving on without answering: the paused answer stays as it is
+        if fork_turn is not None:
+            self.messages = truncated_at_turn(self.messages, fork_turn)
+        elif self.interrupt.kind:  # moving on without answering: the paused answer stays as it is
             self.messages.append(to_message(current_live(self)))
-        self.messages.append(ChatMessageView(id=uuid.uuid4().hex, role="user", content=text))
-        self._pending_message = text
+        attached = list(self.attachments)
+        self.messages.append(
+            ChatMessageView(id=uuid.uuid4().hex, role="user", content=text, attachments=attached)
+        )
+        self._pending_message, self._pending_fork = text, -1 if fork_turn is None else fork_turn
         self._pending_attachments, self.attachments = list(self.attachments), []
         self._new_live()
         self.live_elsewhere = False
@@ -335,6 +342,7 @@ class ChatState(CardAnswers, NameDialog, rx.State):
         """Admit the pending message, then follow its run; append the answer at the end."""
         async with self:
             message, self._pending_message = self._pending_message, ""
+            fork, self._pending_fork = self._pending_fork, -1
             attachments, self._pending_attachments = self._pending_attachments, []
             user_name, mode, lang = self.user_name, self.mode, self.lang
             session_id = self.session_id or self.draft_session_id or None
@@ -352,16 +360,19 @@ class ChatState(CardAnswers, NameDialog, rx.State):
                 new_session=new_session,
                 lang=lang,
                 model=model,
+                fork_turn=None if fork < 0 else fork,
             )
             if run is None:
                 final = refused or final
+                async with self:
+                    self._mark_unsent()
+                yield rx.set_value("chat-input", message)  # refused before it ran: the text is kept
                 if rejection is not None and attachments:  # nothing ran: the files wait for the next message
                     async with self:
                         self.attachments = [*attachments, *self.attachments]
                 if await turns.answering_elsewhere(rejection, session_id, user_name):
                     async with self:
                         self._answered_elsewhere()
-                    yield rx.set_value("chat-input", message)  # it was not sent: back into the box
                     return
             else:
                 after = await turns.start(run)
@@ -395,14 +406,6 @@ class ChatState(CardAnswers, NameDialog, rx.State):
             shown_session = self.session_id
         # A message in a scheduled run's session may have closed its pending question.
         yield [session_url_script(shown_session), HandoffState.refresh]
-
-    def _answered_elsewhere(self) -> None:
-        """The message was refused: the session answers in another tab or client (inside ``async with``)."""
-        if self.messages and self.messages[-1].role == "user":
-            self.messages.pop()
-        self._reset_live()
-        self.is_streaming = False
-        self.live_elsewhere = True
 
     @rx.event
     async def follow_elsewhere(self) -> Any:

@@ -27,7 +27,7 @@ from typing import Any
 from ventapp.agent import events as ev
 from ventapp.agent.interrupts import ResumeAnswer
 from ventapp.i18n import DEFAULT_LANG, t
-from ventapp.state.views import args_to_json
+from ventapp.state.views import ToolCardView, args_to_json
 
 CARD_KINDS = frozenset({"tool_approval", "ask_user", "plan"})
 """Interrupt kinds the chat answers with a card (``message`` is only shown as a note)."""
@@ -54,6 +54,7 @@ class ApprovalCallView:
         edit_text: The arguments as last submitted in the edit box (starts as ``args_json``).
         reject_reason: The reason as last submitted.
         error: What is wrong with this call's input (e.g. invalid JSON); empty when fine.
+        tool_call_id: The call's card in the answer (marked with the decision once sent).
     """
 
     index: int = 0
@@ -64,6 +65,7 @@ class ApprovalCallView:
     edit_text: str = ""
     reject_reason: str = ""
     error: str = ""
+    tool_call_id: str = ""
 
 
 @dataclass
@@ -130,6 +132,7 @@ def interrupt_view(event: ev.Interrupt | None, lang: str = DEFAULT_LANG) -> Inte
         approval = event.tool_approval or {}
         requests = approval.get("requests") or [approval]
         calls = []
+        call_ids = [*event.tool_call_ids, *[""] * len(requests)]
         for index, request in enumerate(requests):
             args = args_to_json(request.get("args") or {})
             calls.append(
@@ -139,6 +142,7 @@ def interrupt_view(event: ev.Interrupt | None, lang: str = DEFAULT_LANG) -> Inte
                     args_json=args,
                     reason=_shown_reason(str(request.get("reason") or "")),
                     edit_text=args,
+                    tool_call_id=call_ids[index],
                 )
             )
         return InterruptView(
@@ -221,3 +225,35 @@ def plan_answer(
     if not approved and not feedback:
         return None, dataclasses.replace(view, error=t("plan.needs_feedback", view.lang))
     return ResumeAnswer(approved=approved, feedback=feedback), dataclasses.replace(view, error="")
+
+
+REVIEW_WORDS = {APPROVE: "approved", EDIT: "edited", REJECT: "rejected"}
+
+
+def reviewed(cards: list[ToolCardView], view: InterruptView, answer: ResumeAnswer) -> list[ToolCardView]:
+    """The answer's tool cards marked with the person's decisions, as the stored answer will have them.
+
+    Args:
+        cards: The live answer's cards.
+        view: The approval card that was answered (its calls name their cards).
+        answer: The decisions sent, one per call in order.
+    """
+    marks: dict[str, tuple[str, str]] = {}
+    for call, decision in zip(view.calls, answer.decisions, strict=False):
+        kind = str(decision.get("type") or "")
+        if call.tool_call_id and kind in REVIEW_WORDS:
+            marks[call.tool_call_id] = (REVIEW_WORDS[kind], call.args_json if kind == EDIT else "")
+    return [
+        dataclasses.replace(
+            card, review=marks[card.tool_call_id][0], old_args_json=marks[card.tool_call_id][1]
+        )
+        if card.tool_call_id in marks
+        else card
+        for card in cards
+    ]
+
+
+def reject_all(view: InterruptView) -> InterruptView:
+    """Every call of the batch switched to reject (the reasons typed so far are kept)."""
+    calls = [dataclasses.replace(call, mode=REJECT, error="") for call in view.calls]
+    return dataclasses.replace(view, calls=calls, submit_label=submit_label(calls, view.lang), error="")

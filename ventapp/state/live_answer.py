@@ -38,11 +38,16 @@ from ventapp.state.views import (
     TodoView,
     ToolCardView,
     args_to_json,
+    card_heading,
     citation_from,
     figure_paths,
     format_tool_output,
+    nested,
+    plan_of,
+    plan_verdict,
     todos_from,
     tool_label,
+    tool_summary,
     usage_footer,
     worded_error,
 )
@@ -144,17 +149,25 @@ def reduce_event(live: LiveAnswer, event: ev.ContractEvent) -> LiveAnswer:
             return replace(live, notice=t("live.subagent_failed", live.lang, agent=name, message=message))
         case ev.ToolCall():
             previous = _find_card(live.tools, event.tool_call_id)
+            label, description = card_heading(event.tool, event.cn_tool, event.args, live.lang)
             card = ToolCardView(
                 tool_call_id=event.tool_call_id,
                 tool=event.tool,
-                cn_tool=tool_label(event.tool, event.cn_tool, live.lang),
+                cn_tool=label,
                 args_json=args_to_json(event.args),
                 agent_id=event.agent_id,
+                description=description,
+                plan=plan_of(event.tool, event.args),
             )
+            if previous is not None:
+                # The person's decision (marked when the card was answered) outlives an edit's new call event.
+                card = replace(card, review=previous.review, old_args_json=previous.old_args_json)
             if previous is not None and previous.done:
                 # A repeated call event must not wipe a result that already arrived.
-                card = replace(card, content=previous.content, error=previous.error, done=True)
-            return replace(live, tools=_with_card(live.tools, card))
+                card = replace(
+                    card, content=previous.content, error=previous.error, done=True, summary=previous.summary
+                )
+            return replace(live, tools=tuple(nested(_with_card(live.tools, card))))
         case ev.ToolResult():
             previous = _find_card(live.tools, event.tool_call_id)
             base = previous or ToolCardView(
@@ -165,9 +178,15 @@ def reduce_event(live: LiveAnswer, event: ev.ContractEvent) -> LiveAnswer:
             )
             figures = [] if event.error else figure_paths(event.content)
             card = replace(
-                base, content=format_tool_output(event.content), error=event.error, done=True, figures=figures
+                base,
+                content=format_tool_output(event.content),
+                error=event.error,
+                done=True,
+                figures=figures,
+                summary=tool_summary(event.content, live.lang),
+                review=base.review or plan_verdict(event.tool, event.content),
             )
-            return replace(live, tools=_with_card(live.tools, card))
+            return replace(live, tools=tuple(nested(_with_card(live.tools, card))))
         case ev.UpdatedTodoList(todos=todos):
             return replace(live, todos=tuple(todos_from(todos)))
         case ev.Citations(items=items, model_only=model_only):
@@ -247,6 +266,13 @@ def to_message(live: LiveAnswer, message_id: str | None = None) -> ChatMessageVi
         context_tokens=usage.context_tokens if usage else 0,
         context_limit=usage.context_limit if usage else 0,
     )
+
+
+def announcement(final: LiveAnswer, waiting: bool) -> str:
+    """The sentence screen readers hear when a run ends (the ``aria-live`` region of the chat page)."""
+    if final.error and final.error_code != STOPPED_CODE:
+        return t("a11y.failed", final.lang, error=worded_error(final.error_code, final.error, final.lang)[0])
+    return t("a11y.waiting" if waiting else "a11y.done", final.lang)
 
 
 def live_from_message(message: ChatMessageView, lang: str = DEFAULT_LANG) -> LiveAnswer:

@@ -32,6 +32,8 @@ logger = logging.getLogger(__name__)
 MAX_TITLE_CHARS = 200
 UPLOAD_ID = "attach"
 """``rx.upload`` id of the attach button."""
+DROP_ID = "composer-drop"
+"""The composer is a drop zone too: files dropped on it are attached like picked ones."""
 
 
 def _runtime() -> AgentRuntime | None:
@@ -72,6 +74,8 @@ class SessionsState(rx.State):
 
     search_query: str = ""
     search_results: list[SessionView] = []
+    history_open: bool = False
+    """The phone layout's conversation drawer is open."""
     rename_id: str = ""
     rename_value: str = ""
     rename_error: str = ""
@@ -87,6 +91,11 @@ class SessionsState(rx.State):
         chat.sessions = await load_sessions(chat.user_name, chat.lang)
         if self.search_query:
             self.search_results = await search_sessions(chat.user_name, self.search_query, chat.lang)
+
+    @rx.event
+    def set_history_open(self, value: bool) -> None:
+        """Open or close the phone layout's conversation drawer."""
+        self.history_open = value
 
     @rx.event
     async def set_search(self, query: str) -> None:

@@ -9,6 +9,7 @@ without a browser.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -18,9 +19,11 @@ from zoneinfo import ZoneInfo
 from ventapp.agent import events as ev
 from ventapp.agent.kernel import label_for
 from ventapp.agent.pipeline import CANCELLED_MARKER
+from ventapp.agent.subagent_tracker import subagent_label
 from ventapp.billing.pricing import format_money
 from ventapp.i18n import DEFAULT_LANG, has_message, t
 from ventapp.i18n import formats as fmt
+from ventapp.state.tool_summary import tool_summary
 
 STATUS_DONE = "done"
 STATUS_ERROR = "error"
@@ -61,6 +64,12 @@ class ToolCardView:
         agent_id: ``main`` or the sub-agent that made the call.
         figures: ``/workspace/...`` images the result lists under ``data.figures`` (shown in
             the card through ``GET /api/sessions/{id}/files``).
+        description: A sub-agent (``task``) card's task, as the main agent wrote it.
+        parent: The ``task`` card this call belongs to (shown nested inside it); "" at the top.
+        summary: One line of the result, shown while the result itself is collapsed.
+        review: The person's decision on its approval card: approved | edited | rejected | "".
+        old_args_json: The model's proposal when the person edited the arguments; "" otherwise.
+        plan: A plan card's plan (Markdown), kept visible in the answer once answered.
     """
 
     tool_call_id: str = ""
@@ -72,6 +81,73 @@ class ToolCardView:
     done: bool = False
     agent_id: str = "main"
     figures: list[str] = field(default_factory=list)
+    description: str = ""
+    parent: str = ""
+    summary: str = ""
+    review: str = ""
+    old_args_json: str = ""
+    plan: str = ""
+
+
+SUBAGENT_TOOL = "task"
+TODO_TOOL = "write_todos"
+PLAN_TOOL = "request_plan_approval"
+
+
+def card_heading(tool: str, cn_tool: str, args: Any, lang: str = DEFAULT_LANG) -> tuple[str, str]:
+    """A card's ``(label, description)``: a sub-agent card is named by its type and task, never its id."""
+    if tool != SUBAGENT_TOOL:
+        return tool_label(tool, cn_tool, lang), ""
+    args = args if isinstance(args, Mapping) else {}
+    kind = str(args.get("subagent_type") or "general-purpose")
+    return subagent_label(kind, lang), " ".join(str(args.get("description") or "").split())
+
+
+def plan_of(tool: str, args: Any) -> str:
+    """The plan a ``request_plan_approval`` call submitted; "" for any other call."""
+    if tool != PLAN_TOOL or not isinstance(args, Mapping):
+        return ""
+    return str(args.get("plan") or "")
+
+
+def plan_verdict(tool: str, content: Any) -> str:
+    """How the person answered a plan card: ``approved`` | ``sent_back`` (from the tool's result); "" else."""
+    if tool != PLAN_TOOL or not isinstance(content, str):
+        return ""
+    return (
+        "approved"
+        if content.startswith("APPROVED")
+        else "sent_back"
+        if content.startswith("REJECTED")
+        else ""
+    )
+
+
+def nested(cards: Iterable[ToolCardView]) -> list[ToolCardView]:
+    """The cards with ``parent`` set: a call made by a sub-agent whose ``task`` card is listed sits inside it."""
+    cards = list(cards)
+    tasks = {card.tool_call_id for card in cards if card.tool == SUBAGENT_TOOL}
+    out = []
+    for card in cards:
+        parent = card.agent_id if card.agent_id in tasks and card.agent_id != card.tool_call_id else ""
+        out.append(card if card.parent == parent else dataclasses.replace(card, parent=parent))
+    return out
+
+
+def todos_of_cards(cards: Iterable[ToolCardView | Mapping[str, Any]]) -> list[TodoView]:
+    """The todo list of the main agent's last ``write_todos`` call (a reloaded answer's panel)."""
+    latest: Any = None
+    for card in cards:
+        raw = dataclasses.asdict(card) if isinstance(card, ToolCardView) else card
+        if raw.get("tool") == TODO_TOOL and str(raw.get("agent_id") or "main") == "main":
+            latest = raw.get("args")
+    if isinstance(latest, str):
+        try:
+            latest = json.loads(latest)
+        except ValueError:
+            latest = None
+    todos = latest.get("todos") if isinstance(latest, Mapping) else None
+    return todos_from(item for item in todos if isinstance(item, Mapping)) if isinstance(todos, list) else []
 
 
 FIGURE_SUFFIXES = (".png", ".jpg", ".jpeg")
@@ -133,6 +209,8 @@ class ChatMessageView:
         status: ``done`` | ``error`` | ``waiting`` | ``stopped`` (``data-state`` of the bubble).
         context_tokens: Context occupancy after this answer (input of its last model call).
         context_limit: The model's context window; 0 when unknown.
+        unsent: A user message the server refused before it ran (not stored): shown with Retry.
+        attachments: A user message's attached files (``/workspace/uploads/<name>``), shown as chips.
     """
 
     id: str = ""
@@ -150,6 +228,8 @@ class ChatMessageView:
     status: str = STATUS_DONE
     context_tokens: int = 0
     context_limit: int = 0
+    unsent: bool = False
+    attachments: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -289,16 +369,24 @@ def tool_card_from_dict(raw: Mapping[str, Any], lang: str = DEFAULT_LANG) -> Too
     """A stored tool card ``{tool_call_id, tool, cn_tool, args, content, error}`` as a view (label in ``lang``)."""
     content = raw.get("content")
     tool = str(raw.get("tool") or "")
+    args = raw.get("args") or {}
+    label, description = card_heading(tool, str(raw.get("cn_tool") or ""), args, lang)
+    original = raw.get("original_args")
     return ToolCardView(
         tool_call_id=str(raw.get("tool_call_id") or ""),
         tool=tool,
-        cn_tool=tool_label(tool, str(raw.get("cn_tool") or ""), lang),
-        args_json=args_to_json(raw.get("args") or {}),
+        cn_tool=label,
+        args_json=args_to_json(args),
         content="" if content is None else format_tool_output(str(content)),
         error=bool(raw.get("error")),
         done=content is not None,
         agent_id=str(raw.get("agent_id") or "main"),
         figures=[] if raw.get("error") else figure_paths(content),
+        description=description,
+        summary="" if content is None else tool_summary(str(content), lang),
+        review=str(raw.get("review") or "") or plan_verdict(tool, content),
+        old_args_json=args_to_json(original) if isinstance(original, Mapping) else "",
+        plan=plan_of(tool, args),
     )
 
 
@@ -361,7 +449,8 @@ def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> Cha
         id=str(row.id),
         role="assistant",
         content=shown_text(row.content or "", status),
-        tools=[tool_card_from_dict(card, lang) for card in row.tool_calls or []],
+        tools=nested(tool_card_from_dict(card, lang) for card in row.tool_calls or []),
+        todos=todos_of_cards(row.tool_calls or []),
         citations=citations,
         model_only=stored == "complete" and not citations,
         notice=t(UNANSWERED_NOTICE, lang) if stored == "waiting" else "",

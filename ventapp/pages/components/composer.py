@@ -5,8 +5,10 @@ from __future__ import annotations
 import reflex as rx
 
 from ventapp.pages.components.lang import t
+from ventapp.pages.components.session_bar import name_file_input
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH, markdown
 from ventapp.state.chat_state import ChatState
+from ventapp.state.sessions_state import DROP_ID, SessionsState
 
 # Enter sends, Shift+Enter adds a line. Never while an IME is composing (Chinese input
 # confirms candidates with Enter), never while a run streams (the Stop button replaces Send:
@@ -59,38 +61,50 @@ def send_or_stop() -> rx.Component:
 
 def composer() -> rx.Component:
     """Textarea ``#chat-input`` and button ``#send`` (``#stop`` while a run streams)."""
-    return rx.box(
-        rx.form(
-            rx.hstack(
-                rx.text_area(
-                    id="chat-input",
-                    name="message",
-                    placeholder=t("composer.placeholder"),
-                    aria_label=t("composer.label"),
-                    auto_height=True,
-                    rows="1",
-                    size="3",
-                    variant="soft",
-                    max_length=100_000,
-                    custom_attrs={"on_key_down": _ENTER_SENDS},
-                    flex="1",
-                    min_height="2.75rem",
-                    max_height="12rem",
-                    style={"resize": "none", "background": "transparent", "outline": "none"},
-                ),
-                send_or_stop(),
-                align="end",
-                spacing="2",
-                padding="0.4rem",
-                border=f"1px solid {rx.color('gray', 6)}",
-                border_radius="1.5rem",
-                background=rx.color("gray", 2),
-                _focus_within={"border_color": rx.color("accent", 8)},
+    form = rx.form(
+        rx.hstack(
+            rx.text_area(
+                id="chat-input",
+                name="message",
+                placeholder=t("composer.placeholder"),
+                aria_label=t("composer.label"),
+                auto_height=True,
+                rows="1",
+                size="3",
+                variant="soft",
+                max_length=100_000,
+                custom_attrs={"on_key_down": _ENTER_SENDS},
+                flex="1",
+                min_height="2.75rem",
+                max_height="12rem",
+                style={"resize": "none", "background": "transparent", "outline": "none"},
             ),
-            on_submit=ChatState.send,
-            reset_on_submit=True,
-            width="100%",
+            send_or_stop(),
+            align="end",
+            spacing="2",
+            padding="0.4rem",
+            border=f"1px solid {rx.color('gray', 6)}",
+            border_radius="1.5rem",
+            background=rx.color("gray", 2),
+            _focus_within={"border_color": rx.color("accent", 8)},
         ),
+        on_submit=ChatState.send,
+        reset_on_submit=True,
+        width="100%",
+    )
+    # Dropping files anywhere on the composer attaches them (no click or key opens a picker here).
+    drop = rx.upload.root(
+        form,
+        id=DROP_ID,
+        multiple=True,
+        no_click=True,
+        no_keyboard=True,
+        on_drop=SessionsState.handle_upload(rx.upload_files(upload_id=DROP_ID)),
+        class_name="composer-drop",
+        width="100%",
+    )
+    return rx.box(
+        name_file_input(drop, t("attach.hint")),
         rx.text(
             t("composer.hint"),
             size="1",

@@ -13,11 +13,11 @@ import reflex as rx
 
 from ventapp.pages.components.lang import lang_switch, t
 from ventapp.pages.components.model_controls import route_picker, settings_link
+from ventapp.pages.components.phone_history import phone_history
 from ventapp.state.auth_state import AuthState
 from ventapp.state.chat_state import ChatState
 from ventapp.state.schedules_state import HandoffState
 from ventapp.state.ui_identity import verified_mode
-from ventapp.state.views import SessionView
 
 PHONE_ONLY = ["flex", "flex", "none"]
 DESKTOP_ONLY = ["none", "none", "flex"]
@@ -69,39 +69,6 @@ def model_badges() -> rx.Component:
         ),
         spacing="2",
         align="center",
-    )
-
-
-def _history_item(session: rx.Var[SessionView]) -> rx.Component:
-    return rx.menu.item(
-        rx.text(session.title, trim="both", style={"overflow": "hidden", "text_overflow": "ellipsis"}),
-        on_click=ChatState.open_session(session.id),
-    )
-
-
-def history_menu() -> rx.Component:
-    """Past sessions as a menu, for screens too narrow for the sidebar."""
-    return rx.box(
-        rx.menu.root(
-            rx.menu.trigger(
-                rx.icon_button(
-                    rx.icon("history", size=16),
-                    variant="ghost",
-                    color_scheme="gray",
-                    aria_label=t("header.history"),
-                    id="history-menu",
-                ),
-            ),
-            rx.menu.content(
-                rx.cond(
-                    ChatState.sessions.length() > 0,
-                    rx.foreach(ChatState.sessions, _history_item),
-                    rx.menu.item(t("sidebar.none_yet"), disabled=True),
-                ),
-                max_width="80vw",
-            ),
-        ),
-        display=PHONE_ONLY,
     )
 
 
@@ -222,7 +189,7 @@ def color_mode_button() -> rx.Component:
 def header() -> rx.Component:
     """The sticky top bar of the chat page."""
     return rx.hstack(
-        history_menu(),
+        phone_history(),
         brand(),
         model_badges(),
         route_picker(),

@@ -4,7 +4,7 @@ DOM hooks: ``.interrupt-card`` with ``data-kind`` (tool_approval | ask_user | pl
 ``data-submitting``; ``.interrupt-error`` (the card's problem, e.g. a refused resume).
 Tool approval: ``.approval-call`` per call (``data-index``, ``data-mode``), toggles
 ``.edit-call`` and ``.reject-call``, inputs ``.edit-args`` (``args_<i>``) and
-``.reject-reason`` (``reason_<i>``), ``.call-error``, and ``#approve-all`` (sends one
+``.reject-reason`` (``reason_<i>``), ``.call-error``, and ``#reject-all`` (a batch), ``#approve-all`` (sends one
 decision per call). Questions: ``.ask-answer`` (``answer_<i>``) and ``#submit-answers``.
 Plan: ``#approve-plan``, ``#plan-feedback`` and ``#send-plan-feedback``.
 """
@@ -144,14 +144,33 @@ def _approval_call(call: rx.Var[ApprovalCallView]) -> rx.Component:
     )
 
 
-def _submit_row(icon: str, label: str | rx.Var[str], element_id: str) -> rx.Component:
-    """The card's right-aligned submit button, busy while the answer is being sent."""
+def _submit_row(icon: str, label: str | rx.Var[str], element_id: str, *before: rx.Component) -> rx.Component:
+    """The card's right-aligned submit button (after ``before``), busy while the answer is being sent."""
     return rx.hstack(
+        *before,
         rx.button(
             rx.icon(icon, size=14), label, id=element_id, type="submit", size="2", loading=BUSY, disabled=BUSY
         ),
         justify="end",
         width="100%",
+    )
+
+
+def _reject_all() -> rx.Component:
+    """ "Reject all", for a batch of two or more calls."""
+    return rx.cond(
+        CARD.calls.length() > 1,
+        rx.button(
+            rx.icon("ban", size=14),
+            t("approval.reject_all"),
+            id="reject-all",
+            type="button",
+            size="2",
+            variant="soft",
+            color_scheme="gray",
+            disabled=BUSY,
+            on_click=ChatState.reject_all_calls,
+        ),
     )
 
 
@@ -165,7 +184,7 @@ def _tool_approval() -> rx.Component:
             ),
             rx.foreach(CARD.calls, _approval_call),
             _card_error(),
-            _submit_row("check", CARD.submit_label, "approve-all"),
+            _submit_row("check", CARD.submit_label, "approve-all", _reject_all()),
             spacing="2",
             width="100%",
         ),

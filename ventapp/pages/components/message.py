@@ -14,16 +14,31 @@ import reflex as rx
 
 from ventapp.pages.components.interrupt_card import interrupt_card
 from ventapp.pages.components.lang import t
+from ventapp.pages.components.message_actions import answer_actions, edit_form, question_actions
 from ventapp.pages.components.styles import markdown
-from ventapp.pages.components.tool_card import tool_card
+from ventapp.pages.components.tool_card import tool_cards
 from ventapp.state.chat_state import ChatState
 from ventapp.state.live_text import shown_text
 from ventapp.state.views import ChatMessageView, CitationView, TodoView
 
 
+def _sent_attachment(path: rx.Var[str]) -> rx.Component:
+    """A file the message carried, as a chip (``.sent-attachment``)."""
+    return rx.badge(
+        rx.icon("paperclip", size=12),
+        path.split("/")[-1],
+        variant="soft",
+        color_scheme="gray",
+        radius="full",
+        class_name="sent-attachment",
+        data_path=path,
+        title=path,
+    )
+
+
 def user_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
-    """The user's message, right-aligned, plain text with line breaks kept."""
-    return rx.flex(
+    """The user's message, right-aligned, plain text with line breaks kept; its edit form while edited."""
+    bubble = rx.vstack(
         rx.box(
             rx.text(
                 message.content, size="3", style={"white_space": "pre-wrap", "overflow_wrap": "anywhere"}
@@ -35,6 +50,20 @@ def user_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
             color=rx.color("gray", 12),
             max_width=["90%", "80%", "75%"],
         ),
+        rx.cond(
+            message.attachments.length() > 0,
+            rx.hstack(
+                rx.foreach(message.attachments, _sent_attachment), spacing="1", wrap="wrap", justify="end"
+            ),
+        ),
+        question_actions(message),
+        align="end",
+        spacing="1",
+        width="100%",
+        class_name=rx.cond(message.unsent, "user-row unsent", "user-row"),
+    )
+    return rx.flex(
+        rx.cond(ChatState.editing_id == message.id, edit_form(message), bubble),
         justify="end",
         width="100%",
     )
@@ -98,16 +127,12 @@ def _citation(citation: rx.Var[CitationView], index: rx.Var[int]) -> rx.Componen
                 ),
                 rx.cond(
                     citation.snippet != "",
-                    rx.text(
-                        citation.snippet,
-                        size="1",
-                        color_scheme="gray",
-                        style={
-                            "display": "-webkit-box",
-                            "-webkit-line-clamp": "2",
-                            "-webkit-box-orient": "vertical",
-                            "overflow": "hidden",
-                        },
+                    # Knowledge snippets are Markdown (tables, bold): rendered, never raw ``|`` and ``**``.
+                    rx.box(
+                        markdown(citation.snippet),
+                        class_name="citation-snippet",
+                        color=rx.color("gray", 11),
+                        style={"font_size": "0.8rem", "max_height": "6.5em", "overflow": "hidden"},
                     ),
                 ),
                 min_width="0",
@@ -253,17 +278,12 @@ def _assistant_shell(*children: Any, state: Any, extra_class: str = "") -> rx.Co
     )
 
 
-def assistant_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
+def assistant_bubble(message: rx.Var[ChatMessageView], last: rx.Var[bool] | bool = False) -> rx.Component:
     """A finished answer: tool cards and plan first, then the text, sources, footer."""
     pending = rx.cond(message.status == "waiting", WAITING_FOR_YOU, t("tool.no_result"))
     return _assistant_shell(
         _reasoning(message.reasoning),
-        rx.cond(
-            message.tools.length() > 0,
-            rx.vstack(
-                rx.foreach(message.tools, lambda card: tool_card(card, pending)), spacing="2", width="100%"
-            ),
-        ),
+        tool_cards(message.tools, pending),
         todo_list(message.todos),
         rx.cond(message.content != "", rx.box(markdown(message.content), width="100%")),
         rx.cond(
@@ -277,6 +297,7 @@ def assistant_bubble(message: rx.Var[ChatMessageView]) -> rx.Component:
             message.footer != "",
             rx.text(message.footer, size="1", color_scheme="gray", class_name="usage-footer"),
         ),
+        answer_actions(message, rx.Var.create(last)),
         state=message.status,
     )
 
@@ -292,14 +313,7 @@ def live_bubble() -> rx.Component:
     live_text = shown_text(ChatState.live_id)
     return _assistant_shell(
         _reasoning(ChatState.live_reasoning, live=True),
-        rx.cond(
-            ChatState.live_tools.length() > 0,
-            rx.vstack(
-                rx.foreach(ChatState.live_tools, lambda card: tool_card(card, pending)),
-                spacing="2",
-                width="100%",
-            ),
-        ),
+        tool_cards(ChatState.live_tools, pending),
         todo_list(ChatState.live_todos),
         rx.cond(live_text != "", rx.box(markdown(live_text), width="100%")),
         rx.cond(
@@ -316,6 +330,7 @@ def live_bubble() -> rx.Component:
     )
 
 
-def message_row(message: rx.Var[ChatMessageView]) -> rx.Component:
-    """One transcript entry."""
-    return rx.cond(message.role == "user", user_bubble(message), assistant_bubble(message))
+def message_row(message: rx.Var[ChatMessageView], index: rx.Var[int]) -> rx.Component:
+    """One transcript entry (``index`` in ``ChatState.messages``: the last answer gets regenerate)."""
+    last = (index == ChatState.messages.length() - 1) & ~ChatState.live_open
+    return rx.cond(message.role == "user", user_bubble(message), assistant_bubble(message, last))

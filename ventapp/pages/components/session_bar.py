@@ -3,7 +3,7 @@
 DOM hooks: ``.attach-upload`` (holds the file ``input``) and ``#attach-button``;
 ``.attachment-chip`` with ``data-path``; ``.upload-error``; ``#mode-switch`` with
 items ``full`` and ``plan``; ``.context-gauge`` with ``data-percent`` (context occupancy
-after the last answer).
+after the last answer); ``#workspace-open`` (the session's files, :mod:`.workspace_panel`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import reflex as rx
 
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
+from ventapp.pages.components.workspace_panel import workspace_panel
 from ventapp.state.chat_state import ChatState
 from ventapp.state.sessions_state import UPLOAD_ID, SessionsState
 
@@ -39,19 +40,19 @@ def _attachment_chip(path: rx.Var[str]) -> rx.Component:
     )
 
 
-def _name_file_input(component: rx.Component, label: rx.Var[str]) -> rx.Component:
+def name_file_input(component: rx.Component, label: rx.Var[str]) -> rx.Component:
     """Give ``rx.upload``'s hidden file input a name (Reflex creates it without one; axe: ``label``)."""
     for child in getattr(component, "children", []):
         if type(child).__name__ == "Input" and str(getattr(child, "type", "")).strip('"') == "file":
             child.custom_attrs["aria-label"] = label
         else:
-            _name_file_input(child, label)
+            name_file_input(child, label)
     return component
 
 
 def attach_button() -> rx.Component:
     """Picks one file and saves it into the open session's ``/workspace/uploads/``."""
-    return _name_file_input(attach_upload(), t("attach.hint"))
+    return name_file_input(attach_upload(), t("attach.hint"))
 
 
 def attach_upload() -> rx.Component:
@@ -134,6 +135,7 @@ def session_bar() -> rx.Component:
         ),
         rx.spacer(),
         context_gauge(),
+        workspace_panel(),
         mode_switch(),
         align="center",
         spacing="2",

@@ -70,8 +70,14 @@ ROW_BUTTON_STYLE = {
 """A session row opens with a real button (Tab, Enter, Space), drawn as plain text."""
 
 
-def _session_item(session: rx.Var[SessionView]) -> rx.Component:
+def session_item(session: rx.Var[SessionView], phone: bool = False) -> rx.Component:
+    """One conversation: a button that opens it and its ⋯ menu (in the phone drawer, opening closes it)."""
     active = session.id == ChatState.session_id
+    opening = (
+        [ChatState.open_session(session.id), SessionsState.set_history_open(False)]
+        if phone
+        else ChatState.open_session(session.id)
+    )
     return rx.hstack(
         rx.el.button(
             rx.hstack(
@@ -100,7 +106,7 @@ def _session_item(session: rx.Var[SessionView]) -> rx.Component:
             ),
             rx.text(session.updated, size="1", color_scheme="gray", as_="span", display="block"),
             type="button",
-            on_click=ChatState.open_session(session.id),
+            on_click=opening,
             class_name="session-open",
             aria_current=rx.cond(active, "page", "false"),
             style=ROW_BUTTON_STYLE,
@@ -121,20 +127,38 @@ def _session_item(session: rx.Var[SessionView]) -> rx.Component:
     )
 
 
-def _session_list() -> rx.Component:
+def session_list(phone: bool = False) -> rx.Component:
+    """The search results while searching, else every conversation (pinned first)."""
     searching = SessionsState.search_query != ""
     return rx.cond(
         searching,
         rx.cond(
             SessionsState.search_results.length() > 0,
-            rx.foreach(SessionsState.search_results, _session_item),
+            rx.foreach(SessionsState.search_results, lambda found: session_item(found, phone)),
             rx.text(t("sidebar.no_match"), size="1", color_scheme="gray", padding="0.5rem 0.65rem"),
         ),
         rx.cond(
             ChatState.sessions.length() > 0,
-            rx.foreach(ChatState.sessions, _session_item),
+            rx.foreach(ChatState.sessions, lambda listed: session_item(listed, phone)),
             rx.text(t("sidebar.empty"), size="1", color_scheme="gray", padding="0.5rem 0.65rem"),
         ),
+    )
+
+
+def search_box(element_id: str) -> rx.Component:
+    """The title search (``#session-search``; ``#session-search-phone`` in the phone drawer)."""
+    return rx.box(
+        rx.input(
+            rx.input.slot(rx.icon("search", size=14)),
+            id=element_id,
+            placeholder=t("sidebar.search"),
+            aria_label=t("sidebar.search"),
+            on_change=SessionsState.set_search.debounce(250),
+            size="2",
+            width="100%",
+        ),
+        padding="0.25rem 0.5rem 0.5rem",
+        width="100%",
     )
 
 
@@ -148,21 +172,9 @@ def sidebar() -> rx.Component:
             align="center",
             padding="0.9rem 0.75rem 0.25rem",
         ),
-        rx.box(
-            rx.input(
-                rx.input.slot(rx.icon("search", size=14)),
-                id="session-search",
-                placeholder=t("sidebar.search"),
-                aria_label=t("sidebar.search"),
-                on_change=SessionsState.set_search.debounce(250),
-                size="2",
-                width="100%",
-            ),
-            padding="0.25rem 0.5rem 0.5rem",
-            width="100%",
-        ),
+        search_box("session-search"),
         rx.vstack(
-            _session_list(),
+            session_list(),
             spacing="1",
             padding="0 0.5rem 0.75rem",
             width="100%",

@@ -60,6 +60,27 @@ MARKDOWN_STYLE: dict[str, Any] = {
 """Tables, quotes and code inside rendered Markdown (``rx.markdown`` has no table styling)."""
 
 
+def _code_block(code: Any, **props: Any) -> rx.Component:
+    """A fenced code block with its own copy button (``.copy-code``)."""
+    # The label is in both languages: a component map's function cannot read the page's state.
+    copy = rx.icon_button(
+        rx.icon("copy", size=14),
+        aria_label="复制代码 Copy code",
+        title="复制代码 Copy code",
+        class_name="copy-code",
+        type="button",
+        size="1",
+        variant="soft",
+        color_scheme="gray",
+        on_click=rx.set_clipboard(code),
+        style={"position": "absolute", "top": "0.5em", "right": "0.5em"},
+    )
+    return rx.code_block(code, can_copy=True, copy_button=copy, margin_y="1em", wrap_long_lines=True, **props)
+
+
 def markdown(source: Any) -> rx.Component:
-    """Render model or knowledge-base Markdown: GFM tables, code, math; raw HTML is NOT rendered."""
-    return rx.markdown(source, use_raw=False, class_name="md-body", style=MARKDOWN_STYLE)
+    """Render model or knowledge-base Markdown: GFM tables, code (each block with a copy button), math;
+    raw HTML is NOT rendered."""
+    return rx.markdown(
+        source, use_raw=False, class_name="md-body", style=MARKDOWN_STYLE, component_map={"pre": _code_block}
+    )

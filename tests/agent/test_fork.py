@@ -1,0 +1,83 @@
+"""Forking before a turn (``ventapp.agent.fork``): edit-and-resend and regenerate, in-process with the scripted model."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import HumanMessage
+
+from tests.agent.test_pipeline import _runtime
+from tests.scripted_llm.server import ScriptedServer
+from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat
+from ventapp.agent.runtime import AgentRuntime
+from ventapp.db import chat_store
+
+
+@pytest.fixture
+async def llm() -> AsyncIterator[ScriptedServer]:
+    with ScriptedServer() as server:
+        yield server
+
+
+async def _turn(runtime: AgentRuntime, message: str, session_id: str | None = None, **fields: Any) -> str:
+    run = await start_chat(runtime, ChatRequest(message=message, session_id=session_id, **fields))
+    async for _ in run.events():
+        pass
+    return run.session_id
+
+
+def _user_texts(request: dict[str, Any]) -> list[str]:
+    return [str(m["content"]) for m in request["messages"] if m.get("role") == "user"]
+
+
+async def _humans(runtime: AgentRuntime, session_id: str) -> list[str]:
+    state = await runtime.agent.aget_state({"configurable": {"thread_id": session_id}})
+    return [str(m.content) for m in state.values.get("messages", []) if isinstance(m, HumanMessage)]
+
+
+async def test_edit_a_middle_turn_forks_from_the_checkpoint_before_it(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        session_id = await _turn(runtime, "first question")
+        await _turn(runtime, "second question", session_id)
+        await _turn(runtime, "third question", session_id)
+
+        await _turn(runtime, "second, edited", session_id, fork_turn=1)
+
+        assert _user_texts(llm.requests()[-1]) == ["first question", "second, edited"], (
+            "the model saw the fork"
+        )
+        assert await _humans(runtime, session_id) == ["first question", "second, edited"]
+        stored = chat_store.list_messages(runtime.engine, session_id)
+        assert [(m.role, m.content) for m in stored if m.role == "user"] == [
+            ("user", "first question"),
+            ("user", "second, edited"),
+        ]
+        assert [m.role for m in stored] == ["user", "assistant", "user", "assistant"]
+
+        # Regenerate the last answer: the same text again, forked before it.
+        await _turn(runtime, "second, edited", session_id, fork_turn=1)
+        assert _user_texts(llm.requests()[-1]) == ["first question", "second, edited"]
+        assert len(chat_store.list_messages(runtime.engine, session_id)) == 4
+    finally:
+        await runtime.close()
+
+
+async def test_edit_the_first_turn_starts_the_thread_afresh(tmp_path: Path, llm: ScriptedServer) -> None:
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        session_id = await _turn(runtime, "hello there")
+        await _turn(runtime, "and again", session_id)
+        await _turn(runtime, "hello, edited", session_id, fork_turn=0)
+        assert _user_texts(llm.requests()[-1]) == ["hello, edited"]
+        assert await _humans(runtime, session_id) == ["hello, edited"]
+        with pytest.raises(ChatRejected) as refused:
+            await _turn(runtime, "nothing there", session_id, fork_turn=5)
+        assert refused.value.code == "no_turn" and refused.value.status == 409
+    finally:
+        await runtime.close()

@@ -1,0 +1,225 @@
+"""The standard chat controls in a real browser against the whole app: copy, regenerate, edit and
+resend, retry — each proven on the scripted model's request log and on the stored history (reload).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.e2e.browser import chromium, open_chat
+from tests.e2e.reflex_app import ReflexApp
+from tests.scripted_llm.script import MARKDOWN_ANSWER
+from tests.scripted_llm.server import ScriptedServer
+from tests.support import app_env
+
+TIMEOUT_MS = 30_000
+SESSION_IN_URL = re.compile(r"[?&]session=([0-9a-f-]{36})")
+OPERATOR = "quota-operator"
+"""May raise a user's quota again (a user may only lower their own)."""
+
+
+@pytest.fixture(scope="module")
+def llm() -> Iterator[ScriptedServer]:
+    with ScriptedServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReflexApp]:
+    data_dir = tmp_path_factory.mktemp("reflex-controls")
+    env = {**app_env(data_dir, llm.base_url), "DEMO_MODE": "1", "AUTH_NONE_OPERATORS": OPERATOR}
+    with ReflexApp(env, data_dir / "reflex.log") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as instance:
+        yield instance
+
+
+def _open(browser: Browser, app: ReflexApp, user: str) -> Page:
+    tab = open_chat(browser, app.url, user, TIMEOUT_MS)
+    tab.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=app.url)
+    return tab
+
+
+def _send(page: Page, text: str) -> None:
+    page.fill("#chat-input", text)
+    page.click("#send")
+
+
+def _answered(page: Page, count: int, text: str) -> None:
+    answers = page.locator(".msg-assistant:not(.msg-live)")
+    expect(answers).to_have_count(count)
+    expect(answers.last).to_contain_text(text)
+    expect(page.locator("#send")).to_be_visible()
+
+
+def _user_texts(request: dict[str, Any]) -> list[str]:
+    return [str(m["content"]) for m in request["messages"] if m.get("role") == "user"]
+
+
+def _transcript(page: Page) -> list[str]:
+    return page.locator(".msg-user").all_inner_texts()
+
+
+def test_copy_puts_the_answer_and_each_code_block_on_the_clipboard(
+    browser: Browser, app: ReflexApp, llm: ScriptedServer
+) -> None:
+    llm.reset()
+    page = _open(browser, app, "copy-e2e")
+    _send(page, "markdown please")
+    _answered(page, 1, "Ventilation overview")
+    page.locator(".msg-assistant .copy-answer").click()
+    assert page.evaluate("navigator.clipboard.readText()") == MARKDOWN_ANSWER.rstrip("\n")
+    page.locator(".msg-assistant .copy-code").first.click()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("def airflow(") and "return volume_m3 * ach" in copied and "|" not in copied
+    page.context.close()
+
+
+def test_regenerate_replaces_the_last_answer(browser: Browser, app: ReflexApp, llm: ScriptedServer) -> None:
+    llm.reset()
+    page = _open(browser, app, "regen-e2e")
+    _send(page, "hello one")
+    _answered(page, 1, "You said: hello one")
+    llm.push({"content": "A second take."})
+
+    page.locator(".msg-assistant .regenerate").click()
+
+    _answered(page, 1, "A second take.")
+    assert _user_texts(llm.requests()[-1]) == ["hello one"], "the model sees the turn once, not re-sent"
+    assert len([m for m in llm.requests()[-1]["messages"] if m.get("role") == "assistant"]) == 0
+    page.reload()
+    _answered(page, 1, "A second take.")
+    assert _transcript(page) == ["hello one"]
+    page.context.close()
+
+
+def test_edit_a_sent_message_forks_the_conversation(
+    browser: Browser, app: ReflexApp, llm: ScriptedServer
+) -> None:
+    llm.reset()
+    page = _open(browser, app, "edit-e2e")
+    _send(page, "first question")
+    _answered(page, 1, "You said: first question")
+    _send(page, "second question")
+    _answered(page, 2, "You said: second question")
+
+    page.locator(".msg-user").first.hover()
+    page.locator(".edit-message").first.click()
+    page.fill(".edit-form textarea", "first, edited")
+    page.click(".edit-send")
+
+    _answered(page, 1, "You said: first, edited")
+    assert _transcript(page) == ["first, edited"]
+    assert _user_texts(llm.requests()[-1]) == ["first, edited"], "forked before the first turn"
+    page.reload()
+    _answered(page, 1, "You said: first, edited")
+    assert _transcript(page) == ["first, edited"]
+    page.context.close()
+
+
+def test_a_refused_message_keeps_its_text_and_retry_sends_it(
+    browser: Browser, app: ReflexApp, llm: ScriptedServer
+) -> None:
+    llm.reset()
+    user = "retry-e2e"
+    page = _open(browser, app, user)
+    _send(page, "hello before the quota")
+    _answered(page, 1, "You said: hello before the quota")
+    quota = f"{app.url}/api/usage/quota"
+    assert httpx.put(quota, params={"user_name": user}, json={"daily_token_limit": 1}).status_code == 200
+
+    _send(page, "after the quota")
+
+    expect(page.locator(".msg-assistant").last.locator(".chat-error")).to_be_visible()
+    expect(page.locator("#chat-input")).to_have_value("after the quota")  # not lost
+    expect(page.locator(".user-row.unsent .unsent-badge")).to_have_count(1)
+    sent = len(llm.requests())
+    raised = httpx.put(quota, params={"user_name": OPERATOR}, json={"daily_token_limit": 0, "for_user": user})
+    assert raised.status_code == 200
+
+    page.click(".retry-send")
+
+    _answered(page, 2, "You said: after the quota")
+    expect(page.locator(".unsent-badge")).to_have_count(0)
+    expect(page.locator("#chat-input")).to_have_value("")
+    assert len(llm.requests()) == sent + 1
+    assert _user_texts(llm.requests()[-1]) == ["hello before the quota", "after the quota"]
+    page.reload()
+    _answered(page, 2, "You said: after the quota")
+    page.context.close()
+
+
+def test_retry_after_a_failed_answer_asks_the_model_again(
+    browser: Browser, app: ReflexApp, llm: ScriptedServer
+) -> None:
+    llm.reset()
+    page = _open(browser, app, "fail-e2e")
+    _send(page, "error please")
+    expect(page.locator(".msg-assistant").last).to_have_attribute("data-state", "error")
+    llm.push({"content": "Back again."})
+
+    page.click(".retry-answer")
+
+    _answered(page, 1, "Back again.")
+    assert _user_texts(llm.requests()[-1]) == ["error please"]
+    page.context.close()
+
+
+def test_phone_layout_drawer_searches_renames_pins_and_deletes(
+    browser: Browser, app: ReflexApp, llm: ScriptedServer
+) -> None:
+    llm.reset()
+    page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app.url)
+    page.locator("#user-name").fill("phone-e2e")
+    page.click("#user-name-save")
+    expect(page.locator("#user-name")).to_have_count(0)
+    expect(page.locator(".chat-sidebar")).to_be_hidden()
+    _send(page, "phone chat one")
+    _answered(page, 1, "You said: phone chat one")
+
+    page.click("#history-menu")
+    drawer = page.locator(".phone-history")
+    row = drawer.locator(".session-item")
+    expect(row).to_have_count(1)
+    row.locator(".session-menu").click()
+    page.locator(".session-pin").click()
+    expect(row).to_have_attribute("data-pinned", "true")
+    row.locator(".session-menu").click()
+    page.locator(".session-rename").click()
+    page.fill("#rename-input", "Phone fan room")
+    page.click("#rename-save")
+    expect(row.locator(".session-title")).to_have_text("Phone fan room")
+    drawer.locator("#session-search-phone").fill("no such title")
+    expect(drawer).to_contain_text("No conversation matches.")
+    drawer.locator("#session-search-phone").fill("")
+    expect(row).to_have_count(1)
+    row.locator(".session-menu").click()
+    page.locator(".session-delete").click()
+    page.click("#delete-confirm")
+    expect(drawer.locator(".session-item")).to_have_count(0)
+    page.context.close()
+
+
+def test_page_titles_follow_the_language(browser: Browser, app: ReflexApp) -> None:
+    page = browser.new_context(locale="zh-CN").new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(f"{app.url}/usage")
+    expect(page).to_have_title("用量 · VentAgent")
+    page.click("#lang-switch")
+    page.get_by_role("option", name="English").click()
+    expect(page).to_have_title("Usage · VentAgent")
+    page.goto(app.url)
+    expect(page).to_have_title("VentAgent")
+    page.context.close()

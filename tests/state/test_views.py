@@ -1,0 +1,162 @@
+"""Tool cards as the chat shows them (``ventapp.state.views``): sub-agents, summaries, reviews, todos."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from ventapp.agent import events as ev
+from ventapp.agent.interrupts import ResumeAnswer
+from ventapp.state.interrupt_view import interrupt_view, reject_all, reviewed
+from ventapp.state.live_answer import LiveAnswer, reduce_event
+from ventapp.state.views import message_from_row, nested, tool_card_from_dict, tool_summary
+
+TASK_ARGS = {"subagent_type": "researcher", "description": "Find the airflow rule"}
+
+
+def _fold(events: list[ev.ContractEvent], lang: str = "en") -> LiveAnswer:
+    live = LiveAnswer(lang=lang)
+    for event in events:
+        live = reduce_event(live, event)
+    return live
+
+
+def _call(call_id: str, tool: str, args: dict, agent_id: str = "main") -> ev.ToolCall:
+    return ev.ToolCall(tool=tool, cn_tool=tool, args=args, agent_id=agent_id, tool_call_id=call_id)
+
+
+def test_subagent_card_is_named_by_type_and_task_and_holds_its_calls() -> None:
+    live = _fold(
+        [
+            _call("call_task", "task", TASK_ARGS),
+            _call("call_inner", "calculate", {"expression": "1+1"}, agent_id="call_task"),
+            _call("call_main", "calculate", {"expression": "2+2"}),
+        ]
+    )
+    task, inner, main = live.tools
+    assert (task.cn_tool, task.description) == ("Researcher", "Find the airflow rule")
+    assert "call_" not in task.cn_tool + task.description
+    assert (inner.parent, main.parent, task.parent) == ("call_task", "", "")
+    zh = _fold([_call("call_task", "task", TASK_ARGS)], lang="zh-CN").tools[0]
+    assert zh.cn_tool == "资料检索员"
+
+
+def test_a_call_of_an_unknown_agent_stays_at_the_top() -> None:
+    (card,) = nested(
+        [tool_card_from_dict({"tool_call_id": "c", "tool": "calculate", "agent_id": "call_gone"})]
+    )
+    assert card.parent == ""
+
+
+def test_tool_result_gets_a_one_line_summary() -> None:
+    assert tool_summary("60") == "60"
+    assert tool_summary('{"result": 42, "data": {"x": 1}}') == "42"
+    assert (
+        tool_summary('{"sources": [{"title": "a"}, {"title": "b"}], "data": []}', "en") == "2 source(s) found"
+    )
+    assert tool_summary('{"sources": []}', "zh-CN") == "找到 0 个来源"
+    long = tool_summary("word " * 100)
+    assert len(long) <= 96 and long.endswith("…") and "\n" not in tool_summary("first\nsecond")
+    live = _fold(
+        [
+            _call("c1", "calculate", {}),
+            ev.ToolResult(tool="calculate", cn_tool="", content="60", tool_call_id="c1"),
+        ]
+    )
+    assert live.tools[0].summary == "60"
+
+
+def test_reviews_mark_cards_live_as_the_stored_ones_after_a_reload() -> None:
+    event = ev.Interrupt(
+        kind="tool_approval",
+        interrupt_token="tok",
+        tool_approval={
+            "requests": [
+                {"tool": "calculate", "args": {"expression": "1+1"}},
+                {"tool": "calculate", "args": {"expression": "2+2"}},
+            ]
+        },
+        tool_call_ids=["c1", "c2"],
+    )
+    view = interrupt_view(event, "en")
+    live = _fold(
+        [_call("c1", "calculate", {"expression": "1+1"}), _call("c2", "calculate", {"expression": "2+2"})]
+    )
+    answer = ResumeAnswer(
+        decisions=[{"type": "edit", "args": {"expression": "3*3"}}, {"type": "reject", "message": ""}]
+    )
+    edited, rejected = reviewed(list(live.tools), view, answer)
+    assert edited.review == "edited" and '"1+1"' in edited.old_args_json
+    assert rejected.review == "rejected" and rejected.old_args_json == ""
+    # The edit's new call event keeps the mark.
+    after = reduce_event(
+        LiveAnswer(lang="en", tools=(edited, rejected)), _call("c1", "calculate", {"expression": "3*3"})
+    )
+    assert after.tools[0].review == "edited" and '"3*3"' in after.tools[0].args_json
+
+    stored = tool_card_from_dict(
+        {
+            "tool_call_id": "c1",
+            "tool": "calculate",
+            "args": {"expression": "3*3"},
+            "content": "9",
+            "review": "edited",
+            "original_args": {"expression": "1+1"},
+        }
+    )
+    assert (stored.review, stored.old_args_json, stored.args_json) == (
+        edited.review,
+        edited.old_args_json,
+        after.tools[0].args_json,
+    )
+    assert [c.mode for c in reject_all(view).calls] == ["reject", "reject"]
+
+
+def test_answered_plan_stays_with_its_verdict() -> None:
+    plan = {"plan": "1. Measure\n2. Solve"}
+    live = _fold(
+        [
+            _call("p1", "request_plan_approval", plan),
+            ev.ToolResult(
+                tool="request_plan_approval",
+                cn_tool="",
+                content="APPROVED. Carry out the plan now.",
+                tool_call_id="p1",
+            ),
+        ]
+    )
+    assert (live.tools[0].plan, live.tools[0].review) == ("1. Measure\n2. Solve", "approved")
+    stored = tool_card_from_dict(
+        {"tool_call_id": "p1", "tool": "request_plan_approval", "args": plan, "content": "REJECTED: no"}
+    )
+    assert stored.review == "sent_back"
+
+
+def test_reloaded_answer_shows_the_last_todo_list() -> None:
+    todos = [
+        {"content": "Read the rule", "status": "completed"},
+        {"content": "Solve", "status": "in_progress"},
+    ]
+    row = SimpleNamespace(
+        id=1,
+        role="assistant",
+        content="ok",
+        status="complete",
+        citations=[],
+        usage=None,
+        tool_calls=[
+            {"tool_call_id": "t1", "tool": "write_todos", "args": {"todos": todos[:1]}, "content": "ok"},
+            {"tool_call_id": "t2", "tool": "write_todos", "args": {"todos": todos}, "content": "ok"},
+            {
+                "tool_call_id": "t3",
+                "tool": "write_todos",
+                "args": {"todos": []},
+                "content": "ok",
+                "agent_id": "call_sub",
+            },
+        ],
+    )
+    message = message_from_row(row, "en")
+    assert [(t.content, t.status) for t in message.todos] == [
+        ("Read the rule", "completed"),
+        ("Solve", "in_progress"),
+    ]

@@ -1,0 +1,122 @@
+"""The controls on sent messages: copy, regenerate and retry on an answer; edit (and retry) on a question.
+
+DOM hooks: ``.copy-answer``, ``.regenerate``, ``.retry-answer`` (the last answer's row, ``.answer-actions``);
+``.edit-message`` on a user bubble, whose edit form is ``.edit-form`` (``.edit-input``, ``.edit-send``,
+``.edit-cancel``); a refused message is ``.unsent`` with ``.unsent-badge`` and ``.retry-send``.
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from ventapp.pages.components.lang import t
+from ventapp.state.chat_state import ChatState
+from ventapp.state.views import ChatMessageView
+
+
+def _icon_button(icon: str, label: rx.Var[str], class_name: str, on_click: object) -> rx.Component:
+    return rx.tooltip(
+        rx.icon_button(
+            rx.icon(icon, size=14),
+            aria_label=label,
+            class_name=class_name,
+            on_click=on_click,
+            variant="ghost",
+            color_scheme="gray",
+            size="1",
+            type="button",
+        ),
+        content=label,
+    )
+
+
+def answer_actions(message: rx.Var[ChatMessageView], last: rx.Var[bool]) -> rx.Component:
+    """Under an answer: copy it (Markdown); on the last one, regenerate, or retry a failed one."""
+    idle = ~ChatState.is_streaming
+    return rx.hstack(
+        rx.cond(
+            message.content != "",
+            _icon_button("copy", t("message.copy"), "copy-answer", rx.set_clipboard(message.content)),
+        ),
+        rx.cond(
+            last & idle & (message.status != "waiting"),
+            rx.cond(
+                message.status == "error",
+                rx.button(
+                    rx.icon("rotate_ccw", size=14),
+                    t("message.retry"),
+                    class_name="retry-answer",
+                    on_click=ChatState.retry,
+                    size="1",
+                    variant="soft",
+                    type="button",
+                ),
+                _icon_button("refresh_cw", t("message.regenerate"), "regenerate", ChatState.regenerate),
+            ),
+        ),
+        spacing="3",
+        align="center",
+        class_name="answer-actions",
+    )
+
+
+def edit_form(message: rx.Var[ChatMessageView]) -> rx.Component:
+    """A sent message opened for editing: sending it replaces that turn and everything after it."""
+    return rx.form(
+        rx.vstack(
+            rx.text_area(
+                name="edited",
+                default_value=message.content,
+                class_name="edit-input",
+                aria_label=t("message.edit_label"),
+                auto_focus=True,
+                width="100%",
+                rows="3",
+            ),
+            rx.hstack(
+                rx.button(
+                    t("common.cancel"),
+                    class_name="edit-cancel",
+                    type="button",
+                    variant="soft",
+                    color_scheme="gray",
+                    size="1",
+                    on_click=ChatState.cancel_edit,
+                ),
+                rx.button(t("message.edit_send"), class_name="edit-send", type="submit", size="1"),
+                justify="end",
+                width="100%",
+            ),
+            spacing="2",
+            width="100%",
+        ),
+        on_submit=ChatState.send_edit,
+        class_name="edit-form",
+        width=["90%", "80%", "75%"],
+    )
+
+
+def question_actions(message: rx.Var[ChatMessageView]) -> rx.Component:
+    """Under a question: edit and resend; a refused one says it was not sent, with Retry."""
+    return rx.cond(
+        message.unsent,
+        rx.hstack(
+            rx.badge(t("message.unsent"), color_scheme="amber", variant="soft", class_name="unsent-badge"),
+            rx.button(
+                rx.icon("rotate_ccw", size=14),
+                t("message.retry"),
+                class_name="retry-send",
+                on_click=ChatState.retry,
+                size="1",
+                variant="soft",
+                type="button",
+                disabled=ChatState.is_streaming,
+            ),
+            spacing="2",
+            align="center",
+        ),
+        rx.cond(
+            ~ChatState.is_streaming,
+            _icon_button("pencil", t("message.edit"), "edit-message", ChatState.start_edit(message.id)),
+        ),
+    )

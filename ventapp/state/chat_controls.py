@@ -1,0 +1,98 @@
+"""The standard chat controls on sent messages: edit and resend, regenerate, retry.
+
+A mixin of :class:`~ventapp.state.chat_state.ChatState`. Edit and regenerate never re-send the
+conversation as text: they send one message with ``fork_turn``, and the pipeline forks the
+thread from the checkpoint before that turn (:mod:`ventapp.agent.fork`), replacing the stored
+messages from it on. Retry after a refusal sends the kept text again; after a failed run it
+regenerates the answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reflex as rx
+
+from ventapp.state.views import ChatMessageView
+
+
+def _sent(messages: list[ChatMessageView]) -> list[ChatMessageView]:
+    """The user messages the server stored, in order (a refused one never was)."""
+    return [m for m in messages if m.role == "user" and not m.unsent]
+
+
+def turn_of(messages: list[ChatMessageView], message_id: str) -> int | None:
+    """Which stored user turn (0-based) the bubble ``message_id`` is; None for another bubble."""
+    return next((i for i, m in enumerate(_sent(messages)) if m.id == message_id), None)
+
+
+def truncated_at_turn(messages: list[ChatMessageView], turn: int) -> list[ChatMessageView]:
+    """The transcript before the ``turn``-th stored user message (all of it when there is none)."""
+    sent = _sent(messages)
+    if turn >= len(sent):
+        return list(messages)
+    return messages[: messages.index(sent[turn])]
+
+
+class ChatControls(rx.State, mixin=True):
+    """Edit a sent message, regenerate the last answer, retry a refused or failed one."""
+
+    editing_id: str = ""
+    """The user bubble being edited in place ("" for none)."""
+
+    def _mark_unsent(self) -> None:
+        """The last user bubble was refused before it ran (inside ``async with``)."""
+        messages = self.messages  # type: ignore[attr-defined]  # on ChatState
+        if messages and messages[-1].role == "user":
+            messages[-1].unsent = True
+            self.messages = messages  # type: ignore[attr-defined]
+
+    def _answered_elsewhere(self) -> None:
+        """The message was refused: the session answers in another tab or client (inside ``async with``)."""
+        if self.messages and self.messages[-1].role == "user":  # type: ignore[attr-defined]
+            self.messages.pop()  # type: ignore[attr-defined]
+        self._reset_live()  # type: ignore[attr-defined]
+        self.is_streaming = False  # type: ignore[attr-defined]
+        self.live_elsewhere = True  # type: ignore[attr-defined]
+
+    @rx.event
+    def start_edit(self, message_id: str) -> None:
+        """Open a sent message for editing (not while an answer streams)."""
+        if not self.is_streaming:  # type: ignore[attr-defined]
+            self.editing_id = message_id
+
+    @rx.event
+    def cancel_edit(self) -> None:
+        """Close the edit box; the message stays as it was."""
+        self.editing_id = ""
+
+    @rx.event
+    def send_edit(self, form_data: dict[str, Any]) -> Any:
+        """Send the edited text in place of that turn: its later turns are replaced."""
+        turn = turn_of(self.messages, self.editing_id)  # type: ignore[attr-defined]
+        text = str(form_data.get("edited") or "").strip()
+        if turn is None or not text or self.is_streaming:  # type: ignore[attr-defined]
+            return None
+        self.editing_id = ""
+        return self._begin(text, fork_turn=turn)  # type: ignore[attr-defined]
+
+    @rx.event
+    def regenerate(self) -> Any:
+        """Answer the last stored message again, from the checkpoint before it."""
+        sent = _sent(self.messages)  # type: ignore[attr-defined]
+        if not sent or self.is_streaming:  # type: ignore[attr-defined]
+            return None
+        return self._begin(sent[-1].content, fork_turn=len(sent) - 1)  # type: ignore[attr-defined]
+
+    @rx.event
+    def retry(self) -> Any:
+        """Retry: a refused message is sent again (the box is emptied); a failed answer is regenerated."""
+        messages = self.messages  # type: ignore[attr-defined]
+        last_user = next((m for m in reversed(messages) if m.role == "user"), None)
+        if last_user is None or self.is_streaming:  # type: ignore[attr-defined]
+            return None
+        if not last_user.unsent:
+            return type(self).regenerate  # type: ignore[attr-defined]
+        self.messages = messages[: messages.index(last_user)]  # type: ignore[attr-defined]
+        follow = self._begin(last_user.content)  # type: ignore[attr-defined]
+        return [rx.set_value("chat-input", ""), *([follow] if follow is not None else [])]
