@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
 
+from ventapp.mcp_config import McpServer, parse_servers
 from ventapp.model_config import DEFAULT_ROUTE, THINKING_CONTROLS, ModelRoute, parse_routes
 
 logger = logging.getLogger(__name__)
@@ -123,6 +124,13 @@ KEYS: dict[str, tuple[str, str]] = {
         "1",
         "0 turns off summarisation (and its history archive); long chats then overflow",
     ),
+    "MCP_SERVERS": (
+        "",
+        "MCP tool servers: a JSON/YAML mapping (or a .json/.yaml file) of name -> {command, args, env, "
+        "workspace} (stdio) or {url, headers} (streamable HTTP), each with enabled, tools, approval, timeout",
+    ),
+    "MCP_OUTPUT_MAX_CHARS": ("20000", "Longest MCP tool result passed to the model, in characters (cut beyond)"),
+    "MCP_RETRY_S": ("30", "Seconds before a down MCP server is tried again (at the next run)"),
     "HITL_TOOLS": ("", "Extra tool names that need a person's approval, comma-separated (e.g. calculate)"),
     "UPLOAD_MAX_BYTES": ("20971520", "Largest accepted upload in bytes (20 MiB); larger is refused with 413"),
     "BILLING_ALLOW_UNPRICED": ("0", "1 bills a model with no price at zero; 0 refuses the run (fail-closed)"),
@@ -142,7 +150,7 @@ KEYS: dict[str, tuple[str, str]] = {
 }
 
 
-SECRET_KEYS = frozenset({"OPENAI_API_KEY", "DATABASE_URL", "MODELS"})
+SECRET_KEYS = frozenset({"OPENAI_API_KEY", "DATABASE_URL", "MODELS", "MCP_SERVERS"})
 """Keys whose values are secrets (a database URL may carry a password)."""
 
 
@@ -222,6 +230,9 @@ class Settings:
     thinking_level: str = "default"
     model_routes: tuple[ModelRoute, ...] = ()
     """The routes of ``MODELS`` (the main route is :attr:`main_route`)."""
+    mcp_servers: tuple[McpServer, ...] = ()
+    mcp_output_max_chars: int = 20000
+    mcp_retry_s: float = 30.0
     conflicts: tuple[ConfigConflict, ...] = field(default=())
 
     @property
@@ -400,6 +411,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         "DB_BUSY_TIMEOUT_S",
         "WRITEBACK_INTERVAL_S",
         "RUN_LOG_TTL_S",
+        "MCP_RETRY_S",
     ):
         if _as_float(values, key) <= 0:
             raise ValueError(f"{key} must be a positive number of seconds, got {values[key]!r}")
@@ -445,6 +457,9 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         thinking_control=thinking_control,
         thinking_level=values["THINKING_LEVEL"].lower() or "default",
         model_routes=parse_routes(values["MODELS"], PROJECT_ROOT, int(KEYS["CONTEXT_LIMIT"][0])),
+        mcp_servers=parse_servers(values["MCP_SERVERS"], PROJECT_ROOT),
+        mcp_output_max_chars=_as_int(values, "MCP_OUTPUT_MAX_CHARS", minimum=1000),
+        mcp_retry_s=_as_float(values, "MCP_RETRY_S"),
         conflicts=tuple(conflicts),
     )
 
