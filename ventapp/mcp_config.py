@@ -29,7 +29,19 @@ TRANSPORTS = ("stdio", "streamable_http")
 DEFAULT_TIMEOUT_S = 30.0
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,23}$")
 _FIELDS = frozenset(
-    {"transport", "command", "args", "env", "workspace", "url", "headers", "enabled", "tools", "approval", "timeout"}
+    {
+        "transport",
+        "command",
+        "args",
+        "env",
+        "workspace",
+        "url",
+        "headers",
+        "enabled",
+        "tools",
+        "approval",
+        "timeout",
+    }
 )
 
 
@@ -114,7 +126,10 @@ def _server_from(name: object, entry: object) -> McpServer:
             raise ValueError(f"{where}.{flag} must be true or false, got {entry[flag]!r}")
     if transport != "stdio" and entry.get("workspace"):
         raise ValueError(f"{where}.workspace applies to stdio servers only")
-    tools, approval = _strings(entry.get("tools"), f"{where}.tools"), _strings(entry.get("approval"), f"{where}.approval")
+    tools, approval = (
+        _strings(entry.get("tools"), f"{where}.tools"),
+        _strings(entry.get("approval"), f"{where}.approval"),
+    )
     outside = sorted(set(approval) - set(tools)) if tools else []
     if outside:
         raise ValueError(f"{where}.approval names tools left out by {where}.tools: {', '.join(outside)}")
@@ -165,5 +180,7 @@ def parse_servers(raw: str, root: Path) -> tuple[McpServer, ...]:
     if isinstance(data, dict) and len(data) == 1 and next(iter(data)) in ("mcpServers", "servers"):
         data = next(iter(data.values()))
     if not isinstance(data, dict):
-        raise ValueError(f'{KEY} must map server names to servers, e.g. {{"site": {{"command": "python", ...}}}}')
+        raise ValueError(
+            f'{KEY} must map server names to servers, e.g. {{"site": {{"command": "python", ...}}}}'
+        )
     return tuple(_server_from(name, entry) for name, entry in data.items())

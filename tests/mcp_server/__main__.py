@@ -56,7 +56,9 @@ def site_documents(query: str) -> dict:
     """
     return {
         "data": f"Shaft 2 was re-lined in 2024 ({query}).",
-        "sources": [{"title": "Shaft 2 inspection", "url": "https://docs.site.example/shaft-2", "snippet": "re-lined"}],
+        "sources": [
+            {"title": "Shaft 2 inspection", "url": "https://docs.site.example/shaft-2", "snippet": "re-lined"}
+        ],
     }
 
 
