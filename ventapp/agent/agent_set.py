@@ -7,6 +7,11 @@ builds new agents and swaps them in, so runs in flight finish on the agent they 
 with and the next run gets the new one. Every agent shares the runtime's checkpointer,
 so graph state (thread = session) is the same whichever agent reads it.
 
+MCP tool servers (``MCP_SERVERS``, :class:`~ventapp.tools.mcp_hub.McpHub`) are listed before
+the first build (a name clash fails the start; a server that is down is left out); a down
+server is listed again at the first run after ``MCP_RETRY_S``, and the agents are rebuilt when
+its tools came (or went); a reload reads ``MCP_SERVERS`` again.
+
 Skills: deepagents reads the skills' front matter once per thread and keeps it in graph
 state; after a reload the first new turn of each session asks for it to be read again
 (:meth:`AgentSet.skills_stale`).
@@ -23,9 +28,10 @@ from typing import Any
 from ventapp.agent.agent_factory import build_agent
 from ventapp.agent.model_factory import build_model
 from ventapp.agent.thinking import billed_model, check_level, check_routes
-from ventapp.config import Settings
+from ventapp.config import Settings, load_settings
 from ventapp.model_config import DEFAULT_ROUTE, ModelRoute
 from ventapp.tools import registry
+from ventapp.tools.mcp_hub import McpHub
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +87,21 @@ class AgentSet:
         self._lock = asyncio.Lock()
         self._skills_read: set[str] = set()
         """Sessions whose skills were read again since the last reload (empty before any reload)."""
+        self.mcp = self._hub(settings)
+        """The MCP servers of the current configuration and their state."""
+
+    @staticmethod
+    def _hub(settings: Settings) -> McpHub:
+        return McpHub(
+            settings.mcp_servers, settings.data_dir / "mcp", settings.mcp_output_max_chars, settings.mcp_retry_s
+        )
+
+    def _tools_ready(self) -> None:
+        # Blocking: lists the servers (each within its timeout). Always installs, even with no
+        # servers: the registry is process-wide and may hold another configuration's tools.
+        if not self.mcp.loaded:
+            self.mcp.load(strict=True)
+            self.mcp.install(strict=True)
 
     @property
     def names(self) -> list[str]:
@@ -125,19 +146,44 @@ class AgentSet:
         route = self.route(name)
         built = self._built.get(route.name)
         if built is None:
+            self._tools_ready()
             built = self._built[route.name] = self._build(route, self.levels[route.name], self.generation)
         return built
 
     async def ready(self, name: str | None = None) -> BuiltAgent:
-        """Like :meth:`get`, but a first build runs in a worker thread, not on the event loop."""
+        """Like :meth:`get`, but a first build runs in a worker thread, not on the event loop.
+
+        Also lists the MCP servers that are down again once ``MCP_RETRY_S`` has passed, and
+        rebuilds the agents when their tools changed (a server came back or went away).
+        """
         route = self.route(name)
+        if self.mcp.loaded and self.mcp.retry_due():
+            await self._retry_mcp()
         if route.name in self._built:
             return self._built[route.name]
         async with self._lock:
             if route.name not in self._built:
                 level, generation = self.levels[route.name], self.generation
+                await asyncio.to_thread(self._tools_ready)
                 self._built[route.name] = await asyncio.to_thread(self._build, route, level, generation)
             return self._built[route.name]
+
+    async def _retry_mcp(self) -> None:
+        async with self._lock:
+            if not self.mcp.retry_due():  # another run retried while this one waited
+                return
+            changed = await asyncio.to_thread(self.mcp.load, self.mcp.down())
+            if not changed:
+                return
+            self.mcp.install()
+            names = [built.route.name for built in self.built()]
+
+            def rebuild() -> list[BuiltAgent]:
+                return [self._build(self.route(n), self.levels[n], self.generation) for n in names]
+
+            fresh = await asyncio.to_thread(rebuild)
+            self._built = {built.route.name: built for built in fresh}
+        logger.info("MCP tools changed: agents rebuilt (%s)", ", ".join(names) or "none built yet")
 
     def built(self) -> list[BuiltAgent]:
         """The agents built so far, in route order."""
@@ -160,16 +206,26 @@ class AgentSet:
         return built
 
     async def reload(self) -> list[BuiltAgent]:
-        """Re-read the tool modules and skills and rebuild every agent built so far (at least the main one).
+        """Re-read the tool modules, ``MCP_SERVERS`` and the skills; rebuild every agent built so far
+        (at least the main one).
 
         Raises:
-            ValueError | ImportError: A tool module no longer loads or the agent no longer
-                assembles; the agents in use are kept.
+            ValueError | ImportError: A tool module no longer loads, ``MCP_SERVERS`` is invalid or
+                two tools clash, or the agent no longer assembles; the agents in use are kept
+                (the registry then holds the new tools until the next reload).
         """
         async with self._lock:
+            hub = self._hub(load_settings())
+            await asyncio.to_thread(hub.load, strict=True)
             # On the loop's thread: the registry is briefly empty while its modules re-run, and
             # nothing else may look a tool up in between.
             registry.load_builtin_tools(reload=True)
+            try:
+                hub.install(strict=True)
+            except ValueError:
+                self.mcp.install()  # the agents in use keep their tools; so does the registry
+                raise
+            self.mcp = hub
             generation = self.generation + 1
             names = [built.route.name for built in self.built()] or [DEFAULT_ROUTE]
 
