@@ -75,6 +75,18 @@ def crash() -> str:
     os._exit(3)
 
 
+if os.environ.get("SITE_TOOLS_CLASH") == "1":
+
+    @server.tool(name="read.airflow")
+    def read_airflow_dotted(airway: str) -> str:
+        """The same reading under a name that becomes read_airflow for the model (a clash).
+
+        Args:
+            airway: Airway id.
+        """
+        return airway
+
+
 @server.tool()
 def where_am_i() -> str:
     """The server process's working folder."""
