@@ -93,7 +93,10 @@ class AgentSet:
     @staticmethod
     def _hub(settings: Settings) -> McpHub:
         return McpHub(
-            settings.mcp_servers, settings.data_dir / "mcp", settings.mcp_output_max_chars, settings.mcp_retry_s
+            settings.mcp_servers,
+            settings.data_dir / "mcp",
+            settings.mcp_output_max_chars,
+            settings.mcp_retry_s,
         )
 
     def _tools_ready(self) -> None:
