@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import importlib
 import json
-from dataclasses import replace
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from langchain_core.messages import ToolMessage
@@ -278,7 +278,7 @@ def test_added_specs_clashing_with_a_registered_tool_name_both_sources() -> None
     ours = registry.get_spec("calculate")
     assert ours is not None
     theirs = replace(ours, module="mcp:site")
-    with pytest.raises(ValueError, match="offered by ventapp.tools.demo_tools and again by mcp:site"):
+    with pytest.raises(ValueError, match=r"offered by ventapp\.tools\.demo_tools and again by mcp:site"):
         registry.add_specs([theirs])
     twice = [replace(ours, name="site__a", module="mcp:site"), replace(ours, name="site__a", module="mcp:web")]
     with pytest.raises(ValueError, match="offered by mcp:site and again by mcp:web"):
