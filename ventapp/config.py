@@ -129,7 +129,10 @@ KEYS: dict[str, tuple[str, str]] = {
         "MCP tool servers: a JSON/YAML mapping (or a .json/.yaml file) of name -> {command, args, env, "
         "workspace} (stdio) or {url, headers} (streamable HTTP), each with enabled, tools, approval, timeout",
     ),
-    "MCP_OUTPUT_MAX_CHARS": ("20000", "Longest MCP tool result passed to the model, in characters (cut beyond)"),
+    "MCP_OUTPUT_MAX_CHARS": (
+        "20000",
+        "Longest MCP tool result passed to the model, in characters (cut beyond)",
+    ),
     "MCP_RETRY_S": ("30", "Seconds before a down MCP server is tried again (at the next run)"),
     "HITL_TOOLS": ("", "Extra tool names that need a person's approval, comma-separated (e.g. calculate)"),
     "UPLOAD_MAX_BYTES": ("20971520", "Largest accepted upload in bytes (20 MiB); larger is refused with 413"),

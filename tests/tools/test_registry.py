@@ -280,7 +280,10 @@ def test_added_specs_clashing_with_a_registered_tool_name_both_sources() -> None
     theirs = replace(ours, module="mcp:site")
     with pytest.raises(ValueError, match=r"offered by ventapp\.tools\.demo_tools and again by mcp:site"):
         registry.add_specs([theirs])
-    twice = [replace(ours, name="site__a", module="mcp:site"), replace(ours, name="site__a", module="mcp:web")]
+    twice = [
+        replace(ours, name="site__a", module="mcp:site"),
+        replace(ours, name="site__a", module="mcp:web"),
+    ]
     with pytest.raises(ValueError, match="offered by mcp:site and again by mcp:web"):
         registry.add_specs(twice)
     assert registry.get_spec("site__a") is None, "all or none"

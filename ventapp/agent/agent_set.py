@@ -89,6 +89,7 @@ class AgentSet:
         """Sessions whose skills were read again since the last reload (empty before any reload)."""
         self.mcp = self._hub(settings)
         """The MCP servers of the current configuration and their state."""
+        self._retry: asyncio.Task[None] | None = None
 
     @staticmethod
     def _hub(settings: Settings) -> McpHub:
@@ -133,11 +134,23 @@ class AgentSet:
             build_model(settings, route, thinking),
             self.checkpointer,
             workspaces_dir=settings.workspaces_dir,
-            hitl_tools=settings.hitl_tools,
+            hitl_tools=self._hitl_tools(),
             compaction_enabled=settings.compaction_enabled,
             tools_profile=settings.tools_profile,
         )
         return BuiltAgent(graph, route, thinking, billed_model(route, thinking), generation)
+
+    def _hitl_tools(self) -> tuple[str, ...]:
+        # HITL_TOOLS may name an MCP server's tool; while that server is down the tool is not
+        # there, and that must not fail the build (the app starts without the server).
+        servers = set(self.mcp.servers)
+        return tuple(
+            name
+            for name in self.settings.hitl_tools
+            if registry.get_spec(name) is not None
+            or name.split("__", 1)[0] not in servers
+            or "__" not in name
+        )
 
     def get(self, name: str | None = None) -> BuiltAgent:
         """The current agent of a route, built now (blocking, ~0.5 s) if it never was.
@@ -156,12 +169,13 @@ class AgentSet:
     async def ready(self, name: str | None = None) -> BuiltAgent:
         """Like :meth:`get`, but a first build runs in a worker thread, not on the event loop.
 
-        Also lists the MCP servers that are down again once ``MCP_RETRY_S`` has passed, and
-        rebuilds the agents when their tools changed (a server came back or went away).
+        Also starts listing the MCP servers that are down again once ``MCP_RETRY_S`` has passed,
+        in the background (a server that does not answer never delays a run); the agents are
+        rebuilt when their tools changed, for the runs after.
         """
         route = self.route(name)
-        if self.mcp.loaded and self.mcp.retry_due():
-            await self._retry_mcp()
+        if self.mcp.loaded and self.mcp.retry_due() and (self._retry is None or self._retry.done()):
+            self._retry = asyncio.create_task(self._retry_mcp(), name="mcp-retry")
         if route.name in self._built:
             return self._built[route.name]
         async with self._lock:
@@ -172,19 +186,28 @@ class AgentSet:
             return self._built[route.name]
 
     async def _retry_mcp(self) -> None:
+        hub = self.mcp
+        try:  # outside the lock: a server that does not answer holds up no build, switch or reload
+            changed = await asyncio.to_thread(hub.load, hub.down())
+        except Exception:  # never raised out of a background task: the next run tries again
+            logger.exception("listing the MCP servers that were down failed")
+            return
+        if not changed:
+            return
         async with self._lock:
-            if not self.mcp.retry_due():  # another run retried while this one waited
+            if hub is not self.mcp:  # a reload replaced the configuration meanwhile
                 return
-            changed = await asyncio.to_thread(self.mcp.load, self.mcp.down())
-            if not changed:
-                return
-            self.mcp.install()
+            hub.install()
             names = [built.route.name for built in self.built()]
 
             def rebuild() -> list[BuiltAgent]:
                 return [self._build(self.route(n), self.levels[n], self.generation) for n in names]
 
-            fresh = await asyncio.to_thread(rebuild)
+            try:
+                fresh = await asyncio.to_thread(rebuild)
+            except Exception:  # the agents in use stay; a reload reports what is wrong
+                logger.exception("rebuilding the agents with the MCP servers' new tools failed")
+                return
             self._built = {built.route.name: built for built in fresh}
         logger.info("MCP tools changed: agents rebuilt (%s)", ", ".join(names) or "none built yet")
 

@@ -100,7 +100,9 @@ class AgentRuntime:
             )
         try:
             runtime = cls(settings, engine, checkpointer, stack, spool)
-            runtime.agent  # noqa: B018  (build now: a bad HITL_TOOLS or skill fails the start, not every chat)
+            # Build now: a bad HITL_TOOLS, skill or MCP tool clash fails the start, not every chat
+            # (in a worker thread: listing the MCP servers may take up to their timeouts).
+            await runtime.agents.ready()
         except Exception:
             await stack.aclose()
             engine.dispose()
