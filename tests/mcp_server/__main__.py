@@ -9,8 +9,8 @@ or over streamable HTTP on a port (``url: http://127.0.0.1:PORT/mcp``)::
     python -m tests.mcp_server http PORT
 
 Tools: ``read_airflow`` (a value), ``set_fan_speed`` (a side effect the tests put behind approval),
-``site_documents`` (a result with sources), ``big_log`` (200,000 characters), ``crash`` (the
-process dies mid-call), ``where_am_i`` (its working folder).
+``site_documents`` (a result with sources), ``big_log`` (200,000 characters), ``wait`` (a slow
+answer), ``crash`` (the process dies mid-call), ``where_am_i`` (its working folder).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import os
 import sys
 from pathlib import Path
 
+import anyio
 from mcp.server.fastmcp import FastMCP
 
 server = FastMCP(
@@ -66,6 +67,17 @@ def site_documents(query: str) -> dict:
 def big_log() -> str:
     """Return the whole monitoring log (very long)."""
     return "x" * 200_000
+
+
+@server.tool()
+async def wait(seconds: float) -> str:
+    """Answer after a while.
+
+    Args:
+        seconds: How long to wait.
+    """
+    await anyio.sleep(seconds)
+    return "waited"
 
 
 @server.tool()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -120,6 +121,16 @@ def test_a_server_dying_mid_call_answers_with_a_readable_error_and_the_next_call
             http.stop()
 
 
+def test_a_call_that_outlasts_the_timeout_answers_with_a_readable_error(tmp_path: Path) -> None:
+    hub = _hub(tmp_path, {"site": _stdio(tools=["wait"], timeout=8)})
+    hub.load(strict=True)
+    hub.install(strict=True)
+    started = time.monotonic()
+    slow = _call("site__wait", {"seconds": 60})
+    assert time.monotonic() - started < 20
+    assert slow.status == "error" and "(no answer within 8 s)" in slow.content
+
+
 def test_long_output_is_cut_and_sources_survive(tmp_path: Path) -> None:
     hub = _hub(tmp_path, {"site": _stdio(tools=["big_log", "site_documents"])}, max_chars=1500)
     hub.load(strict=True)
@@ -132,13 +143,15 @@ def test_long_output_is_cut_and_sources_survive(tmp_path: Path) -> None:
 
 def test_a_stdio_server_runs_in_its_own_folder_or_the_session_workspace(tmp_path: Path) -> None:
     workspace = tmp_path / "sessions" / "s1"
-    workspace_files.set_workspace_resolver(lambda: workspace)
     hub = _hub(
         tmp_path,
         {"own": _stdio(tools=["where_am_i"]), "ws": _stdio(tools=["where_am_i"], workspace=True)},
     )
     hub.load(strict=True)
     hub.install(strict=True)
+    outside = _call("ws__where_am_i")
+    assert outside.status == "error" and "session workspace is not available" in outside.content
+    workspace_files.set_workspace_resolver(lambda: workspace)
     assert Path(_call("own__where_am_i").content) == (tmp_path / "mcp" / "own").resolve()
     assert Path(_call("ws__where_am_i").content) == workspace.resolve()
 

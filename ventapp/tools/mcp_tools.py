@@ -169,24 +169,25 @@ def build_tool(
     name = agent_tool_name(server.name, mcp_name)
 
     async def call(**arguments: Any) -> str:
+        try:
+            conn = connection(server, _call_folder(server, home))
+        except ValueError as exc:  # no session workspace outside a run
+            raise ToolException(f"Tool '{name}' failed: {exc}.") from exc
         captured: BaseException | None = None
         result: CallToolResult | None = None
         try:
-            conn = connection(server, _call_folder(server, home))
             async with asyncio.timeout(server.timeout):
                 async with create_session(conn) as session:  # type: ignore[arg-type]
                     await session.initialize()
                     try:
                         result = await session.call_tool(mcp_name, arguments)
-                    except Exception as exc:  # re-raised below: the session's exit may swallow it
+                    except Exception as exc:  # kept: the session's exit may swallow it
                         captured = exc
         except _PassThrough:
             raise
-        except ValueError as exc:  # no session workspace outside a run
-            raise ToolException(f"Tool '{name}' failed: {exc}.") from exc
-        except Exception as exc:
+        except Exception as exc:  # a session that fails to close after the answer still answered
             captured = captured or exc
-        if captured is not None or result is None:
+        if result is None:
             reason = failure_reason(captured or EOFError(), server.timeout)
             report(server.name, reason)
             raise ToolException(
