@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from langchain_mcp_adapters.tools import load_mcp_tools
-
 from ventapp.mcp_config import McpServer
 from ventapp.tools import registry
 from ventapp.tools.mcp_tools import MODULE_PREFIX, agent_tool_name, build_tool, connection, failure_reason
@@ -113,6 +111,10 @@ class McpHub:
         folder = self.home / server.name
         if server.transport == "stdio":
             folder.mkdir(parents=True, exist_ok=True)
+        # Imported here: the adapters' tools module loads the SDK's server side too (~1 s), which
+        # an app without MCP servers never needs.
+        from langchain_mcp_adapters.tools import load_mcp_tools
+
         async with asyncio.timeout(server.timeout):
             listed = await load_mcp_tools(None, connection=connection(server, folder))  # type: ignore[arg-type]
         offered = {tool.name: tool for tool in listed}

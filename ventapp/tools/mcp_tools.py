@@ -23,15 +23,16 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.tools import StructuredTool, ToolException
-from langchain_mcp_adapters.sessions import create_session
-from mcp.types import CallToolResult, EmbeddedResource, TextContent, TextResourceContents
 
 from ventapp.mcp_config import McpServer
 from ventapp.tools import workspace_files
 from ventapp.tools.registry import parse_sourced
+
+if TYPE_CHECKING:
+    from mcp.types import CallToolResult
 
 try:  # LangGraph control-flow signals (interrupt(), Command) must reach the graph untouched.
     from langgraph.errors import GraphBubbleUp as _PassThrough
@@ -95,9 +96,12 @@ def failure_reason(exc: BaseException, timeout: float) -> str:
 
 
 def _text_of(block: Any) -> str:
-    if isinstance(block, TextContent):
-        return block.text
-    if isinstance(block, EmbeddedResource) and isinstance(block.resource, TextResourceContents):
+    # By the protocol's type tags, not the SDK's classes: this module imports no MCP code until a
+    # call (the SDK costs over a second of start-up, which an app without MCP servers skips).
+    kind = getattr(block, "type", "")
+    if kind == "text":
+        return str(block.text)
+    if kind == "resource" and isinstance(getattr(block.resource, "text", None), str):
         return block.resource.text
     kind = getattr(block, "mimeType", None) or getattr(block, "type", "content")
     return f"[{kind} content, not shown]"
@@ -169,6 +173,8 @@ def build_tool(
     name = agent_tool_name(server.name, mcp_name)
 
     async def call(**arguments: Any) -> str:
+        from langchain_mcp_adapters.sessions import create_session
+
         try:
             conn = connection(server, _call_folder(server, home))
         except ValueError as exc:  # no session workspace outside a run
