@@ -167,3 +167,16 @@ def test_two_tools_under_one_name_fail_the_start_naming_both(tmp_path: Path) -> 
     assert (
         lenient.public()["site"]["status"] == "down" and "read.airflow" in lenient.public()["site"]["reason"]
     )
+
+
+def test_an_app_without_mcp_servers_never_imports_the_sdk() -> None:
+    import subprocess
+
+    code = (
+        "import sys, ventapp.agent.agent_set, ventapp.agent.assembly\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'langchain_mcp_adapters')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path.cwd()
+    )
+    assert out.stdout.strip() == "[]", "the SDK costs over a second of start-up"
