@@ -23,7 +23,11 @@ import anyio
 from mcp.server.fastmcp import FastMCP
 
 server = FastMCP(
-    "site-tools", host="127.0.0.1", port=int(sys.argv[2]) if len(sys.argv) > 2 else 8000, log_level="WARNING"
+    "site-tools",
+    host="127.0.0.1",
+    port=int(sys.argv[2]) if len(sys.argv) > 2 else 8000,
+    log_level="WARNING",
+    stateless_http=True,  # each request stands alone, as the per-call sessions of the app use it
 )
 
 
