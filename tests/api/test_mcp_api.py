@@ -57,6 +57,7 @@ def mcp_api(
         "MCP_SERVERS": json.dumps(_servers(web.url, f"http://127.0.0.1:{gone_port}/mcp")),
         "MCP_OUTPUT_MAX_CHARS": "3000",
         "MCP_RETRY_S": "1",
+        "HITL_TOOLS": "gone__read_airflow",  # a tool of a server that is down at start
     }
     with patched_env(env), ApiServer() as server:
         yield server
@@ -110,6 +111,12 @@ def test_a_server_down_at_start_is_listed_down_and_the_app_is_up(http: httpx.Cli
     gone = check["servers"]["gone"]
     assert gone["status"] == "down" and "connection refused" in gone["reason"] and gone["tools"] == []
     assert check["servers"]["site"]["status"] == "up" and check["servers"]["web"]["status"] == "up"
+    deadline = time.monotonic() + 30
+    while http.get("/health").json()["model"]["prompt"] is None:
+        assert time.monotonic() < deadline, (
+            "the fixed prompt is measured although HITL_TOOLS names a down tool"
+        )
+        time.sleep(0.2)
 
 
 @pytest.mark.parametrize("tool", ["site__read_airflow", "web__read_airflow"])

@@ -134,13 +134,14 @@ class AgentSet:
             build_model(settings, route, thinking),
             self.checkpointer,
             workspaces_dir=settings.workspaces_dir,
-            hitl_tools=self._hitl_tools(),
+            hitl_tools=self.hitl_tools(),
             compaction_enabled=settings.compaction_enabled,
             tools_profile=settings.tools_profile,
         )
         return BuiltAgent(graph, route, thinking, billed_model(route, thinking), generation)
 
-    def _hitl_tools(self) -> tuple[str, ...]:
+    def hitl_tools(self) -> tuple[str, ...]:
+        """``HITL_TOOLS`` without the tools of MCP servers that are down (not there to approve)."""
         # HITL_TOOLS may name an MCP server's tool; while that server is down the tool is not
         # there, and that must not fail the build (the app starts without the server).
         servers = set(self.mcp.servers)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import weakref
 from collections.abc import AsyncIterator
@@ -119,7 +120,9 @@ class AgentRuntime:
         return runtime
 
     async def _check_prompt(self) -> None:
-        self.prompt_budget = await check_fixed_prompt(self.settings)
+        # The agent set's HITL_TOOLS: a down MCP server's tool named there is not there to measure.
+        settings = dataclasses.replace(self.settings, hitl_tools=self.agents.hitl_tools())
+        self.prompt_budget = await check_fixed_prompt(settings)
 
     async def close(self) -> None:
         """Close the checkpointer connection and dispose of the engine."""
