@@ -133,9 +133,8 @@ class McpHub:
                     f"which both reach the model as {name!r}; leave one out with MCP_SERVERS.{server.name}.tools"
                 )
             title = str((tool.metadata or {}).get("title") or mcp_name)
-            summary = (tool.description or "").strip().split("\n", 1)[0][
-                :200
-            ] or f"{mcp_name} ({server.name})"
+            first_line = (tool.description or "").strip().split("\n", 1)[0]
+            summary = first_line[:200] or f"{mcp_name} ({server.name})"
             schema = (
                 tool.args_schema
                 if isinstance(tool.args_schema, dict)
@@ -187,7 +186,7 @@ class McpHub:
         Raises:
             McpClash: With ``strict``, a server offers two tools that reach the model under one name.
         """
-        names = [n for n in (names or self.servers) if self.servers[n].enabled]
+        names = [n for n in (self.servers if names is None else names) if self.servers[n].enabled]
         before = {name: [spec.name for spec in specs] for name, specs in self._specs.items()}
         results = run_async(self._list_all(names)) if names else {}
         now = time.monotonic()
