@@ -460,7 +460,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         thinking_control=thinking_control,
         thinking_level=values["THINKING_LEVEL"].lower() or "default",
         model_routes=parse_routes(values["MODELS"], PROJECT_ROOT, int(KEYS["CONTEXT_LIMIT"][0])),
-        mcp_servers=parse_servers(values["MCP_SERVERS"], PROJECT_ROOT),
+        mcp_servers=parse_servers(values["MCP_SERVERS"], PROJECT_ROOT, environ),
         mcp_output_max_chars=_as_int(values, "MCP_OUTPUT_MAX_CHARS", minimum=1000),
         mcp_retry_s=_as_float(values, "MCP_RETRY_S"),
         conflicts=tuple(conflicts),

@@ -12,12 +12,14 @@ server name to server, optionally under ``mcpServers`` or ``servers``, e.g.::
 
 A server with ``command`` runs over stdio (a child process per call), one with ``url`` over
 streamable HTTP. ``${VAR}`` in ``env`` values is expanded from the process environment by the
-adapter when the process starts.
+adapter when the process starts; in ``headers`` values it is expanded here, from the variables
+:mod:`ventapp.config` hands over (the process environment), so tokens need not sit in the file.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,7 @@ import yaml
 KEY = "MCP_SERVERS"
 TRANSPORTS = ("stdio", "streamable_http")
 DEFAULT_TIMEOUT_S = 30.0
+_VARIABLE = re.compile(r"\$\{([^}]+)\}")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,23}$")
 _FIELDS = frozenset(
     {
@@ -98,7 +101,7 @@ def _mapping(value: Any, where: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in value.items()}
 
 
-def _server_from(name: object, entry: object) -> McpServer:
+def _server_from(name: object, entry: object, variables: Mapping[str, str]) -> McpServer:
     where = f"{KEY}.{name}"
     if not isinstance(name, str) or not _NAME.match(name) or "__" in name:
         raise ValueError(
@@ -142,7 +145,10 @@ def _server_from(name: object, entry: object) -> McpServer:
         env=None if env is None else _mapping(env, f"{where}.env"),
         workspace=bool(entry.get("workspace", False)),
         url=url,
-        headers=_mapping(entry.get("headers"), f"{where}.headers"),
+        headers={
+            key: _VARIABLE.sub(lambda m: variables.get(m.group(1), m.group(0)), value)
+            for key, value in _mapping(entry.get("headers"), f"{where}.headers").items()
+        },
         enabled=bool(entry.get("enabled", True)),
         tools=tools,
         approval=approval,
@@ -150,12 +156,13 @@ def _server_from(name: object, entry: object) -> McpServer:
     )
 
 
-def parse_servers(raw: str, root: Path) -> tuple[McpServer, ...]:
+def parse_servers(raw: str, root: Path, variables: Mapping[str, str] | None = None) -> tuple[McpServer, ...]:
     """The servers of ``MCP_SERVERS``: inline JSON/YAML, or the path of a ``.json``/``.yaml``/``.yml`` file.
 
     Args:
         raw: The setting's text; empty means no MCP servers.
         root: Folder a relative file path is read from (the project root).
+        variables: What ``${VAR}`` in ``headers`` values reads (an unknown name stays as written).
 
     Returns:
         The servers in the order given (disabled ones included, with ``enabled=False``).
@@ -183,4 +190,4 @@ def parse_servers(raw: str, root: Path) -> tuple[McpServer, ...]:
         raise ValueError(
             f'{KEY} must map server names to servers, e.g. {{"site": {{"command": "python", ...}}}}'
         )
-    return tuple(_server_from(name, entry) for name, entry in data.items())
+    return tuple(_server_from(name, entry, variables or {}) for name, entry in data.items())
