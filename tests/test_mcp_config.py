@@ -62,6 +62,7 @@ def test_json_yaml_and_file_spellings_give_the_same_servers(tmp_path: Path) -> N
         ('{"a": {"command": "x", "cwd": "/"}}', "MCP_SERVERS.a has unknown keys ['cwd']"),
         ('{"a": {"url": "http://h/mcp", "workspace": true}}', "MCP_SERVERS.a.workspace"),
         ('{"a": {"command": "x", "enabled": "yes"}}', "MCP_SERVERS.a.enabled"),
+        ('{"a": {"command": "x", "workspace": true, "keep_alive": true}}', "MCP_SERVERS.a.keep_alive"),
         ('{"a": {"command": "x", "tools": "read"}}', "MCP_SERVERS.a.tools"),
         ('{"a": {"command": "x", "tools": ["t"], "approval": ["u"]}}', "MCP_SERVERS.a.approval"),
         ('{"a__b": {"command": "x"}}', "server name 'a__b'"),

@@ -44,6 +44,7 @@ _FIELDS = frozenset(
         "tools",
         "approval",
         "timeout",
+        "keep_alive",
     }
 )
 
@@ -66,6 +67,8 @@ class McpServer:
         tools: Allow-list of the server's own tool names; empty means every tool it offers.
         approval: The server's tool names a person must approve before each call.
         timeout: Seconds one call (connect, start-up and answer) may take.
+        keep_alive: True reuses one session across calls (no process start per stdio call); a
+            call that fails on it closes it and the next call opens a fresh one.
     """
 
     name: str
@@ -80,6 +83,7 @@ class McpServer:
     tools: tuple[str, ...] = ()
     approval: tuple[str, ...] = ()
     timeout: float = DEFAULT_TIMEOUT_S
+    keep_alive: bool = False
 
     def __hash__(self) -> int:
         return hash(self.name)
@@ -124,11 +128,15 @@ def _server_from(name: object, entry: object, variables: Mapping[str, str]) -> M
     timeout = entry.get("timeout", DEFAULT_TIMEOUT_S)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout <= 3600:
         raise ValueError(f"{where}.timeout must be a number of seconds between 0 and 3600, got {timeout!r}")
-    for flag in ("enabled", "workspace"):
+    for flag in ("enabled", "workspace", "keep_alive"):
         if flag in entry and not isinstance(entry[flag], bool):
             raise ValueError(f"{where}.{flag} must be true or false, got {entry[flag]!r}")
     if transport != "stdio" and entry.get("workspace"):
         raise ValueError(f"{where}.workspace applies to stdio servers only")
+    if entry.get("workspace") and entry.get("keep_alive"):
+        raise ValueError(
+            f"{where}.keep_alive cannot go with workspace: each session's folder needs its own process"
+        )
     tools, approval = (
         _strings(entry.get("tools"), f"{where}.tools"),
         _strings(entry.get("approval"), f"{where}.approval"),
@@ -153,6 +161,7 @@ def _server_from(name: object, entry: object, variables: Mapping[str, str]) -> M
         tools=tools,
         approval=approval,
         timeout=float(timeout),
+        keep_alive=bool(entry.get("keep_alive", False)),
     )
 
 

@@ -212,20 +212,30 @@ def test_a_server_down_at_start_is_picked_up_at_a_later_run(
             time.sleep(1.1)  # MCP_RETRY_S
             response, _ = post_chat(http, message="hello")  # a run starts the retry, in the background
             assert response.status_code == 200
-        frames = _ask(http, "gone__read_airflow", {"airway": "D4"})
-        assert frames[-1]["type"] == "done"
+        with http.stream(
+            "POST", "/api/chat", files={"message": (None, 'gone__read_airflow {"airway": "D4"}')}
+        ) as response:
+            frames = read_frames(response)
+            session_id = response.headers["x-session-id"]
+        assert frames[-1]["type"] == "interrupt", "the next run has the tool, and HITL_TOOLS applies to it"
+        assert frames[-1]["tool_approval"]["tool"] == "gone__read_airflow"
+        frames = _resume(http, session_id, frames[-1], {"type": "approve"})
         result = _result(frames)
-        assert not result["error"] and "D4" in result["content"], "the next run has the server's tools"
+        assert not result["error"] and "D4" in result["content"] and frames[-1]["type"] == "done"
 
 
 def test_reload_reads_the_configuration_again(http: httpx.Client, web: HttpMcpServer, gone_port: int) -> None:
     saved = os.environ["MCP_SERVERS"]
-    os.environ["MCP_SERVERS"] = json.dumps({"site": {**_SITE, "tools": ["read_airflow"], "approval": []}})
+    gone = {"url": f"http://127.0.0.1:{gone_port}/mcp", "enabled": False}  # HITL_TOOLS names its tool
+    os.environ["MCP_SERVERS"] = json.dumps(
+        {"site": {**_SITE, "tools": ["read_airflow"], "approval": []}, "gone": gone}
+    )
     try:
         response = http.post("/api/model/reload")
         assert response.status_code == 200, response.text
         assert [n for n in response.json()["tools"] if "__" in n] == ["site__read_airflow"]
-        assert set(_mcp_health(http)["servers"]) == {"site"}
+        servers = _mcp_health(http)["servers"]
+        assert set(servers) == {"site", "gone"} and servers["gone"]["status"] == "disabled"
         os.environ["MCP_SERVERS"] = '{"site": {"command": "x", "timeout": -1}}'
         refused = http.post("/api/model/reload")
         assert refused.status_code == 500 and refused.json()["code"] == "reload_failed"

@@ -10,7 +10,8 @@ or over streamable HTTP on a port (``url: http://127.0.0.1:PORT/mcp``)::
 
 Tools: ``read_airflow`` (a value), ``set_fan_speed`` (a side effect the tests put behind approval),
 ``site_documents`` (a result with sources), ``big_log`` (200,000 characters), ``wait`` (a slow
-answer), ``crash`` (the process dies mid-call), ``where_am_i`` (its working folder).
+answer), ``crash`` (the process dies mid-call), ``server_pid`` and ``where_am_i`` (its process id
+and working folder).
 """
 
 from __future__ import annotations
@@ -101,6 +102,12 @@ if os.environ.get("SITE_TOOLS_CLASH") == "1":
             airway: Airway id.
         """
         return airway
+
+
+@server.tool()
+def server_pid() -> int:
+    """The server process's id (tells a reused session from a new one)."""
+    return os.getpid()
 
 
 @server.tool()

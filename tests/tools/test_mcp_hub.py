@@ -180,3 +180,46 @@ def test_an_app_without_mcp_servers_never_imports_the_sdk() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path.cwd()
     )
     assert out.stdout.strip() == "[]", "the SDK costs over a second of start-up"
+
+
+def test_keep_alive_reuses_one_session_and_replaces_it_after_a_failure(tmp_path: Path) -> None:
+    import os
+
+    hub = _hub(
+        tmp_path,
+        {
+            "live": _stdio(tools=["server_pid", "crash"], keep_alive=True),
+            "fresh": _stdio(tools=["server_pid"]),
+        },
+    )
+    hub.load(strict=True)
+    hub.install(strict=True)
+
+    async def pids(name: str, count: int) -> list[int]:
+        tool = registry.get_spec(name).tool
+        return [int(await tool.ainvoke({})) for _ in range(count)]
+
+    async def scenario() -> tuple[list[int], ToolMessage, list[int]]:
+        first = await pids("live__server_pid", 3)
+        died = await registry.get_spec("live__crash").tool.ainvoke(
+            {"name": "live__crash", "args": {}, "id": "c", "type": "tool_call"}
+        )
+        after = await pids("live__server_pid", 2)
+        await hub.aclose()
+        return first, died, after
+
+    first, died, after = asyncio.run(scenario())
+    assert len(set(first)) == 1, "one process served every call"
+    assert died.status == "error" and "stopped answering" in died.content
+    assert len(set(after)) == 1 and after[0] != first[0], "a fresh session after the failure"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(after[0], 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("closing the hub ends the kept-alive server process")
+    fresh = asyncio.run(pids("fresh__server_pid", 2))
+    assert fresh[0] != fresh[1], "without keep_alive every call starts its own process"

@@ -252,7 +252,7 @@ class AgentSet:
             except ValueError:
                 self.mcp.install()  # the agents in use keep their tools; so does the registry
                 raise
-            self.mcp = hub
+            old, self.mcp = self.mcp, hub
             generation = self.generation + 1
             names = [built.route.name for built in self.built()] or [DEFAULT_ROUTE]
 
@@ -263,6 +263,9 @@ class AgentSet:
             self._built = {built.route.name: built for built in fresh}
             self.generation = generation
             self._skills_read = set()
+        # The old configuration's long-lived sessions end (a call still running on an old agent
+        # would open a fresh one).
+        await old.aclose()
         logger.info("agents rebuilt (generation %d): %s", generation, ", ".join(names))
         return fresh
 

@@ -141,6 +141,7 @@ class AgentRuntime:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        await self.agents.mcp.aclose()  # long-lived MCP sessions: their stdio processes end
         await self._exit_stack.aclose()
         self.engine.dispose()
         self.process_guard.release()

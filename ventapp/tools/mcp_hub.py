@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from ventapp.mcp_config import McpServer
 from ventapp.tools import registry
+from ventapp.tools.mcp_session import LiveSession
 from ventapp.tools.mcp_tools import MODULE_PREFIX, agent_tool_name, build_tool, connection, failure_reason
 from ventapp.tools.registry import ToolSpec
 
@@ -95,6 +96,12 @@ class McpHub:
             for server in servers
         }
         self._specs: dict[str, list[ToolSpec]] = {}
+        self._live = {
+            server.name: LiveSession(connection(server, home / server.name))
+            for server in servers
+            if server.keep_alive
+        }
+        """The long-lived sessions of the ``keep_alive`` servers (shared by their tools)."""
 
     def report(self, server: str, reason: str | None) -> None:
         """Record whether a call reached ``server`` (None) or why not."""
@@ -155,6 +162,7 @@ class McpHub:
                     home=folder,
                     max_chars=self.max_chars,
                     report=self.report,
+                    live=self._live.get(server.name),
                 ),
                 module=f"{MODULE_PREFIX}{server.name}",
             )
@@ -238,6 +246,10 @@ class McpHub:
                 state = self.states[name]
                 state.status, state.reason, state.tools = "down", str(clash), []
                 del self._specs[name]
+
+    async def aclose(self) -> None:
+        """Close the long-lived sessions (their stdio processes end); a later call opens new ones."""
+        await asyncio.gather(*(live.aclose() for live in self._live.values()))
 
     def retry_due(self) -> bool:
         """True when an enabled server is down and was last tried more than ``retry_s`` ago."""

@@ -29,6 +29,7 @@ from langchain_core.tools import StructuredTool, ToolException
 
 from ventapp.mcp_config import McpServer
 from ventapp.tools import workspace_files
+from ventapp.tools.mcp_session import LiveSession
 from ventapp.tools.registry import parse_sourced
 
 if TYPE_CHECKING:
@@ -137,6 +138,23 @@ def shape_result(result: CallToolResult, name: str, max_chars: int) -> str:
     return text
 
 
+async def _fresh_call(
+    conn: dict[str, Any], mcp_name: str, arguments: dict[str, Any]
+) -> tuple[CallToolResult | None, BaseException | None]:
+    """Call ``mcp_name`` on a session of its own: ``(result, None)`` or ``(None, the call's error)``."""
+    from langchain_mcp_adapters.sessions import create_session
+
+    captured: BaseException | None = None
+    result: CallToolResult | None = None
+    async with create_session(conn) as session:  # type: ignore[arg-type]
+        await session.initialize()
+        try:
+            result = await session.call_tool(mcp_name, arguments)
+        except Exception as exc:  # kept: the session's exit may swallow it
+            captured = exc
+    return result, captured
+
+
 def _call_folder(server: McpServer, home: Path) -> Path | None:
     if server.transport != "stdio":
         return None
@@ -155,8 +173,9 @@ def build_tool(
     home: Path,
     max_chars: int,
     report: Reporter,
+    live: LiveSession | None = None,
 ) -> StructuredTool:
-    """The agent tool that calls ``mcp_name`` on ``server``, one session per call.
+    """The agent tool that calls ``mcp_name`` on ``server``, one session per call (or ``live``'s).
 
     Args:
         server: The server entry.
@@ -166,6 +185,7 @@ def build_tool(
         home: The stdio server's own folder when it does not run in the session's workspace.
         max_chars: ``MCP_OUTPUT_MAX_CHARS``.
         report: Told whether each call reached the server (``/health`` shows it).
+        live: The server's long-lived session (``keep_alive``); None opens one per call.
 
     Returns:
         An async-only ``StructuredTool`` named :func:`agent_tool_name`, failing into error ToolMessages.
@@ -173,22 +193,18 @@ def build_tool(
     name = agent_tool_name(server.name, mcp_name)
 
     async def call(**arguments: Any) -> str:
-        from langchain_mcp_adapters.sessions import create_session
-
         try:
-            conn = connection(server, _call_folder(server, home))
+            conn = connection(server, _call_folder(server, home)) if live is None else {}
         except ValueError as exc:  # no session workspace outside a run
             raise ToolException(f"Tool '{name}' failed: {exc}.") from exc
         captured: BaseException | None = None
         result: CallToolResult | None = None
         try:
             async with asyncio.timeout(server.timeout):
-                async with create_session(conn) as session:  # type: ignore[arg-type]
-                    await session.initialize()
-                    try:
-                        result = await session.call_tool(mcp_name, arguments)
-                    except Exception as exc:  # kept: the session's exit may swallow it
-                        captured = exc
+                if live is not None:
+                    result = await live.call(mcp_name, arguments)
+                else:
+                    result, captured = await _fresh_call(conn, mcp_name, arguments)
         except _PassThrough:
             raise
         except Exception as exc:  # a session that fails to close after the answer still answered
