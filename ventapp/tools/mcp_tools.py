@@ -4,7 +4,8 @@ The connection and the protocol are the adapters' (``langchain_mcp_adapters.sess
 on the official ``mcp`` SDK); this module adds what the agent needs around a call:
 
 * a fresh session per call, so a server that died is simply started (stdio) or reached (HTTP)
-  again by the next call: reconnection needs no restart;
+  again by the next call: reconnection needs no restart (``keep_alive`` servers reuse one
+  :class:`~ventapp.tools.mcp_session.LiveSession` instead, replaced after a failed call);
 * a stdio server runs in the calling session's workspace folder when its entry says
   ``workspace: true``, otherwise in a folder of its own (``DATA_DIR/mcp/<server>``), never the
   host's root or the app's checkout;
