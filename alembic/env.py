@@ -9,7 +9,7 @@ from sqlmodel import SQLModel
 
 import ventapp.db.billing_models  # noqa: F401  (registers the billing tables too)
 from ventapp.config import get_settings
-from ventapp.db import models, preference_models, schedule_models  # noqa: F401  (register the tables)
+from ventapp.db import auth_models, models, preference_models, schedule_models  # noqa: F401  (register the tables)
 from ventapp.db.engine import make_engine
 
 config = context.config

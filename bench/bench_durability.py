@@ -72,13 +72,13 @@ async def _turns(base_url: str, interval: str, turns: int) -> tuple[list[float],
         env = {**app_env(Path(data), base_url), "LOG_LEVEL": "WARNING", "ANSWER_SAVE_INTERVAL_S": interval}
         runtime = await AgentRuntime.open(load_settings(env))
         saves: list[int] = []
-        original = chat_store.save_partial
+        original = chat_store.save_partials
 
-        def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
-            saves[-1] += 1
-            return original(*args, **kwargs)
+        def counting(engine, partials):  # type: ignore[no-untyped-def]
+            saves[-1] += len(partials)
+            return original(engine, partials)
 
-        chat_store.save_partial = counting  # type: ignore[assignment]
+        chat_store.save_partials = counting  # type: ignore[assignment]
         cpu: list[float] = []
         try:
             for index in range(turns + 1):  # the first turn warms up (agent built)
@@ -89,7 +89,7 @@ async def _turns(base_url: str, interval: str, turns: int) -> tuple[list[float],
                     pass
                 cpu.append((time.process_time() - started) * 1000)
         finally:
-            chat_store.save_partial = original  # type: ignore[assignment]
+            chat_store.save_partials = original  # type: ignore[assignment]
             await runtime.close()
         return cpu[1:], saves[1:]
 

@@ -1,17 +1,29 @@
 """Load benchmark: K concurrent SSE chats on loopback vs. the same agent consumed in-process.
 
 Prints, for each K: completed streams, 429s, time to first token p50/p99 (ms) and the
-token rate (tokens/s) over HTTP (``POST /api/chat`` on the real backend,
-``reflex run --env prod --backend-only``) and in-process (the pipeline's events with no
-HTTP), and their ratio — the figure that survives a noisy machine. The model is the
-scripted server with zero delay answering "long answer" with 200 tokens.
+token rate (tokens/s) of three consumers of the same scripted model, one after the other:
+
+* ``ceiling`` — a bare ``create_deep_agent`` graph with the same model and tools, streamed
+  in-process (:mod:`bench.ceiling`): what the agent itself can do here;
+* ``in-process`` — the product's pipeline (admission, kernel, metering, settlement, saves)
+  consumed in-process, no HTTP;
+* ``http`` — ``POST /api/chat`` on the real backend (``reflex run --env prod --backend-only``);
+
+and the ratios between them — the figures that survive a noisy machine. Tokens are counted
+from the text received (the scripted model streams one word per chunk), so token frames
+that carry several chunks count as what they carry. The model is the scripted server with
+zero delay answering "long answer" with 200 tokens.
+
+First, ``--single`` turns of each consumer one at a time, interleaved, for the first-token
+gap to the ceiling (median); then each K.
 
 Then (issue 11) 20 concurrent runs, each joined from its first frame by F followers
 (``GET /api/chat/stream``, F = 1 and 10): each follower's token rate against its run's
 originating client and the in-process ceiling, the time to a join's first frame, and how
 long after the originator a follower gets ``done``.
 
-Run: ``.venv/bin/python -m bench.bench_load [--k 1,20,50] [--followers 1,10]``. Bounded: at
+Run: ``.venv/bin/python -m bench.bench_load [--k 20,100,200] [--rounds 3] [--single 15]
+[--followers 1,10]``. Bounded: at
 most 200 concurrent streams, each with a 120 s timeout; everything targets 127.0.0.1.
 """
 
@@ -19,24 +31,30 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
-from tests.e2e.reflex_app import ReflexApp, free_port
+from bench.ceiling import build_ceiling, ceiling_stream
+from bench.scripted_model import scripted_model
+from tests.e2e.reflex_app import ReflexApp
+from tests.scripted_llm.script import split_words
 from tests.support import app_env
 from ventapp.agent.pipeline import ChatRequest, start_chat
 from ventapp.agent.runtime import AgentRuntime
-from ventapp.config import PROJECT_ROOT, load_settings
+from ventapp.config import load_settings
 
 MAX_K = 200
 PROMPT = "long answer please"
 FOLLOWER_RUNS = 20
+
+Result = tuple[int, float | None, str]
+"""``(HTTP status, first token ms or None, answer text received)`` of one stream."""
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -46,67 +64,113 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def _http_stream(client: httpx.AsyncClient, index: int) -> tuple[int, float | None, int]:
+def _tokens_in(line: str) -> int:
+    """Tokens (the scripted model's words) a ``data:`` line carries; 0 for other frames."""
+    if '"type":"token"' not in line:
+        return 0
+    return len(split_words(json.loads(line.removeprefix("data: "))["content"]))
+
+
+async def _http_stream(client: httpx.AsyncClient, index: int) -> Result:
     started = time.perf_counter()
     first: float | None = None
-    tokens = 0
+    parts: list[str] = []
     files = {"message": (None, PROMPT), "user_name": (None, f"bench{index}")}
     async with client.stream("POST", "/api/chat", files=files) as response:
         if response.status_code != 200:
             await response.aread()
-            return response.status_code, None, 0
+            return response.status_code, None, ""
         async for line in response.aiter_lines():
             if '"type":"token"' in line:
-                tokens += 1
+                parts.append(json.loads(line.removeprefix("data: "))["content"])
                 if first is None:
                     first = (time.perf_counter() - started) * 1000
-    return 200, first, tokens
+    return 200, first, "".join(parts)
 
 
-async def _inproc_stream(runtime: AgentRuntime, index: int) -> tuple[int, float | None, int]:
+async def _inproc_stream(runtime: AgentRuntime, index: int) -> Result:
     started = time.perf_counter()
     first: float | None = None
-    tokens = 0
+    parts: list[str] = []
     run = await start_chat(runtime, ChatRequest(message=PROMPT, user_name=f"bench{index}"))
     async for event in run.events():
         if event.type == "token":
-            tokens += 1
+            parts.append(event.content)
             if first is None:
                 first = (time.perf_counter() - started) * 1000
-    return 200, first, tokens
+    return 200, first, "".join(parts)
 
 
-def _summary(label: str, results: list[tuple[int, float | None, int]], wall_s: float) -> float:
+def _summary(label: str, results: list[Result], wall_s: float) -> tuple[float, float]:
+    """Print one consumer's line; return its token rate (tokens/s) and first-token p50 (ms)."""
     ok = [r for r in results if r[0] == 200]
     ttft = [r[1] for r in ok if r[1] is not None]
-    tokens = sum(r[2] for r in ok)
+    tokens = sum(len(split_words(r[2])) for r in ok if r[2])
     rate = tokens / wall_s if wall_s else 0.0
     print(
         f"  {label:10s} completed={len(ok):3d} 429s={sum(r[0] == 429 for r in results):3d} "
         f"ttft_p50={_pct(ttft, 0.5):7.1f}ms ttft_p99={_pct(ttft, 0.99):7.1f}ms "
         f"tokens={tokens:6d} rate={rate:8.0f} tok/s wall={wall_s:5.2f}s"
     )
-    return rate
+    return rate, _pct(ttft, 0.5)
 
 
-async def _measure(k: int, url: str, runtime: AgentRuntime) -> None:
+async def _timed(streams: list[Any]) -> tuple[list[Result], float]:
+    started = time.perf_counter()
+    results = await asyncio.gather(*streams)
+    return list(results), time.perf_counter() - started
+
+
+async def _measure(k: int, url: str, runtime: AgentRuntime, ceiling: Any) -> dict[str, float]:
+    """One round at concurrency ``k``: ceiling, product in-process, then HTTP; their ratios."""
+    await ceiling_stream(ceiling, PROMPT)  # warm-up each consumer once
+    ceiling_results, ceiling_wall = await _timed([ceiling_stream(ceiling, PROMPT) for _ in range(k)])
+    await _inproc_stream(runtime, -1)
+    inproc_results, inproc_wall = await _timed([_inproc_stream(runtime, i) for i in range(k)])
     limits = httpx.Limits(max_connections=k + 5, max_keepalive_connections=k + 5)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
         await _http_stream(client, -1)  # warm-up: agent built, connections open
-        started = time.perf_counter()
-        http_results = await asyncio.gather(*(_http_stream(client, i) for i in range(k)))
-        http_wall = time.perf_counter() - started
-    await _inproc_stream(runtime, -1)
-    started = time.perf_counter()
-    inproc_results = await asyncio.gather(*(_inproc_stream(runtime, i) for i in range(k)))
-    inproc_wall = time.perf_counter() - started
+        http_results, http_wall = await _timed([_http_stream(client, i) for i in range(k)])
     print(f"K={k}")
-    http_rate = _summary("http", http_results, http_wall)
-    inproc_rate = _summary("in-process", inproc_results, inproc_wall)
-    http_ttft = statistics.median([r[1] for r in http_results if r[1] is not None] or [float("nan")])
-    in_ttft = statistics.median([r[1] for r in inproc_results if r[1] is not None] or [float("nan")])
+    ceiling_rate, ceiling_ttft = _summary("ceiling", ceiling_results, ceiling_wall)
+    inproc_rate, inproc_ttft = _summary("in-process", inproc_results, inproc_wall)
+    http_rate, http_ttft = _summary("http", http_results, http_wall)
+    figures = {
+        "inproc/ceiling": inproc_rate / ceiling_rate,
+        "http/inproc": http_rate / inproc_rate,
+        "ttft gap in-process": inproc_ttft - ceiling_ttft,
+        "ttft gap http": http_ttft - ceiling_ttft,
+    }
     print(
-        f"  ratio http/in-process token rate = {http_rate / inproc_rate:.2f}; ttft p50 gap = {http_ttft - in_ttft:+.1f} ms"
+        f"  ratios: in-process/ceiling = {figures['inproc/ceiling']:.2f}; "
+        f"http/in-process = {figures['http/inproc']:.2f}; "
+        f"ttft p50 gap to ceiling: in-process {figures['ttft gap in-process']:+.1f} ms, "
+        f"http {figures['ttft gap http']:+.1f} ms"
+    )
+    return figures
+
+
+async def _single(turns: int, url: str, runtime: AgentRuntime, ceiling: Any) -> None:
+    """``turns`` single streams of each consumer, one at a time and interleaved; median first token."""
+    firsts: dict[str, list[float]] = {"ceiling": [], "in-process": [], "http": []}
+    async with httpx.AsyncClient(base_url=url, timeout=120) as client:
+        for turn in range(turns + 1):  # the first turn of each warms up and is not counted
+            for label, stream in (
+                ("ceiling", ceiling_stream(ceiling, PROMPT)),
+                ("in-process", _inproc_stream(runtime, -1)),
+                ("http", _http_stream(client, -1)),
+            ):
+                _status, first, _text = await stream
+                if turn and first is not None:
+                    firsts[label].append(first)
+    medians = {label: statistics.median(values) for label, values in firsts.items()}
+    print(
+        f"single stream, {turns} turns each, interleaved: first token p50 "
+        + ", ".join(f"{label} {value:.1f} ms" for label, value in medians.items())
+    )
+    print(
+        f"  gap to ceiling: in-process {medians['in-process'] - medians['ceiling']:+.1f} ms, "
+        f"http {medians['http'] - medians['ceiling']:+.1f} ms"
     )
 
 
@@ -127,7 +191,7 @@ async def _follow(
                 continue
             if first_ms != first_ms:
                 first_ms = (time.perf_counter() - asked) * 1000
-            tokens += '"type":"token"' in line
+            tokens += _tokens_in(line)
     return tokens, first_ms, time.perf_counter() - t0
 
 
@@ -143,7 +207,7 @@ async def _run_with_followers(
         session_id = response.headers["x-session-id"]
         joins = [asyncio.create_task(_follow(client, session_id, user, t0)) for _ in range(followers)]
         async for line in response.aiter_lines():
-            tokens += '"type":"token"' in line
+            tokens += _tokens_in(line)
     origin = (tokens, time.perf_counter() - t0)
     return origin, list(await asyncio.gather(*joins))
 
@@ -161,7 +225,7 @@ async def _measure_followers(url: str, runtime: AgentRuntime, runs: int, followe
     await _inproc_stream(runtime, -1)
     started = time.perf_counter()
     ceiling = await asyncio.gather(*(_inproc_stream(runtime, i) for i in range(runs)))
-    ceiling_rate = sum(r[2] for r in ceiling) / (time.perf_counter() - started) / runs
+    ceiling_rate = sum(len(split_words(r[2])) for r in ceiling) / (time.perf_counter() - started) / runs
     for count in followers:
         limits = httpx.Limits(max_connections=runs * (count + 1) + 5, max_keepalive_connections=runs + 5)
         async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
@@ -181,40 +245,54 @@ async def _measure_followers(url: str, runtime: AgentRuntime, runs: int, followe
         )
 
 
-async def _measure_all(ks: list[int], base_url: str, followers: list[int] | None = None) -> None:
+async def _measure_all(
+    ks: list[int], base_url: str, rounds: int, single: int, followers: list[int] | None = None
+) -> None:
     with tempfile.TemporaryDirectory() as http_dir, tempfile.TemporaryDirectory() as local_dir:
-        limits = {"MAX_CONCURRENT_RUNS": "1000", "MAX_RUNS_PER_USER": "1000", "LOG_LEVEL": "WARNING"}
+        limits = {
+            "MAX_CONCURRENT_RUNS": "1000",
+            "MAX_RUNS_PER_USER": "1000",
+            "LOG_LEVEL": "WARNING",
+            "MODEL_TIMEOUT_S": "300",  # a loaded machine queues requests at the model for long
+        }
         env = {**app_env(Path(http_dir), base_url), **limits}
         with ReflexApp(env, Path(http_dir) / "app.log", backend_only=True) as app:
-            runtime = await AgentRuntime.open(load_settings({**app_env(Path(local_dir), base_url), **limits}))
+            settings = load_settings({**app_env(Path(local_dir), base_url), **limits})
+            runtime = await AgentRuntime.open(settings)
+            ceiling = build_ceiling(settings)
             try:
-                for k in ks:
-                    await _measure(min(k, MAX_K), app.url, runtime)
+                if single:
+                    await _single(single, app.url, runtime, ceiling)
+                by_k: dict[int, list[dict[str, float]]] = {}
+                for round_no in range(rounds):
+                    if rounds > 1:
+                        print(f"-- round {round_no + 1} of {rounds}")
+                    for k in ks:
+                        by_k.setdefault(k, []).append(
+                            await _measure(min(k, MAX_K), app.url, runtime, ceiling)
+                        )
                 if followers:
                     await _measure_followers(app.url, runtime, FOLLOWER_RUNS, followers)
             finally:
                 await runtime.close()
+        if rounds > 1:
+            print("-- medians over rounds")
+            for k, rows in by_k.items():
+                medians = {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+                print(f"K={k} " + "; ".join(f"{key} = {value:.2f}" for key, value in medians.items()))
 
 
-def main(ks: list[int], followers: list[int] | None = None) -> None:
-    """Start the scripted model in its own process, then measure each K."""
-    llm_port = free_port()
-    llm = subprocess.Popen(
-        [sys.executable, "-m", "tests.scripted_llm", "--port", str(llm_port)],
-        cwd=PROJECT_ROOT,
-        stdout=subprocess.DEVNULL,
-    )
-    try:
-        time.sleep(1.5)
-        asyncio.run(_measure_all(ks, f"http://127.0.0.1:{llm_port}/v1", followers))
-    finally:
-        llm.terminate()
-        llm.wait(10)
+def main(ks: list[int], rounds: int = 1, single: int = 15, followers: list[int] | None = None) -> None:
+    """Start the scripted model in its own process; single streams, each K ``rounds`` times, followers."""
+    with scripted_model() as base_url:
+        asyncio.run(_measure_all(ks, base_url, rounds, single, followers))
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--k", default="1,20,50", help="comma-separated concurrency levels (max 200)")
+    parser.add_argument("--k", default="20,100,200", help="comma-separated concurrency levels (max 200)")
+    parser.add_argument("--rounds", type=int, default=1, help="repeat every K this many times")
+    parser.add_argument("--single", type=int, default=15, help="single-stream turns per consumer (0: none)")
     parser.add_argument(
         "--followers",
         default="1,10",
@@ -223,5 +301,7 @@ if __name__ == "__main__":
     args = parser.parse_args()
     main(
         [int(part) for part in args.k.split(",") if part],
+        args.rounds,
+        args.single,
         [int(part) for part in args.followers.split(",") if part],
     )

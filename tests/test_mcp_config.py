@@ -80,10 +80,10 @@ def test_a_bad_entry_fails_the_start_naming_the_key(text: str, key: str, tmp_pat
 def test_header_tokens_come_from_the_environment(tmp_path: Path) -> None:
     text = '{"docs": {"url": "http://h/mcp", "headers": {"Authorization": "Bearer ${DOCS_TOKEN}", "X": "${NOPE}"}}}'
     env = {"DEEP_AGENT_ENV_PRIORITY": "none", "MCP_SERVERS": text, "DOCS_TOKEN": "abc"}
-    (docs,) = load_settings(env, env_file=tmp_path / "none").mcp_servers
+    (docs,) = load_settings(env, env_file=tmp_path / "none").mcp.servers
     assert docs.headers == {"Authorization": "Bearer abc", "X": "${NOPE}"}
 
 
 def test_defaults_run_without_set_up(tmp_path: Path) -> None:
     settings = load_settings({"DEEP_AGENT_ENV_PRIORITY": "none"}, env_file=tmp_path / "none")
-    assert (settings.mcp_servers, settings.mcp_output_max_chars, settings.mcp_retry_s) == ((), 20000, 30.0)
+    assert (settings.mcp.servers, settings.mcp.output_max_chars, settings.mcp.retry_s) == ((), 20000, 30.0)

@@ -26,7 +26,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
 
-from ventapp.mcp_config import McpServer, parse_servers
+from ventapp.config_auth import AUTH_KEYS, AuthSettings, parse_auth
+from ventapp.mcp_config import MCP_KEYS, McpSettings, parse_mcp
 from ventapp.model_config import DEFAULT_ROUTE, THINKING_CONTROLS, ModelRoute, parse_routes
 
 logger = logging.getLogger(__name__)
@@ -81,6 +82,12 @@ KEYS: dict[str, tuple[str, str]] = {
         "sqlite",
         "Graph-state store: sqlite (DATA_DIR/checkpoints.db) | memory (lost on restart)",
     ),
+    "CHECKPOINT_SYNC": (
+        "normal",
+        "How the sqlite checkpointer's commits reach the disk: normal (kept through a crash or kill of "
+        "the app; an OS crash or power cut may lose the newest graph steps) | full (an fsync per commit, "
+        "about 4x the time every checkpoint write holds the checkpointer's single lock)",
+    ),
     "PORT": ("3000", "Port the app serves on (make run / make api)"),
     "HOST": (
         "127.0.0.1",
@@ -124,16 +131,6 @@ KEYS: dict[str, tuple[str, str]] = {
         "1",
         "0 turns off summarisation (and its history archive); long chats then overflow",
     ),
-    "MCP_SERVERS": (
-        "",
-        "MCP tool servers: a JSON/YAML mapping (or a .json/.yaml file) of name -> {command, args, env, "
-        "workspace} (stdio) or {url, headers} (streamable HTTP), each with enabled, tools, approval, timeout",
-    ),
-    "MCP_OUTPUT_MAX_CHARS": (
-        "20000",
-        "Longest MCP tool result passed to the model, in characters (cut beyond)",
-    ),
-    "MCP_RETRY_S": ("30", "Seconds before a down MCP server is tried again (at the next run)"),
     "HITL_TOOLS": ("", "Extra tool names that need a person's approval, comma-separated (e.g. calculate)"),
     "UPLOAD_MAX_BYTES": ("20971520", "Largest accepted upload in bytes (20 MiB); larger is refused with 413"),
     "BILLING_ALLOW_UNPRICED": ("0", "1 bills a model with no price at zero; 0 refuses the run (fail-closed)"),
@@ -150,6 +147,8 @@ KEYS: dict[str, tuple[str, str]] = {
         "300",
         "A tick missed while the service was down still runs at start-up if it is at most this many seconds late",
     ),
+    **AUTH_KEYS,
+    **MCP_KEYS,
 }
 
 
@@ -233,9 +232,11 @@ class Settings:
     thinking_level: str = "default"
     model_routes: tuple[ModelRoute, ...] = ()
     """The routes of ``MODELS`` (the main route is :attr:`main_route`)."""
-    mcp_servers: tuple[McpServer, ...] = ()
-    mcp_output_max_chars: int = 20000
-    mcp_retry_s: float = 30.0
+    mcp: McpSettings = field(default_factory=McpSettings)
+    """The ``MCP_*`` keys (:mod:`ventapp.mcp_config`)."""
+    checkpoint_sync: str = "normal"
+    auth: AuthSettings = field(default_factory=AuthSettings)
+    """The ``AUTH_*`` keys (:mod:`ventapp.config_auth`)."""
     conflicts: tuple[ConfigConflict, ...] = field(default=())
 
     @property
@@ -379,6 +380,9 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
     checkpointer = values["CHECKPOINTER"].lower()
     if checkpointer not in ("sqlite", "memory"):
         raise ValueError(f"CHECKPOINTER must be sqlite or memory, got {checkpointer!r}")
+    checkpoint_sync = values["CHECKPOINT_SYNC"].lower()
+    if checkpoint_sync not in ("normal", "full"):
+        raise ValueError(f"CHECKPOINT_SYNC must be normal or full, got {values['CHECKPOINT_SYNC']!r}")
     database_url = values["DATABASE_URL"] or f"sqlite:///{data_dir / 'ventagent.db'}"
     log_level = values["LOG_LEVEL"].upper()
     if log_level not in LOG_LEVELS:
@@ -414,7 +418,6 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         "DB_BUSY_TIMEOUT_S",
         "WRITEBACK_INTERVAL_S",
         "RUN_LOG_TTL_S",
-        "MCP_RETRY_S",
     ):
         if _as_float(values, key) <= 0:
             raise ValueError(f"{key} must be a positive number of seconds, got {values[key]!r}")
@@ -460,9 +463,9 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         thinking_control=thinking_control,
         thinking_level=values["THINKING_LEVEL"].lower() or "default",
         model_routes=parse_routes(values["MODELS"], PROJECT_ROOT, int(KEYS["CONTEXT_LIMIT"][0])),
-        mcp_servers=parse_servers(values["MCP_SERVERS"], PROJECT_ROOT, environ),
-        mcp_output_max_chars=_as_int(values, "MCP_OUTPUT_MAX_CHARS", minimum=1000),
-        mcp_retry_s=_as_float(values, "MCP_RETRY_S"),
+        mcp=parse_mcp(values, PROJECT_ROOT, environ),
+        checkpoint_sync=checkpoint_sync,
+        auth=parse_auth(values),
         conflicts=tuple(conflicts),
     )
 
@@ -485,3 +488,16 @@ def warn_conflicts(settings: Settings) -> None:
 def get_settings() -> Settings:
     """The process-wide settings, loaded on first use. Tests call ``get_settings.cache_clear()``."""
     return load_settings()
+
+
+FRONTEND_BUILD_ENV_PREFIXES = ("REFLEX_", "VITE_")
+"""Environment variables Reflex and Vite read while building the UI (not app settings)."""
+
+
+def frontend_build_environment() -> dict[str, str]:
+    """The ``REFLEX_*`` and ``VITE_*`` variables of the process: inputs of the UI build.
+
+    Returns:
+        ``name -> value`` (read now; used by :mod:`ventapp.ui_build` to decide whether to rebuild).
+    """
+    return {name: value for name, value in os.environ.items() if name.startswith(FRONTEND_BUILD_ENV_PREFIXES)}

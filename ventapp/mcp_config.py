@@ -27,6 +27,19 @@ from typing import Any
 import yaml
 
 KEY = "MCP_SERVERS"
+MCP_KEYS: dict[str, tuple[str, str]] = {
+    KEY: (
+        "",
+        "MCP tool servers: a JSON/YAML mapping (or a .json/.yaml file) of name -> {command, args, env, "
+        "workspace} (stdio) or {url, headers} (streamable HTTP), each with enabled, tools, approval, timeout",
+    ),
+    "MCP_OUTPUT_MAX_CHARS": (
+        "20000",
+        "Longest MCP tool result passed to the model, in characters (cut beyond)",
+    ),
+    "MCP_RETRY_S": ("30", "Seconds before a down MCP server is tried again (at the next run)"),
+}
+"""The ``MCP_*`` keys, their defaults and meanings (part of ``config.KEYS``)."""
 TRANSPORTS = ("stdio", "streamable_http")
 DEFAULT_TIMEOUT_S = 30.0
 _VARIABLE = re.compile(r"\$\{([^}]+)\}")
@@ -200,3 +213,41 @@ def parse_servers(raw: str, root: Path, variables: Mapping[str, str] | None = No
             f'{KEY} must map server names to servers, e.g. {{"site": {{"command": "python", ...}}}}'
         )
     return tuple(_server_from(name, entry, variables or {}) for name, entry in data.items())
+
+
+@dataclass(frozen=True)
+class McpSettings:
+    """The ``MCP_*`` settings.
+
+    Attributes:
+        servers: ``MCP_SERVERS``.
+        output_max_chars: ``MCP_OUTPUT_MAX_CHARS``: longest tool result the model gets.
+        retry_s: ``MCP_RETRY_S``: seconds before a down server is listed again.
+    """
+
+    servers: tuple[McpServer, ...] = ()
+    output_max_chars: int = 20000
+    retry_s: float = 30.0
+
+
+def parse_mcp(values: Mapping[str, str], root: Path, variables: Mapping[str, str]) -> McpSettings:
+    """Build :class:`McpSettings` from the merged configuration values.
+
+    Args:
+        values: Key -> raw text for every key of :data:`MCP_KEYS` (defaults already filled in).
+        root: Folder a relative ``MCP_SERVERS`` file path is read from.
+        variables: What ``${VAR}`` in ``headers`` values reads (the process environment).
+
+    Raises:
+        ValueError: A value is malformed; the message names the key.
+    """
+    raw_chars, raw_retry = values["MCP_OUTPUT_MAX_CHARS"], values["MCP_RETRY_S"]
+    if not raw_chars.isdigit() or int(raw_chars) < 1000:
+        raise ValueError(f"MCP_OUTPUT_MAX_CHARS must be a whole number of at least 1000, got {raw_chars!r}")
+    try:
+        retry_s = float(raw_retry)
+    except ValueError:
+        retry_s = -1.0
+    if not retry_s > 0:
+        raise ValueError(f"MCP_RETRY_S must be a positive number of seconds, got {raw_retry!r}")
+    return McpSettings(parse_servers(values[KEY], root, variables), int(raw_chars), retry_s)

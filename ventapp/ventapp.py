@@ -14,6 +14,7 @@ from reflex_base.environment import environment
 from ventapp.api.app import create_api
 from ventapp.pages.chat import chat_page
 from ventapp.pages.knowledge import knowledge_page
+from ventapp.pages.login import login_page
 from ventapp.pages.not_found import not_found_page
 from ventapp.pages.schedules import schedules_page
 from ventapp.pages.settings import settings_page
@@ -55,4 +56,5 @@ app.add_page(knowledge_page, route="/kb/[doc_id]", title="Knowledge base · Vent
 app.add_page(usage_page, route="/usage", title="Usage · VentAgent")
 app.add_page(schedules_page, route="/schedules", title="Schedules · VentAgent")
 app.add_page(settings_page, route="/settings", title="Settings · VentAgent")
+app.add_page(login_page, route="/login", title="Log in · VentAgent")
 app.add_page(not_found_page, route="404", title="VentAgent")

@@ -155,3 +155,115 @@ async def test_a_stop_before_the_graph_starts_is_kept_and_no_model_is_called(
         assert run.request_stop() is False, "a finished run cannot be stopped"
     finally:
         await runtime.close()
+
+
+async def test_tokens_a_slow_consumer_missed_arrive_joined_and_make_the_same_answer(tmp_path: Path) -> None:
+    """Issue 18: a consumer that falls behind gets the waiting tokens as one ``token`` event."""
+    with ScriptedServer(delay_ms=0) as fast:
+        runtime = await _runtime(tmp_path, fast.base_url)
+        try:
+            run = await start_chat(runtime, ChatRequest(message="long answer please", user_name="u"))
+            events = run.events()
+            first = [await anext(events) for _ in range(3)]  # agent_start, thinking, the first token
+            assert first[-1].type == "token"
+            await asyncio.sleep(1.0)  # the rest of the answer streams into the run's queue meanwhile
+            tokens = [first[-1].content] + [event.content async for event in events if event.type == "token"]
+            assert "".join(tokens) == long_answer(), "joined tokens concatenate to the answer"
+            assert len(tokens) < len(long_answer().split()), "the waiting tokens were joined"
+            (answer,) = [
+                m for m in chat_store.list_messages(runtime.engine, run.session_id) if m.role == "assistant"
+            ]
+            assert answer.content == long_answer()
+        finally:
+            await runtime.close()
+
+
+async def test_quota_between_calls_reads_no_database(tmp_path: Path, llm: ScriptedServer) -> None:
+    """Issue 18: the check after each model call uses the reservation read at admission."""
+    import sqlalchemy as sa
+
+    from ventapp.billing.guard import set_user_quota
+
+    runtime = await _runtime(tmp_path, llm.base_url)
+    quota_reads: list[str] = []
+
+    def seen(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+        if "user_quotas" in statement:
+            quota_reads.append(statement)
+
+    try:
+        set_user_quota(runtime.engine, "metered", 1_000_000)
+        llm.push(
+            {"tool_calls": [{"name": "calculate", "arguments": {"expression": "2+2"}}]},
+            {"tool_calls": [{"name": "calculate", "arguments": {"expression": "3+3"}}]},
+            {"content": "The results are 4 and 6."},
+        )
+        run = await start_chat(runtime, ChatRequest(message="please calculate 2+2", user_name="metered"))
+        sa.event.listen(runtime.engine, "before_cursor_execute", seen)
+        out = [event async for event in run.events()]
+        sa.event.remove(runtime.engine, "before_cursor_execute", seen)
+        assert out[-1].type == "done" and len(llm.requests()) == 3
+        assert quota_reads == [], "the quota was read from the database between model calls"
+    finally:
+        await runtime.close()
+
+
+async def test_what_the_users_other_runs_book_counts_against_an_admitted_run(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    """The reservation is read once per run, yet another run of the user booking meanwhile still counts."""
+    from ventapp.billing.guard import set_user_quota
+
+    tool_then_text = (
+        {"tool_calls": [{"name": "calculate", "arguments": {"expression": "2+2"}}]},
+        {"content": "The result is 4."},
+    )
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        llm.push(*tool_then_text)  # what each turn costs, measured
+        probe = await start_chat(runtime, ChatRequest(message="please calculate 2+2", user_name="probe"))
+        assert [event.type async for event in probe.events()][-1] == "done"
+        first_call = billing_store.ledger_for_run(runtime.engine, probe.run_id)[0]
+        tool_call_tokens = first_call.input_tokens + first_call.output_tokens
+        probe = await start_chat(runtime, ChatRequest(message="hello", user_name="probe"))
+        assert [event.type async for event in probe.events()][-1] == "done"
+        hello_tokens = sum(
+            r.input_tokens + r.output_tokens
+            for r in billing_store.ledger_for_run(runtime.engine, probe.run_id)
+        )
+
+        # Enough for the first call alone (the run would go on), not once the other run booked.
+        set_user_quota(runtime.engine, "shared", tool_call_tokens + hello_tokens // 2)
+        admitted = await start_chat(runtime, ChatRequest(message="please calculate 2+2", user_name="shared"))
+        other = await start_chat(runtime, ChatRequest(message="hello", user_name="shared"))
+        assert [event.type async for event in other.events()][-1] == "done"
+        llm.push(*tool_then_text)
+        calls_before = len(llm.requests())
+        out = [event async for event in admitted.events()]
+        assert out[-1].type == "error" and out[-1].code == "quota", out[-1]
+        assert len(llm.requests()) == calls_before + 1, "no model call after the quota ran out"
+    finally:
+        await runtime.close()
+
+
+async def test_admission_writes_the_turn_in_one_transaction(tmp_path: Path, llm: ScriptedServer) -> None:
+    """Issue 18: session, message and run record were three commits (three fsyncs) before the first token."""
+    import sqlalchemy as sa
+
+    runtime = await _runtime(tmp_path, llm.base_url)
+    commits: list[int] = []
+
+    def committed(_conn) -> None:  # type: ignore[no-untyped-def]
+        commits.append(1)
+
+    try:
+        sa.event.listen(runtime.engine, "commit", committed)
+        run = await start_chat(runtime, ChatRequest(message="hello", user_name="u"))
+        sa.event.remove(runtime.engine, "commit", committed)
+        admitted = len(commits)
+        assert [event.type async for event in run.events()][-1] == "done"
+        assert admitted == 1
+        (message,) = chat_store.list_messages(runtime.engine, run.session_id)[:1]
+        assert message.role == "user" and message.content == "hello"
+    finally:
+        await runtime.close()

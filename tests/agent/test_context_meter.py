@@ -66,3 +66,30 @@ def test_cut_call_estimate_includes_the_tool_schemas() -> None:
         {}, [PROMPT], run_id=uuid4(), invocation_params={"tools": TOOLS}
     )
     assert meter.prompt_estimate == count_tokens_approximately(PROMPT, tools=TOOLS)
+
+
+class _CountedMessages(list):  # type: ignore[type-arg]
+    """A request's message list that counts how often it is read (sizing it reads it)."""
+
+    reads = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        type(self).reads += 1
+        return super().__iter__()
+
+
+def test_a_call_with_provider_usage_never_sizes_its_request() -> None:
+    """Issue 18: sizing every request as it started put pure CPU before each call's first byte."""
+    meter = ContextMeter(context_limit=8000)
+    callbacks, run_id = InternalCallMeter(meter), uuid4()
+    messages = _CountedMessages(PROMPT)
+    callbacks.on_chat_model_start({}, [messages], run_id=run_id, invocation_params={"tools": TOOLS})
+    reply = AIMessage(
+        content="hi", id="m1", usage_metadata={"input_tokens": 7, "output_tokens": 2, "total_tokens": 9}
+    )
+    callbacks.on_llm_end(LLMResult(generations=[[ChatGeneration(message=reply)]]), run_id=run_id)
+    meter.observe(reply, main_thread=True)
+    assert _CountedMessages.reads == 0
+    assert meter.calls[0].input_tokens == 7
+    # Asked for later (a cut call), the same request is sized then, with its tool schemas.
+    assert meter.prompt_estimate == count_tokens_approximately(PROMPT, tools=TOOLS)

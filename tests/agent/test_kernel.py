@@ -253,3 +253,19 @@ async def test_resumed_kernel_keeps_sub_agent_cards_with_their_agent() -> None:
     assert result.agent_id == "t1"
     assert any(isinstance(event, ev.AgentDone) and event.agent_id == "t1" for event in out)
     assert kernel.transcript.meter.usage().model_calls == 0
+
+
+async def test_a_long_call_cut_mid_stream_is_billed_with_everything_it_streamed() -> None:
+    """The open call's chunks are merged in batches (issue 18), and a cut bills all of them."""
+    from langchain_core.messages.utils import count_tokens_approximately
+
+    from ventapp.agent.kernel import OPEN_CALL_BATCH
+
+    words = [f"word{index} " for index in range(2 * OPEN_CALL_BATCH + 7)]
+    items = [((), "messages", (AIMessageChunk(content=word, id="run-1"), {})) for word in words]
+    kernel, out = await _run(items)
+    assert kernel.transcript.answer == "".join(words) == "".join(event.content for event in out)
+    kernel.settle_cut_call(input_estimate=321)
+    (call,) = kernel.transcript.meter.calls
+    assert call.source == "estimate" and call.input_tokens == 321
+    assert call.output_tokens == count_tokens_approximately([AIMessage(content="".join(words))])

@@ -105,3 +105,9 @@ async def test_endpoint_probe_is_cached_and_never_shows_the_key() -> None:
     assert first.status == "ok" and cached is first
     assert fresh.status == "down"
     assert "pw" not in str(first.public()) and "sk-secret" not in str(first.public())
+
+
+def test_health_says_plainly_that_identities_are_not_verified_in_none_mode(client: httpx.Client) -> None:
+    auth = client.get("/health").json()["auth"]
+    assert auth["mode"] == "none" and auth["verified"] is False
+    assert "not verified" in auth["note"] and "trusted network" in auth["note"]

@@ -47,6 +47,7 @@ def model_api(
         "THINKING_CONTROL": "effort",
         "MODELS": json.dumps(routes),
         "CONTEXT_LIMIT": "64000",
+        "AUTH_NONE_OPERATORS": "default, ops",  # the operator routes are refused to anyone else
     }
     with patched_env(env), ApiServer() as server:
         yield server
@@ -230,4 +231,14 @@ def test_operator_actions_resolve_the_caller_like_every_route(http: httpx.Client
         http.post("/api/model/reload", params={"user_name": "a\u200bb"}),
     ):
         assert response.status_code == 400 and response.json()["code"] == "bad_request"
+    assert http.get("/api/model").json()["thinking"]["level"] == "default"
+
+
+def test_operator_actions_are_refused_to_names_not_listed_in_auth_none_operators(http: httpx.Client) -> None:
+    for response in (
+        http.post("/api/model/thinking", json={"level": "high"}, params={"user_name": "mallory"}),
+        http.post("/api/model/reload", params={"user_name": "mallory"}),
+    ):
+        assert response.status_code == 403 and response.json()["code"] == "operator_only"
+        assert "AUTH_NONE_OPERATORS" in response.json()["message"]
     assert http.get("/api/model").json()["thinking"]["level"] == "default"

@@ -14,7 +14,7 @@ from tests.scripted_llm.server import ScriptedServer
 from tests.support import ApiServer, app_env, patched_env
 from ventapp.agent import events as ev
 from ventapp.agent.run_log import LoggedRun, MemoryRunLog
-from ventapp.api.sse import KEEPALIVE, encode_frames
+from ventapp.api.sse import KEEPALIVE, encode_frames, sse_frame
 
 RUN = LoggedRun(run_id="r", session_id="s", user_name="u", trace_id="t")
 
@@ -30,7 +30,7 @@ async def _read(interval_s: float) -> list[bytes]:
     log = MemoryRunLog()
     await log.open(RUN)
     writer = asyncio.create_task(_slow_run(log))
-    out = [chunk async for chunk in encode_frames(log.frames(RUN.run_id, idle_s=interval_s), RUN)]
+    out = [chunk async for chunk in encode_frames(log.batches(RUN.run_id, idle_s=interval_s), RUN)]
     await writer
     return out
 
@@ -53,11 +53,29 @@ async def test_join_frames_carry_an_id_line_and_each_frame_is_encoded_once() -> 
     await log.open(RUN)
     frame = await log.append(RUN.run_id, ev.Token(content="x"))
     await log.close(RUN.run_id)
-    joined = [chunk async for chunk in encode_frames(log.frames(RUN.run_id), RUN, with_id=True)]
-    plain = [chunk async for chunk in encode_frames(log.frames(RUN.run_id), RUN)]
+    joined = [chunk async for chunk in encode_frames(log.batches(RUN.run_id), RUN, with_id=True)]
+    plain = [chunk async for chunk in encode_frames(log.batches(RUN.run_id), RUN)]
 
     assert joined == [b"id: 1\n" + plain[0]]
     assert plain[0] is frame.encoded, "K followers share one encoding of the frame"
+
+
+async def test_a_backlog_goes_out_in_one_chunk_with_every_frame_and_seq_kept() -> None:
+    """Issue 18: a client that is behind gets one write, not one per frame; the frames are unchanged."""
+    log = MemoryRunLog()
+    await log.open(RUN)
+    one_by_one = []
+    for word in ("a ", "b ", "c "):
+        frame = await log.append(RUN.run_id, ev.Token(content=word))
+        one_by_one.append(
+            b"id: %d\n" % frame.seq + sse_frame(frame.event, session_id="s", trace_id="t", seq=frame.seq)
+        )
+    await log.close(RUN.run_id)
+
+    chunks = [chunk async for chunk in encode_frames(log.batches(RUN.run_id), RUN, with_id=True)]
+    assert chunks == [b"".join(one_by_one)], "one chunk, the same three frames, ids 1-3"
+    later = [chunk async for chunk in encode_frames(log.batches(RUN.run_id, after=2), RUN, with_id=True)]
+    assert later == [one_by_one[2]], "Last-Event-ID 2 gets frame 3 alone"
 
 
 @pytest.fixture(scope="module")

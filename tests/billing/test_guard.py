@@ -140,3 +140,31 @@ def test_yesterdays_usage_does_not_count_today(engine: sa.Engine) -> None:
     )
     assert usage_day() != date(2020, 1, 1)
     assert remaining_tokens(engine, settings, "alice") == 1000
+
+
+def test_precheck_hands_over_the_price_and_what_is_left(engine: sa.Engine) -> None:
+    """The run keeps both: no price or quota read while it streams (issue 18)."""
+    settings = make_settings(TFAGENTS_DAILY_TOKEN_LIMIT="1000")
+    _use(engine, "alice", 300, 100)
+    billing = precheck(engine, settings, "alice", booked_before=42)
+    assert billing.price is not None and billing.price.model == "scripted-demo"
+    assert billing.quota == guard.QuotaReservation(remaining_tokens=600, booked_before=42)
+    unlimited = precheck(engine, make_settings(), "bob")
+    assert unlimited.quota.remaining_tokens is None and not unlimited.quota.exhausted(10**9, 0, 0)
+
+
+def test_reservation_counts_the_run_and_what_other_runs_booked_since() -> None:
+    reservation = guard.QuotaReservation(remaining_tokens=1000, booked_before=5_000)
+    # The run used 600 (400 of them booked already); others booked nothing since the read.
+    assert not reservation.exhausted(used_by_run=600, booked_by_run=400, booked_now=5_400)
+    # Another run of the user booked 400 since: 600 + 400 reaches what was left.
+    assert reservation.exhausted(used_by_run=600, booked_by_run=400, booked_now=5_800)
+    assert reservation.exhausted(used_by_run=1000, booked_by_run=0, booked_now=5_000)
+
+
+def test_booked_tokens_are_kept_per_user() -> None:
+    booked = guard.BookedTokens()
+    booked.add("alice", 10)
+    booked.add("alice", 5)
+    booked.add("bob", 1)
+    assert (booked.total("alice"), booked.total("bob"), booked.total("carol")) == (15, 1, 0)

@@ -1,4 +1,11 @@
-"""Runs the whole Reflex app (``reflex run --env prod --single-port``) as a subprocess for browser tests."""
+"""Runs the whole Reflex app (``reflex run --env prod --single-port``) as a subprocess for browser tests.
+
+The UI is started through :mod:`ventapp.ui_build`, like ``make run``: its production build
+(page compilation + Vite, a minute or more on CI) is made by the first module that needs it
+and reused by the others, as long as the fingerprint is unchanged. The bundle has the
+backend's port baked in, so every UI app of a test session listens on the same port — picked
+free once, and picked again only if something else took it meanwhile (then the UI is rebuilt).
+"""
 
 from __future__ import annotations
 
@@ -24,13 +31,35 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def _can_bind(port: int) -> bool:
+    with socket.socket() as sock:
+        # As the app's server binds: a port whose last connections linger in TIME_WAIT is free.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+_ui_port: int | None = None
+
+
+def ui_port() -> int:
+    """The port every UI app of this test session listens on (free now), so one UI build serves them all."""
+    global _ui_port
+    if _ui_port is None or not _can_bind(_ui_port):
+        _ui_port = free_port()
+    return _ui_port
+
+
 class ReflexApp:
     """The app on a free port with the given settings; ``url`` once started. Logs go to ``log_path``."""
 
     def __init__(self, env: dict[str, str], log_path: Path, *, backend_only: bool = False) -> None:
         self.backend_only = backend_only
         self.exit_code: int | None = None
-        self.port = free_port()
+        self.port = free_port() if backend_only else ui_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
         self.env = {
@@ -46,17 +75,13 @@ class ReflexApp:
 
     def __enter__(self) -> ReflexApp:
         port = str(self.port)
-        command = [
-            str(PROJECT_ROOT / ".venv" / "bin" / "reflex"),
-            "run",
-            "--env",
-            "prod",
-            "--loglevel",
-            "warning",
-        ]
+        options = ["run", "--env", "prod", "--loglevel", "warning"]
         if self.backend_only:
+            command = [str(PROJECT_ROOT / ".venv" / "bin" / "reflex"), *options]
             command += ["--backend-only", "--backend-port", port]
         else:
+            # Built only when it changed (the fingerprint), like `make run`.
+            command = [str(PROJECT_ROOT / ".venv" / "bin" / "python"), "-m", "ventapp.ui_build", *options]
             command += ["--single-port", "--frontend-port", port, "--backend-port", port]
         log = self.log_path.open("wb")
         self._process = subprocess.Popen(

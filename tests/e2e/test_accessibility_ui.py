@@ -99,7 +99,10 @@ def test_keyboard_alone_opens_a_past_conversation(browser: Browser, app: ReflexA
     assert "session-open" in focused, focused
     page.keyboard.press("Enter")
     expect(page.locator(".msg-user")).to_contain_text("你好，第一段对话")
-    assert page.evaluate("new URLSearchParams(location.search).get('session')") == first
+    assert first
+    page.wait_for_function(
+        "expected => new URLSearchParams(location.search).get('session') === expected", arg=first
+    )
 
     page.keyboard.press("Tab")  # next: that conversation's menu, named after it
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "“你好，第一段对话”的操作"

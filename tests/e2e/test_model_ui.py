@@ -51,6 +51,7 @@ def app(
         "HITL_TOOLS": "calculate",
         "THINKING_CONTROL": "effort",
         "MODELS": json.dumps(routes),
+        "AUTH_NONE_OPERATORS": f"{USER},default",  # the thinking switch is an operator action
     }
     with ReflexApp(env, data_dir / "reflex.log") as running:
         yield running

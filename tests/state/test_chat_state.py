@@ -29,6 +29,7 @@ from reflex_base.utils.format import format_event_handler
 from ventapp.agent import events as ev
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.run_log import MemoryRunLog
+from ventapp.config import get_settings
 from ventapp.state import chat_state as cs
 from ventapp.state import name_dialog, turns
 from ventapp.state.live_answer import LiveAnswer, reduce_event
@@ -384,3 +385,18 @@ async def test_blank_message_and_missing_name_do_not_start_a_run(pipeline: Simpl
         await tab.fire("send", form_data={"message": "   "})
         assert (await tab.state()).messages == []
     assert pipeline.requests == []
+
+
+async def test_the_name_dialog_cannot_change_a_verified_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
+    async with processor:
+        tab = Client(processor)
+        await tab.fire("save_user_name", form_data={"user_name": "Ann"})
+        monkeypatch.setenv("AUTH_MODE", "local")  # issue 15: the server names the user
+        get_settings.cache_clear()
+        try:
+            await tab.fire("save_user_name", form_data={"user_name": "Mallory"})
+        finally:
+            monkeypatch.delenv("AUTH_MODE")
+            get_settings.cache_clear()
+        assert (await tab.state()).user_name == "Ann", "an event sent by hand claims no other name"

@@ -93,12 +93,8 @@ class AgentSet:
 
     @staticmethod
     def _hub(settings: Settings) -> McpHub:
-        return McpHub(
-            settings.mcp_servers,
-            settings.data_dir / "mcp",
-            settings.mcp_output_max_chars,
-            settings.mcp_retry_s,
-        )
+        mcp = settings.mcp
+        return McpHub(mcp.servers, settings.data_dir / "mcp", mcp.output_max_chars, mcp.retry_s)
 
     def _tools_ready(self) -> None:
         # Blocking: lists the servers (each within its timeout). Always installs, even with no

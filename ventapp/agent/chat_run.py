@@ -12,6 +12,12 @@ Durability (issue 17): each model call's usage is settled when the call ends (le
 a crash loses at most that interval. The closing frame is sent only after the answer and
 the run status are saved; when the database refuses them they are parked in the spool
 file (:mod:`ventapp.agent.writeback`) and the run ends with ``error`` code ``storage``.
+
+Per-token and per-call cost (issue 18): no database read happens while the run streams —
+the quota between calls is checked against the reservation the admission read
+(:class:`~ventapp.billing.guard.QuotaReservation`); token events already waiting when the
+consumer (the run's log writer) asks for the next one are joined into one ``token`` event,
+so one log frame and one ``seq`` (a lone token is never held back; :mod:`~ventapp.agent.run_queue`).
 """
 
 from __future__ import annotations
@@ -39,10 +45,11 @@ from ventapp.agent.errors import (
 )
 from ventapp.agent.kernel import MAIN_AGENT, MAIN_AGENT_LABEL, Kernel
 from ventapp.agent.middleware import UI_LANG_KEY
+from ventapp.agent.run_queue import RunQueue
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_context import TurnContext, load_turn_context
 from ventapp.agent.writeback import STORAGE_FAILED, park_run
-from ventapp.billing.guard import remaining_tokens
+from ventapp.billing.guard import QuotaReservation, RunBilling, quota_status
 from ventapp.billing.pricing import Price, get_price
 from ventapp.billing.settlement import settle, spool_payload
 from ventapp.billing.usage import CallUsage
@@ -81,6 +88,8 @@ class ChatRun:
             for API clients.
         agent: The agent to run on (default: the main route's current one). Captured here, so a
             thinking switch or a reload while the run streams does not change it (issue 10).
+        billing: The price and quota reservation the admission read; read at start if None.
+        turn: The user's preferences and approval rules; read at start if None.
     """
 
     def __init__(
@@ -100,6 +109,8 @@ class ChatRun:
         edited_args: dict[str, dict[str, Any]] | None = None,
         lang: str | None = None,
         agent: BuiltAgent | None = None,
+        billing: RunBilling | None = None,
+        turn: TurnContext | None = None,
     ) -> None:
         self.runtime = runtime
         self.agent = agent or runtime.agents.get()
@@ -112,14 +123,16 @@ class ChatRun:
         self._on_release = on_release
         self._started = False
         self._released = False
-        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._queue = RunQueue()
         self._producer: asyncio.Task[None] | None = None
         self._stop: RunFailure | None = None
         self.mode = mode
         self.lang = lang
         self._prior_usage = prior_usage or {}
-        self._price: Price | None = None
-        self._turn = TurnContext()
+        self._billing = billing
+        self._price: Price | None = billing.price if billing is not None else None
+        self._turn_given = turn is not None
+        self._turn = turn or TurnContext()
         # Input of a first call cut before its usage arrived: the turn's text, offline estimate.
         self._input_estimate = (
             count_tokens_approximately([graph_input["messages"][-1]]) if isinstance(graph_input, dict) else 0
@@ -133,10 +146,7 @@ class ChatRun:
         self._settled_calls = 0  # meter.calls[:n] are handed to settlement already
         self._booked_tokens = 0  # tokens of those now counted in today's total (ledger or pending)
         self._settling: asyncio.Task[None] | None = None  # the latest of a chain, one at a time
-        self._saving: asyncio.Task[None] | None = None  # a partial-answer save in flight
-        self._saved_at = time.monotonic()
-        self._saved_size = 0
-        self._save_warned = False
+        self._saved_size = 0  # of the answer when the partial-answer saver last took it
         self._finalising: asyncio.Task[bool] | None = None
 
     def release(self) -> None:
@@ -189,14 +199,13 @@ class ChatRun:
             if not self.agent.route.configured:
                 failure = UNCONFIGURED
             else:
-                self._price = await asyncio.to_thread(get_price, self.runtime.engine, self.agent.model)
-                self._turn = await asyncio.to_thread(
-                    load_turn_context, self.runtime.engine, self.user_name, self.session_id
-                )
+                if self._billing is None or not self._turn_given:
+                    await asyncio.to_thread(self._load_context)
                 self.kernel.approved_by_rule = self._turn.approved_by_rule
                 if self._stop is None:  # stopped while admitted: the graph never starts
+                    self.runtime.partials.watch(self.run_id, self._partial_if_grown)
                     self._producer = asyncio.create_task(self._produce(), name=f"run-{self.run_id}")
-                while (item := await self._queue.get()) is not _END:
+                while (item := await self._queue.next()) is not _END:
                     if isinstance(item, RunFailure):
                         failure = item
                         break
@@ -239,6 +248,17 @@ class ChatRun:
                 logger.exception("could not finalise run %s (trace %s)", self.run_id, self.trace_id)
             finally:
                 self._release_once()
+
+    def _load_context(self) -> None:
+        """What the admission did not hand over: price, quota reservation, turn context (blocking)."""
+        engine, settings = self.runtime.engine, self.runtime.settings
+        if self._billing is None:
+            booked_before = self.runtime.booked.total(self.user_name)
+            remaining = quota_status(engine, settings, self.user_name).remaining_tokens
+            self._price = get_price(engine, self.agent.model)
+            self._billing = RunBilling(self._price, QuotaReservation(remaining, booked_before))
+        if not self._turn_given:
+            self._turn = load_turn_context(engine, self.user_name, self.session_id)
 
     async def _finalise_once(
         self, status: str, failure: RunFailure | None, first_token_ms: int | None
@@ -283,44 +303,35 @@ class ChatRun:
         )
         return usage.model_copy(update={"cost_micros": cost, "currency": self._price.currency})
 
-    async def _over_quota(self) -> bool:
-        """Between model calls: has this run used up what the user had left today?
+    def _over_quota(self) -> bool:
+        """Between model calls: has this run used up what the user had left when it started?
 
-        Calls are booked as they end, so today's total already holds some of this run:
-        only the part not yet booked is compared with what is left.
+        No database read: the run's own usage comes from its meter, the user's other runs
+        in this process from ``runtime.booked`` (see :class:`QuotaReservation`).
         """
-        meter = self.kernel.transcript.meter
-        engine, settings = self.runtime.engine, self.runtime.settings
-        remaining = await asyncio.to_thread(remaining_tokens, engine, settings, self.user_name)
-        if remaining is None:
+        if self._billing is None:
             return False
-        if self._settling is not None and not self._settling.done():
-            with contextlib.suppress(Exception):
-                await self._settling  # what is booked must be final before it is subtracted
-            remaining = await asyncio.to_thread(remaining_tokens, engine, settings, self.user_name)
-            if remaining is None:
-                return False
-        return meter.input_tokens + meter.output_tokens - self._booked_tokens >= remaining
+        meter = self.kernel.transcript.meter
+        return self._billing.quota.exhausted(
+            meter.input_tokens + meter.output_tokens,
+            self._booked_tokens,
+            self.runtime.booked.total(self.user_name),
+        )
 
     async def _produce(self) -> None:
         transcript = self.kernel.transcript
         meter = transcript.meter
         calls_checked = len(meter.calls)
-        save_every = self.runtime.settings.answer_save_interval_s
         try:
             async for event in self.kernel.run(self._graph_stream()):
                 self._queue.put_nowait(event)
                 if len(meter.calls) > calls_checked:
                     calls_checked = len(meter.calls)
                     self._settle_new_calls()
-                    if save_every:
-                        self._save_partial()
-                    if await self._over_quota():
+                    if self._over_quota():
                         # Returning closes the graph stream: no further model call is made.
                         self._queue.put_nowait(QUOTA_REACHED)
                         return
-                elif save_every and time.monotonic() - self._saved_at >= save_every:
-                    self._save_partial()
             self._queue.put_nowait(_END)
         except asyncio.CancelledError:
             raise
@@ -380,7 +391,9 @@ class ChatRun:
             logger.exception("could not settle run %s (trace %s)", self.run_id, self.trace_id)
             return
         if result.status in ("settled", "pending"):  # the quota reads both
-            self._booked_tokens += sum(call.input_tokens + call.output_tokens for call in calls)
+            tokens = sum(call.input_tokens + call.output_tokens for call in calls)
+            self._booked_tokens += tokens
+            self.runtime.booked.add(self.user_name, tokens)
 
     def _answer_so_far(self, content: str, usage: ev.Usage, status: str | None = None) -> dict[str, Any]:
         transcript = self.kernel.transcript
@@ -395,26 +408,14 @@ class ChatRun:
             answer["status"] = status
         return answer
 
-    def _save_partial(self) -> None:
-        """Save the answer so far if it grew, unless a save is still in flight (never piles up)."""
+    def _partial_if_grown(self) -> dict[str, Any] | None:
+        """The answer so far for the partial-answer saver, or None if it did not change."""
         transcript = self.kernel.transcript
-        size = len(transcript.answer) + len(transcript.tool_cards) + len(transcript.meter.calls)
-        self._saved_at = time.monotonic()
-        if size == self._saved_size or (self._saving is not None and not self._saving.done()):
-            return
+        size = transcript.answer_chars + len(transcript.tool_cards) + len(transcript.meter.calls)
+        if size == self._saved_size:
+            return None
         self._saved_size = size
-        partial = self._answer_so_far(transcript.answer, self._priced(transcript.meter.usage()))
-        self._saving = self.runtime.track(
-            asyncio.create_task(self._write_partial(partial), name=f"save-{self.run_id}")
-        )
-
-    async def _write_partial(self, partial: dict[str, Any]) -> None:
-        try:
-            await asyncio.to_thread(chat_store.save_partial, self.runtime.engine, self.run_id, partial)
-        except Exception as exc:  # the final save (or the spool) still keeps the whole answer
-            if not self._save_warned:
-                self._save_warned = True
-                logger.warning("run %s: saving the partial answer failed: %r", self.run_id, exc)
+        return self._answer_so_far(transcript.answer, self._priced(transcript.meter.usage()))
 
     async def _finalise(self, status: str, failure: RunFailure | None, first_token_ms: int | None) -> bool:
         """Save the answer and run status, settle the rest of the usage; park it all if refused.
@@ -423,6 +424,7 @@ class ChatRun:
             True when the answer and status are in the database; False when they were parked
             in the spool file instead (or, if even that failed, logged).
         """
+        self.runtime.partials.unwatch(self.run_id)
         if self._producer is not None and not self._producer.done():
             self._producer.cancel()
         if self._producer is not None:

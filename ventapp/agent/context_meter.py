@@ -13,7 +13,9 @@ and the run's ``usage_source`` becomes ``estimate`` so nobody mistakes it for a
 provider figure. The input estimate is the request the call actually sent — its
 messages plus the tool schemas bound to it, as :class:`InternalCallMeter` sees them
 when the call starts — never 0 (some servers, llama-cpp-python among them, ignore
-``stream_options.include_usage``).
+``stream_options.include_usage``). The request is only *sized* when a figure is
+needed (a call without usage, a cut call): counting every request as it starts put
+~1–2 ms of pure CPU before each model call's first byte (issue 18).
 """
 
 from __future__ import annotations
@@ -48,10 +50,21 @@ class ContextMeter:
     reasoning_tokens: int = 0
     """Part of ``output_tokens`` the model spent reasoning (provider figure, else estimated)."""
     calls: list[CallUsage] = field(default_factory=list)
-    prompt_estimate: int = 0
-    """Offline size of the latest call's request (system prompt, history and tool schemas)."""
     _seen: set[str] = field(default_factory=set)
     _input_estimates: dict[str, int] = field(default_factory=dict)
+    _latest_request: PendingRequest | None = None
+
+    @property
+    def prompt_estimate(self) -> int:
+        """Offline size of the latest main-thread request (system prompt, history and tool schemas).
+
+        0 before any call started. Sized on first use, then kept.
+        """
+        return self._latest_request.tokens() if self._latest_request is not None else 0
+
+    def note_request(self, request: PendingRequest) -> None:
+        """Remember the latest main-thread request, to size it if a figure is ever needed."""
+        self._latest_request = request
 
     def note_input_estimate(self, message_id: str, tokens: int) -> None:
         """Remember the offline size of the request that produced ``message_id``."""
@@ -148,6 +161,29 @@ def reasoning_estimate(message: AIMessage) -> int:
     return count_tokens_approximately([AIMessage(content=text)]) if isinstance(text, str) and text else 0
 
 
+class PendingRequest:
+    """A model request as it was sent (messages + tool schemas), sized only when asked.
+
+    Args:
+        messages: The request's messages (held by reference; they are not changed afterwards).
+        tools: The OpenAI tool schemas bound to the call, or None.
+    """
+
+    __slots__ = ("_messages", "_tokens", "_tools")
+
+    def __init__(self, messages: list[Any], tools: list[Any] | None) -> None:
+        self._messages: list[Any] | None = messages
+        self._tools = tools
+        self._tokens = 0
+
+    def tokens(self) -> int:
+        """The offline estimate (tokens); computed once, then the request is let go."""
+        if self._messages is not None:
+            self._tokens = count_tokens_approximately(self._messages, tools=self._tools)
+            self._messages = self._tools = None
+        return self._tokens
+
+
 class InternalCallMeter(BaseCallbackHandler):
     """Counts model calls that never reach the graph's streams: summarisation (compaction).
 
@@ -160,7 +196,7 @@ class InternalCallMeter(BaseCallbackHandler):
 
     def __init__(self, meter: ContextMeter) -> None:
         self.meter = meter
-        self._requests: dict[UUID, int] = {}
+        self._requests: dict[UUID, PendingRequest] = {}
 
     def on_chat_model_start(
         self,
@@ -172,14 +208,14 @@ class InternalCallMeter(BaseCallbackHandler):
         invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        """Size the request being sent (messages + tool schemas): the input if no usage comes back."""
+        """Keep the request being sent (messages + tool schemas): its size is the input if no usage comes back."""
         if not messages:
             return
         tools = (invocation_params or {}).get("tools")
-        estimate = count_tokens_approximately(messages[0], tools=tools if isinstance(tools, list) else None)
-        self._requests[run_id] = estimate
+        request = PendingRequest(messages[0], tools if isinstance(tools, list) else None)
+        self._requests[run_id] = request
         if "nostream" not in (tags or []):
-            self.meter.prompt_estimate = estimate
+            self.meter.note_request(request)
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
         """Forget a failed call's request size."""
@@ -188,15 +224,15 @@ class InternalCallMeter(BaseCallbackHandler):
     def on_llm_end(
         self, response: LLMResult, *, run_id: UUID, tags: list[str] | None = None, **kwargs: Any
     ) -> None:
-        """Attach the request size to the call's message; record internal (``nostream``) calls."""
-        estimate = self._requests.pop(run_id, 0)
+        """Attach the request size to a call's message without usage; record internal (``nostream``) calls."""
+        request = self._requests.pop(run_id, None)
         internal = "nostream" in (tags or [])
         for generations in response.generations:
             for generation in generations:
                 message = getattr(generation, "message", None)
                 if not isinstance(message, AIMessage):
                     continue
-                if message.id and estimate:
-                    self.meter.note_input_estimate(message.id, estimate)
+                if message.id and request is not None and not message.usage_metadata:
+                    self.meter.note_input_estimate(message.id, request.tokens())
                 if internal:
                     self.meter.observe(message, main_thread=False)

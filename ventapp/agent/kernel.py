@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
+from langchain_core.messages.ai import add_ai_message_chunks
 
 from ventapp.agent import events as ev
 from ventapp.agent.context_meter import ContextMeter
@@ -40,6 +41,9 @@ MODEL_NODE = "model"
 """The graph node that calls the model (langchain's agent factory): the only update whose AI
 message is a new model call. Middleware nodes repeat messages — the approval node re-sends the
 paused call on resume, the tool-call patcher re-sends the whole history — and are never billed."""
+
+OPEN_CALL_BATCH = 256
+"""Streamed chunks of the open model call kept before they are merged into one."""
 
 MAIN_AGENT = "ventagent"
 MAIN_AGENT_LABEL = "通风智能体"
@@ -92,12 +96,26 @@ class ToolCard:
 class RunTranscript:
     """What a run produced so far: answer text, tool cards, citations, usage, interrupt."""
 
-    answer: str = ""
     tool_cards: dict[str, ToolCard] = field(default_factory=dict)
     sources: SourceTracker = field(default_factory=SourceTracker)
     meter: ContextMeter = field(default_factory=lambda: ContextMeter(context_limit=0))
     todos: list[dict[str, Any]] = field(default_factory=list)
     interrupt: ev.Interrupt | None = None
+    answer_chars: int = 0
+    """Length of :attr:`answer` (characters), kept without joining the pieces."""
+    _pieces: list[str] = field(default_factory=list)
+
+    @property
+    def answer(self) -> str:
+        """The answer text so far (joined on demand: appending stays O(1) per token)."""
+        if len(self._pieces) > 1:
+            self._pieces[:] = ["".join(self._pieces)]
+        return self._pieces[0] if self._pieces else ""
+
+    def append_answer(self, text: str) -> None:
+        """Add a streamed piece of the answer."""
+        self._pieces.append(text)
+        self.answer_chars += len(text)
 
 
 def _text_of(content: Any) -> str:
@@ -111,6 +129,11 @@ def _text_of(content: Any) -> str:
             if isinstance(part, dict | str)
         )
     return ""
+
+
+def _merged(chunks: list[AIMessageChunk]) -> AIMessageChunk:
+    first, *rest = chunks
+    return add_ai_message_chunks(first, *rest) if rest else first
 
 
 def _is_internal_call(metadata: dict[str, Any]) -> bool:
@@ -146,7 +169,10 @@ class Kernel:
     ) -> None:
         self.transcript = RunTranscript(meter=ContextMeter(context_limit=context_limit))
         self.subagents = SubagentTracker()
-        self._open_call: AIMessageChunk | None = None
+        # The chunks of the main-thread call streaming now, merged every OPEN_CALL_BATCH chunks
+        # (and when the call is cut): merging on every token re-copied the whole message so far,
+        # quadratic in its length; keeping every chunk would hold thousands of objects.
+        self._open_call: list[AIMessageChunk] = []
         for saved in prior_cards:
             card = ToolCard(
                 tool_call_id=str(saved["tool_call_id"]),
@@ -206,25 +232,27 @@ class Kernel:
         if not main or not isinstance(chunk, AIMessageChunk) or _is_internal_call(metadata):
             return []
         # Kept until the call's complete message arrives, so a call cut mid-stream can be billed.
-        self._open_call = chunk if self._open_call is None else self._open_call + chunk
+        self._open_call.append(chunk)
+        if len(self._open_call) >= OPEN_CALL_BATCH:
+            self._open_call = [_merged(self._open_call)]
         out: list[ev.ContractEvent] = []
         reasoning = chunk.additional_kwargs.get("reasoning_content")
         if isinstance(reasoning, str) and reasoning:
             out.append(ev.ThinkingToken(content=reasoning))
         text = _text_of(chunk.content)
         if text:
-            self.transcript.answer += text
+            self.transcript.append_answer(text)
             out.append(ev.Token(content=text))
         return out
 
     def settle_cut_call(self, input_estimate: int) -> None:
         """Bill the main-thread call that was streaming when the run stopped (if any)."""
-        if self._open_call is not None:
+        if self._open_call:
             meter = self.transcript.meter
             meter.observe_cut_call(
-                self._open_call, meter.prompt_estimate or meter.context_tokens or input_estimate
+                _merged(self._open_call), meter.prompt_estimate or meter.context_tokens or input_estimate
             )
-            self._open_call = None
+            self._open_call = []
 
     def _on_update(self, main: bool, agent_id: str, data: dict[str, Any]) -> list[ev.ContractEvent]:
         out: list[ev.ContractEvent] = []
@@ -250,7 +278,7 @@ class Kernel:
         if billed:
             self.transcript.meter.observe(message, main_thread=main)
             if main:
-                self._open_call = None
+                self._open_call = []
         if not billed:
             return []  # a middleware re-sent calls already announced (and billed) by a model node
         calls = [call for call in message.tool_calls if call.get("id") not in self.transcript.tool_cards]

@@ -33,8 +33,9 @@ from ventapp.agent.agent_set import UnknownRoute
 from ventapp.agent.chat_run import CANCELLED_MARKER, ChatRun
 from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
 from ventapp.agent.runtime import AgentRuntime
-from ventapp.billing.guard import BillingRejected, precheck
-from ventapp.db import chat_store, session_store
+from ventapp.agent.turn_context import load_turn_context
+from ventapp.billing.guard import BillingRejected, RunBilling, precheck
+from ventapp.db import chat_store, request_keys
 from ventapp.db.models import SESSION_MODES
 from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.obs.logs import new_trace_id
@@ -202,13 +203,20 @@ def route_name(runtime: AgentRuntime, requested: str | None, stored: str | None 
     return stored or DEFAULT_ROUTE
 
 
-async def check_billing(runtime: AgentRuntime, user_name: str, route: str | None = None) -> None:
-    """Refuse before the model is called: 503 unpriced model (the route's), 429 daily quota used up."""
+async def check_billing(runtime: AgentRuntime, user_name: str, route: str | None = None) -> RunBilling | None:
+    """Refuse before the model is called: 503 unpriced model (the route's), 429 daily quota used up.
+
+    Returns:
+        The price and quota reservation the run keeps (None when the route has no model).
+    """
     if not runtime.agents.route(route).configured:
-        return  # the run explains how to configure a model; nothing will be billed
+        return None  # the run explains how to configure a model; nothing will be billed
     model = runtime.agents.billed_model(route)
+    booked_before = runtime.booked.total(user_name)  # before the read: see QuotaReservation
     try:
-        await asyncio.to_thread(precheck, runtime.engine, runtime.settings, user_name, model)
+        return await asyncio.to_thread(
+            precheck, runtime.engine, runtime.settings, user_name, model, booked_before=booked_before
+        )
     except BillingRejected as refused:
         raise ChatRejected(
             refused.status, refused.code, refused.message, retry_after=refused.retry_after
@@ -272,18 +280,19 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         # Before quota and gate: a repeat of a run that is still going holds a slot itself,
         # and must hear "already submitted" (409), not "too many runs" (429).
         earlier = await asyncio.to_thread(
-            chat_store.find_request_key, engine, request.user_name, request.request_id
+            request_keys.find_request_key, engine, request.user_name, request.request_id
         )
         if earlier is not None:
             raise _duplicate(earlier)
-    await check_billing(runtime, request.user_name, route)
+    billing = await check_billing(runtime, request.user_name, route)
     slot = take_slot(runtime, request.user_name)
     lock: asyncio.Lock | None = None
     try:
         session_id, session = await _own_session(runtime, request)
         if session is not None and not request.model and (session.route or DEFAULT_ROUTE) != route:
             route = route_name(runtime, None, session.route)
-            await check_billing(runtime, request.user_name, route)  # its own price; quota again, rarely
+            # The session's route: its own price (and the quota read again, rarely).
+            billing = await check_billing(runtime, request.user_name, route)
         lock = runtime.session_lock(session_id)
         if lock.locked():
             lock = None
@@ -294,7 +303,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         run_id = str(uuid.uuid4())
         if request.request_id:
             taken = await asyncio.to_thread(
-                chat_store.claim_request_key,
+                request_keys.claim_request_key,
                 engine,
                 request.user_name,
                 request.request_id,
@@ -304,36 +313,37 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
             )
             if taken is not None:
                 raise _duplicate(taken)
-        if session is None:
-            await asyncio.to_thread(
-                chat_store.create_session,
+        stored_route = None if route == DEFAULT_ROUTE else route
+        # One transaction for the session, the message and the run record; the user's standing
+        # context is read meanwhile (WAL lets a read pass a write).
+        opened, turn = await asyncio.gather(
+            asyncio.to_thread(
+                chat_store.open_turn,
                 engine,
-                session_id,
-                request.user_name,
-                request.title or _title_from(request.message),
-                request.mode or "full",
-                None if route == DEFAULT_ROUTE else route,
-            )
-        else:
-            if request.model and (session.route or DEFAULT_ROUTE) != route:
-                await asyncio.to_thread(
-                    session_store.update_session,
-                    engine,
-                    session_id,
-                    request.user_name,
-                    route=None if route == DEFAULT_ROUTE else route,
+                session_id=session_id,
+                run_id=run_id,
+                user_name=request.user_name,
+                trace_id=request.trace_id,
+                kind=request.kind,
+                message=request.message,
+                new_session=(
+                    request.title or _title_from(request.message),
+                    request.mode or "full",
+                    stored_route,
                 )
-            await asyncio.to_thread(chat_store.abandon_waiting_runs, engine, session_id)
-        await asyncio.to_thread(chat_store.add_message, engine, session_id, "user", request.message)
-        await asyncio.to_thread(
-            chat_store.start_run,
-            engine,
-            run_id,
-            session_id,
-            request.user_name,
-            request.trace_id,
-            request.kind,
+                if session is None
+                else None,
+                set_route=(stored_route,)
+                if session is not None and request.model and (session.route or DEFAULT_ROUTE) != route
+                else None,
+            ),
+            asyncio.to_thread(load_turn_context, engine, request.user_name, session_id),
+            return_exceptions=True,
         )
+        if isinstance(opened, BaseException):
+            raise opened
+        if isinstance(turn, BaseException):
+            turn = None  # the run reads it again when it starts, where a failure is reported
         agent = await runtime.agents.ready(route)
     except BaseException:
         if lock is not None:
@@ -361,6 +371,8 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         mode=request.mode or (session.mode if session is not None else "full"),
         lang=request.lang,
         agent=agent,
+        billing=billing,
+        turn=turn,
     )
     runtime.active_runs[session_id] = run
     return run

@@ -109,7 +109,7 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
     """
     session = await owned_session(runtime, request.session_id, request.user_name)
     route = route_name(runtime, None, session.route)  # the session's route, like its chats
-    await check_billing(runtime, request.user_name, route)
+    billing = await check_billing(runtime, request.user_name, route)
     slot = take_slot(runtime, request.user_name)
     lock = runtime.session_lock(session.id)
     if lock.locked():
@@ -185,6 +185,7 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
         edited_args=edited_args,
         lang=request.lang,
         agent=agent,
+        billing=billing,
     )
     runtime.active_runs[session.id] = run
     return run

@@ -8,7 +8,8 @@ for ``RUN_LOG_TTL_S`` seconds after it ends, bounded to ``RUN_LOG_MAX_FRAMES`` f
 
 :class:`RunLog` is the one interface; :class:`MemoryRunLog` keeps it in this process. The
 scale-out backs the same interface with a Redis Stream per run (``XADD MAXLEN ~`` for
-:meth:`RunLog.append`, ``XRANGE`` then ``XREAD BLOCK`` for :meth:`RunLog.frames`, a key per
+:meth:`RunLog.append`, ``XRANGE`` then ``XREAD BLOCK`` for :meth:`RunLog.batches` — each
+reply is a batch already —, a key per
 session for :meth:`RunLog.current`, ``EXPIRE`` for the TTL) — nothing outside this module
 knows which one it talks to.
 
@@ -113,6 +114,20 @@ class RunLog(abc.ABC):
         """The session's running or recently ended run (within the TTL), or None."""
 
     @abc.abstractmethod
+    def batches(
+        self, run_id: str, after: int = 0, *, idle_s: float = 0
+    ) -> AsyncIterator[list[LogFrame] | None]:
+        """Like :meth:`frames`, but every frame already there comes at once, as one list.
+
+        A reader that fell behind gets its backlog in one list (never empty), so a transport
+        can write it in one go (one send instead of one per frame, issue 18); a reader that
+        keeps up gets lists of one. ``None`` as in :meth:`frames`.
+
+        Raises:
+            KeyError: No log for that run (never opened, or expired).
+            LogGap: Frames after ``after`` were trimmed (raised before anything is yielded).
+        """
+
     def frames(self, run_id: str, after: int = 0, *, idle_s: float = 0) -> AsyncIterator[LogFrame | None]:
         """The frames numbered above ``after``, then the live ones as they come, until the run ends.
 
@@ -126,6 +141,16 @@ class RunLog(abc.ABC):
             KeyError: No log for that run (never opened, or expired).
             LogGap: Frames after ``after`` were trimmed (raised before anything is yielded).
         """
+        return _one_by_one(self.batches(run_id, after, idle_s=idle_s))
+
+
+async def _one_by_one(batches: AsyncIterator[list[LogFrame] | None]) -> AsyncIterator[LogFrame | None]:
+    async for batch in batches:
+        if batch is None:
+            yield None
+        else:
+            for frame in batch:
+                yield frame
 
 
 class _Entry:
@@ -222,8 +247,10 @@ class MemoryRunLog(RunLog):
             return None
         return LogState(run=entry.info, first_seq=entry.first_seq, last_seq=entry.last_seq, ended=entry.ended)
 
-    def frames(self, run_id: str, after: int = 0, *, idle_s: float = 0) -> AsyncIterator[LogFrame | None]:
-        """See :meth:`RunLog.frames`; the checks happen here, before the first ``await``."""
+    def batches(
+        self, run_id: str, after: int = 0, *, idle_s: float = 0
+    ) -> AsyncIterator[list[LogFrame] | None]:
+        """See :meth:`RunLog.batches`; the checks happen here, before the first ``await``."""
         entry = self._runs.get(run_id)
         if entry is None:
             raise KeyError(run_id)
@@ -232,7 +259,7 @@ class MemoryRunLog(RunLog):
             raise LogGap(entry.first_seq)
         return self._read(entry, max(after, 0), idle_s)
 
-    async def _read(self, entry: _Entry, after: int, idle_s: float) -> AsyncIterator[LogFrame | None]:
+    async def _read(self, entry: _Entry, after: int, idle_s: float) -> AsyncIterator[list[LogFrame] | None]:
         loop = asyncio.get_running_loop()
         while True:
             start = after + 1 - entry.first_seq
@@ -241,9 +268,8 @@ class MemoryRunLog(RunLog):
                 raise LogGap(entry.first_seq)
             if start < len(entry.frames):
                 batch = entry.frames[start:]
-                for frame in batch:
-                    yield frame
                 after = batch[-1].seq
+                yield batch
                 continue
             if entry.ended:
                 return

@@ -23,9 +23,11 @@ from sqlalchemy.engine import Engine
 from ventapp.agent.admission import ProcessGuard, RunGate
 from ventapp.agent.agent_set import AgentSet
 from ventapp.agent.endpoint_probe import EndpointProbe
+from ventapp.agent.partial_saves import PartialSaves
 from ventapp.agent.prompt_budget import PromptBudget, check_fixed_prompt
 from ventapp.agent.run_log import MemoryRunLog, RunLog
 from ventapp.agent.writeback import parked_run_ids, write_back, writeback_loop
+from ventapp.billing.guard import BookedTokens
 from ventapp.billing.pricing import seed_prices
 from ventapp.billing.settlement import pending_retry_loop
 from ventapp.config import Settings, get_settings, warn_conflicts
@@ -60,6 +62,10 @@ class AgentRuntime:
         # so the dict does not grow by one lock per session ever chatted in (issue 17, item 13).
         self._session_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self.gate = RunGate(settings.max_concurrent_runs, settings.max_runs_per_user)
+        self.partials = PartialSaves(engine, settings.answer_save_interval_s)
+        """Saves streaming runs' answers as they grow, all runs in one transaction a pass."""
+        self.booked = BookedTokens()
+        """Tokens booked per user by this process: what a run's quota reservation adds of other runs."""
         self.active_runs: dict[str, Any] = {}
         """session_id -> the ChatRun streaming in it (for stop)."""
         self.run_log: RunLog = MemoryRunLog(settings.run_log_ttl_s, settings.run_log_max_frames)
@@ -99,6 +105,10 @@ class AgentRuntime:
             checkpointer = await stack.enter_async_context(
                 AsyncSqliteSaver.from_conn_string(str(settings.checkpoint_path))
             )
+            # One connection and one lock serve every run's checkpoint reads and writes; with an
+            # fsync per commit each write held that lock ~4x longer (issue 18). WAL + NORMAL keeps
+            # every commit through a crash of the app (CHECKPOINT_SYNC).
+            await checkpointer.conn.execute(f"PRAGMA synchronous={settings.checkpoint_sync.upper()}")
         try:
             runtime = cls(settings, engine, checkpointer, stack, spool)
             # Build now: a bad HITL_TOOLS, skill or MCP tool clash fails the start, not every chat
@@ -133,6 +143,7 @@ class AgentRuntime:
             if not self.active_runs:
                 break
             await asyncio.sleep(0.1)
+        await self.partials.close()
         # Settlements and answer saves still in flight finish before the engine goes.
         if self._background:
             await asyncio.wait(set(self._background), timeout=2 * self.settings.db_busy_timeout_s + 1)

@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
+from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.routing import APIRoute, APIRouter
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import compile_path
@@ -19,6 +21,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.api import (
+    auth_routes,
     chat_routes,
     file_routes,
     health_routes,
@@ -30,13 +33,16 @@ from ventapp.api import (
     stream_routes,
     usage_routes,
 )
+from ventapp.api.deps import PUBLIC, authenticate, resolve_operator
 from ventapp.api.errors import (
+    auth_rejected_handler,
     chat_rejected_handler,
     error_response,
     storage_error_handler,
     validation_error_handler,
 )
 from ventapp.api.guards import BODY_MARGIN_BYTES, HttpGuard, OriginPolicy
+from ventapp.auth.service import AuthRejected
 from ventapp.config import Settings, get_settings
 
 TEST_PAGE = "/static/index.html"
@@ -63,7 +69,10 @@ def create_api(
             counts as the app's own.
     """
     settings = settings or get_settings()
-    api = FastAPI(title="VentAgent API", version="0.1.0", lifespan=lifespan)
+    # Every route authenticates first (AUTH_MODE); public ones say so with openapi_extra=PUBLIC.
+    api = FastAPI(
+        title="VentAgent API", version="0.1.0", lifespan=lifespan, dependencies=[Depends(authenticate)]
+    )
     api.add_middleware(_TestPageAtRoot, serves_ui=serves_ui)
     api.add_middleware(
         HttpGuard,
@@ -71,19 +80,24 @@ def create_api(
         max_body_bytes=settings.upload_max_bytes + BODY_MARGIN_BYTES,
     )
     api.add_exception_handler(ChatRejected, chat_rejected_handler)
+    api.add_exception_handler(AuthRejected, auth_rejected_handler)
     api.add_exception_handler(RequestValidationError, validation_error_handler)
     api.add_exception_handler(StarletteHTTPException, _http_error)
     api.add_exception_handler(OperationalError, storage_error_handler)
-    api.include_router(chat_routes.router)
-    api.include_router(resume_routes.router)
-    api.include_router(stream_routes.router)
-    api.include_router(health_routes.router)
-    api.include_router(usage_routes.router)
-    api.include_router(session_routes.router)
-    api.include_router(preference_routes.router)
-    api.include_router(model_routes.router)
-    api.include_router(schedule_routes.router)
-    api.include_router(file_routes.router)
+    for routes in (
+        chat_routes,
+        resume_routes,
+        stream_routes,
+        health_routes,
+        usage_routes,
+        session_routes,
+        preference_routes,
+        model_routes,
+        schedule_routes,
+        file_routes,
+        auth_routes,
+    ):
+        api.include_router(_mark_operator_routes(routes.router))
     # Last: any other /api path answers in our JSON shape instead of the UI's HTML 404 page
     # (routes match in order, so a wrong method on a known path lands here too: 405).
     api.add_api_route(
@@ -91,8 +105,22 @@ def create_api(
         _no_such_route,
         methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
         include_in_schema=False,
+        openapi_extra=PUBLIC,  # an unknown path is 404 for everyone: it reveals nothing
     )
     return api
+
+
+def _needs(dependant: Dependant, call: Callable[..., Any]) -> bool:
+    return any(sub.call is call or _needs(sub, call) for sub in dependant.dependencies)
+
+
+def _mark_operator_routes(router: APIRouter) -> APIRouter:
+    """Say ``x-role: operator`` in the document of every route that depends on the operator role,
+    so clients (and the identity test matrix) learn it from ``/openapi.json``."""
+    for route in router.routes:
+        if isinstance(route, APIRoute) and _needs(route.dependant, resolve_operator):
+            route.openapi_extra = {**(route.openapi_extra or {}), "x-role": "operator"}
+    return router
 
 
 class _TestPageAtRoot:

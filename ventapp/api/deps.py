@@ -1,16 +1,26 @@
 """Request dependencies: who is asking, and the runtime.
 
-``resolve_user`` is the single place the caller's identity is decided (spec 000 §六
-gap 1: today the client states ``user_name``; real authentication replaces this one
-function and nothing else). Every route applies the same rule,
-:func:`ventapp.agent.identity.normalize_user_name`, wherever the name travels: the query
-string (reads and session routes, :data:`CurrentUser`), the form (``/api/chat`` and
-``/api/chat/stop``, :data:`FormUser`) or a JSON body (``/api/chat/resume``, through
-:func:`user_identity`).
+Identity is decided here and nowhere else (spec 000 §六 gap 1; issue 15). Two steps:
+
+1. :func:`authenticate` runs before every route (the app's global dependency). By ``AUTH_MODE``:
+   ``none`` — nothing to check, the route's stated ``user_name`` is the caller (today's
+   behaviour, for trusted networks and the legacy 1.5 frontend); ``local`` — a personal API key
+   (``Authorization: Bearer va_…``) or the login session cookie; ``header`` — the user named in
+   ``AUTH_TRUSTED_HEADER`` by a proxy in ``AUTH_TRUSTED_PROXIES`` (the header from any other
+   address is 401 ``forged_identity``), or an API key. Nothing valid: 401 ``unauthenticated``.
+   A route marked public (``openapi_extra={"x-auth": "public"}``: ``/health``, login) skips it.
+2. The route's name parameter — query string (:data:`CurrentUser`), form (:data:`FormUser`) or
+   JSON body (:func:`caller_name`) — yields the authenticated name; a stated ``user_name`` that
+   disagrees is ignored and logged, never trusted. In ``none`` mode the stated name goes through
+   :func:`ventapp.agent.identity.normalize_user_name` as before.
+
+Operator routes add :data:`Operator` (403 ``operator_only`` for anyone else).
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Annotated
 
 from fastapi import Depends, Form, Query, Request
@@ -18,10 +28,26 @@ from fastapi import Depends, Form, Query, Request
 from ventapp.agent.identity import InvalidUserName, normalize_user_name
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.runtime import AgentRuntime, get_runtime
+from ventapp.auth.service import (
+    AuthRejected,
+    Caller,
+    api_key_caller,
+    is_trusted_proxy,
+    role_of,
+    session_caller,
+)
+from ventapp.config import Settings, get_settings
 
+logger = logging.getLogger(__name__)
+
+SESSION_COOKIE = "ventagent_session"
+"""The login session cookie (HTTP-only, ``SameSite=Lax``, ``Secure`` over HTTPS)."""
+PUBLIC = {"x-auth": "public"}
+"""``openapi_extra`` of a route anyone may call in every mode."""
 USER_NAME_HELP = (
-    "Who is asking (self-declared). Absent: 'default'. NFC-normalised, trimmed, inner whitespace "
-    "folded; blank, control or zero-width characters, or over 128 characters: 400."
+    "Who is asking. AUTH_MODE=none: self-declared (absent: 'default'; NFC-normalised, trimmed, inner "
+    "whitespace folded; blank, control or zero-width characters, or over 128 characters: 400). "
+    "local/header: ignored (logged) when it differs from the authenticated user."
 )
 
 
@@ -37,20 +63,6 @@ def user_identity(raw: str | None) -> str:
         raise ChatRejected(400, "bad_request", exc.message) from None
 
 
-def resolve_user(user_name: Annotated[str | None, Query(description=USER_NAME_HELP)] = None) -> str:
-    """The caller's user name from the query string (absent: ``default``)."""
-    return user_identity(user_name)
-
-
-async def resolve_form_user(
-    request: Request, user_name: Annotated[str | None, Form(description=USER_NAME_HELP)] = None
-) -> str:
-    """The caller's user name from a multipart or urlencoded form (absent: ``default``)."""
-    if user_name is None and "user_name" in await request.form():
-        user_name = ""  # FastAPI reads an empty form value as absent; an explicit blank is refused
-    return user_identity(user_name)
-
-
 def runtime_dep() -> AgentRuntime:
     """The process-wide runtime, or 503 while the app is starting or stopping."""
     try:
@@ -59,16 +71,175 @@ def runtime_dep() -> AgentRuntime:
         raise ChatRejected(503, "busy", "The server is starting; retry shortly.", retry_after=2) from None
 
 
+def current_settings() -> Settings:
+    """The settings the runtime was opened with (the process's before it opened)."""
+    try:
+        return get_runtime().settings
+    except RuntimeError:
+        return get_settings()
+
+
+def client_address(request: Request, settings: Settings) -> str:
+    """The client's address: the TCP peer, or — when that peer is a trusted proxy — the last
+    address the proxy appended to ``X-Forwarded-For``."""
+    peer = request.client.host if request.client else ""
+    if is_trusted_proxy(settings.auth, peer):
+        forwarded = request.headers.get("x-forwarded-for", "")
+        hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
+        if hops:
+            return hops[-1]
+    return peer
+
+
+def _bearer(request: Request) -> str | None:
+    value = request.headers.get("authorization")
+    if value is None:
+        return None
+    scheme, _, token = value.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def _identify(request: Request, settings: Settings, runtime: AgentRuntime) -> Caller:
+    """The caller of a request in ``local`` or ``header`` mode. Blocking (database): use a thread.
+
+    Raises:
+        AuthRejected: 401 ``forged_identity`` or ``unauthenticated``.
+    """
+    auth = settings.auth
+    peer = request.client.host if request.client else None
+    if auth.mode == "header" and auth.trusted_header in request.headers:
+        if not is_trusted_proxy(auth, peer):
+            logger.warning(
+                "%s from %s carries %s but does not come from a trusted proxy: refused",
+                request.url.path,
+                peer,
+                auth.trusted_header,
+            )
+            raise AuthRejected(
+                401,
+                "forged_identity",
+                "This request names its user in a header only the authenticating proxy may set. "
+                "Go through the proxy, or use an API key.",
+            )
+        try:
+            name = normalize_user_name(request.headers[auth.trusted_header])
+        except InvalidUserName:
+            raise AuthRejected(401, "unauthenticated", "The proxy sent an unusable user name.") from None
+        return Caller(name, role_of(runtime.engine, auth, name), "header")
+    bearer = _bearer(request)
+    if bearer is not None:
+        caller = api_key_caller(runtime.engine, auth, bearer)
+        if caller is None:
+            raise AuthRejected(401, "unauthenticated", "The API key is not valid (unknown or revoked).")
+        return caller
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if auth.mode == "local" and cookie:
+        caller = session_caller(runtime.engine, cookie)
+        if caller is not None:
+            return caller
+    raise AuthRejected(
+        401,
+        "unauthenticated",
+        "Log in first, or send a personal API key as 'Authorization: Bearer …'."
+        if auth.mode == "local"
+        else "Reach this service through its login proxy, or send a personal API key.",
+    )
+
+
+async def authenticate(request: Request) -> Caller | None:
+    """The app's global dependency: who is calling (None in ``none`` mode and on public routes).
+
+    Sets ``request.state.caller`` for the name parameters below.
+
+    Raises:
+        AuthRejected: 401 in ``local``/``header`` mode without a valid identity.
+        ChatRejected: 503 while the runtime is starting.
+    """
+    request.state.caller = None
+    route = request.scope.get("route")
+    if (getattr(route, "openapi_extra", None) or {}).get("x-auth") == "public":
+        return None
+    settings = current_settings()
+    if settings.auth.mode == "none":
+        return None
+    runtime = runtime_dep()
+    caller = await asyncio.to_thread(_identify, request, settings, runtime)
+    request.state.caller = caller
+    return caller
+
+
+def caller_name(request: Request, stated: str | None) -> str:
+    """The name a route acts as: the authenticated caller's, or in ``none`` mode the stated one.
+
+    Raises:
+        ChatRejected: 400 in ``none`` mode when the stated name breaks the rule.
+    """
+    caller: Caller | None = getattr(request.state, "caller", None)
+    if caller is None:
+        return user_identity(stated)
+    if stated is not None:
+        try:
+            same = normalize_user_name(stated) == caller.name
+        except InvalidUserName:
+            same = False
+        if not same:
+            logger.warning(
+                "user_name %r on %s %s ignored: the caller is %r (by %s)",
+                stated[:140],
+                request.method,
+                request.url.path,
+                caller.name,
+                caller.method,
+            )
+    return caller.name
+
+
+def resolve_user(
+    request: Request, user_name: Annotated[str | None, Query(description=USER_NAME_HELP)] = None
+) -> str:
+    """The caller's user name (``none`` mode: from the query string; absent: ``default``)."""
+    return caller_name(request, user_name)
+
+
+async def resolve_form_user(
+    request: Request, user_name: Annotated[str | None, Form(description=USER_NAME_HELP)] = None
+) -> str:
+    """The caller's user name (``none`` mode: from a multipart or urlencoded form; absent: ``default``)."""
+    if user_name is None and "user_name" in await request.form():
+        user_name = ""  # FastAPI reads an empty form value as absent; an explicit blank is refused
+    return caller_name(request, user_name)
+
+
 CurrentUser = Annotated[str, Depends(resolve_user)]
 
 
-def resolve_operator(user_name: CurrentUser) -> str:
-    """The caller of an operator action (``POST /api/model/thinking``, ``POST /api/model/reload``).
+async def resolve_caller(request: Request, user_name: CurrentUser) -> Caller:
+    """The caller with their role (``none`` mode: operator when ``AUTH_NONE_OPERATORS`` names them)."""
+    caller: Caller | None = getattr(request.state, "caller", None)
+    if caller is not None:
+        return caller
+    settings = current_settings()
+    return Caller(user_name, "operator" if user_name in settings.auth.none_operators else "user", "none")
 
-    Today every caller may act (there is no authentication: see the README, "Who can reach it");
-    when it arrives, this is the one place that requires the operator role (403 otherwise).
+
+CallerDep = Annotated[Caller, Depends(resolve_caller)]
+"""The caller and their role (:func:`resolve_caller`)."""
+
+
+def resolve_operator(caller: CallerDep) -> str:
+    """The caller of an operator action (thinking level, reload, others' quotas and usage).
+
+    Raises:
+        AuthRejected: 403 ``operator_only`` for a caller without the operator role.
     """
-    return user_name
+    if not caller.is_operator:
+        raise AuthRejected(
+            403,
+            "operator_only",
+            "Only an operator may do this."
+            + (" (AUTH_MODE=none: list the name in AUTH_NONE_OPERATORS.)" if caller.method == "none" else ""),
+        )
+    return caller.name
 
 
 Operator = Annotated[str, Depends(resolve_operator)]

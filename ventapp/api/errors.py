@@ -10,6 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from ventapp.agent.pipeline import STORAGE_RETRY_AFTER_S, ChatRejected
+from ventapp.auth.service import AuthRejected
 
 
 def error_response(
@@ -38,6 +39,15 @@ async def chat_rejected_handler(_request: Request, exc: Exception) -> JSONRespon
     """Exception handler turning :class:`ChatRejected` into its HTTP status and JSON body."""
     assert isinstance(exc, ChatRejected)
     return error_response(exc.status, exc.code, exc.message, retry_after=exc.retry_after, details=exc.details)
+
+
+async def auth_rejected_handler(_request: Request, exc: Exception) -> JSONResponse:
+    """Exception handler for :class:`~ventapp.auth.service.AuthRejected` (401 adds ``WWW-Authenticate``)."""
+    assert isinstance(exc, AuthRejected)
+    response = error_response(exc.status, exc.code, exc.message, retry_after=exc.retry_after)
+    if exc.status == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="ventagent"'
+    return response
 
 
 async def validation_error_handler(_request: Request, exc: Exception) -> JSONResponse:

@@ -12,9 +12,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from ventapp.agent.endpoint_probe import Check, public_url
 from ventapp.agent.health import subsystems
 from ventapp.agent.runtime import get_runtime
+from ventapp.api.deps import PUBLIC
 from ventapp.api.errors import error_response
 from ventapp.api.openapi import errors
-from ventapp.config import get_settings
+from ventapp.config import Settings, get_settings
 from ventapp.scheduler.service import get_service
 from ventapp.tools.knowledge import get_document
 
@@ -33,6 +34,9 @@ class HealthBody(BaseModel):
         default_factory=dict, description="name -> {status: ok|degraded|down, reason, ...}"
     )
     config_conflicts: list[dict[str, str]] = Field(default_factory=list)
+    auth: dict[str, Any] = Field(
+        default_factory=dict, description="{mode: none|local|header, verified, note}: are identities checked"
+    )
 
 
 def _scheduler() -> Check:
@@ -50,8 +54,22 @@ def _scheduler() -> Check:
     )
 
 
+def _auth(settings: Settings) -> dict[str, Any]:
+    """``{mode, verified, note}``: whether the server checks who is asking (``AUTH_MODE``)."""
+    auth = settings.auth
+    notes = {
+        "none": "Identities are not verified: user_name is whatever the client states (AUTH_MODE=none). "
+        "Use this only on a trusted network.",
+        "local": "Identities are verified: accounts with passwords, login sessions and API keys.",
+        # Public route: name the mechanism, never the proxies' addresses.
+        "header": "Identities are verified by the authenticating proxy (AUTH_TRUSTED_HEADER), or by API keys.",
+    }
+    return {"mode": auth.mode, "verified": auth.verified, "note": notes[auth.mode]}
+
+
 @router.get(
     "/health",
+    openapi_extra=PUBLIC,
     response_model=HealthBody,
     responses={
         **errors(),
@@ -73,7 +91,8 @@ async def health() -> Any:
     ``error`` when a subsystem is down; ``starting`` before the runtime opened),
     ``model{configured,name,base_url,demo,context_limit,prompt}``, ``database`` (``ok`` |
     ``down``), ``spool`` (entries parked outside the database), ``checkpointer``,
-    ``single_process``, ``config_conflicts[]`` and ``env_priority``.
+    ``single_process``, ``config_conflicts[]`` and ``env_priority``. ``auth{mode, verified, note}``
+    says whether identities are checked (``AUTH_MODE``; ``verified: false`` in ``none`` mode).
     """
     settings = get_settings()
     body: dict[str, Any] = {
@@ -87,6 +106,7 @@ async def health() -> Any:
         },
         "config_conflicts": [conflict.public() for conflict in settings.conflicts],
         "env_priority": settings.env_priority,
+        "auth": _auth(settings),
     }
     try:
         runtime = get_runtime()
@@ -110,7 +130,7 @@ async def health() -> Any:
     return body
 
 
-@router.get("/static/index.html", include_in_schema=False)
+@router.get("/static/index.html", include_in_schema=False, openapi_extra=PUBLIC)
 async def legacy_test_page() -> FileResponse:
     """The spec's minimal test page, streaming from ``/api/chat``."""
     return FileResponse(STATIC_DIR / "index.html", media_type="text/html")

@@ -19,7 +19,8 @@ from ventapp.agent.events import EVENT_TYPES
 
 _MEANING = {
     400: "Bad input (blank message, user_name breaking the rule, bad upload, unknown skill)",
-    403: "Cross-site request from an origin not listed in CORS_ORIGINS",
+    401: "Not authenticated (AUTH_MODE local/header): log in, send an API key, or come through the proxy",
+    403: "Cross-site request from an origin not listed in CORS_ORIGINS, or an operator action by a user",
     404: "Not found, or another user's (never 403)",
     405: "Method not allowed",
     409: "Conflict: the session is busy, a duplicate request_id, or a stale interrupt_token",
@@ -54,8 +55,8 @@ class ErrorBody(BaseModel):
     run_id: str | None = Field(default=None, description="409 duplicate_request: the original run")
 
 
-COMMON = (400, 405, 413, 422, 503)
-"""Statuses any route can answer (identity rule, method, body size, validation, start-up)."""
+COMMON = (400, 401, 405, 413, 422, 503)
+"""Statuses any route can answer (identity rule, authentication, method, body size, validation, start-up)."""
 STATE_CHANGING = (*COMMON, 403)
 """Plus the cross-site refusal of POST/PUT/PATCH/DELETE."""
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
 
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
-from ventapp.api.deps import CurrentUser, RuntimeDep, user_identity
+from ventapp.api.deps import CurrentUser, RuntimeDep, caller_name
 from ventapp.api.openapi import errors
 from ventapp.db import preference_store
 
@@ -40,6 +40,7 @@ async def get_preferences(runtime: RuntimeDep, user_name: CurrentUser) -> dict[s
 
 @router.put("/api/preferences", responses=errors(state_changing=True))
 async def put_preferences(
+    request: Request,
     runtime: RuntimeDep,
     preferences: str = Body(embed=True),
     user_name: str | None = Body(default=None, embed=True),
@@ -50,9 +51,10 @@ async def put_preferences(
     Errors: 413 longer than ``PREFERENCES_MAX_CHARS`` characters; 400 a different ``user_name``
     in the query and the body; 422 no ``preferences`` string.
     """
-    if user_name is not None and query_user is not None and user_name != query_user:
+    stated_twice = user_name is not None and query_user is not None
+    if stated_twice and user_name != query_user and getattr(request.state, "caller", None) is None:
         raise ChatRejected(400, "bad_request", "user_name differs between the query and the body.")
-    owner = user_identity(user_name if user_name is not None else query_user)
+    owner = caller_name(request, user_name if user_name is not None else query_user)
     if len(preferences) > PREFERENCES_MAX_CHARS:
         raise ChatRejected(
             413,

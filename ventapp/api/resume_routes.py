@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
 from ventapp.agent.interrupts import ResumeAnswer
 from ventapp.agent.resume import ResumeRequest, pending_interrupt, start_resume
-from ventapp.api.deps import USER_NAME_HELP, CurrentUser, RuntimeDep, user_identity
+from ventapp.api.deps import USER_NAME_HELP, CurrentUser, RuntimeDep, caller_name
 from ventapp.api.openapi import SSE_RESPONSE, errors
 from ventapp.api.sse import stream_run
 
@@ -46,7 +46,7 @@ class ResumeBody(BaseModel):
     response_class=StreamingResponse,
     responses={**SSE_RESPONSE, **errors(404, 409, 429, state_changing=True)},
 )
-async def resume(body: ResumeBody, runtime: RuntimeDep) -> StreamingResponse:
+async def resume(body: ResumeBody, runtime: RuntimeDep, http: Request) -> StreamingResponse:
     """Continue a paused run and stream the rest (same SSE contract as ``/api/chat``).
 
     JSON errors before streaming: 404 (not the user's session), 409 (session busy, nothing
@@ -61,7 +61,7 @@ async def resume(body: ResumeBody, runtime: RuntimeDep) -> StreamingResponse:
     request = ResumeRequest(
         session_id=body.session_id,
         interrupt_token=body.interrupt_token,
-        user_name=user_identity(body.user_name),
+        user_name=caller_name(http, body.user_name),
         answer=answer,
     )
 

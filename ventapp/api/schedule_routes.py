@@ -15,7 +15,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 
 from ventapp.agent.pipeline import MAX_USER_NAME_CHARS
-from ventapp.api.deps import user_identity
+from ventapp.api.deps import caller_name, user_identity
 from ventapp.api.openapi import errors
 from ventapp.scheduler.public import run_public, schedule_public
 from ventapp.scheduler.rules import ScheduleRejected
@@ -49,9 +49,16 @@ async def _body(request: Request) -> dict[str, Any]:
 
 
 def _owner(request: Request, body: dict[str, Any]) -> str:
-    """The caller from ``user_name`` in the query or the body; 400 when absent or inconsistent."""
+    """The caller from ``user_name`` in the query or the body; 400 when absent or inconsistent.
+
+    With ``AUTH_MODE`` local or header the authenticated caller (a stated name is ignored, logged).
+    """
     in_query = request.query_params.get("user_name")
     in_body = body.get("user_name")
+    if getattr(request.state, "caller", None) is not None:
+        return caller_name(
+            request, in_query if in_query is not None else in_body if isinstance(in_body, str) else None
+        )
     if in_body is not None and not isinstance(in_body, str):
         raise ScheduleRejected(400, "bad_request", "user_name must be text.")
     if in_query is not None and in_body is not None and in_query.strip() != in_body.strip():

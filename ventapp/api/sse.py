@@ -65,11 +65,22 @@ def log_frame(frame: LogFrame, run: LoggedRun, *, with_id: bool = False) -> byte
 
 
 async def encode_frames(
-    frames: AsyncIterator[LogFrame | None], run: LoggedRun, *, with_id: bool = False
+    batches: AsyncIterator[list[LogFrame] | None], run: LoggedRun, *, with_id: bool = False
 ) -> AsyncIterator[bytes]:
-    """Frames read from a run's log as SSE bytes; a keep-alive comment for each silence (``None``)."""
-    async for frame in frames:
-        yield KEEPALIVE if frame is None else log_frame(frame, run, with_id=with_id)
+    """Frames read from a run's log (:meth:`RunLog.batches`) as SSE bytes.
+
+    The frames a client is behind by go out in one chunk — one write to the socket instead
+    of one per frame — each still a frame of its own with its ``seq`` (and ``id:`` line), so
+    ``Last-Event-ID`` and the 1.5 frontend's parser see exactly what they saw one by one
+    (issue 18). A keep-alive comment for each silence (``None``).
+    """
+    async for batch in batches:
+        if batch is None:
+            yield KEEPALIVE
+        elif len(batch) == 1:
+            yield log_frame(batch[0], run, with_id=with_id)
+        else:
+            yield b"".join([log_frame(frame, run, with_id=with_id) for frame in batch])
 
 
 def _headers(run: LoggedRun) -> dict[str, str]:
@@ -92,7 +103,7 @@ async def stream_run(run: ChatRun, *, detach: bool = False) -> StreamingResponse
     async def frames() -> AsyncIterator[bytes]:
         finished = False
         try:
-            source = runtime.run_log.frames(run.run_id, after, idle_s=runtime.settings.sse_keepalive_s)
+            source = runtime.run_log.batches(run.run_id, after, idle_s=runtime.settings.sse_keepalive_s)
             async for chunk in encode_frames(source, logged):
                 yield chunk
             finished = True
@@ -112,7 +123,7 @@ def stream_join(log: RunLog, run: LoggedRun, after: int, keepalive_s: float) -> 
         KeyError: The run's log is gone.
         LogGap: Frames after ``after`` are no longer kept (checked before the response starts).
     """
-    source = log.frames(run.run_id, after, idle_s=keepalive_s)
+    source = log.batches(run.run_id, after, idle_s=keepalive_s)
     return StreamingResponse(
         encode_frames(source, run, with_id=True), media_type="text/event-stream", headers=_headers(run)
     )

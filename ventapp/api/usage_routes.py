@@ -1,7 +1,8 @@
 """Usage, quota and pricing routes (spec 002, "会话与用量") and ``GET /api/health/billing``.
 
 Thin handlers over ``ventapp.billing``; every database call runs in a thread. The
-caller is ``CurrentUser`` (the ``user_name`` query parameter today). Bad input is a
+caller comes from the identity dependency (:data:`~ventapp.api.deps.CallerDep`); what each role
+may do with quotas and other users' usage is :mod:`ventapp.auth.roles`. Bad input is a
 JSON error from :func:`~ventapp.api.errors.error_response` with code ``bad_request``.
 """
 
@@ -13,14 +14,32 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
-from ventapp.api.deps import CurrentUser, RuntimeDep
+from ventapp.api.deps import CallerDep, CurrentUser, Operator, RuntimeDep, user_identity
 from ventapp.api.errors import error_response
 from ventapp.api.openapi import errors
+from ventapp.auth import roles
+from ventapp.auth.service import Caller
 from ventapp.billing import guard, pricing, reports
 
 router = APIRouter(tags=["usage"])
 
-QUOTA_PROBLEM = f'Send JSON {{"daily_token_limit": N}} with N a whole number from 0 (unlimited) to {guard.MAX_DAILY_TOKEN_LIMIT}.'
+QUOTA_PROBLEM = (
+    f'Send JSON {{"daily_token_limit": N[, "for_user": "name"]}} with N a whole number from 0 (unlimited) '
+    f"to {guard.MAX_DAILY_TOKEN_LIMIT}."
+)
+ForUser = Annotated[
+    str | None,
+    Query(max_length=200, description="Whose usage (operators only, for another user); default: yours"),
+]
+
+
+def _owner(caller: Caller, for_user: str | None) -> str:
+    """Whose usage a request reads: ``for_user`` (operators only) or the caller's own."""
+    if for_user is None:
+        return caller.name
+    owner = user_identity(for_user)
+    roles.check_usage_reader(caller, owner)
+    return owner
 
 
 def _whole(raw: str, low: int, high: int | None = None) -> int | None:
@@ -34,23 +53,33 @@ def _whole(raw: str, low: int, high: int | None = None) -> int | None:
     return value
 
 
-@router.get("/api/usage/today", responses=errors())
-async def usage_today(runtime: RuntimeDep, user_name: CurrentUser) -> dict[str, Any]:
-    """Today's usage (Asia/Shanghai day) against the quota.
+@router.get("/api/usage/today", responses=errors(403))
+async def usage_today(runtime: RuntimeDep, caller: CallerDep, for_user: ForUser = None) -> dict[str, Any]:
+    """Today's usage (Asia/Shanghai day) against the quota; ``for_user``: another user's (operators).
 
     Body: ``{user_name, day, timezone, resets_at, input_tokens, output_tokens, total_tokens,
     calls, by_source{provider{input_tokens,output_tokens}, estimate{...}}, cost[{currency,
     cost_micros, calls, display}], daily_token_limit, quota_source, used_tokens,
     remaining_tokens (null = unlimited), pending_settlements, pending_tokens}``.
     """
-    today = await asyncio.to_thread(reports.today_usage, runtime.engine, runtime.settings, user_name)
+    owner = _owner(caller, for_user)
+    today = await asyncio.to_thread(reports.today_usage, runtime.engine, runtime.settings, owner)
     return today.public()
 
 
-@router.get("/api/usage/recent", responses=errors())
+@router.get("/api/usage/users", responses=errors(403))
+async def usage_of_every_user(runtime: RuntimeDep, operator: Operator) -> dict[str, Any]:
+    """Every user's usage today (operators only): ``{day, items: [{user_name, input_tokens,
+    output_tokens, total_tokens, calls, daily_token_limit, quota_source, remaining_tokens}]}``."""
+    del operator  # the role check is the dependency
+    return await asyncio.to_thread(reports.every_user_today, runtime.engine, runtime.settings)
+
+
+@router.get("/api/usage/recent", responses=errors(403))
 async def usage_recent(
     runtime: RuntimeDep,
-    user_name: CurrentUser,
+    caller: CallerDep,
+    for_user: ForUser = None,
     limit: Annotated[str, Query(description=f"rows per page, 1–{reports.MAX_PAGE}")] = "50",
     offset: Annotated[str, Query(description="rows to skip, ≥ 0")] = "0",
 ) -> Any:
@@ -61,9 +90,8 @@ async def usage_recent(
         return error_response(
             422, "bad_request", f"limit must be a whole number from 1 to {reports.MAX_PAGE} and offset ≥ 0."
         )
-    return await asyncio.to_thread(
-        reports.recent_usage, runtime.engine, user_name, limit=page_size, offset=skip
-    )
+    owner = _owner(caller, for_user)
+    return await asyncio.to_thread(reports.recent_usage, runtime.engine, owner, limit=page_size, offset=skip)
 
 
 @router.get("/api/usage/runs/{run_id}", responses=errors(404))
@@ -76,10 +104,12 @@ async def usage_of_run(run_id: str, runtime: RuntimeDep, user_name: CurrentUser)
 
 
 @router.put("/api/usage/quota", responses=errors(state_changing=True))
-async def put_quota(request: Request, runtime: RuntimeDep, user_name: CurrentUser) -> Any:
-    """Set the user's daily token limit (``{"daily_token_limit": N}``, 0 = unlimited); 422 on bad input.
+async def put_quota(request: Request, runtime: RuntimeDep, caller: CallerDep) -> Any:
+    """Set a daily token limit (``{"daily_token_limit": N[, "for_user": name]}``, 0 = unlimited).
 
-    Returns the new quota: ``{user_name, daily_token_limit, quota_source, used_tokens, remaining_tokens}``.
+    A user may lower their own quota only; raising it, or setting another user's (``for_user``),
+    is for operators (403 ``operator_only``). 422 on bad input. Returns the new quota:
+    ``{user_name, daily_token_limit, quota_source, used_tokens, remaining_tokens}``.
     """
     try:
         body = json.loads(await request.body() or b"null")
@@ -88,14 +118,13 @@ async def put_quota(request: Request, runtime: RuntimeDep, user_name: CurrentUse
     value = body.get("daily_token_limit") if isinstance(body, dict) else None
     if type(value) is not int or not 0 <= value <= guard.MAX_DAILY_TOKEN_LIMIT:
         return error_response(422, "bad_request", QUOTA_PROBLEM)
-
-    def _apply() -> guard.QuotaStatus:
-        guard.set_user_quota(runtime.engine, user_name, value)
-        return guard.quota_status(runtime.engine, runtime.settings, user_name)
-
-    status = await asyncio.to_thread(_apply)
+    target = body.get("for_user") if isinstance(body, dict) else None
+    if target is not None and not isinstance(target, str):
+        return error_response(422, "bad_request", QUOTA_PROBLEM)
+    owner = caller.name if target is None else user_identity(target)
+    status = await asyncio.to_thread(roles.set_quota, runtime.engine, runtime.settings, caller, owner, value)
     return {
-        "user_name": user_name,
+        "user_name": owner,
         "daily_token_limit": status.daily_token_limit,
         "quota_source": status.source,
         "used_tokens": status.used_tokens,

@@ -11,6 +11,12 @@ Two checks, in order (spec 002, "配置" and "执行可靠性与隔离"):
 
 A user's own quota (``PUT /api/usage/quota``) wins over ``TFAGENTS_DAILY_TOKEN_LIMIT``;
 0 means unlimited either way.
+
+Between model calls a running run is checked again without reading the database: it keeps
+the :class:`QuotaReservation` the pre-run check read (what was left when it started) and
+compares it with what the run has used since plus what the user's other runs in this
+process booked since (:class:`BookedTokens`). Runs of another process sharing the database,
+and a quota changed while the run streams, count from the user's next run on.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import Literal
 from sqlalchemy.engine import Engine
 
 from ventapp.billing.day import USAGE_TZ_NAME, seconds_until_reset, usage_day
-from ventapp.billing.pricing import get_price
+from ventapp.billing.pricing import Price, get_price
 from ventapp.config import Settings
 from ventapp.db import billing_store
 
@@ -68,6 +74,65 @@ class QuotaStatus:
     def exhausted(self) -> bool:
         """True when a limit is set and today's usage has reached it."""
         return self.remaining_tokens is not None and self.remaining_tokens <= 0
+
+
+class BookedTokens:
+    """Tokens this process booked per user since it started (every run's settled calls).
+
+    What lets a run's :class:`QuotaReservation` see the user's other runs without a database
+    read between model calls. One integer per user; only ever grows.
+    """
+
+    def __init__(self) -> None:
+        self._by_user: dict[str, int] = {}
+
+    def add(self, user_name: str, tokens: int) -> None:
+        """Count ``tokens`` (input + output) just booked for ``user_name`` (ledger or pending)."""
+        self._by_user[user_name] = self._by_user.get(user_name, 0) + tokens
+
+    def total(self, user_name: str) -> int:
+        """Tokens booked for ``user_name`` by this process so far."""
+        return self._by_user.get(user_name, 0)
+
+
+@dataclass(frozen=True)
+class QuotaReservation:
+    """What a run may spend of the user's daily quota, read once before it starts.
+
+    Attributes:
+        remaining_tokens: Left today when read (tokens); None when the user has no limit.
+        booked_before: :meth:`BookedTokens.total` of the user taken *before* the read, so a
+            call booked while it was read is counted twice rather than missed.
+    """
+
+    remaining_tokens: int | None
+    booked_before: int = 0
+
+    def exhausted(self, used_by_run: int, booked_by_run: int, booked_now: int) -> bool:
+        """Has the run reached what was left, counting the user's other runs since the read?
+
+        Args:
+            used_by_run: The run's tokens so far (input + output), booked or not.
+            booked_by_run: Of those, tokens already booked (they are in ``booked_now`` too).
+            booked_now: :meth:`BookedTokens.total` of the user now.
+        """
+        if self.remaining_tokens is None:
+            return False
+        others = max(0, booked_now - self.booked_before - booked_by_run)
+        return used_by_run + others >= self.remaining_tokens
+
+
+@dataclass(frozen=True)
+class RunBilling:
+    """What the pre-run check read and the run keeps: the model's price and the quota left.
+
+    Attributes:
+        price: The model's price; None when it has none and ``BILLING_ALLOW_UNPRICED=1``.
+        quota: The run's reservation of the user's quota.
+    """
+
+    price: Price | None
+    quota: QuotaReservation
 
 
 def quota_status(
@@ -120,7 +185,9 @@ def remaining_tokens(engine: Engine, settings: Settings, user_name: str) -> int 
     return quota_status(engine, settings, user_name).remaining_tokens
 
 
-def precheck(engine: Engine, settings: Settings, user_name: str, model: str | None = None) -> None:
+def precheck(
+    engine: Engine, settings: Settings, user_name: str, model: str | None = None, *, booked_before: int = 0
+) -> RunBilling:
     """Refuse a run that could not be billed or would exceed the user's quota. Blocking: use a thread.
 
     Args:
@@ -128,6 +195,10 @@ def precheck(engine: Engine, settings: Settings, user_name: str, model: str | No
         settings: Supplies ``model_name``, ``billing_allow_unpriced`` and ``daily_token_limit``.
         user_name: Who asks for the run.
         model: The model the run will be billed under (a route's, ``MODELS``); default ``MODEL_NAME``.
+        booked_before: :meth:`BookedTokens.total` of the user, taken before this call.
+
+    Returns:
+        The price and the quota reservation the run keeps (no further reads while it streams).
 
     Raises:
         BillingRejected: 503 ``model_unpriced`` (the model has no price and
@@ -136,7 +207,8 @@ def precheck(engine: Engine, settings: Settings, user_name: str, model: str | No
         sqlalchemy.exc.SQLAlchemyError: The database cannot be read.
     """
     model = model or settings.model_name
-    if not settings.billing_allow_unpriced and get_price(engine, model) is None:
+    price = get_price(engine, model)
+    if price is None and not settings.billing_allow_unpriced:
         raise BillingRejected(
             503,
             "model_unpriced",
@@ -154,3 +226,4 @@ def precheck(engine: Engine, settings: Settings, user_name: str, model: str | No
             "limit on the usage page.",
             retry_after=seconds_until_reset(),
         )
+    return RunBilling(price=price, quota=QuotaReservation(status.remaining_tokens, booked_before))

@@ -239,3 +239,32 @@ def billing_health(engine: Engine, settings: Settings) -> dict[str, Any]:
         "oldest_pending_at": oldest.isoformat() if oldest else None,
         "timezone": USAGE_TZ_NAME,
     }
+
+
+def every_user_today(engine: Engine, settings: Settings, *, at: datetime | None = None) -> dict[str, Any]:
+    """Today's usage of every user who used the model today (operators' overview).
+
+    Returns:
+        ``{day, items: [{user_name, input_tokens, output_tokens, total_tokens, calls,
+        daily_token_limit, quota_source, remaining_tokens}]}``, most tokens first.
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: The database cannot be read.
+    """
+    day = usage_day(at)
+    items = []
+    for row in billing_store.daily_of_every_user(engine, day):
+        quota = quota_status(engine, settings, row.user_name, at=at)
+        items.append(
+            {
+                "user_name": row.user_name,
+                "input_tokens": row.input_tokens,
+                "output_tokens": row.output_tokens,
+                "total_tokens": row.input_tokens + row.output_tokens,
+                "calls": row.calls,
+                "daily_token_limit": quota.daily_token_limit,
+                "quota_source": quota.source,
+                "remaining_tokens": quota.remaining_tokens,
+            }
+        )
+    return {"day": day.isoformat(), "items": items}

@@ -277,3 +277,11 @@ def pending_for_user(engine: Engine, user_name: str, day: date) -> tuple[int, in
         ).where(BillingPending.user_name == user_name, BillingPending.usage_day == day)
         count, tokens = db.exec(query).one()
         return int(count), int(tokens or 0)
+
+
+def daily_of_every_user(engine: Engine, day: date) -> Sequence[UsageDaily]:
+    """Every user's totals for one usage day, most tokens first (the operators' overview)."""
+    with Session(engine) as db:
+        total = col(UsageDaily.input_tokens) + col(UsageDaily.output_tokens)
+        query = select(UsageDaily).where(col(UsageDaily.usage_day) == day).order_by(total.desc())
+        return db.exec(query).all()

@@ -1,8 +1,8 @@
 """Database engine and schema migration (SQLModel + Alembic).
 
 The app migrates its own database at start (``upgrade_to_head``), so a fresh
-checkout or an upgraded deployment needs no manual step; ``make run`` also runs
-``alembic upgrade head`` first, and ``alembic/`` is the only schema authority
+checkout or an upgraded deployment needs no manual step (``make migrate`` runs
+``alembic upgrade head`` on its own), and ``alembic/`` is the only schema authority
 (no ``create_all`` in the app).
 """
 

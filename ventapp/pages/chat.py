@@ -15,6 +15,7 @@ from ventapp.pages.components.model_controls import endpoint_banner
 from ventapp.pages.components.session_bar import session_bar
 from ventapp.pages.components.sidebar import name_dialog, sidebar
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
+from ventapp.state.auth_state import AuthState
 from ventapp.state.chat_state import ChatState
 from ventapp.state.schedules_state import HandoffState
 
@@ -110,5 +111,5 @@ def chat_page() -> rx.Component:
         width="100%",
         overflow="hidden",
         background=rx.color("gray", 1),
-        on_mount=[ChatState.load_page, HandoffState.refresh],
+        on_mount=[AuthState.check_login, ChatState.load_page, HandoffState.refresh],
     )

@@ -16,6 +16,7 @@ import reflex as rx
 from ventapp.pages.components.header import page_bar
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
+from ventapp.state.auth_state import AuthState
 from ventapp.state.schedules_state import RunView, SchedulesState, ScheduleView
 
 CARD_STYLE = {
@@ -399,5 +400,5 @@ def schedules_page() -> rx.Component:
         _form(),
         min_height="100dvh",
         background=rx.color("gray", 1),
-        on_mount=SchedulesState.load_page,
+        on_mount=[AuthState.check_login, SchedulesState.load_page],
     )

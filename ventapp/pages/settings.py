@@ -14,7 +14,9 @@ from ventapp.pages.components.header import page_bar
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
 from ventapp.pages.usage import CARD_STYLE
+from ventapp.state.auth_state import AuthState, KeyView
 from ventapp.state.settings_state import RuleView, SettingsState
+from ventapp.state.ui_identity import verified_mode
 
 
 def _top_bar() -> rx.Component:
@@ -151,6 +153,69 @@ def _rules_card() -> rx.Component:
     )
 
 
+def _key_row(key: KeyView) -> rx.Component:
+    return rx.hstack(
+        rx.text(rx.cond(key.name != "", key.name, key.prefix), size="2", weight="medium"),
+        rx.text(key.prefix, " · ", key.created, size="1", color_scheme="gray"),
+        rx.spacer(),
+        rx.cond(
+            key.active,
+            rx.button(
+                t("auth.key_revoke"),
+                size="1",
+                variant="soft",
+                color_scheme="red",
+                on_click=AuthState.revoke_key(key.id),
+                class_name="key-revoke",
+            ),
+            rx.badge(t("auth.key_revoked"), color_scheme="gray"),
+        ),
+        width="100%",
+        align="center",
+        class_name="key-row",
+    )
+
+
+def _keys_card() -> rx.Component:
+    """Personal API keys (``AUTH_MODE`` local/header); in ``none`` mode, the plain warning instead."""
+    if not verified_mode():
+        return rx.callout(
+            t("auth.unverified"), icon="shield_alert", color_scheme="amber", id="unverified-note"
+        )
+    return rx.vstack(
+        rx.heading(t("auth.keys"), size="4"),
+        rx.text(t("auth.keys_help"), size="1", color_scheme="gray"),
+        rx.cond(
+            AuthState.new_key != "",
+            rx.vstack(
+                rx.text(t("auth.key_created"), size="2"),
+                rx.code(AuthState.new_key, id="new-key", style={"word_break": "break-all"}),
+                spacing="1",
+                width="100%",
+            ),
+        ),
+        rx.form(
+            rx.hstack(
+                rx.input(
+                    name="name", placeholder=t("auth.key_name"), aria_label=t("auth.key_name"), max_length=100
+                ),
+                rx.button(t("auth.key_create"), type="submit", id="key-create"),
+            ),
+            on_submit=AuthState.create_key,
+            reset_on_submit=True,
+        ),
+        rx.cond(AuthState.keys_note != "", rx.text(AuthState.keys_note, size="1", color_scheme="red")),
+        rx.cond(
+            AuthState.keys.length() > 0,
+            rx.vstack(rx.foreach(AuthState.keys, _key_row), width="100%", spacing="2", id="keys-list"),
+            rx.text(t("auth.keys_empty"), size="2", color_scheme="gray"),
+        ),
+        spacing="3",
+        style=CARD_STYLE,
+        id="keys-card",
+    )
+
+
 def settings_page() -> rx.Component:
     """The whole settings screen; ``on_mount`` reads the model facts and the user's settings."""
     return rx.box(
@@ -159,7 +224,9 @@ def settings_page() -> rx.Component:
             rx.cond(
                 SettingsState.problem != "",
                 rx.callout(SettingsState.problem, icon="info", color_scheme="amber", id="settings-problem"),
-                rx.vstack(_model_card(), _preferences_card(), _rules_card(), spacing="4", width="100%"),
+                rx.vstack(
+                    _model_card(), _preferences_card(), _rules_card(), _keys_card(), spacing="4", width="100%"
+                ),
             ),
             max_width=CONTENT_MAX_WIDTH,
             margin_x="auto",
@@ -167,5 +234,5 @@ def settings_page() -> rx.Component:
         ),
         min_height="100dvh",
         background=rx.color("gray", 1),
-        on_mount=SettingsState.load_page,
+        on_mount=[AuthState.check_login, SettingsState.load_page, AuthState.load_keys],
     )

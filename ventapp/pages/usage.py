@@ -11,6 +11,8 @@ import reflex as rx
 from ventapp.pages.components.header import page_bar
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
+from ventapp.state.auth_state import AuthState
+from ventapp.state.usage_overview_state import UsageOverviewState, UserUsageView
 from ventapp.state.usage_state import LedgerRowView, UsageState
 
 CARD_STYLE = {
@@ -270,6 +272,53 @@ def _ledger() -> rx.Component:
     )
 
 
+def _user_row(row: rx.Var[UserUsageView]) -> rx.Component:
+    return rx.table.row(
+        rx.table.cell(row.user_name),
+        rx.table.cell(row.tokens, text_align="right"),
+        rx.table.cell(row.calls, text_align="right"),
+        rx.table.cell(row.quota, text_align="right"),
+        rx.table.cell(row.remaining, text_align="right"),
+    )
+
+
+def _every_user() -> rx.Component:
+    """Operators only: every user's usage today (the list stays empty for anyone else)."""
+    columns = [
+        ("user", "left"),
+        ("tokens", "right"),
+        ("calls", "right"),
+        ("quota", "right"),
+        ("remaining", "right"),
+    ]
+    return rx.cond(
+        UsageOverviewState.is_operator,
+        rx.vstack(
+            rx.heading(t("auth.users_today"), as_="h2", size="4"),
+            rx.box(
+                rx.table.root(
+                    rx.table.header(
+                        rx.table.row(
+                            *[
+                                rx.table.column_header_cell(t(f"auth.col.{column}"), text_align=align)
+                                for column, align in columns
+                            ]
+                        )
+                    ),
+                    rx.table.body(rx.foreach(UsageOverviewState.users, _user_row)),
+                    size="1",
+                    width="100%",
+                ),
+                overflow_x="auto",
+                width="100%",
+            ),
+            spacing="3",
+            style=CARD_STYLE,
+            id="every-user-usage",
+        ),
+    )
+
+
 def _needs_name() -> rx.Component:
     return rx.callout(
         rx.link(t("usage.needs_name"), href="/"),
@@ -289,7 +338,14 @@ def _body() -> rx.Component:
                 UsageState.problem != "",
                 rx.callout(UsageState.problem, icon="triangle_alert", color_scheme="red", id="usage-problem"),
                 rx.vstack(
-                    _today(), _chart(), _quota_form(), _ledger(), spacing="4", width="100%", min_width="0"
+                    _today(),
+                    _chart(),
+                    _quota_form(),
+                    _ledger(),
+                    _every_user(),
+                    spacing="4",
+                    width="100%",
+                    min_width="0",
                 ),
             ),
         ),
@@ -308,5 +364,5 @@ def usage_page() -> rx.Component:
         ),
         min_height="100dvh",
         background=rx.color("gray", 1),
-        on_mount=UsageState.load_page,
+        on_mount=[AuthState.check_login, UsageState.load_page, UsageOverviewState.load],
     )

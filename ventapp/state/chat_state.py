@@ -72,6 +72,7 @@ from ventapp.state.turns import (
     apply_live,
     current_live,
 )
+from ventapp.state.ui_identity import user_name_var
 from ventapp.state.views import (
     STATUS_WAITING,
     ChatMessageView,
@@ -111,7 +112,7 @@ def announcement(final: LiveAnswer, waiting: bool) -> str:
 class ChatState(CardAnswers, NameDialog, rx.State):
     """State of the chat page (route ``/``)."""
 
-    user_name: str = rx.LocalStorage("", name="ventagent_user_name", sync=True)
+    user_name: str = user_name_var()
     """Who is chatting; kept in the browser, sent as the pipeline's ``user_name``."""
 
     messages: list[ChatMessageView] = []

@@ -18,6 +18,7 @@ from ventapp.agent.health import model_endpoint
 from ventapp.db import chat_store
 from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.state import turns
+from ventapp.state.ui_identity import verified_caller, verified_mode
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +56,9 @@ class ModelState(rx.State):
     @rx.event
     async def follow_session(self, session_id: str, user_name: str) -> None:
         """Show the route of the session just opened (the main one for a new chat or a foreign id)."""
+        if verified_mode():  # an event sent by hand names anyone: trust only the socket's identity
+            caller = await verified_caller(self)
+            user_name = caller.name if caller is not None else ""
         runtime = turns.current_runtime()
         route = DEFAULT_ROUTE
         if runtime is not None and session_id:

@@ -12,6 +12,7 @@ from typing import Any
 import reflex as rx
 
 from ventapp.state.chat_data import clean_user_name, load_sessions, session_url_script
+from ventapp.state.ui_identity import verified_mode
 
 
 class NameDialog(rx.State, mixin=True):
@@ -43,7 +44,13 @@ class NameDialog(rx.State, mixin=True):
 
     @rx.event
     async def save_user_name(self, form_data: dict[str, Any]) -> Any:
-        """Keep the typed name; a different name starts over with that person's sessions."""
+        """Keep the typed name; a different name starts over with that person's sessions.
+
+        Only in ``AUTH_MODE=none``: with accounts or a login proxy the name is the verified one
+        (:mod:`ventapp.state.auth_state`), and an event sent by hand must not change it.
+        """
+        if verified_mode():
+            return None
         name, problem = clean_user_name(str(form_data.get("user_name") or ""), self.lang)
         if problem:
             self.name_error = problem

@@ -23,6 +23,7 @@ from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
 from ventapp.scheduler.cron import CronInvalid, describe
 from ventapp.scheduler.service import ScheduleService, get_service
 from ventapp.state.lang_state import ui_lang
+from ventapp.state.ui_identity import user_name_var
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +111,7 @@ def run_view(record: RunRecord, service: ScheduleService, lang: str) -> RunView:
 class HandoffState(rx.State):
     """Scheduled runs waiting for this user (header badge, sidebar marks)."""
 
-    user_name: str = rx.LocalStorage("", name="ventagent_user_name", sync=True)
+    user_name: str = user_name_var()
     waiting_count: int = 0
     waiting_sessions: list[str] = []
 
@@ -142,7 +143,7 @@ class HandoffState(rx.State):
 class SchedulesState(rx.State):
     """State of the schedules page (route ``/schedules``)."""
 
-    user_name: str = rx.LocalStorage("", name="ventagent_user_name", sync=True)
+    user_name: str = user_name_var()
     lang: str = DEFAULT_LANG
     loaded: bool = False
     problem: str = ""

@@ -23,6 +23,7 @@ from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
 from ventapp.state import turns
 from ventapp.state.chat_state import ChatState
 from ventapp.state.lang_state import ui_lang
+from ventapp.state.ui_identity import role_caller, user_name_var
 from ventapp.state.views import DISPLAY_TZ
 
 logger = logging.getLogger(__name__)
@@ -108,7 +109,7 @@ def rule_view(rule: Any, lang: str = DEFAULT_LANG) -> RuleView:
 class SettingsState(rx.State):
     """State of the settings page (route ``/settings``)."""
 
-    user_name: str = rx.LocalStorage("", name="ventagent_user_name", sync=True)
+    user_name: str = user_name_var()
     problem: str = ""
     model: ModelView = ModelView()
     thinking_level: str = ""
@@ -171,6 +172,9 @@ class SettingsState(rx.State):
         runtime = turns.current_runtime()
         if runtime is None:
             self.thinking_note = t("settings.not_ready", self.lang)
+            return
+        if not (await role_caller(self.user_name)).is_operator:
+            self.thinking_note = t("auth.operator_only", self.lang)
             return
         try:
             built = await runtime.agents.set_thinking(None, level)

@@ -20,12 +20,15 @@ import reflex as rx
 from sqlalchemy.engine import Engine
 
 from ventapp.agent.runtime import get_runtime
+from ventapp.auth import roles
+from ventapp.auth.service import AuthRejected
 from ventapp.billing import reports
 from ventapp.billing.day import USAGE_TZ, USAGE_TZ_NAME
-from ventapp.billing.guard import MAX_DAILY_TOKEN_LIMIT, set_user_quota
+from ventapp.billing.guard import MAX_DAILY_TOKEN_LIMIT
 from ventapp.config import Settings
 from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
 from ventapp.state.lang_state import ui_lang
+from ventapp.state.ui_identity import role_caller, user_name_var
 
 logger = logging.getLogger(__name__)
 
@@ -105,7 +108,7 @@ def read_snapshot(engine: Engine, settings: Settings, user_name: str, offset: in
 class UsageState(rx.State):
     """State of the usage page (route ``/usage``)."""
 
-    user_name: str = rx.LocalStorage("", name="ventagent_user_name", sync=True)
+    user_name: str = user_name_var()
     """The chat page's user name (same browser key)."""
 
     lang: str = DEFAULT_LANG
@@ -259,7 +262,13 @@ class UsageState(rx.State):
             return
         try:
             runtime = get_runtime()
-            await asyncio.to_thread(set_user_quota, runtime.engine, self.user_name, value)
+            caller = await role_caller(self.user_name)
+            await asyncio.to_thread(
+                roles.set_quota, runtime.engine, runtime.settings, caller, self.user_name, value
+            )
+        except AuthRejected:
+            self.quota_error = t("auth.quota_lower_only", self.lang)
+            return
         except Exception:
             logger.exception("saving the quota of %r failed", self.user_name)
             self.quota_error = t("usage.limit_failed", self.lang)

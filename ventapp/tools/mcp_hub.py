@@ -76,7 +76,7 @@ class McpHub:
     """The MCP servers of one configuration.
 
     Args:
-        servers: ``Settings.mcp_servers``.
+        servers: ``Settings.mcp.servers``.
         home: Parent of the stdio servers' own folders (``DATA_DIR/mcp``).
         max_chars: ``MCP_OUTPUT_MAX_CHARS``.
         retry_s: ``MCP_RETRY_S``: how long a down server is left alone.

@@ -13,8 +13,10 @@ import reflex as rx
 
 from ventapp.pages.components.lang import lang_switch, t
 from ventapp.pages.components.model_controls import route_picker, settings_link
+from ventapp.state.auth_state import AuthState
 from ventapp.state.chat_state import ChatState
 from ventapp.state.schedules_state import HandoffState
+from ventapp.state.ui_identity import verified_mode
 from ventapp.state.views import SessionView
 
 PHONE_ONLY = ["flex", "flex", "none"]
@@ -104,7 +106,29 @@ def history_menu() -> rx.Component:
 
 
 def user_chip() -> rx.Component:
-    """The current user's name; click to change it."""
+    """The current user's name; click to change it (``AUTH_MODE=none``), or the verified name and a
+    logout button (``local``/``header``: the name comes from the server)."""
+    if verified_mode():
+        return rx.hstack(
+            rx.text(
+                ChatState.user_name,
+                size="2",
+                id="user-chip",
+                title=t("auth.signed_in_as", name=ChatState.user_name),
+                display=["none", "inline"],
+            ),
+            rx.button(
+                rx.icon("log_out", size=14),
+                variant="ghost",
+                color_scheme="gray",
+                on_click=AuthState.logout,
+                id="logout",
+                title=t("auth.logout"),
+                aria_label=t("auth.logout"),
+            ),
+            align="center",
+            spacing="1",
+        )
     return rx.button(
         rx.icon("user_round", size=14),
         rx.text(

@@ -16,6 +16,7 @@ from ventapp.pages.components.styles import SIDEBAR_WIDTH
 from ventapp.state.chat_state import ChatState
 from ventapp.state.schedules_state import HandoffState
 from ventapp.state.sessions_state import MAX_TITLE_CHARS, SessionsState
+from ventapp.state.ui_identity import verified_mode
 from ventapp.state.views import SessionView
 
 
@@ -259,7 +260,13 @@ def delete_dialog() -> rx.Component:
 
 
 def name_dialog() -> rx.Component:
-    """Asks for the user's name on the first visit (kept in localStorage) and when changing it."""
+    """Asks for the user's name on the first visit (kept in localStorage) and when changing it.
+
+    Only in ``AUTH_MODE=none``, where it says plainly that names are not verified; with accounts or
+    a login proxy the name comes from the server and there is nothing to ask.
+    """
+    if verified_mode():
+        return rx.fragment()
     must_ask = rx.State.is_hydrated & (ChatState.user_name == "")
     return rx.dialog.root(
         rx.dialog.content(
@@ -268,7 +275,14 @@ def name_dialog() -> rx.Component:
                 t("name.body"),
                 size="2",
                 color_scheme="gray",
+                margin_bottom="0.5rem",
+            ),
+            rx.text(
+                t("auth.unverified"),
+                size="1",
+                color_scheme="amber",
                 margin_bottom="1rem",
+                id="unverified-note",
             ),
             rx.form(
                 rx.vstack(

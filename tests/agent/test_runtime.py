@@ -1,0 +1,33 @@
+"""The process runtime: how the graph-state checkpointer commits (issue 18)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ventapp.agent.runtime import AgentRuntime
+from ventapp.config import load_settings
+
+SQLITE_SYNCHRONOUS = {"normal": 1, "full": 2}
+"""``PRAGMA synchronous`` values SQLite reports for each mode."""
+
+
+@pytest.mark.parametrize("mode", ["normal", "full"])
+async def test_checkpointer_commits_as_checkpoint_sync_says(tmp_path: Path, mode: str) -> None:
+    settings = load_settings(
+        {"DEEP_AGENT_ENV_PRIORITY": "none", "DATA_DIR": str(tmp_path), "CHECKPOINT_SYNC": mode.upper()}
+    )
+    runtime = await AgentRuntime.open(settings)
+    try:
+        async with runtime.checkpointer.conn.execute("PRAGMA synchronous") as cursor:
+            (value,) = await cursor.fetchone()
+        assert value == SQLITE_SYNCHRONOUS[mode]
+    finally:
+        await runtime.close()
+
+
+def test_checkpoint_sync_takes_only_known_modes() -> None:
+    assert load_settings({"DEEP_AGENT_ENV_PRIORITY": "none"}).checkpoint_sync == "normal"
+    with pytest.raises(ValueError, match="CHECKPOINT_SYNC"):
+        load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", "CHECKPOINT_SYNC": "off"})

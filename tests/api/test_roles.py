@@ -1,0 +1,92 @@
+"""Roles (issue 15): operators and users on quotas, usage and the agent switches, in AUTH_MODE=none
+with AUTH_NONE_OPERATORS and in AUTH_MODE=local with accounts."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from tests.api.auth_support import add_account, auth_server, logged_in
+from tests.api.sse_client import post_chat
+from tests.scripted_llm.server import ScriptedServer
+from tests.support import ApiServer
+
+
+@pytest.fixture(scope="module", params=["none", "local"])
+def api(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
+    # A scripted server per mode: langchain-openai caches its HTTP client per base URL, and the
+    # cached one belongs to the previous server's (closed) event loop.
+    with (
+        ScriptedServer() as llm,
+        auth_server(
+            tmp_path_factory.mktemp("data"),
+            llm.base_url,
+            AUTH_MODE=request.param,
+            AUTH_NONE_OPERATORS="ops",
+            TFAGENTS_DAILY_TOKEN_LIMIT="100000",
+        ) as server,
+    ):
+        if request.param == "local":
+            add_account("ops", role="operator")
+        yield server
+
+
+def _mode(api: ApiServer) -> str:
+    return httpx.get(f"{api.url}/api/auth/me", params={"user_name": "x"}).json().get("mode", "local")
+
+
+def _as(api: ApiServer, name: str) -> httpx.Client:
+    """A client acting as ``name``: logged in (local) or stating it (none)."""
+    if _mode(api) == "none":
+        return httpx.Client(base_url=api.url, timeout=30, params={"user_name": name})
+    add_account(name) if name != "ops" else None
+    with logged_in(api.url, name) as client:
+        return httpx.Client(base_url=api.url, timeout=30, cookies=client.cookies)
+
+
+def test_a_user_lowers_their_own_quota_but_never_raises_it(api: ApiServer) -> None:
+    name = f"u-{uuid.uuid4().hex[:6]}"
+    with _as(api, name) as user:
+        lowered = user.put("/api/usage/quota", json={"daily_token_limit": 5_000})
+        assert lowered.status_code == 200 and lowered.json()["daily_token_limit"] == 5_000
+        for higher in (5_001, 200_000, 0):
+            refused = user.put("/api/usage/quota", json={"daily_token_limit": higher})
+            assert refused.status_code == 403 and refused.json()["code"] == "operator_only", higher
+        assert user.get("/api/usage/today").json()["daily_token_limit"] == 5_000
+
+
+def test_only_an_operator_sets_another_users_quota_or_raises_one(api: ApiServer) -> None:
+    name, other = f"u-{uuid.uuid4().hex[:6]}", f"v-{uuid.uuid4().hex[:6]}"
+    with _as(api, name) as user, _as(api, other), _as(api, "ops") as ops:
+        refused = user.put("/api/usage/quota", json={"daily_token_limit": 1, "for_user": other})
+        assert refused.status_code == 403
+        raised = ops.put("/api/usage/quota", json={"daily_token_limit": 1_000_000, "for_user": name})
+        assert raised.status_code == 200 and raised.json()["user_name"] == name
+        assert user.get("/api/usage/today").json()["daily_token_limit"] == 1_000_000
+
+
+def test_only_an_operator_reads_another_users_usage(api: ApiServer) -> None:
+    name = f"u-{uuid.uuid4().hex[:6]}"
+    with _as(api, name) as user, _as(api, "ops") as ops:
+        response, frames = post_chat(user, message="hello", user_name=name)
+        assert frames[-1]["type"] == "done", response.text
+        assert user.get("/api/usage/today", params={"for_user": "ops"}).status_code == 403
+        assert user.get("/api/usage/recent", params={"for_user": "ops"}).status_code == 403
+        assert user.get("/api/usage/users").status_code == 403
+        theirs = ops.get("/api/usage/today", params={"for_user": name}).json()
+        assert theirs["user_name"] == name and theirs["total_tokens"] > 0
+        listed = {item["user_name"] for item in ops.get("/api/usage/users").json()["items"]}
+        assert name in listed
+
+
+def test_the_agent_switches_are_for_operators(api: ApiServer) -> None:
+    with _as(api, f"u-{uuid.uuid4().hex[:6]}") as user, _as(api, "ops") as ops:
+        for response in (
+            user.post("/api/model/thinking", json={"level": "default"}),
+            user.post("/api/model/reload"),
+        ):
+            assert response.status_code == 403 and response.json()["code"] == "operator_only"
+        assert ops.post("/api/model/thinking", json={"level": "default"}).status_code == 200

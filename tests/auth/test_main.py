@@ -1,0 +1,37 @@
+"""``python -m ventapp.auth``: the first operator comes from the command line, never with a default password."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from ventapp.config import PROJECT_ROOT
+
+
+def _run(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {"DEEP_AGENT_ENV_PRIORITY": "none", "DATA_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    return subprocess.run(
+        [sys.executable, "-m", "ventapp.auth", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=PROJECT_ROOT,
+        env=env,
+        timeout=120,
+    )
+
+
+def test_create_user_reads_the_password_from_stdin_and_never_prints_it(tmp_path: Path) -> None:
+    secret = "a long enough secret"
+    created = _run(tmp_path, "create-user", "ops", "--operator", stdin=secret + "\n")
+    assert created.returncode == 0, created.stderr
+    assert "operator" in created.stdout and secret not in created.stdout + created.stderr
+    listed = _run(tmp_path, "list-users")
+    assert listed.stdout.split() == ["ops", "operator", "password"]
+
+
+def test_an_empty_or_short_password_creates_nothing(tmp_path: Path) -> None:
+    refused = _run(tmp_path, "create-user", "ops", "--operator", stdin="\n")
+    assert refused.returncode == 2 and "at least" in refused.stderr
+    assert _run(tmp_path, "list-users").stdout == ""

@@ -1,0 +1,108 @@
+"""Accounts in the Reflex UI (issue 15, AUTH_MODE=local), in a real browser against the whole app:
+log in, chat, log out, and the back button shows no conversation; API keys on the settings page."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.e2e.browser import chromium
+from tests.e2e.reflex_app import ReflexApp
+from tests.scripted_llm.server import ScriptedServer
+from tests.support import app_env
+from ventapp.auth.service import create_account
+from ventapp.db.engine import make_engine, upgrade_to_head
+
+TIMEOUT_MS = 30_000
+USER = "auth-e2e"
+PASSWORD = "a long browser password"
+
+
+@pytest.fixture(scope="module")
+def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReflexApp]:
+    data_dir = tmp_path_factory.mktemp("reflex-auth")
+    url = f"sqlite:///{data_dir / 'ventagent.db'}"
+    upgrade_to_head(url)
+    engine = make_engine(url)
+    create_account(engine, USER, PASSWORD, "user")
+    engine.dispose()
+    env = {**app_env(data_dir, llm.base_url), "DEMO_MODE": "1", "AUTH_MODE": "local"}
+    with ReflexApp(env, data_dir / "reflex.log") as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as instance:
+        yield instance
+
+
+@pytest.fixture
+def page(browser: Browser, app: ReflexApp, llm: ScriptedServer) -> Iterator[Page]:
+    llm.reset()
+    tab = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    yield tab
+    tab.context.close()
+
+
+def _log_in(page: Page, url: str, password: str = PASSWORD) -> None:
+    page.goto(url)
+    expect(page).to_have_url(re.compile(r"/login"))
+    page.fill("#login-user", USER)
+    page.fill("#login-password", password)
+    page.click("#login-submit")
+
+
+def test_a_wrong_password_stays_on_the_login_page_with_a_sentence(page: Page, app: ReflexApp) -> None:
+    _log_in(page, app.url, "not the password")
+    expect(page).to_have_url(re.compile(r"/login/?\?error=bad_credentials"))
+    expect(page.locator("#login-error")).to_be_visible()
+    assert page.context.cookies() == [] or all(
+        c["name"] != "ventagent_session" for c in page.context.cookies()
+    )
+
+
+def test_log_in_chat_log_out_and_back_shows_no_conversation(page: Page, app: ReflexApp) -> None:
+    _log_in(page, app.url)
+    expect(page).to_have_url(re.compile(r"/$"))
+    expect(page.locator("#user-chip")).to_have_text(USER)
+    expect(page.locator("#user-name")).to_have_count(0)  # no name dialog: the server names the user
+    cookie = next(c for c in page.context.cookies() if c["name"] == "ventagent_session")
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
+
+    page.fill("#chat-input", "hello from a verified user")
+    page.click("#send")
+    expect(page.locator(".msg-assistant").last).to_contain_text("Hello", ignore_case=True)
+    with httpx.Client(base_url=app.url, cookies={"ventagent_session": cookie["value"]}) as api:
+        assert api.get("/api/sessions").json()["sessions"], "the API accepts the UI's session"
+
+    page.click("#logout")
+    expect(page).to_have_url(re.compile(r"/login"))
+    with httpx.Client(base_url=app.url, cookies={"ventagent_session": cookie["value"]}) as api:
+        assert api.get("/api/sessions").status_code == 401, "the session ended on the server"
+
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/login"))
+    expect(page.get_by_text("hello from a verified user")).to_have_count(0)
+
+
+def test_api_keys_are_created_shown_once_and_revoked_on_the_settings_page(page: Page, app: ReflexApp) -> None:
+    _log_in(page, app.url)
+    expect(page.locator("#user-chip")).to_have_text(USER)
+    page.goto(f"{app.url}/settings")
+    page.locator("#keys-card input[name='name']").fill("legacy page")
+    page.click("#key-create")
+    key = page.locator("#new-key").inner_text()
+    assert key.startswith("va_")
+    with httpx.Client(base_url=app.url, headers={"Authorization": f"Bearer {key}"}) as api:
+        assert api.get("/api/auth/me").json()["user_name"] == USER
+        page.locator(".key-revoke").first.click()
+        expect(page.locator(".key-revoke")).to_have_count(0)
+        assert api.get("/api/auth/me").status_code == 401
+    page.reload()
+    expect(page.locator("#new-key")).to_have_count(0)

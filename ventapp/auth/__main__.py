@@ -1,0 +1,75 @@
+"""Accounts from the command line (the first operator cannot come from anywhere else).
+
+    python -m ventapp.auth create-user NAME [--operator] [--no-password]
+    python -m ventapp.auth set-role NAME user|operator
+    python -m ventapp.auth list-users
+
+The password is read from the terminal (asked twice, not echoed) or, when stdin is not a
+terminal, from its first line; there is never a default password. ``--no-password`` makes an
+account that only carries a role (``AUTH_MODE=header``: the proxy authenticates).
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+
+from ventapp.auth.service import AuthRejected, create_account
+from ventapp.config import get_settings
+from ventapp.db import auth_store
+from ventapp.db.engine import make_engine, upgrade_to_head
+
+
+def _read_password() -> str:
+    if sys.stdin.isatty():
+        first = getpass.getpass("Password: ")
+        if getpass.getpass("Again: ") != first:
+            raise SystemExit("The two passwords differ; nothing was changed.")
+        return first
+    return sys.stdin.readline().rstrip("\r\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command; returns the exit status (0 done, 2 refused input)."""
+    parser = argparse.ArgumentParser(prog="python -m ventapp.auth", description="Manage VentAgent accounts.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    create = commands.add_parser("create-user", help="create an account or reset its password")
+    create.add_argument("name")
+    create.add_argument("--operator", action="store_true", help="give the operator role")
+    create.add_argument("--no-password", action="store_true", help="role only (header mode)")
+    role = commands.add_parser("set-role", help="change an account's role")
+    role.add_argument("name")
+    role.add_argument("role", choices=["user", "operator"])
+    commands.add_parser("list-users", help="list accounts and roles")
+    args = parser.parse_args(argv)
+
+    settings = get_settings()
+    upgrade_to_head(settings.database_url)
+    engine = make_engine(settings.database_url, busy_timeout_s=settings.db_busy_timeout_s)
+    try:
+        if args.command == "create-user":
+            password = None if args.no_password else _read_password()
+            name = create_account(engine, args.name, password, "operator" if args.operator else "user")
+            print(f"account {name!r} saved ({'operator' if args.operator else 'user'})")
+        elif args.command == "set-role":
+            existing = auth_store.get_account(engine, args.name)
+            if existing is None:
+                print(f"no account {args.name!r}", file=sys.stderr)
+                return 2
+            auth_store.save_account(engine, existing.user_name, role=args.role)
+            print(f"account {existing.user_name!r} is now {args.role}")
+        else:
+            for account in auth_store.list_accounts(engine):
+                kind = "password" if account.password_hash else "no password"
+                print(f"{account.user_name}\t{account.role}\t{kind}")
+    except AuthRejected as refused:
+        print(refused.message, file=sys.stderr)
+        return 2
+    finally:
+        engine.dispose()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

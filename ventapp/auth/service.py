@@ -1,0 +1,269 @@
+"""Who is asking: login, logout, password change, sessions, API keys and roles.
+
+Every function is synchronous (database and argon2 work): async callers use ``asyncio.to_thread``.
+Expected refusals are :class:`AuthRejected` with an HTTP status, a code and a sentence; the
+password itself never reaches a log line, an exception message or a response.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal
+
+from sqlalchemy.engine import Engine
+
+from ventapp.agent.identity import InvalidUserName, normalize_user_name
+from ventapp.auth import passwords, tokens
+from ventapp.config_auth import AuthSettings
+from ventapp.db import auth_store
+from ventapp.db.auth_models import ROLES, ApiKey
+from ventapp.db.models import utcnow
+
+logger = logging.getLogger(__name__)
+
+Method = Literal["none", "session", "api_key", "header"]
+"""How the caller was identified: stated (``none`` mode), login cookie, API key, proxy header."""
+MAX_KEY_NAME_CHARS = 100
+
+
+@dataclass(frozen=True)
+class Caller:
+    """An identified caller.
+
+    Attributes:
+        name: The canonical user name.
+        role: ``user`` or ``operator``.
+        method: How the name was established (:data:`Method`).
+        session_hash: The login session's token hash when ``method == "session"`` (for logout).
+    """
+
+    name: str
+    role: str = "user"
+    method: Method = "none"
+    session_hash: str | None = None
+
+    @property
+    def is_operator(self) -> bool:
+        """True for the operator role."""
+        return self.role == "operator"
+
+
+class AuthRejected(Exception):
+    """A refused authentication step.
+
+    Attributes:
+        status: 400, 401, 403, 404 or 429.
+        code: ``unauthenticated``, ``bad_credentials``, ``forged_identity``, ``throttled``,
+            ``weak_password``, ``forbidden``, ``not_found`` or ``bad_request``.
+        message: A sentence for people (never the password, never ``str(exc)``).
+        retry_after: Seconds to wait, for 429.
+    """
+
+    def __init__(self, status: int, code: str, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after
+
+
+def canonical(raw: str) -> str:
+    """A stated account name under the identity rule.
+
+    Raises:
+        AuthRejected: 400 ``bad_request`` when the name breaks the rule.
+    """
+    try:
+        return normalize_user_name(raw)
+    except InvalidUserName as bad:
+        raise AuthRejected(400, "bad_request", bad.message) from None
+
+
+def role_of(engine: Engine, auth: AuthSettings, user_name: str) -> str:
+    """The role of ``user_name``: its account's; in ``none`` mode, operator when listed in
+    ``AUTH_NONE_OPERATORS``; ``user`` otherwise."""
+    if auth.mode == "none":
+        return "operator" if user_name in auth.none_operators else "user"
+    account = auth_store.get_account(engine, user_name)
+    return account.role if account is not None else "user"
+
+
+def is_trusted_proxy(auth: AuthSettings, address: str | None) -> bool:
+    """True when ``address`` (the TCP peer) is in ``AUTH_TRUSTED_PROXIES``."""
+    if not address:
+        return False
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in auth.trusted_proxies)
+
+
+# --- login, logout, password ------------------------------------------------------------------
+
+
+def _locked_for(key: str, engine: Engine) -> int:
+    row = auth_store.throttle(engine, key)
+    if row is None or row.locked_until is None:
+        return 0
+    left = (row.locked_until - utcnow()).total_seconds()
+    return max(0, math.ceil(left))
+
+
+def login(
+    engine: Engine, auth: AuthSettings, raw_name: str, password: str, address: str
+) -> tuple[Caller, str]:
+    """Check a name and password and open a login session.
+
+    Throttling: after ``AUTH_LOGIN_MAX_FAILURES`` failures of one account, or
+    ``AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS`` from one address, within ``AUTH_LOGIN_WINDOW_S``,
+    every try is refused with 429 until the window has passed (a correct password too).
+
+    Args:
+        engine: The relational store.
+        auth: The ``AUTH_*`` settings.
+        raw_name: The name as typed.
+        password: The password as typed (never logged).
+        address: The client's address (for throttling and the log).
+
+    Returns:
+        ``(caller, token)``: the caller and the session token for the cookie.
+
+    Raises:
+        AuthRejected: 400 bad name, 401 ``bad_credentials`` (same answer for an unknown account
+            and a wrong password), 429 ``throttled`` with ``retry_after``.
+    """
+    name = canonical(raw_name)
+    account_key, address_key = f"account:{name}", f"address:{address}"
+    wait = max(_locked_for(account_key, engine), _locked_for(address_key, engine))
+    if wait:
+        logger.warning("login of %r from %s refused: throttled for %d s", name, address, wait)
+        raise AuthRejected(
+            429, "throttled", "Too many failed logins. Wait, then try again.", retry_after=wait
+        )
+    account = auth_store.get_account(engine, name)
+    if not passwords.verify_password(account.password_hash if account else None, password):
+        auth_store.record_failure(engine, account_key, auth.login_window_s, auth.max_failures_per_account)
+        auth_store.record_failure(engine, address_key, auth.login_window_s, auth.max_failures_per_address)
+        logger.warning("failed login for %r from %s", name, address)
+        raise AuthRejected(401, "bad_credentials", "The user name or the password is wrong.")
+    assert account is not None and account.password_hash is not None
+    auth_store.clear_failures(engine, account_key)
+    if passwords.needs_rehash(account.password_hash):
+        auth_store.save_account(engine, name, password_hash=passwords.hash_password(password))
+    token = tokens.new_token()
+    expires = utcnow() + timedelta(seconds=auth.session_ttl_s)
+    auth_store.add_session(engine, tokens.token_hash(token), name, expires)
+    logger.info("login of %r from %s", name, address)
+    return Caller(name, account.role, "session", tokens.token_hash(token)), token
+
+
+def session_caller(engine: Engine, token: str) -> Caller | None:
+    """The caller of a live login session token, or None (unknown, expired, logged out)."""
+    if not token or len(token) > 200:
+        return None
+    digest = tokens.token_hash(token)
+    row = auth_store.live_session(engine, digest)
+    if row is None:
+        return None
+    account = auth_store.get_account(engine, row.user_name)
+    if account is None:  # the account was removed: its sessions die with it
+        return None
+    return Caller(row.user_name, account.role, "session", digest)
+
+
+def logout(engine: Engine, session_hash: str) -> None:
+    """End one login session."""
+    auth_store.delete_session(engine, session_hash)
+
+
+def change_password(engine: Engine, caller: Caller, current: str, new: str) -> None:
+    """Replace the caller's password; every other login session of theirs ends.
+
+    Raises:
+        AuthRejected: 401 ``bad_credentials`` (current password wrong), 400 ``weak_password``.
+    """
+    account = auth_store.get_account(engine, caller.name)
+    if not passwords.verify_password(account.password_hash if account else None, current):
+        logger.warning("password change of %r refused: wrong current password", caller.name)
+        raise AuthRejected(401, "bad_credentials", "The current password is wrong.")
+    try:
+        digest = passwords.hash_password(new)
+    except passwords.WeakPassword as weak:
+        raise AuthRejected(400, "weak_password", weak.message) from None
+    auth_store.save_account(engine, caller.name, password_hash=digest)
+    ended = auth_store.delete_sessions_of(engine, caller.name, keep=caller.session_hash)
+    logger.info("password of %r changed; %d other session(s) ended", caller.name, ended)
+
+
+def create_account(engine: Engine, raw_name: str, password: str | None, role: str) -> str:
+    """Create or update an account (the command line's ``create-user``); returns the canonical name.
+
+    Raises:
+        AuthRejected: 400 for a bad name, role or (``weak_password``) password.
+    """
+    name = canonical(raw_name)
+    if role not in ROLES:
+        raise AuthRejected(400, "bad_request", f"The role must be one of {', '.join(ROLES)}.")
+    digest = None
+    if password is not None:
+        try:
+            digest = passwords.hash_password(password)
+        except passwords.WeakPassword as weak:
+            raise AuthRejected(400, "weak_password", weak.message) from None
+    auth_store.save_account(engine, name, role=role, password_hash=digest)
+    return name
+
+
+# --- API keys ---------------------------------------------------------------------------------
+
+
+def create_api_key(engine: Engine, caller: Caller, label: str) -> tuple[ApiKey, str]:
+    """A new personal API key of the caller.
+
+    Returns:
+        ``(row, plaintext)``; the plaintext exists only in this return value.
+
+    Raises:
+        AuthRejected: 400 when ``label`` is longer than 100 characters.
+    """
+    label = " ".join(label.split())
+    if len(label) > MAX_KEY_NAME_CHARS:
+        raise AuthRejected(400, "bad_request", f"A key's name has at most {MAX_KEY_NAME_CHARS} characters.")
+    key_id, plaintext = tokens.new_api_key()
+    row = auth_store.add_api_key(
+        engine, ApiKey(id=key_id, user_name=caller.name, name=label, key_hash=tokens.token_hash(plaintext))
+    )
+    logger.info("API key %s created for %r", key_id, caller.name)
+    return row, plaintext
+
+
+def api_key_caller(engine: Engine, auth: AuthSettings, token: str) -> Caller | None:
+    """The owner of an unrevoked API key, or None."""
+    if not tokens.looks_like_api_key(token):
+        return None
+    row = auth_store.usable_api_key(engine, tokens.token_hash(token))
+    if row is None:
+        return None
+    return Caller(row.user_name, role_of(engine, auth, row.user_name), "api_key")
+
+
+def key_public(key: ApiKey) -> dict[str, object]:
+    """A key as lists show it: ``{id, name, prefix, created_at, last_used_at, revoked_at, active}``."""
+
+    def iso(value: datetime | None) -> str | None:
+        return None if value is None else value.isoformat() + "Z"
+
+    return {
+        "id": key.id,
+        "name": key.name,
+        "prefix": f"{tokens.API_KEY_PREFIX}{key.id}_…",
+        "created_at": iso(key.created_at),
+        "last_used_at": iso(key.last_used_at),
+        "revoked_at": iso(key.revoked_at),
+        "active": key.revoked_at is None,
+    }

@@ -1,0 +1,70 @@
+"""The login page (``/login``, ``AUTH_MODE=local``).
+
+A plain HTML form posted to ``POST /api/auth/login/form``: the server checks the password and
+answers with the HTTP-only session cookie and a redirect, so no script ever holds the token or
+the password. A refused login comes back here with ``?error=<code>``.
+"""
+
+from __future__ import annotations
+
+import reflex as rx
+
+from ventapp.pages.components.lang import t
+from ventapp.state.auth_state import AuthState
+
+
+def login_page() -> rx.Component:
+    """The login card; ``on_mount`` reads the error and the page to return to."""
+    return rx.center(
+        rx.card(
+            rx.vstack(
+                rx.heading(t("auth.login_title"), size="5", as_="h1"),
+                rx.cond(
+                    AuthState.login_error != "",
+                    rx.callout(
+                        AuthState.login_error, icon="triangle_alert", color_scheme="red", id="login-error"
+                    ),
+                ),
+                rx.el.form(
+                    rx.vstack(
+                        rx.el.label(t("auth.user_name"), html_for="login-user"),
+                        rx.input(
+                            id="login-user",
+                            name="user_name",
+                            auto_complete="username",
+                            required=True,
+                            width="100%",
+                        ),
+                        rx.el.label(t("auth.password"), html_for="login-password"),
+                        rx.input(
+                            id="login-password",
+                            name="password",
+                            type="password",
+                            auto_complete="current-password",
+                            required=True,
+                            width="100%",
+                        ),
+                        rx.el.input(type="hidden", name="next", value=AuthState.next_path),
+                        rx.button(t("auth.login"), type="submit", id="login-submit", width="100%"),
+                        spacing="2",
+                        width="100%",
+                    ),
+                    action="/api/auth/login/form",
+                    method="post",
+                    id="login-form",
+                    # Reflex's forms always cancel the browser's own submit; send it natively, so
+                    # the server's answer (cookie + redirect) reaches the browser and no script.
+                    on_submit=rx.call_script("document.getElementById('login-form').submit()"),
+                    width="100%",
+                ),
+                spacing="4",
+                width="100%",
+            ),
+            width="100%",
+            max_width="24rem",
+        ),
+        min_height="100dvh",
+        padding="1rem",
+        background=rx.color("gray", 1),
+        on_mount=AuthState.load_login,
+    )

@@ -1,0 +1,169 @@
+"""The UI's side of identity (issue 15): the login check of every page, logout, and API keys.
+
+``check_login`` runs first in each per-user page's ``on_mount``. In ``AUTH_MODE`` local/header
+it verifies the caller from the socket's handshake (the session cookie the API set, or the proxy's
+header: :mod:`ventapp.state.ui_identity`) against the database and hands the verified name to
+every state that has a ``user_name``; without a valid identity it clears them, the open
+conversation included, and sends the browser to ``/login``. ``logout`` ends the server-side session
+first, so the cookie left in the browser is worthless, then clears the states the same way: the
+back button finds nothing to show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from urllib.parse import quote
+
+import reflex as rx
+
+from ventapp.agent.runtime import get_runtime
+from ventapp.auth import service
+from ventapp.auth.service import AuthRejected
+from ventapp.config import get_settings
+from ventapp.db import auth_store
+from ventapp.i18n import DEFAULT_LANG, t
+from ventapp.state.chat_state import ChatState
+from ventapp.state.lang_state import ui_lang
+from ventapp.state.schedules_state import HandoffState, SchedulesState
+from ventapp.state.settings_state import SettingsState
+from ventapp.state.ui_identity import verified_caller, verified_mode
+from ventapp.state.usage_state import UsageState
+
+logger = logging.getLogger(__name__)
+
+USER_STATES: tuple[type[rx.State], ...] = (ChatState, UsageState, SettingsState, SchedulesState, HandoffState)
+"""Every state that holds a ``user_name`` (set from the verified caller, cleared on logout)."""
+LOGIN_ERRORS = {"bad_credentials", "throttled", "auth_off"}
+
+
+@dataclass
+class KeyView:
+    """One API key as the settings page lists it."""
+
+    id: str
+    name: str
+    prefix: str
+    created: str
+    active: bool
+
+
+class AuthState(rx.State):
+    """Who is signed in, for the header's chip and logout button and the settings page's keys."""
+
+    signed_in_as: str = ""
+    role: str = ""
+    login_error: str = ""
+    next_path: str = "/"
+    keys: list[KeyView] = []
+    new_key: str = ""
+    """The key just created, shown once; cleared on the next action or page load."""
+    keys_note: str = ""
+
+    async def _forget(self) -> None:
+        """Clear every per-user state, the open conversation included."""
+        self.signed_in_as = self.role = self.new_key = ""
+        self.keys = []
+        for state_cls in USER_STATES:
+            state = await self.get_state(state_cls)
+            if state_cls is ChatState:
+                state.reset()
+            state.user_name = ""  # type: ignore[attr-defined]  # every USER_STATES class has it
+
+    @rx.event
+    async def check_login(self) -> rx.event.EventSpec | None:
+        """First of every per-user page's ``on_mount``: the verified name, or to ``/login``."""
+        if not verified_mode():
+            return None
+        caller = await verified_caller(self)
+        if caller is None:
+            await self._forget()
+            return rx.redirect(f"/login?next={quote(self.router.url.path or '/')}")
+        self.signed_in_as, self.role = caller.name, caller.role
+        for state_cls in USER_STATES:
+            state = await self.get_state(state_cls)
+            if state.user_name != caller.name:  # type: ignore[attr-defined]
+                state.user_name = caller.name  # type: ignore[attr-defined]
+        return None
+
+    @rx.event
+    async def logout(self) -> rx.event.EventSpec:
+        """End the login session on the server, forget everything shown, go to the login page."""
+        caller = await verified_caller(self)
+        if caller is not None and caller.session_hash is not None:
+            await asyncio.to_thread(service.logout, get_runtime().engine, caller.session_hash)
+            logger.info("logout of %r from the UI", caller.name)
+        await self._forget()
+        return rx.redirect("/login")
+
+    @rx.event
+    async def load_login(self) -> None:
+        """The login page: the error code and the page to return to, from the query string."""
+        lang = await ui_lang(self)
+        query = self.router.url.query_parameters
+        code = str(query.get("error", ""))
+        target = str(query.get("next", "/"))
+        self.next_path = target if target.startswith("/") and not target.startswith("//") else "/"
+        if get_settings().auth.mode != "local":
+            self.login_error = t("auth.error.auth_off", lang)
+        elif code == "throttled":
+            self.login_error = t("auth.error.throttled", lang, seconds=str(query.get("retry_after", "60")))
+        elif code:
+            self.login_error = t(f"auth.error.{code}" if code in LOGIN_ERRORS else "auth.error.other", lang)
+        else:
+            self.login_error = ""
+
+    # --- API keys on the settings page ----------------------------------------------------------
+
+    async def _lang(self) -> str:
+        try:
+            return await ui_lang(self)
+        except Exception:
+            return DEFAULT_LANG
+
+    @rx.event
+    async def load_keys(self) -> None:
+        """The signed-in user's API keys (``local``/``header`` mode only)."""
+        self.new_key = self.keys_note = ""
+        caller = await verified_caller(self) if verified_mode() else None
+        if caller is None:
+            self.keys = []
+            return
+        rows = await asyncio.to_thread(auth_store.list_api_keys, get_runtime().engine, caller.name)
+        self.keys = [
+            KeyView(
+                row.id,
+                row.name,
+                f"va_{row.id}_…",
+                row.created_at.strftime("%Y-%m-%d %H:%M"),
+                row.revoked_at is None,
+            )
+            for row in rows
+        ]
+
+    @rx.event
+    async def create_key(self, form_data: dict[str, str]) -> None:
+        """Create a key named by the form's ``name`` and show it once."""
+        caller = await verified_caller(self) if verified_mode() else None
+        if caller is None:
+            self.keys_note = t("auth.keys_off", await self._lang())
+            return
+        try:
+            _row, plaintext = await asyncio.to_thread(
+                service.create_api_key, get_runtime().engine, caller, str(form_data.get("name") or "")
+            )
+        except AuthRejected:
+            self.keys_note = t("auth.keys_failed", await self._lang())
+            return
+        await self.load_keys()
+        self.new_key = plaintext
+
+    @rx.event
+    async def revoke_key(self, key_id: str) -> None:
+        """Revoke one of the signed-in user's keys."""
+        caller = await verified_caller(self) if verified_mode() else None
+        if caller is None:
+            return
+        await asyncio.to_thread(auth_store.revoke_api_key, get_runtime().engine, caller.name, key_id)
+        await self.load_keys()

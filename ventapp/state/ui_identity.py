@@ -1,0 +1,94 @@
+"""Who is at the keyboard, for the Reflex states (issue 15).
+
+The API decides identity in ``ventapp.api.deps``; the UI's event socket is not an HTTP route, so
+the states use this module, built on the same :mod:`ventapp.auth.service`:
+
+* :func:`user_name_var` — the ``user_name`` var of a state: browser-stored (the name dialog) in
+  ``AUTH_MODE=none``; in ``local``/``header`` mode a plain var only the server sets, so a browser
+  cannot claim another name through its storage.
+* :func:`verified_caller` — the caller of an event from the socket's own handshake headers (the
+  server's copy, not anything the page sends): the login session cookie (``local``), the proxy's
+  header from a trusted proxy (``header``), or the stated name (``none``).
+* :func:`role_caller` — a :class:`~ventapp.auth.service.Caller` with the role, for role checks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from http.cookies import CookieError, SimpleCookie
+from typing import Any
+
+import reflex as rx
+
+from ventapp.agent.identity import InvalidUserName, normalize_user_name
+from ventapp.agent.runtime import get_runtime
+from ventapp.auth.service import Caller, is_trusted_proxy, role_of, session_caller
+from ventapp.config import get_settings
+
+SESSION_COOKIE = "ventagent_session"
+"""Same cookie as the API's (``ventapp.api.deps.SESSION_COOKIE``; the layers keep them apart)."""
+STORAGE_NAME = "ventagent_user_name"
+
+
+def verified_mode() -> bool:
+    """True when identities are checked (``AUTH_MODE`` local or header)."""
+    return get_settings().auth.verified
+
+
+def user_name_var() -> Any:
+    """The default of a state's ``user_name`` var (see the module docstring)."""
+    if verified_mode():
+        return ""
+    return rx.LocalStorage("", name=STORAGE_NAME, sync=True)
+
+
+def _cookie(raw: str) -> str:
+    jar: SimpleCookie = SimpleCookie()
+    try:
+        jar.load(raw)
+    except CookieError:
+        return ""
+    morsel = jar.get(SESSION_COOKIE)
+    return morsel.value if morsel is not None else ""
+
+
+def _verify(headers: dict[str, str], peer: str) -> Caller | None:
+    """Blocking (database): the caller of a socket with these handshake headers, or None."""
+    settings = get_settings()
+    runtime = get_runtime()
+    auth = settings.auth
+    if auth.mode == "header":
+        value = headers.get(auth.trusted_header.lower())
+        if value is None or not is_trusted_proxy(auth, peer):
+            return None
+        try:
+            name = normalize_user_name(value)
+        except InvalidUserName:
+            return None
+        return Caller(name, role_of(runtime.engine, auth, name), "header")
+    return session_caller(runtime.engine, _cookie(headers.get("cookie", "")))
+
+
+async def verified_caller(state: rx.State) -> Caller | None:
+    """The verified caller of the event being processed (``local``/``header``), or None.
+
+    Reads the websocket handshake's headers that Reflex keeps server-side; ``None`` when the
+    cookie is missing, expired or logged out, or the runtime is not ready.
+    """
+    headers = {key.lower(): value for key, value in state.router.headers.raw_headers.items()}
+    peer = headers.get("asgi-scope-client", "") or state.router.session.client_ip
+    try:
+        return await asyncio.to_thread(_verify, headers, peer)
+    except RuntimeError:
+        return None
+
+
+async def role_caller(name: str) -> Caller:
+    """``name`` (already verified, or stated in ``none`` mode) with its role."""
+    settings = get_settings()
+    try:
+        engine = get_runtime().engine
+    except RuntimeError:
+        return Caller(name, "user", "none")
+    role = await asyncio.to_thread(role_of, engine, settings.auth, name)
+    return Caller(name, role, "none" if not settings.auth.verified else "session")
