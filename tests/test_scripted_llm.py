@@ -378,3 +378,16 @@ def test_rules_answer_in_the_ui_language_named_in_the_system_prompt() -> None:
     english = {"role": "system", "content": LANGUAGE_NOTES["en"]}
     assert script.rule_reply({"messages": [english, call, result]}) == script.TextReply("The result is 60.")
     assert script.ui_language([{"role": "user", "content": "Interface language: x (zh-CN)"}]) == "en"
+
+
+def test_a_named_mcp_tool_is_called_with_the_json_after_its_name() -> None:
+    from tests.scripted_llm.named_call import named_tool_call
+
+    offered = {"site__read_airflow", "calculate"}
+    assert named_tool_call('use site__read_airflow {"airway": "A7"} now', offered) == (
+        "site__read_airflow",
+        {"airway": "A7"},
+    )
+    assert named_tool_call("use site__read_airflow", offered) == ("site__read_airflow", {})
+    assert named_tool_call("use web__read_airflow", offered) is None, "only offered tools"
+    assert named_tool_call("use site__read_airflow {broken", offered) == ("site__read_airflow", {})

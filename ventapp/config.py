@@ -28,6 +28,7 @@ from dotenv import dotenv_values
 
 from ventapp.config_auth import AUTH_KEYS, AuthSettings, parse_auth
 from ventapp.config_keys import KEYS as BASE_KEYS
+from ventapp.mcp_config import MCP_KEYS, McpSettings, parse_mcp
 from ventapp.model_config import DEFAULT_ROUTE, THINKING_CONTROLS, ModelRoute, parse_routes
 
 logger = logging.getLogger(__name__)
@@ -40,10 +41,10 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 COMPAT_MODES = ("auto", "strict", "lenient")
 TOOLS_PROFILES = ("full", "lean")
 
-KEYS: dict[str, tuple[str, str]] = {**BASE_KEYS, **AUTH_KEYS}
+KEYS: dict[str, tuple[str, str]] = {**BASE_KEYS, **AUTH_KEYS, **MCP_KEYS}
 """Every key -> (default, one line of meaning); ``.env.example`` is checked against it by a test."""
 
-SECRET_KEYS = frozenset({"OPENAI_API_KEY", "DATABASE_URL", "CHECKPOINT_URL", "REDIS_URL", "MODELS"})
+SECRET_KEYS = frozenset({"OPENAI_API_KEY", "DATABASE_URL", "CHECKPOINT_URL", "REDIS_URL", "MODELS", "MCP_SERVERS"})
 """Keys whose values are secrets (a database URL may carry a password)."""
 
 
@@ -128,6 +129,8 @@ class Settings:
     thinking_level: str = "default"
     model_routes: tuple[ModelRoute, ...] = ()
     """The routes of ``MODELS`` (the main route is :attr:`main_route`)."""
+    mcp: McpSettings = field(default_factory=McpSettings)
+    """The ``MCP_*`` keys (:mod:`ventapp.mcp_config`)."""
     checkpoint_sync: str = "normal"
     auth: AuthSettings = field(default_factory=AuthSettings)
     """The ``AUTH_*`` keys (:mod:`ventapp.config_auth`)."""
@@ -366,6 +369,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         thinking_control=thinking_control,
         thinking_level=values["THINKING_LEVEL"].lower() or "default",
         model_routes=parse_routes(values["MODELS"], PROJECT_ROOT, int(KEYS["CONTEXT_LIMIT"][0])),
+        mcp=parse_mcp(values, PROJECT_ROOT, environ),
         checkpoint_sync=checkpoint_sync,
         auth=parse_auth(values),
         conflicts=tuple(conflicts),

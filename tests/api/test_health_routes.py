@@ -73,6 +73,7 @@ def test_every_subsystem_reports_and_a_healthy_server_is_200(api: ApiServer) -> 
         "billing",
         "redis",
         "process_guard",
+        "mcp_servers",
     }
     assert all(check["status"] == "ok" and check["reason"] for check in subsystems.values()), subsystems
     assert subsystems["model_endpoint"]["http_status"] == 200

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.scripted_llm.named_call import named_tool_call
+
 MODEL_NAME = "scripted-demo"
 
 _EXPRESSION_RUN = re.compile(r"[0-9+\-*/().^ %]+")
@@ -403,7 +405,8 @@ def _rule_reply(body: Mapping[str, Any]) -> Reply:
       anything else "Done: <first 200 chars>";
     * otherwise the last user message's text, checked in this order (case-insensitive):
       "error please" → HTTP 500; "long answer" → 200 words; "markdown" → a Markdown
-      document; "calculate" / "计算" → ``calculate(expression=...)``; "search" / "knowledge" /
+      document; an offered ``<server>__<tool>`` name (an MCP server's tool) → that tool, with the
+      JSON object after the name as arguments; "calculate" / "计算" → ``calculate(expression=...)``; "search" / "knowledge" /
       "what is" / "how" / "搜索" / "知识库" / "什么是" / "如何" / "怎么" / "怎样" →
       ``knowledge_search(query=..., limit=3)``; else a greeting echoing the first 80
       characters. Tool calls fall back to an apology text when the tool is not in the
@@ -447,6 +450,8 @@ def _rule_reply(body: Mapping[str, Any]) -> Reply:
         return TextReply(content=long_answer())
     if "markdown" in lowered:
         return TextReply(content=MARKDOWN_ANSWER)
+    if named := named_tool_call(user_text, _tool_names(body)):
+        return ToolCallsReply(calls=(ToolCallSpec(name=named[0], arguments=named[1]),))
     if "calculate" in lowered or "计算" in user_text:
         expression = extract_expression(user_text) or _search_query(
             user_text, re.compile("calculate|计算", re.IGNORECASE)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 from langchain_core.messages import ToolMessage
@@ -270,3 +271,22 @@ def test_parse_sourced_accepts_text_content_blocks() -> None:
     payload = json.dumps(sourced([], [source("A", "/kb/a")]))
     blocks = [{"type": "text", "text": payload[:10]}, {"type": "text", "text": payload[10:]}]
     assert registry.parse_sourced(blocks) == [{"title": "A", "url": "/kb/a", "snippet": "", "score": None}]
+
+
+def test_added_specs_clashing_with_a_registered_tool_name_both_sources() -> None:
+    registry.load_builtin_tools()
+    ours = registry.get_spec("calculate")
+    assert ours is not None
+    theirs = replace(ours, module="mcp:site")
+    with pytest.raises(ValueError, match=r"offered by ventapp\.tools\.demo_tools and again by mcp:site"):
+        registry.add_specs([theirs])
+    twice = [
+        replace(ours, name="site__a", module="mcp:site"),
+        replace(ours, name="site__a", module="mcp:web"),
+    ]
+    with pytest.raises(ValueError, match="offered by mcp:site and again by mcp:web"):
+        registry.add_specs(twice)
+    assert registry.get_spec("site__a") is None, "all or none"
+    registry.add_specs([twice[0]])
+    registry.remove_specs("mcp:")
+    assert registry.get_spec("site__a") is None and registry.get_spec("calculate") is ours

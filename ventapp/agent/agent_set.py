@@ -7,6 +7,11 @@ builds new agents and swaps them in, so runs in flight finish on the agent they 
 with and the next run gets the new one. Every agent shares the runtime's checkpointer,
 so graph state (thread = session) is the same whichever agent reads it.
 
+MCP tool servers (``MCP_SERVERS``, :class:`~ventapp.tools.mcp_hub.McpHub`) are listed before
+the first build (a name clash fails the start; a server that is down is left out); a down
+server is listed again at the first run after ``MCP_RETRY_S``, and the agents are rebuilt when
+its tools came (or went); a reload reads ``MCP_SERVERS`` again.
+
 Skills: deepagents reads the skills' front matter once per thread and keeps it in graph
 state; after a reload the first new turn of each session asks for it to be read again
 (:meth:`AgentSet.skills_stale`).
@@ -23,9 +28,10 @@ from typing import Any
 from ventapp.agent.agent_factory import build_agent
 from ventapp.agent.model_factory import build_model
 from ventapp.agent.thinking import billed_model, check_level, check_routes
-from ventapp.config import Settings
+from ventapp.config import Settings, load_settings
 from ventapp.model_config import DEFAULT_ROUTE, ModelRoute
 from ventapp.tools import registry
+from ventapp.tools.mcp_hub import McpHub
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +87,21 @@ class AgentSet:
         self._lock = asyncio.Lock()
         self._skills_read: set[str] = set()
         """Sessions whose skills were read again since the last reload (empty before any reload)."""
+        self.mcp = self._hub(settings)
+        """The MCP servers of the current configuration and their state."""
+        self._retry: asyncio.Task[None] | None = None
+
+    @staticmethod
+    def _hub(settings: Settings) -> McpHub:
+        mcp = settings.mcp
+        return McpHub(mcp.servers, settings.data_dir / "mcp", mcp.output_max_chars, mcp.retry_s)
+
+    def _tools_ready(self) -> None:
+        # Blocking: lists the servers (each within its timeout). Always installs, even with no
+        # servers: the registry is process-wide and may hold another configuration's tools.
+        if not self.mcp.loaded:
+            self.mcp.load(strict=True)
+            self.mcp.install(strict=True)
 
     @property
     def names(self) -> list[str]:
@@ -109,11 +130,24 @@ class AgentSet:
             build_model(settings, route, thinking),
             self.checkpointer,
             workspaces_dir=settings.workspaces_dir,
-            hitl_tools=settings.hitl_tools,
+            hitl_tools=self.hitl_tools(),
             compaction_enabled=settings.compaction_enabled,
             tools_profile=settings.tools_profile,
         )
         return BuiltAgent(graph, route, thinking, billed_model(route, thinking), generation)
+
+    def hitl_tools(self) -> tuple[str, ...]:
+        """``HITL_TOOLS`` without the tools of MCP servers that are down (not there to approve)."""
+        # HITL_TOOLS may name an MCP server's tool; while that server is down the tool is not
+        # there, and that must not fail the build (the app starts without the server).
+        servers = set(self.mcp.servers)
+        return tuple(
+            name
+            for name in self.settings.hitl_tools
+            if registry.get_spec(name) is not None
+            or name.split("__", 1)[0] not in servers
+            or "__" not in name
+        )
 
     def get(self, name: str | None = None) -> BuiltAgent:
         """The current agent of a route, built now (blocking, ~0.5 s) if it never was.
@@ -125,19 +159,54 @@ class AgentSet:
         route = self.route(name)
         built = self._built.get(route.name)
         if built is None:
+            self._tools_ready()
             built = self._built[route.name] = self._build(route, self.levels[route.name], self.generation)
         return built
 
     async def ready(self, name: str | None = None) -> BuiltAgent:
-        """Like :meth:`get`, but a first build runs in a worker thread, not on the event loop."""
+        """Like :meth:`get`, but a first build runs in a worker thread, not on the event loop.
+
+        Also starts listing the MCP servers that are down again once ``MCP_RETRY_S`` has passed,
+        in the background (a server that does not answer never delays a run); the agents are
+        rebuilt when their tools changed, for the runs after.
+        """
         route = self.route(name)
+        if self.mcp.loaded and self.mcp.retry_due() and (self._retry is None or self._retry.done()):
+            self._retry = asyncio.create_task(self._retry_mcp(), name="mcp-retry")
         if route.name in self._built:
             return self._built[route.name]
         async with self._lock:
             if route.name not in self._built:
                 level, generation = self.levels[route.name], self.generation
+                await asyncio.to_thread(self._tools_ready)
                 self._built[route.name] = await asyncio.to_thread(self._build, route, level, generation)
             return self._built[route.name]
+
+    async def _retry_mcp(self) -> None:
+        hub = self.mcp
+        try:  # outside the lock: a server that does not answer holds up no build, switch or reload
+            changed = await asyncio.to_thread(hub.load, hub.down())
+        except Exception:  # never raised out of a background task: the next run tries again
+            logger.exception("listing the MCP servers that were down failed")
+            return
+        if not changed:
+            return
+        async with self._lock:
+            if hub is not self.mcp:  # a reload replaced the configuration meanwhile
+                return
+            hub.install()
+            names = [built.route.name for built in self.built()]
+
+            def rebuild() -> list[BuiltAgent]:
+                return [self._build(self.route(n), self.levels[n], self.generation) for n in names]
+
+            try:
+                fresh = await asyncio.to_thread(rebuild)
+            except Exception:  # the agents in use stay; a reload reports what is wrong
+                logger.exception("rebuilding the agents with the MCP servers' new tools failed")
+                return
+            self._built = {built.route.name: built for built in fresh}
+        logger.info("MCP tools changed: agents rebuilt (%s)", ", ".join(names) or "none built yet")
 
     def built(self) -> list[BuiltAgent]:
         """The agents built so far, in route order."""
@@ -160,16 +229,26 @@ class AgentSet:
         return built
 
     async def reload(self) -> list[BuiltAgent]:
-        """Re-read the tool modules and skills and rebuild every agent built so far (at least the main one).
+        """Re-read the tool modules, ``MCP_SERVERS`` and the skills; rebuild every agent built so far
+        (at least the main one).
 
         Raises:
-            ValueError | ImportError: A tool module no longer loads or the agent no longer
-                assembles; the agents in use are kept.
+            ValueError | ImportError: A tool module no longer loads, ``MCP_SERVERS`` is invalid or
+                two tools clash, or the agent no longer assembles; the agents in use are kept
+                (the registry then holds the new tools until the next reload).
         """
         async with self._lock:
+            hub = self._hub(load_settings())
+            await asyncio.to_thread(hub.load, strict=True)
             # On the loop's thread: the registry is briefly empty while its modules re-run, and
             # nothing else may look a tool up in between.
             registry.load_builtin_tools(reload=True)
+            try:
+                hub.install(strict=True)
+            except ValueError:
+                self.mcp.install()  # the agents in use keep their tools; so does the registry
+                raise
+            old, self.mcp = self.mcp, hub
             generation = self.generation + 1
             names = [built.route.name for built in self.built()] or [DEFAULT_ROUTE]
 
@@ -180,6 +259,9 @@ class AgentSet:
             self._built = {built.route.name: built for built in fresh}
             self.generation = generation
             self._skills_read = set()
+        # The old configuration's long-lived sessions end (a call still running on an old agent
+        # would open a fresh one).
+        await old.aclose()
         logger.info("agents rebuilt (generation %d): %s", generation, ", ".join(names))
         return fresh
 

@@ -25,6 +25,7 @@ from ventapp.agent.turn_context import load_turn_context
 from ventapp.billing.pricing import get_price
 from ventapp.model_config import DEFAULT_ROUTE, ModelRoute
 from ventapp.tools import registry
+from ventapp.tools.mcp_tools import MODULE_PREFIX
 
 FRAMEWORK_GROUP = "框架"
 """Group of deepagents' own tools (files, sub-agents) in ``/api/model/tools``."""
@@ -86,6 +87,7 @@ def agent_summary(runtime: AgentRuntime, built: BuiltAgent) -> dict[str, Any]:
             approvals=bool(registry.approval_required() or settings.hitl_tools),
         ),
         "tools_profile": settings.tools_profile,
+        "mcp_servers": runtime.agents.mcp.public(),
         "thinking": built.thinking,
         "generation": built.generation,
         "built_at": built.built_at.isoformat(),
@@ -131,7 +133,8 @@ def tool_groups(runtime: AgentRuntime, built: BuiltAgent) -> list[dict[str, Any]
 
     Returns:
         ``[{"group", "tools": [{name, label, summary, requires_approval, rememberable}]}]``,
-        registry groups in registration order, then deepagents' own tools under ``框架``.
+        registry groups in registration order (an MCP server's tools as the group ``MCP: <server>``
+        with ``mcp_server`` naming it), then deepagents' own tools under ``框架``.
     """
     available = tool_names(built)
     hitl = set(runtime.settings.hitl_tools)
@@ -161,4 +164,16 @@ def tool_groups(runtime: AgentRuntime, built: BuiltAgent) -> list[dict[str, Any]
                     "rememberable": True,
                 }
             )
-    return [{"group": group, "tools": tools} for group, tools in groups.items()]
+    servers = {
+        spec.group: spec.module.removeprefix(MODULE_PREFIX)
+        for spec in registry.all_specs()
+        if spec.module.startswith(MODULE_PREFIX)
+    }
+    return [
+        {
+            "group": group,
+            **({"mcp_server": servers[group]} if group in servers else {}),
+            "tools": tools,
+        }
+        for group, tools in groups.items()
+    ]

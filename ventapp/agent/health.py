@@ -98,6 +98,25 @@ async def model_endpoint(runtime: AgentRuntime) -> Check:
     return Check(main.status, main.reason, {**main.detail, **({"routes": others} if others else {})})
 
 
+def mcp_servers(runtime: AgentRuntime) -> Check:
+    """The MCP tool servers as last seen (listing at start, the latest call, a retry): never probed here.
+
+    A server that is down leaves the app ``degraded``, not down: its tools are left out or
+    answer with an error, everything else works.
+    """
+    hub = runtime.agents.mcp
+    servers = hub.public()
+    down = hub.down()
+    if down:
+        return Check(
+            "degraded",
+            f"MCP server(s) {', '.join(down)} down; their tools are left out or answer with an error, "
+            "and they are tried again at a later run.",
+            {"servers": servers},
+        )
+    return Check("ok", f"{len(servers)} MCP server(s) configured; none is down.", {"servers": servers})
+
+
 async def subsystems(runtime: AgentRuntime) -> dict[str, Check]:
     """Every check of the runtime's subsystems, run concurrently (the scheduler's is the caller's)."""
     names = ("database", "checkpointer", "model_endpoint", "billing", "redis")
@@ -108,4 +127,8 @@ async def subsystems(runtime: AgentRuntime) -> dict[str, Check]:
         billing(runtime),
         coordination(runtime),
     )
-    return {**dict(zip(names, results, strict=True)), "process_guard": process_guard(runtime)}
+    return {
+        **dict(zip(names, results, strict=True)),
+        "process_guard": process_guard(runtime),
+        "mcp_servers": mcp_servers(runtime),
+    }

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import weakref
 from collections.abc import AsyncIterator
@@ -124,7 +125,9 @@ class AgentRuntime:
             raise
         try:
             runtime = cls(settings, engine, checkpointer, stack, spool)
-            runtime.agent  # noqa: B018  (build now: a bad HITL_TOOLS or skill fails the start, not every chat)
+            # Build now: a bad HITL_TOOLS, skill or MCP tool clash fails the start, not every chat
+            # (in a worker thread: listing the MCP servers may take up to their timeouts).
+            await runtime.agents.ready()
         except Exception:
             await stack.aclose()
             engine.dispose()
@@ -183,7 +186,9 @@ class AgentRuntime:
             await asyncio.sleep(self.settings.run_lease_s)
 
     async def _check_prompt(self) -> None:
-        self.prompt_budget = await check_fixed_prompt(self.settings)
+        # The agent set's HITL_TOOLS: a down MCP server's tool named there is not there to measure.
+        settings = dataclasses.replace(self.settings, hitl_tools=self.agents.hitl_tools())
+        self.prompt_budget = await check_fixed_prompt(settings)
 
     async def close(self) -> None:
         """Close the checkpointer connection and dispose of the engine."""
@@ -206,6 +211,7 @@ class AgentRuntime:
         await self.coordination.close()
         if isinstance(self.run_log, RedisRunLog):
             await self.run_log.aclose()
+        await self.agents.mcp.aclose()  # long-lived MCP sessions: their stdio processes end
         await self._exit_stack.aclose()
         self.engine.dispose()
         self.process_guard.release()

@@ -83,7 +83,8 @@ async def health() -> Any:
     reads), ``checkpointer``, ``model_endpoint`` (the main route's endpoint probed with a short
     timeout and cached for a few seconds; other routes under ``routes``), ``scheduler``,
     ``billing`` (settlements waiting in ``billing_pending`` and the spool file) and
-    ``process_guard`` (one process per ``DATA_DIR``), each ``{status: ok|degraded|down, reason}``.
+    ``process_guard`` (one process per ``DATA_DIR``) and ``mcp_servers`` (each MCP server under
+    ``servers`` with its ``status`` up|down|disabled and ``reason``), each ``{status: ok|degraded|down, reason}``.
 
     Kept for existing clients: ``status`` (``ok``; ``degraded`` when a subsystem is degraded,
     no model is configured, or the fixed prompt takes more than 60% of ``CONTEXT_LIMIT``;

@@ -51,7 +51,8 @@ async def get_model(runtime: RuntimeDep, user_name: CurrentUser, model: RouteNam
 @router.get("/tools", responses=errors())
 async def get_tools(runtime: RuntimeDep, user_name: CurrentUser, model: RouteName = None) -> dict[str, Any]:
     """The agent's tools by group: ``{route, groups: [{group, tools: [{name, label, summary,
-    requires_approval, rememberable}]}]}``."""
+    requires_approval, rememberable}]}]}``; an MCP server's tools form the group ``MCP: <server>``
+    (with ``mcp_server``), named ``<server>__<tool>``."""
     del user_name  # identity is resolved (and checked) like on every route
     built = await runtime.agents.ready(_route(runtime.agents, model))
     return {"route": built.route.name, "groups": tool_groups(runtime, built)}
@@ -94,11 +95,12 @@ async def switch_thinking(body: ThinkingSwitch, runtime: RuntimeDep, operator: O
 
 @router.post("/reload", responses=errors(500, state_changing=True))
 async def reload_agent(runtime: RuntimeDep, operator: Operator) -> dict[str, Any]:
-    """Rebuild the agents: re-read the tool modules and the skills (operator action).
+    """Rebuild the agents: re-read the tool modules, ``MCP_SERVERS`` and the skills (operator action).
 
-    Runs in flight finish on their agent; each session's next turn reads the skills again.
-    Answers ``{generation, routes, tools, skills}``. 500 ``reload_failed`` when a tool module or
-    the assembly fails: the agents in use are kept.
+    Runs in flight finish on their agent; each session's next turn reads the skills again; the
+    MCP servers are listed again (one that is down is left out, as at start). Answers
+    ``{generation, routes, tools, skills}``. 500 ``reload_failed`` when a tool module, the
+    ``MCP_SERVERS`` setting (or a tool name clash) or the assembly fails: the agents in use are kept.
     """
     try:
         rebuilt = await runtime.agents.reload()

@@ -41,6 +41,7 @@ def _model_card() -> rx.Component:
             _fact(t("settings.endpoint"), model.base_url),
             _fact(t("settings.window"), model.window),
             _fact(t("settings.tools"), model.tools),
+            _fact(t("settings.mcp"), model.mcp),
             _fact(t("settings.subagents"), model.subagents),
             _fact(t("settings.skills"), model.skills),
             _fact(t("settings.middleware"), model.middleware),

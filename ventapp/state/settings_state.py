@@ -50,6 +50,8 @@ class ModelView:
     base_url: str = ""
     window: str = ""
     tools: str = ""
+    mcp: str = ""
+    """The MCP servers, each with its state and tools (``; ``-separated)."""
     subagents: str = ""
     skills: str = ""
     middleware: str = ""
@@ -70,9 +72,26 @@ def model_view(summary: dict[str, Any], lang: str = DEFAULT_LANG) -> ModelView:
             source=summary["context_source"],
         ),
         tools=", ".join(agent["tools"]),
+        mcp=mcp_view(agent.get("mcp_servers") or {}, lang),
         subagents=", ".join(agent["subagents"]),
         skills=", ".join(agent["skills"]),
         middleware=" → ".join(agent["middleware"]),
+    )
+
+
+def mcp_view(servers: dict[str, dict[str, Any]], lang: str = DEFAULT_LANG) -> str:
+    """``agent.mcp_servers`` of ``GET /api/model`` as one line per server's state, worded in ``lang``."""
+    if not servers:
+        return t("settings.mcp_none", lang)
+    return "; ".join(
+        t(
+            f"settings.mcp_{state['status']}",
+            lang,
+            name=name,
+            tools=", ".join(state["tools"]) or "-",
+            reason=state["reason"].rstrip("."),
+        )
+        for name, state in servers.items()
     )
 
 

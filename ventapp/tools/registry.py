@@ -382,6 +382,37 @@ def approval_required() -> list[str]:
     return [spec.name for spec in all_specs() if spec.requires_approval]
 
 
+def add_specs(specs: list[ToolSpec]) -> None:
+    """Register tools built elsewhere (an MCP server's), all or none.
+
+    Args:
+        specs: Specs with unique, valid names; ``module`` says where they come from (``mcp:<server>``).
+
+    Raises:
+        ValueError: A name is invalid, or already registered or given twice; the message names both sources.
+    """
+    with _LOCK:
+        seen: dict[str, str] = {}
+        for spec in specs:
+            if not _NAME_RE.match(spec.name):
+                raise ValueError(f"Tool name {spec.name!r} from {spec.module} must match {_NAME_RE.pattern}")
+            other = _REGISTRY[spec.name].module if spec.name in _REGISTRY else seen.get(spec.name)
+            if other is not None:
+                raise ValueError(
+                    f"Duplicate tool name {spec.name!r}: offered by {other} and again by {spec.module}. "
+                    "Tool names must be unique."
+                )
+            seen[spec.name] = spec.module
+        _REGISTRY.update({spec.name: spec for spec in specs})
+
+
+def remove_specs(module_prefix: str) -> None:
+    """Forget every tool whose ``module`` starts with ``module_prefix`` (e.g. ``"mcp:"``)."""
+    with _LOCK:
+        for name in [name for name, spec in _REGISTRY.items() if spec.module.startswith(module_prefix)]:
+            del _REGISTRY[name]
+
+
 def clear_registry() -> None:
     """Forget every registered tool (tests and reloads).
 
