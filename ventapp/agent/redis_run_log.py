@@ -149,20 +149,23 @@ class RedisRunLog(RunLog):
         run = LoggedRun(run_id, meta["session_id"], meta["user_name"], meta["trace_id"])
         return LogState(run, first_seq, int(meta["last_seq"]), meta["ended"] == "1")
 
-    def frames(self, run_id: str, after: int = 0, *, idle_s: float = 0) -> AsyncIterator[LogFrame | None]:
-        """See :meth:`RunLog.frames`. Another process's run is read from its Stream.
+    def batches(
+        self, run_id: str, after: int = 0, *, idle_s: float = 0
+    ) -> AsyncIterator[list[LogFrame] | None]:
+        """See :meth:`RunLog.batches`. Another process's run is read from its Stream.
 
         A gap is raised here when :meth:`current` just saw the oldest kept frame, else on the
-        first read; an unknown run raises ``KeyError`` on the first read.
+        first read; an unknown run raises ``KeyError`` on the first read. Each ``XREAD`` reply
+        (up to 500 entries) comes as one list.
         """
         if run_id in self.local._runs:
-            return self.local.frames(run_id, after, idle_s=idle_s)
+            return self.local.batches(run_id, after, idle_s=idle_s)
         first = self._first_seq.get(run_id)
         if first is not None and after < first - 1:
             raise LogGap(first)
         return self._read(run_id, max(after, 0), idle_s)
 
-    async def _read(self, run_id: str, after: int, idle_s: float) -> AsyncIterator[LogFrame | None]:
+    async def _read(self, run_id: str, after: int, idle_s: float) -> AsyncIterator[list[LogFrame] | None]:
         if not await self.redis.exists(_meta(run_id)):
             raise KeyError(run_id)
         cursor: Any = f"{after}-0"
@@ -178,12 +181,17 @@ class RedisRunLog(RunLog):
                     quiet_since = time.monotonic()
                     yield None
                 continue
+            frames: list[LogFrame] = []
             for entry_id, fields in batch[0][1]:
                 if b"end" in fields:
+                    if frames:
+                        yield frames
                     return
                 seq = int(entry_id.split(b"-")[0])
                 if seq > expected:  # trimmed while this reader was behind
                     raise LogGap(seq)
-                yield LogFrame(seq, EVENT_ADAPTER.validate_json(fields[b"e"]))
+                frames.append(LogFrame(seq, EVENT_ADAPTER.validate_json(fields[b"e"])))
                 cursor, expected = entry_id, seq + 1
+            if frames:
+                yield frames
             quiet_since = time.monotonic()
