@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from ventapp.config_text import load_document
 
 KEY = "MCP_SERVERS"
 MCP_KEYS: dict[str, tuple[str, str]] = {
@@ -193,19 +193,9 @@ def parse_servers(raw: str, root: Path, variables: Mapping[str, str] | None = No
         ValueError: Unreadable file, invalid JSON/YAML, not a mapping, a bad entry; the message
             names the key to fix, e.g. ``MCP_SERVERS.site.timeout``.
     """
-    text = raw.strip()
-    if not text:
+    data = load_document(raw, KEY, root)
+    if data is None:
         return ()
-    if text.lower().endswith((".json", ".yaml", ".yml")) and "\n" not in text:
-        path = Path(text) if Path(text).is_absolute() else root / text
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ValueError(f"{KEY} names the file {path}, which cannot be read ({exc.strerror})") from None
-    try:
-        data = yaml.safe_load(text)  # YAML is a superset of JSON: both spellings parse
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{KEY} is neither valid JSON nor YAML ({exc.__class__.__name__})") from None
     if isinstance(data, dict) and len(data) == 1 and next(iter(data)) in ("mcpServers", "servers"):
         data = next(iter(data.values()))
     if not isinstance(data, dict):

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from ventapp.config_text import load_document
 
 THINKING_CONTROLS = ("auto", "none", "effort", "qwen", "deepseek")
 DEFAULT_ROUTE = "default"
@@ -122,19 +122,9 @@ def parse_routes(raw: str, root: Path, default_window: int = 128000) -> tuple[Mo
         ValueError: Unreadable file, invalid JSON/YAML, not a list, a bad or repeated entry;
             the message names ``MODELS`` and the entry.
     """
-    text = raw.strip()
-    if not text:
+    data = load_document(raw, "MODELS", root)
+    if data is None:
         return ()
-    if text.lower().endswith((".json", ".yaml", ".yml")) and "\n" not in text:
-        path = Path(text) if Path(text).is_absolute() else root / text
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ValueError(f"MODELS names the file {path}, which cannot be read ({exc.strerror})") from None
-    try:
-        data = yaml.safe_load(text)  # YAML is a superset of JSON: both spellings parse
-    except yaml.YAMLError as exc:
-        raise ValueError(f"MODELS is neither valid JSON nor YAML ({exc.__class__.__name__})") from None
     if isinstance(data, dict) and "models" in data:
         data = data["models"]
     if not isinstance(data, list):
