@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.browser import chromium, open_chat
+from tests.e2e.browser import open_chat
 from tests.e2e.reflex_app import ReflexApp
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import app_env
@@ -41,12 +41,6 @@ def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     env = {**app_env(data_dir, llm.base_url), "DEMO_MODE": "1", "HITL_TOOLS": "calculate"}
     with ReflexApp(env, data_dir / "reflex.log") as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 @pytest.fixture

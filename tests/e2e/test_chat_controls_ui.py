@@ -12,7 +12,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.browser import chromium, open_chat
+from tests.e2e.browser import open_chat
 from tests.e2e.reflex_app import ReflexApp
 from tests.scripted_llm.script import MARKDOWN_ANSWER
 from tests.scripted_llm.server import ScriptedServer
@@ -36,12 +36,6 @@ def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     env = {**app_env(data_dir, llm.base_url), "DEMO_MODE": "1", "AUTH_NONE_OPERATORS": OPERATOR}
     with ReflexApp(env, data_dir / "reflex.log") as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def _open(browser: Browser, app: ReflexApp, user: str) -> Page:

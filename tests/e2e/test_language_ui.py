@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.browser import chromium, watch_csp
+from tests.e2e.browser import watch_csp
 from tests.e2e.reflex_app import ReflexApp
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import app_env
@@ -24,12 +24,6 @@ def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     env = {**app_env(data_dir, llm.base_url), "DEMO_MODE": "1"}
     with ReflexApp(env, data_dir / "reflex.log") as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def _open(browser: Browser, url: str, locale: str, user: str) -> Page:

@@ -8,16 +8,10 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.browser import chromium, watch_csp
+from tests.e2e.browser import watch_csp
 from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import ApiServer
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 @pytest.fixture

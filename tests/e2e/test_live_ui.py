@@ -14,7 +14,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.browser import chromium, open_chat, watch_csp
+from tests.e2e.browser import open_chat, watch_csp
 from tests.e2e.reflex_app import ReflexApp
 from tests.scripted_llm.script import MARKDOWN_ANSWER, long_answer
 from tests.scripted_llm.server import ScriptedServer
@@ -38,12 +38,6 @@ def app(slow_llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> I
     env = {**app_env(data_dir, slow_llm.base_url), "DEMO_MODE": "1"}
     with ReflexApp(env, data_dir / "reflex.log") as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def _tab(browser: Browser, app: ReflexApp) -> Page:

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.browser import chromium, open_chat
+from tests.e2e.browser import open_chat
 from tests.e2e.reflex_app import ReflexApp
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import app_env
@@ -55,12 +55,6 @@ def app(
     }
     with ReflexApp(env, data_dir / "reflex.log") as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.e2e.browser import chromium, open_chat
+from tests.e2e.browser import open_chat
 from tests.e2e.reflex_app import ReflexApp
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import app_env
@@ -34,12 +34,6 @@ def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     data_dir = tmp_path_factory.mktemp("reflex-workspace")
     with ReflexApp({**app_env(data_dir, llm.base_url), "DEMO_MODE": "1"}, data_dir / "reflex.log") as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as instance:
-        yield instance
 
 
 def test_panel_lists_previews_and_downloads_the_session_files(
