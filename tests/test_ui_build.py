@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ventapp import ui_build
-from ventapp.config import PROJECT_ROOT
+from ventapp.config import PROJECT_ROOT, get_settings
 
 
 @dataclasses.dataclass
@@ -156,3 +156,20 @@ def test_the_committed_package_json_is_already_canonical(tmp_path: Path) -> None
     path.write_text(committed)
     assert ui_build.normalise_package_json(path) is False
     assert path.read_text() == committed
+
+
+def test_auth_mode_is_a_build_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by trying it: a build for AUTH_MODE=local served with none left no way to name oneself."""
+    root = _project(tmp_path)
+    local = _print(root, app_settings={"AUTH_MODE": "local"})
+    assert _print(root, app_settings={"AUTH_MODE": "none"}) != local
+    assert _print(root, app_settings={"AUTH_MODE": "local"}) == local
+
+    monkeypatch.setenv("DEEP_AGENT_ENV_PRIORITY", "process")
+    for mode in ("local", "none"):
+        monkeypatch.setenv("AUTH_MODE", mode)
+        get_settings.cache_clear()
+        try:
+            assert ui_build.compiled_settings() == {"AUTH_MODE": mode}
+        finally:
+            get_settings.cache_clear()

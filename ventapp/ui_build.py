@@ -16,7 +16,9 @@ The fingerprint (SHA-256) covers everything the build reads:
 * the Reflex version (every installed ``reflex*`` distribution) and the Node.js version;
 * build-time settings: Reflex's effective configuration (ports and the API URL baked into the
   bundle, app name, paths, plugins …), every ``REFLEX_*`` and ``VITE_*`` environment variable,
-  and whether routes are prerendered.
+  whether routes are prerendered, and our own settings the compiled pages depend on
+  (:func:`compiled_settings`: ``AUTH_MODE`` decides whether the user name is kept in the
+  browser or set by the server, and what the header offers).
 
 Only the digest is stored (``.web/ventapp-ui-build.json``); ``make clean`` removes it with
 ``.web``. Run: ``python -m ventapp.ui_build run --env prod --single-port ...`` (the
@@ -37,7 +39,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ventapp.config import FRONTEND_BUILD_ENV_PREFIXES, PROJECT_ROOT, frontend_build_environment
+from ventapp.config import FRONTEND_BUILD_ENV_PREFIXES, PROJECT_ROOT, frontend_build_environment, get_settings
 
 STAMP_NAME = "ventapp-ui-build.json"
 SOURCE_DIRS = ("ventapp", "assets")
@@ -101,6 +103,7 @@ def fingerprint(
     node_version: str | None = None,
     reflex_versions: list[str] | None = None,
     lockfiles: bool = True,
+    app_settings: dict[str, str] | None = None,
 ) -> str:
     """The SHA-256 (hex) of everything the production UI build depends on (see module docs).
 
@@ -113,6 +116,7 @@ def fingerprint(
         reflex_versions: ``name==version`` of Reflex's distributions (default: installed ones).
         lockfiles: Include ``reflex.lock/`` (the build may rewrite it: the stamp is taken after
             the build, provided nothing else changed meanwhile).
+        app_settings: Our settings compiled into the pages (:func:`compiled_settings`).
     """
     digest = hashlib.sha256()
 
@@ -132,7 +136,20 @@ def fingerprint(
         if name.startswith(FRONTEND_BUILD_ENV_PREFIXES):
             add("env:" + name, environ[name])
     add("prerender", str(prerender))
+    for name, value in sorted((app_settings or {}).items()):
+        add("app:" + name, value)
     return digest.hexdigest()
+
+
+def compiled_settings() -> dict[str, str]:
+    """Our settings that the compiled pages depend on, as ``name -> value``.
+
+    ``AUTH_MODE``: with verified identities the user name is a server-set state variable and
+    the header shows a logout button; without, it lives in the browser's storage and the name
+    dialog sets it (``ventapp.state.ui_identity``). A build for one mode served in another left
+    the chat without a way to name oneself (found by trying it).
+    """
+    return {"AUTH_MODE": get_settings().auth.mode}
 
 
 class BuildStamp:
@@ -229,6 +246,7 @@ def install() -> bool:
             prerender=exec.should_prerender_routes(),
             node_version=decided.get("node"),
             lockfiles=lockfiles,
+            app_settings=compiled_settings(),
         )
 
     def current() -> tuple[str, bool]:

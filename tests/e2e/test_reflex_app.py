@@ -19,6 +19,9 @@ def test_ui_apps_share_one_port(tmp_path: Path) -> None:
 def test_a_taken_shared_port_is_replaced_by_a_free_one(tmp_path: Path) -> None:
     shared = ReflexApp({}, tmp_path / "a.log").port
     with socket.socket() as squatter:
+        # The apps before this test served on that port: its last connections may linger in
+        # TIME_WAIT, which only a plain bind refuses (the app's server binds with SO_REUSEADDR).
+        squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         squatter.bind(("127.0.0.1", shared))
         squatter.listen()
         moved = ReflexApp({}, tmp_path / "b.log").port
