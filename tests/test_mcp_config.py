@@ -43,7 +43,7 @@ def test_json_yaml_and_file_spellings_give_the_same_servers(tmp_path: Path) -> N
         12.0,
         False,
     )
-    assert site.env == {"TOKEN": "${SITE_TOKEN}"}, "expanded by the adapter when the process starts"
+    assert site.env == {"TOKEN": "${SITE_TOKEN}"}, "no such variable given: stays as written"
     assert (docs.transport, docs.enabled, docs.headers) == (
         "streamable_http",
         False,
@@ -82,6 +82,23 @@ def test_header_tokens_come_from_the_environment(tmp_path: Path) -> None:
     env = {"DEEP_AGENT_ENV_PRIORITY": "none", "MCP_SERVERS": text, "DOCS_TOKEN": "abc"}
     (docs,) = load_settings(env, env_file=tmp_path / "none").mcp.servers
     assert docs.headers == {"Authorization": "Bearer abc", "X": "${NOPE}"}
+
+
+def test_tokens_in_env_and_headers_come_from_the_dotenv_file_too(tmp_path: Path) -> None:
+    """Found by trying it: ``SITE_TOKEN`` in ``.env`` reached the server as the literal ``${SITE_TOKEN}``."""
+    text = (
+        '{"site": {"command": "python", "env": {"TOKEN": "${SITE_TOKEN}"}},'
+        ' "docs": {"url": "http://h/mcp", "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}}'
+    )
+    (tmp_path / "mcp.json").write_text(text)
+    dotenv = tmp_path / ".env"
+    dotenv.write_text(f"MCP_SERVERS={tmp_path / 'mcp.json'}\nSITE_TOKEN=from-file\nDOCS_TOKEN=file-docs\n")
+    process = {"DEEP_AGENT_ENV_PRIORITY": "dotenv", "DOCS_TOKEN": "process-docs"}
+    site, docs = load_settings(process, env_file=dotenv).mcp.servers
+    assert site.env == {"TOKEN": "from-file"}
+    assert docs.headers == {"Authorization": "Bearer file-docs"}, ".env wins under DEEP_AGENT_ENV_PRIORITY=dotenv"
+    site, docs = load_settings({**process, "DEEP_AGENT_ENV_PRIORITY": "process"}, env_file=dotenv).mcp.servers
+    assert docs.headers == {"Authorization": "Bearer process-docs"}
 
 
 def test_defaults_run_without_set_up(tmp_path: Path) -> None:

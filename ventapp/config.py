@@ -44,7 +44,9 @@ TOOLS_PROFILES = ("full", "lean")
 KEYS: dict[str, tuple[str, str]] = {**BASE_KEYS, **AUTH_KEYS, **MCP_KEYS}
 """Every key -> (default, one line of meaning); ``.env.example`` is checked against it by a test."""
 
-SECRET_KEYS = frozenset({"OPENAI_API_KEY", "DATABASE_URL", "CHECKPOINT_URL", "REDIS_URL", "MODELS", "MCP_SERVERS"})
+SECRET_KEYS = frozenset(
+    {"OPENAI_API_KEY", "DATABASE_URL", "CHECKPOINT_URL", "REDIS_URL", "MODELS", "MCP_SERVERS"}
+)
 """Keys whose values are secrets (a database URL may carry a password)."""
 
 
@@ -197,6 +199,16 @@ def _merge(
             conflicts.append(ConfigConflict(key, in_file, in_proc, source))
         values[key] = default if chosen is None else chosen.strip()
     return values, conflicts
+
+
+def _variables(dotenv: Mapping[str, str | None], environ: Mapping[str, str], priority: str) -> dict[str, str]:
+    """Every variable of ``.env`` and the process, the same one winning as for our keys (``${VAR}``)."""
+    from_file = {key: value for key, value in dotenv.items() if value is not None}
+    if priority == "none":
+        return dict(environ)
+    if priority == "process":
+        return {**from_file, **environ}
+    return {**environ, **from_file}
 
 
 def _as_int(values: dict[str, str], key: str, minimum: int = 0) -> int:
@@ -369,7 +381,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         thinking_control=thinking_control,
         thinking_level=values["THINKING_LEVEL"].lower() or "default",
         model_routes=parse_routes(values["MODELS"], PROJECT_ROOT, int(KEYS["CONTEXT_LIMIT"][0])),
-        mcp=parse_mcp(values, PROJECT_ROOT, environ),
+        mcp=parse_mcp(values, PROJECT_ROOT, _variables(dotenv, environ, priority)),
         checkpoint_sync=checkpoint_sync,
         auth=parse_auth(values),
         conflicts=tuple(conflicts),

@@ -11,9 +11,9 @@ server name to server, optionally under ``mcpServers`` or ``servers``, e.g.::
                            "headers": {"Authorization": "Bearer ${DOCS_TOKEN}"}}}'
 
 A server with ``command`` runs over stdio (a child process per call), one with ``url`` over
-streamable HTTP. ``${VAR}`` in ``env`` values is expanded from the process environment by the
-adapter when the process starts; in ``headers`` values it is expanded here, from the variables
-:mod:`ventapp.config` hands over (the process environment), so tokens need not sit in the file.
+streamable HTTP. ``${VAR}`` in ``env`` and ``headers`` values is expanded here, from the
+variables :mod:`ventapp.config` hands over (``.env`` and the process environment, the same one
+winning as for our own keys), so tokens need not sit in the file.
 """
 
 from __future__ import annotations
@@ -118,6 +118,11 @@ def _mapping(value: Any, where: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in value.items()}
 
 
+def _expand(value: str, variables: Mapping[str, str]) -> str:
+    """``value`` with each ``${VAR}`` read from ``variables`` (an unknown name stays as written)."""
+    return _VARIABLE.sub(lambda m: variables.get(m.group(1), m.group(0)), value)
+
+
 def _server_from(name: object, entry: object, variables: Mapping[str, str]) -> McpServer:
     where = f"{KEY}.{name}"
     if not isinstance(name, str) or not _NAME.match(name) or "__" in name:
@@ -163,11 +168,13 @@ def _server_from(name: object, entry: object, variables: Mapping[str, str]) -> M
         transport=transport,
         command=command,
         args=_strings(entry.get("args"), f"{where}.args"),
-        env=None if env is None else _mapping(env, f"{where}.env"),
+        env=None
+        if env is None
+        else {key: _expand(value, variables) for key, value in _mapping(env, f"{where}.env").items()},
         workspace=bool(entry.get("workspace", False)),
         url=url,
         headers={
-            key: _VARIABLE.sub(lambda m: variables.get(m.group(1), m.group(0)), value)
+            key: _expand(value, variables)
             for key, value in _mapping(entry.get("headers"), f"{where}.headers").items()
         },
         enabled=bool(entry.get("enabled", True)),
@@ -184,7 +191,7 @@ def parse_servers(raw: str, root: Path, variables: Mapping[str, str] | None = No
     Args:
         raw: The setting's text; empty means no MCP servers.
         root: Folder a relative file path is read from (the project root).
-        variables: What ``${VAR}`` in ``headers`` values reads (an unknown name stays as written).
+        variables: What ``${VAR}`` in ``env`` and ``headers`` values reads (an unknown name stays as written).
 
     Returns:
         The servers in the order given (disabled ones included, with ``enabled=False``).
@@ -226,7 +233,7 @@ def parse_mcp(values: Mapping[str, str], root: Path, variables: Mapping[str, str
     Args:
         values: Key -> raw text for every key of :data:`MCP_KEYS` (defaults already filled in).
         root: Folder a relative ``MCP_SERVERS`` file path is read from.
-        variables: What ``${VAR}`` in ``headers`` values reads (the process environment).
+        variables: What ``${VAR}`` in ``env`` and ``headers`` values reads (``.env`` and the process).
 
     Raises:
         ValueError: A value is malformed; the message names the key.

@@ -35,7 +35,7 @@ def add_account(name: str, password: str | None = PASSWORD, role: str = "user") 
     """Create an account in the running server's database (settings of the enclosing server)."""
     engine = make_engine(get_settings().database_url)
     try:
-        return create_account(engine, name, password, role)
+        return create_account(engine, name, password, role).user_name
     finally:
         engine.dispose()
 

@@ -35,3 +35,10 @@ def test_an_empty_or_short_password_creates_nothing(tmp_path: Path) -> None:
     refused = _run(tmp_path, "create-user", "ops", "--operator", stdin="\n")
     assert refused.returncode == 2 and "at least" in refused.stderr
     assert _run(tmp_path, "list-users").stdout == ""
+
+
+def test_create_user_on_an_existing_operator_keeps_the_role(tmp_path: Path) -> None:
+    assert _run(tmp_path, "create-user", "ops", "--operator", stdin="a long enough secret\n").returncode == 0
+    again = _run(tmp_path, "create-user", "ops", stdin="another long secret\n")
+    assert again.returncode == 0 and "operator" in again.stdout, again.stdout + again.stderr
+    assert _run(tmp_path, "list-users").stdout.split() == ["ops", "operator", "password"]

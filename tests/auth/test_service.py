@@ -100,3 +100,13 @@ def test_roles_in_none_mode_come_from_auth_none_operators(engine: sa.Engine) -> 
     assert service.role_of(engine, none, "ops") == "operator"
     assert service.role_of(engine, none, "alice") == "user", "accounts do not count in none mode"
     assert service.role_of(engine, AUTH, "alice") == "operator"
+
+
+def test_a_password_reset_keeps_the_role_and_ends_the_login_sessions(engine: sa.Engine) -> None:
+    """Found by trying it: resetting an operator's password made them a user and left them logged in."""
+    service.create_account(engine, "dave", PASSWORD, "operator")
+    _, token = service.login(engine, AUTH, "dave", PASSWORD, "10.0.0.1")
+    reset = service.create_account(engine, "dave", PASSWORD + "-new", None)
+    assert reset.role == "operator"
+    assert service.session_caller(engine, token) is None, "the old login is over"
+    assert service.create_account(engine, "erin", PASSWORD, None).role == "user", "a new account is a user"

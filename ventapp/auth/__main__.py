@@ -6,7 +6,9 @@
 
 The password is read from the terminal (asked twice, not echoed) or, when stdin is not a
 terminal, from its first line; there is never a default password. ``--no-password`` makes an
-account that only carries a role (``AUTH_MODE=header``: the proxy authenticates).
+account that only carries a role (``AUTH_MODE=header``: the proxy authenticates). On an existing
+account ``create-user`` resets the password (ending its login sessions; its API keys stay) and
+keeps its role unless ``--operator`` is given; ``set-role`` demotes.
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     create = commands.add_parser("create-user", help="create an account or reset its password")
     create.add_argument("name")
-    create.add_argument("--operator", action="store_true", help="give the operator role")
+    create.add_argument(
+        "--operator", action="store_true", help="give the operator role (without it, an existing account keeps its role)"
+    )
     create.add_argument("--no-password", action="store_true", help="role only (header mode)")
     role = commands.add_parser("set-role", help="change an account's role")
     role.add_argument("name")
@@ -50,8 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "create-user":
             password = None if args.no_password else _read_password()
-            name = create_account(engine, args.name, password, "operator" if args.operator else "user")
-            print(f"account {name!r} saved ({'operator' if args.operator else 'user'})")
+            account = create_account(engine, args.name, password, "operator" if args.operator else None)
+            print(f"account {account.user_name!r} saved ({account.role})")
         elif args.command == "set-role":
             existing = auth_store.get_account(engine, args.name)
             if existing is None:

@@ -20,7 +20,7 @@ from ventapp.agent.identity import InvalidUserName, normalize_user_name
 from ventapp.auth import passwords, tokens
 from ventapp.config_auth import AuthSettings
 from ventapp.db import auth_store
-from ventapp.db.auth_models import ROLES, ApiKey
+from ventapp.db.auth_models import ROLES, Account, ApiKey
 from ventapp.db.models import utcnow
 
 logger = logging.getLogger(__name__)
@@ -200,14 +200,26 @@ def change_password(engine: Engine, caller: Caller, current: str, new: str) -> N
     logger.info("password of %r changed; %d other session(s) ended", caller.name, ended)
 
 
-def create_account(engine: Engine, raw_name: str, password: str | None, role: str) -> str:
-    """Create or update an account (the command line's ``create-user``); returns the canonical name.
+def create_account(engine: Engine, raw_name: str, password: str | None, role: str | None = None) -> Account:
+    """Create or update an account (the command line's ``create-user``).
+
+    Args:
+        engine: The relational store.
+        raw_name: The user name as typed.
+        password: The new password; None leaves it as it is (a new account then has none).
+        role: ``user`` | ``operator``; None keeps an existing account's role (a new one is a user),
+            so resetting an operator's password never demotes them.
+
+    Returns:
+        The saved account (canonical name, role).
 
     Raises:
         AuthRejected: 400 for a bad name, role or (``weak_password``) password.
+
+    A new password ends the account's login sessions: whoever held the old one is out.
     """
     name = canonical(raw_name)
-    if role not in ROLES:
+    if role is not None and role not in ROLES:
         raise AuthRejected(400, "bad_request", f"The role must be one of {', '.join(ROLES)}.")
     digest = None
     if password is not None:
@@ -215,8 +227,13 @@ def create_account(engine: Engine, raw_name: str, password: str | None, role: st
             digest = passwords.hash_password(password)
         except passwords.WeakPassword as weak:
             raise AuthRejected(400, "weak_password", weak.message) from None
-    auth_store.save_account(engine, name, role=role, password_hash=digest)
-    return name
+    existing = auth_store.get_account(engine, name)
+    if role is None and existing is None:
+        role = "user"
+    account = auth_store.save_account(engine, name, role=role, password_hash=digest)
+    if existing is not None and digest is not None:
+        auth_store.delete_sessions_of(engine, name)
+    return account
 
 
 # --- API keys ---------------------------------------------------------------------------------

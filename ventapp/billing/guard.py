@@ -222,7 +222,7 @@ def precheck(
             429,
             "quota",
             f"You have used {status.used_tokens:,} of your {status.daily_token_limit:,} tokens for "
-            f"today. The quota resets at 00:00 {USAGE_TZ_NAME}; you can also raise your daily "
+            f"today. The quota resets at 00:00 {USAGE_TZ_NAME}; an operator can raise your daily "
             "limit on the usage page.",
             retry_after=seconds_until_reset(),
         )
