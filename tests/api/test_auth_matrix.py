@@ -148,6 +148,17 @@ def test_a_forged_identity_header_from_a_non_proxy_is_401_on_every_route(server:
             _assert_401(_request(forger, server, method, path, op, {}), f"{method} {path}", "forged_identity")
 
 
+def test_a_header_naming_two_users_is_401(server: Server) -> None:
+    """Found by trying it: with the header twice (a proxy that appends), the first value won."""
+    if server.mode != "header":
+        pytest.skip("needs the trusted proxy")
+    with httpx.Client(base_url=server.api.url, timeout=30) as proxy:
+        assert proxy.get("/api/auth/me", headers={HEADER: "alice"}).status_code == 200
+        twice = proxy.get("/api/auth/me", headers=[(HEADER, "alice"), (HEADER, "bob")])
+        _assert_401(twice, "the header twice", "unauthenticated")
+        _assert_401(proxy.get("/api/auth/me", headers={HEADER: "alice, bob"}), "a list", "unauthenticated")
+
+
 def test_a_revoked_api_key_is_401_on_every_route(server: Server) -> None:
     if server.mode == "header-elsewhere":
         pytest.skip("nobody can create a key without the proxy")

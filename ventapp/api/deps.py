@@ -33,6 +33,7 @@ from ventapp.auth.service import (
     Caller,
     api_key_caller,
     is_trusted_proxy,
+    proxy_user,
     role_of,
     session_caller,
 )
@@ -121,10 +122,12 @@ def _identify(request: Request, settings: Settings, runtime: AgentRuntime) -> Ca
                 "This request names its user in a header only the authenticating proxy may set. "
                 "Go through the proxy, or use an API key.",
             )
-        try:
-            name = normalize_user_name(request.headers[auth.trusted_header])
-        except InvalidUserName:
-            raise AuthRejected(401, "unauthenticated", "The proxy sent an unusable user name.") from None
+        name = proxy_user(request.headers.getlist(auth.trusted_header))
+        if name is None:
+            # Several values: a proxy that appends to the client's header would let it choose.
+            raise AuthRejected(
+                401, "unauthenticated", "The proxy must send exactly one usable user name in its header."
+            )
         return Caller(name, role_of(runtime.engine, auth, name), "header")
     bearer = _bearer(request)
     if bearer is not None:

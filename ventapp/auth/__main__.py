@@ -39,7 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     create = commands.add_parser("create-user", help="create an account or reset its password")
     create.add_argument("name")
     create.add_argument(
-        "--operator", action="store_true", help="give the operator role (without it, an existing account keeps its role)"
+        "--operator",
+        action="store_true",
+        help="give the operator role (without it, an existing account keeps its role)",
     )
     create.add_argument("--no-password", action="store_true", help="role only (header mode)")
     role = commands.add_parser("set-role", help="change an account's role")

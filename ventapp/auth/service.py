@@ -103,6 +103,24 @@ def is_trusted_proxy(auth: AuthSettings, address: str | None) -> bool:
     return any(ip in network for network in auth.trusted_proxies)
 
 
+def proxy_user(values: list[str]) -> str | None:
+    """The user a proxy's identity header names, or None when it does not name exactly one.
+
+    Args:
+        values: Every value of ``AUTH_TRUSTED_HEADER`` in the request, as received.
+
+    Returns:
+        The canonical user name; None for no value, several values, a comma-joined list (a proxy
+        that appends to a client's header instead of replacing it) or an unusable name.
+    """
+    if len(values) != 1 or "," in values[0]:
+        return None
+    try:
+        return normalize_user_name(values[0])
+    except InvalidUserName:
+        return None
+
+
 # --- login, logout, password ------------------------------------------------------------------
 
 

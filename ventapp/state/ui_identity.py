@@ -20,9 +20,8 @@ from typing import Any
 
 import reflex as rx
 
-from ventapp.agent.identity import InvalidUserName, normalize_user_name
 from ventapp.agent.runtime import get_runtime
-from ventapp.auth.service import Caller, is_trusted_proxy, role_of, session_caller
+from ventapp.auth.service import Caller, is_trusted_proxy, proxy_user, role_of, session_caller
 from ventapp.config import get_settings
 
 SESSION_COOKIE = "ventagent_session"
@@ -59,11 +58,8 @@ def _verify(headers: dict[str, str], peer: str) -> Caller | None:
     auth = settings.auth
     if auth.mode == "header":
         value = headers.get(auth.trusted_header.lower())
-        if value is None or not is_trusted_proxy(auth, peer):
-            return None
-        try:
-            name = normalize_user_name(value)
-        except InvalidUserName:
+        name = proxy_user([value]) if value is not None else None
+        if name is None or not is_trusted_proxy(auth, peer):
             return None
         return Caller(name, role_of(runtime.engine, auth, name), "header")
     return session_caller(runtime.engine, _cookie(headers.get("cookie", "")))
