@@ -312,3 +312,11 @@ def test_context_gauge_percent_and_label() -> None:
     assert context_label(1100, 128000, "en") == "Context: 1.1K of 128K tokens (1%)"
     assert context_label(1100, 128000) == "上下文：已用 1100 / 12.8万 token（1%）"
     assert context_label(5, 0) == ""
+
+
+def test_our_own_english_approval_reason_is_not_shown_in_the_card() -> None:
+    """Found by trying it: the Chinese card carried "… needs your approval before it runs."."""
+    event = approval("1")
+    event.tool_approval["requests"][0]["reason"] = "计算器 (calculate) needs your approval before it runs."
+
+    assert interrupt_view(event).calls[0].reason == ""

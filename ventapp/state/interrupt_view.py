@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ventapp.agent import events as ev
+from ventapp.agent.agent_factory import APPROVAL_REASON_TAIL
 from ventapp.agent.interrupts import ResumeAnswer
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.views import ToolCardView, args_to_json
@@ -96,7 +97,9 @@ class InterruptView:
 
 
 def _shown_reason(reason: str) -> str:
-    return "" if reason.startswith(_DEFAULT_REASON_HEAD) else reason.strip()
+    # Ours and deepagents' default reasons only repeat the card (tool, "needs approval") in English.
+    reason = reason.strip()
+    return "" if reason.startswith(_DEFAULT_REASON_HEAD) or reason.endswith(APPROVAL_REASON_TAIL) else reason
 
 
 def submit_label(calls: list[ApprovalCallView], lang: str = DEFAULT_LANG) -> str:
