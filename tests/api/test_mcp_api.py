@@ -241,6 +241,7 @@ def test_reload_reads_the_configuration_again(http: httpx.Client, web: HttpMcpSe
         os.environ["MCP_SERVERS"] = '{"site": {"command": "x", "timeout": -1}}'
         refused = http.post("/api/model/reload", params={"user_name": "ops"})
         assert refused.status_code == 500 and refused.json()["code"] == "reload_failed"
+        assert "MCP_SERVERS.site.timeout" in refused.json()["message"], "the key to fix is named"
         assert "site__read_airflow" in http.get("/api/model").json()["agent"]["tools"], (
             "the agents in use stay"
         )

@@ -106,11 +106,15 @@ async def reload_agent(runtime: RuntimeDep, operator: Operator) -> dict[str, Any
         rebuilt = await runtime.agents.reload()
     except Exception as exc:
         logger.exception("reload requested by %s failed", operator)
+        # A setting's ValueError is a sentence naming the key to fix (ventapp.config and the
+        # parsers it calls), and only operators reach this route: show it. Anything else stays
+        # in the log.
+        detail = f": {exc}" if isinstance(exc, ValueError) else f" ({type(exc).__name__})"
         raise ChatRejected(
             500,
             "reload_failed",
-            f"The agent could not be rebuilt ({type(exc).__name__}); the agents in use are kept. "
-            "The server log has the details.",
+            f"The agent could not be rebuilt{detail}. The agents in use are kept; the server log "
+            "has the details.",
         ) from None
     logger.info("agents reloaded by %s (generation %d)", operator, runtime.agents.generation)
     return {
