@@ -206,6 +206,22 @@ def test_phone_layout_drawer_searches_renames_pins_and_deletes(
     page.context.close()
 
 
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+def test_the_header_fits_a_phone_screen(browser: Browser, app: ReflexApp, locale: str) -> None:
+    """Found by trying it: at 390 px the colour-mode button sat at x = 406–442, out of reach."""
+    page = browser.new_context(viewport={"width": 390, "height": 844}, locale=locale).new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app.url)
+    expect(page.locator("#color-mode")).to_be_visible()
+    overflow = page.evaluate(
+        """() => [...document.querySelectorAll('#color-mode, #lang-switch, #new-chat, #usage-link')]
+            .filter(el => el.getBoundingClientRect().right > window.innerWidth + 0.5)
+            .map(el => el.id)"""
+    )
+    assert overflow == [], f"header controls off a 390 px screen ({locale}): {overflow}"
+    page.context.close()
+
+
 def test_page_titles_follow_the_language(browser: Browser, app: ReflexApp) -> None:
     page = browser.new_context(locale="zh-CN").new_page()
     page.set_default_timeout(TIMEOUT_MS)

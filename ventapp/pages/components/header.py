@@ -36,7 +36,15 @@ def brand() -> rx.Component:
             color="white",
             style={"border_radius": "9px"},
         ),
-        rx.heading("VentAgent", size="4", weight="bold", class_name="brand-name", white_space="nowrap"),
+        # Phones keep the mark only: with the name, the last buttons ran off a 390 px screen.
+        rx.heading(
+            "VentAgent",
+            size="4",
+            weight="bold",
+            class_name="brand-name",
+            white_space="nowrap",
+            display=["none", "block"],
+        ),
         align="center",
         spacing="2",
     )
