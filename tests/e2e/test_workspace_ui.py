@@ -66,7 +66,7 @@ def test_panel_lists_previews_and_downloads_the_session_files(
     expect(rows).to_have_count(2)
     upload = panel.locator('.workspace-file[data-path="/workspace/uploads/fan.csv"]')
     report = panel.locator('.workspace-file[data-path="/workspace/report.md"]')
-    expect(upload.locator(".workspace-size")).to_have_text("1 kB")
+    expect(upload.locator(".workspace-size")).to_have_text("0.1 kB")  # 11 bytes
     expect(report.locator(".workspace-time")).to_have_text(re.compile(r"\d{1,2}:\d{2}"))
 
     report.locator(".workspace-preview").click()

@@ -23,7 +23,9 @@ def test_durations_and_sizes_carry_their_units_in_the_language() -> None:
     assert formats.duration_s(2400, "zh-CN") == "2.4秒"
     assert formats.file_size(20 * 1024, "en") == "20 kB"
     assert formats.file_size(3_500_000, "zh-CN") == "3.3 MB"
-    assert formats.file_size(10, "en") == "1 kB", "never raw bytes"
+    assert formats.file_size(10, "en") == "0.1 kB", "never raw bytes, never 0 for a non-empty file"
+    assert formats.file_size(512, "en") == "0.5 kB"
+    assert formats.file_size(0, "en") == "0 kB"
 
 
 def test_dates_are_local_to_the_reader_and_written_per_language() -> None:

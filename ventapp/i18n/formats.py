@@ -48,14 +48,16 @@ _SIZES = (("digital-megabyte", 1024 * 1024), ("digital-kilobyte", 1024))
 
 
 def file_size(size_bytes: int, lang: str) -> str:
-    """A file's size in KB or MB (binary multiples), never raw bytes under 1 KB shown as 0.
+    """A file's size in KB or MB (binary multiples, one decimal), never raw bytes.
 
-    ``512`` → ``"1 kB"``; ``20480`` → ``"20 kB"``; ``3_500_000`` → ``"3.3 MB"``.
+    ``73`` → ``"0.1 kB"`` (a non-empty file never reads as 0, nor as a whole kB: found by trying
+    it); ``20480`` → ``"20 kB"``; ``3_500_000`` → ``"3.3 MB"``; ``0`` → ``"0 kB"``.
     """
     for unit, scale in _SIZES:
         if size_bytes >= scale:
             return format_unit(round(size_bytes / scale, 1), unit, length="short", locale=babel_locale(lang))
-    return format_unit(1 if size_bytes else 0, "digital-kilobyte", length="short", locale=babel_locale(lang))
+    shown = max(0.1, round(size_bytes / 1024, 1)) if size_bytes else 0
+    return format_unit(shown, "digital-kilobyte", length="short", locale=babel_locale(lang))
 
 
 def _aware(moment: datetime) -> datetime:
