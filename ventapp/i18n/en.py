@@ -376,6 +376,7 @@ MESSAGES: dict[str, str] = {
     # --- identity (issue 15): login page, logout, API keys, roles; one block to ease merging ---
     "auth.operator_only": "Only an operator may do this.",
     "auth.quota_lower_only": "You may only lower your own daily quota; ask an operator to raise it.",
+    "auth.unverified_operators": " Identities are not verified here (AUTH_MODE=none): the server's operator lists trusted names in AUTH_NONE_OPERATORS.",
     "auth.unverified": "Identities are not verified: anyone can type any user name (AUTH_MODE=none). Use this on a trusted network only.",
     "auth.login_title": "Log in to VentAgent",
     "auth.user_name": "User name",

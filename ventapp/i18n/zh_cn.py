@@ -374,6 +374,7 @@ MESSAGES: dict[str, str] = {
     # --- identity (issue 15): login page, logout, API keys, roles; one block to ease merging ---
     "auth.operator_only": "只有运维人员（operator）可以执行此操作。",
     "auth.quota_lower_only": "你只能调低自己的每日额度；提高额度请联系运维人员。",
+    "auth.unverified_operators": "当前未校验身份（AUTH_MODE=none）：服务器管理员需在 AUTH_NONE_OPERATORS 中列出可信的用户名。",
     "auth.unverified": "身份未经验证：任何人都可以填写任意用户名（AUTH_MODE=none）。请只在可信网络中使用。",
     "auth.login_title": "登录 VentAgent",
     "auth.user_name": "用户名",

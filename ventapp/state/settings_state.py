@@ -23,7 +23,7 @@ from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
 from ventapp.state import turns
 from ventapp.state.chat_state import ChatState
 from ventapp.state.lang_state import ui_lang
-from ventapp.state.ui_identity import role_caller, user_name_var
+from ventapp.state.ui_identity import none_mode_hint, role_caller, user_name_var
 from ventapp.state.views import DISPLAY_TZ
 
 logger = logging.getLogger(__name__)
@@ -174,7 +174,7 @@ class SettingsState(rx.State):
             self.thinking_note = t("settings.not_ready", self.lang)
             return
         if not (await role_caller(self.user_name)).is_operator:
-            self.thinking_note = t("auth.operator_only", self.lang)
+            self.thinking_note = t("auth.operator_only", self.lang) + none_mode_hint(self.lang)
             return
         try:
             built = await runtime.agents.set_thinking(None, level)

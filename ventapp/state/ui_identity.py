@@ -23,6 +23,7 @@ import reflex as rx
 from ventapp.agent.runtime import get_runtime
 from ventapp.auth.service import Caller, is_trusted_proxy, proxy_user, role_of, session_caller
 from ventapp.config import get_settings
+from ventapp.i18n import t
 
 SESSION_COOKIE = "ventagent_session"
 """Same cookie as the API's (``ventapp.api.deps.SESSION_COOKIE``; the layers keep them apart)."""
@@ -32,6 +33,11 @@ STORAGE_NAME = "ventagent_user_name"
 def verified_mode() -> bool:
     """True when identities are checked (``AUTH_MODE`` local or header)."""
     return get_settings().auth.verified
+
+
+def none_mode_hint(lang: str) -> str:
+    """What to add to an operator-only refusal when identities are not verified ("" otherwise)."""
+    return "" if verified_mode() else t("auth.unverified_operators", lang)
 
 
 def user_name_var() -> Any:

@@ -28,7 +28,7 @@ from ventapp.billing.guard import MAX_DAILY_TOKEN_LIMIT
 from ventapp.config import Settings
 from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
 from ventapp.state.lang_state import ui_lang
-from ventapp.state.ui_identity import role_caller, user_name_var
+from ventapp.state.ui_identity import none_mode_hint, role_caller, user_name_var
 
 logger = logging.getLogger(__name__)
 
@@ -267,7 +267,7 @@ class UsageState(rx.State):
                 roles.set_quota, runtime.engine, runtime.settings, caller, self.user_name, value
             )
         except AuthRejected:
-            self.quota_error = t("auth.quota_lower_only", self.lang)
+            self.quota_error = t("auth.quota_lower_only", self.lang) + none_mode_hint(self.lang)
             return
         except Exception:
             logger.exception("saving the quota of %r failed", self.user_name)
