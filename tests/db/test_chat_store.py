@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from ventapp.db import billing_models, chat_store
+from ventapp.db import billing_models, chat_store, run_recovery
 from ventapp.db import models as db_models
 from ventapp.db.engine import make_engine, pending_revision, upgrade_to_head
 
@@ -65,7 +65,7 @@ def test_timestamps_keep_microseconds(engine: sa.Engine) -> None:
 def test_crashed_runs_become_interrupted(engine: sa.Engine) -> None:
     chat_store.create_session(engine, "00000000-0000-0000-0000-000000000003", "u", "t", "full")
     chat_store.start_run(engine, "r1", "00000000-0000-0000-0000-000000000003", "u", "trace", "chat")
-    assert chat_store.mark_running_interrupted(engine) == 1
+    assert run_recovery.mark_running_interrupted(engine) == 1
     run = chat_store.get_run(engine, "r1")
     assert run is not None and run.status == "interrupted"
     (trace,) = chat_store.list_messages(engine, "00000000-0000-0000-0000-000000000003")
@@ -107,7 +107,7 @@ def test_crashed_run_keeps_its_partial_answer_and_booked_usage(engine: sa.Engine
         db.add(_ledger_row("r4", "msg-1", 120, 9))
         db.commit()
 
-    assert chat_store.mark_running_interrupted(engine) == 1
+    assert run_recovery.mark_running_interrupted(engine) == 1
 
     (message,) = chat_store.list_messages(engine, SESSION_4)
     assert message.status == "interrupted" and message.content == "The result is 60 and"

@@ -32,7 +32,7 @@ from ventapp.billing.guard import BookedTokens
 from ventapp.billing.pricing import seed_prices
 from ventapp.billing.settlement import pending_retry_loop
 from ventapp.config import Settings, get_settings, warn_conflicts
-from ventapp.db import chat_store
+from ventapp.db import run_recovery
 from ventapp.db.engine import make_engine, upgrade_to_head
 from ventapp.db.spool import Spool
 from ventapp.obs.logs import setup_logging
@@ -112,7 +112,7 @@ class AgentRuntime:
         await asyncio.to_thread(write_back, engine, spool)
         if not settings.redis_url:
             stale = await asyncio.to_thread(
-                chat_store.mark_running_interrupted, engine, keep=parked_run_ids(spool)
+                run_recovery.mark_running_interrupted, engine, keep=parked_run_ids(spool)
             )
             if stale:
                 logger.warning("marked %d run(s) left running by a previous process as interrupted", stale)
@@ -162,7 +162,7 @@ class AgentRuntime:
         Returns:
             How many runs were marked.
         """
-        running = await asyncio.to_thread(chat_store.running_runs, self.engine)
+        running = await asyncio.to_thread(run_recovery.running_runs, self.engine)
         if not running:
             return 0
         claimed = await self.coordination.claimed_sessions(sorted(set(running.values())))
@@ -170,7 +170,7 @@ class AgentRuntime:
         keep |= parked_run_ids(self.spool) | {run.run_id for run in self.active_runs.values()}
         if keep >= set(running):
             return 0
-        marked = await asyncio.to_thread(chat_store.mark_running_interrupted, self.engine, keep=keep)
+        marked = await asyncio.to_thread(run_recovery.mark_running_interrupted, self.engine, keep=keep)
         if marked:
             logger.warning(
                 "marked %d run(s) whose lease lapsed (their process is gone) as interrupted", marked
