@@ -5,17 +5,8 @@ with :class:`ScriptedServer`; see :func:`tests.scripted_llm.script.rule_reply` f
 how it decides what to answer.
 """
 
-from tests.scripted_llm.script import (
-    MODEL_NAME,
-    ErrorReply,
-    Reply,
-    Script,
-    TextReply,
-    ToolCallSpec,
-    ToolCallsReply,
-    count_prompt_tokens,
-    rule_reply,
-)
+from tests.scripted_llm.replies import ErrorReply, Reply, TextReply, ToolCallSpec, ToolCallsReply
+from tests.scripted_llm.script import MODEL_NAME, Script, count_prompt_tokens, rule_reply
 from tests.scripted_llm.server import DIALECTS, Dialect, ScriptedServer, create_app
 
 __all__ = [

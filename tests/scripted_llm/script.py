@@ -1,4 +1,4 @@
-"""The scripted model's brain: reply types, the FIFO queue and the rule-based default.
+"""The scripted model's brain: the FIFO queue and the rule-based default (reply types: ``replies.py``).
 
 Everything here is pure (no HTTP), so the rules can be unit-tested and the server
 in ``server.py`` only has to render a :data:`Reply` as OpenAI JSON or SSE.
@@ -12,10 +12,17 @@ import re
 import threading
 from collections import deque
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from tests.scripted_llm.named_call import named_tool_call
+from tests.scripted_llm.replies import (
+    ErrorReply,
+    Reply,
+    TextReply,
+    ToolCallSpec,
+    ToolCallsReply,
+    as_reply,
+)
 
 MODEL_NAME = "scripted-demo"
 
@@ -55,102 +62,6 @@ def airflow(volume_m3: float, ach: float) -> float:
     return volume_m3 * ach
 ```
 """
-
-
-@dataclass(frozen=True)
-class TextReply:
-    """A plain assistant answer, streamed word by word.
-
-    Attributes:
-        content: The full answer text.
-        reasoning: Reasoning streamed before the answer as ``reasoning_content`` deltas (as
-            DeepSeek, Qwen, vLLM and llama.cpp send it); "" for none.
-    """
-
-    content: str
-    reasoning: str = ""
-
-
-@dataclass(frozen=True)
-class ToolCallSpec:
-    """One tool call the model makes.
-
-    Attributes:
-        name: Tool name, e.g. ``"calculate"``.
-        arguments: JSON-serialisable arguments, e.g. ``{"expression": "1+1"}``.
-        id: Optional fixed call id; the server generates ``call_<request>_<index>`` if empty.
-    """
-
-    name: str
-    arguments: dict[str, Any] = field(default_factory=dict)
-    id: str = ""
-
-
-@dataclass(frozen=True)
-class ToolCallsReply:
-    """An assistant turn consisting only of tool calls (finish reason ``tool_calls``).
-
-    Attributes:
-        calls: The calls, rendered with indices 0, 1, ... in this order.
-        reasoning: Reasoning streamed before the calls; "" for none.
-    """
-
-    calls: tuple[ToolCallSpec, ...]
-    reasoning: str = ""
-
-
-@dataclass(frozen=True)
-class ErrorReply:
-    """An HTTP error in OpenAI's shape ``{"error": {"message", "type", "code"}}``.
-
-    Attributes:
-        status: HTTP status code, e.g. 500.
-        message: Human-readable error message.
-    """
-
-    status: int
-    message: str
-
-
-Reply = TextReply | ToolCallsReply | ErrorReply
-
-
-def reply_from_dict(data: Mapping[str, Any]) -> Reply:
-    """Parse one queued response as posted to ``/_script``.
-
-    Args:
-        data: One of ``{"content": "text"}``,
-            ``{"tool_calls": [{"name": str, "arguments": dict | str, "id"?: str}]}`` or
-            ``{"error": 500, "message": "..."}``; the first two may add ``"reasoning": "..."``.
-
-    Returns:
-        The matching :data:`Reply`.
-
-    Raises:
-        ValueError: If the dict matches none of the shapes.
-    """
-    if "error" in data:
-        return ErrorReply(status=int(data["error"]), message=str(data.get("message", "scripted error")))
-    if "tool_calls" in data:
-        calls = []
-        for raw in data["tool_calls"]:
-            args = raw.get("arguments", {})
-            # Accept the OpenAI wire form (a JSON string) as well as a plain dict.
-            if isinstance(args, str):
-                args = json.loads(args) if args.strip() else {}
-            calls.append(ToolCallSpec(name=str(raw["name"]), arguments=dict(args), id=str(raw.get("id", ""))))
-        if not calls:
-            raise ValueError("tool_calls must not be empty")
-        return ToolCallsReply(calls=tuple(calls), reasoning=str(data.get("reasoning") or ""))
-    if "content" in data:
-        return TextReply(content=str(data["content"]), reasoning=str(data.get("reasoning") or ""))
-    raise ValueError(f"unrecognised scripted response: {dict(data)!r}")
-
-
-def _as_reply(item: Reply | Mapping[str, Any]) -> Reply:
-    if isinstance(item, TextReply | ToolCallsReply | ErrorReply):
-        return item
-    return reply_from_dict(item)
 
 
 def message_text(message: Mapping[str, Any]) -> str:
@@ -486,12 +397,12 @@ class Script:
         """Queue replies at the end of the FIFO.
 
         Args:
-            *responses: :data:`Reply` objects or dicts accepted by :func:`reply_from_dict`.
+            *responses: :data:`Reply` objects or dicts accepted by :func:`~tests.scripted_llm.replies.reply_from_dict`.
 
         Returns:
             The queue length afterwards.
         """
-        parsed = [_as_reply(item) for item in responses]
+        parsed = [as_reply(item) for item in responses]
         with self._lock:
             self._queue.extend(parsed)
             return len(self._queue)

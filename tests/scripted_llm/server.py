@@ -21,13 +21,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from tests.scripted_llm.replies import ErrorReply, Reply, TextReply, ToolCallsReply
 from tests.scripted_llm.script import (
     MODEL_NAME,
-    ErrorReply,
-    Reply,
     Script,
-    TextReply,
-    ToolCallsReply,
     count_prompt_tokens,
     split_arguments,
     split_words,
