@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
+import sqlalchemy as sa
 
 os.environ["DEEP_AGENT_ENV_PRIORITY"] = "none"
 
 from tests import servers
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import ApiServer, app_env, patched_env
+from ventapp.db.engine import make_engine, upgrade_to_head
 
 ENGINES = tuple(filter(None, os.environ.get("VENT_TEST_ENGINES", "sqlite,postgres,mariadb").split(",")))
 """Relational engines an ``engines``-marked module runs on (``VENT_TEST_ENGINES`` narrows it)."""
@@ -100,3 +104,21 @@ def client(api: ApiServer, llm: ScriptedServer) -> Iterator[httpx.Client]:
     llm.reset()
     with httpx.Client(base_url=api.url, timeout=30) as http:
         yield http
+
+
+@pytest.fixture(scope="session")
+def migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One SQLite database migrated to head (``alembic upgrade head``); tests get copies of it."""
+    path = tmp_path_factory.mktemp("migrated-template") / "template.db"
+    upgrade_to_head(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture
+def engine(migrated_template: Path, tmp_path: Path) -> Iterator[sa.Engine]:
+    """A fresh copy of the migrated database (seed prices included); modules may define their own."""
+    path = tmp_path / "migrated.db"
+    shutil.copyfile(migrated_template, path)
+    engine = make_engine(f"sqlite:///{path}")
+    yield engine
+    engine.dispose()

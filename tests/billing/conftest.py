@@ -1,34 +1,11 @@
-"""Billing fixtures: a migrated SQLite database per test, settings, and a switch that breaks writes."""
+"""Billing fixtures: settings and a switch that breaks writes (the migrated database: ``tests/conftest.py``)."""
 
 from __future__ import annotations
-
-import shutil
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
 from ventapp.config import Settings, load_settings
-from ventapp.db.engine import make_engine, upgrade_to_head
-
-
-@pytest.fixture(scope="session")
-def migrated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One database migrated to head (``alembic upgrade head``); tests get copies of it."""
-    path = tmp_path_factory.mktemp("billing-template") / "template.db"
-    upgrade_to_head(f"sqlite:///{path}")
-    return path
-
-
-@pytest.fixture
-def engine(migrated_template: Path, tmp_path: Path) -> Iterator[sa.Engine]:
-    """A fresh copy of the migrated database (seed prices included)."""
-    path = tmp_path / "billing.db"
-    shutil.copyfile(migrated_template, path)
-    engine = make_engine(f"sqlite:///{path}")
-    yield engine
-    engine.dispose()
 
 
 def make_settings(**overrides: str) -> Settings:

@@ -13,22 +13,15 @@ import sqlalchemy as sa
 from tests.support import patched_env
 from ventapp.auth import service
 from ventapp.config_auth import AuthSettings
-from ventapp.db.engine import make_engine, upgrade_to_head
+from ventapp.db.engine import make_engine
 from ventapp.state import ui_identity
 
 PASSWORD = "correct horse battery"
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("ui-identity") / "template.db"
-    upgrade_to_head(f"sqlite:///{path}")
-    return path
-
-
 @pytest.fixture
-def engine(template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[sa.Engine]:
-    shutil.copyfile(template, tmp_path / "db.sqlite")
+def engine(migrated_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[sa.Engine]:
+    shutil.copyfile(migrated_template, tmp_path / "db.sqlite")
     engine = make_engine(f"sqlite:///{tmp_path / 'db.sqlite'}")
     monkeypatch.setattr(ui_identity, "get_runtime", lambda: SimpleNamespace(engine=engine))
     yield engine
