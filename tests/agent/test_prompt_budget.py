@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 import pytest
+from langchain_core.tools import StructuredTool
 
 from ventapp.agent.prompt_budget import FIXED_PROMPT_MAX_SHARE, check_fixed_prompt, measure_fixed_prompt
-from ventapp.agent.tool_profiles import LEAN_TOOLS
+from ventapp.agent.tool_profiles import LEAN_TOOLS, first_line
 from ventapp.config import Settings, load_settings
+from ventapp.tools import registry
+from ventapp.tools.mcp_tools import MODULE_PREFIX
 
 
 def _settings(**extra: str) -> Settings:
@@ -44,3 +48,38 @@ async def test_a_prompt_that_does_not_fit_is_a_warning(caplog: pytest.LogCapture
 def test_unknown_tools_profile_names_the_key() -> None:
     with pytest.raises(ValueError, match="TOOLS_PROFILE"):
         _settings(TOOLS_PROFILE="tiny")
+
+
+@pytest.fixture
+def site_mcp_tool() -> Iterator[str]:
+    """One tool as an MCP server's tool is registered (``mcp:<server>``), with a long description."""
+
+    def site__read_airflow(station: str) -> str:
+        return station
+
+    long = "Read the airflow (m³/s) at a monitoring station.\n\n" + "Details the model needs not see. " * 40
+    spec = registry.ToolSpec(
+        name="site__read_airflow",
+        group="MCP: site",
+        label="site__read_airflow",
+        summary="",
+        requires_approval=False,
+        module=f"{MODULE_PREFIX}site",
+        tool=StructuredTool.from_function(site__read_airflow, description=long),
+    )
+    registry.add_specs([spec])
+    yield spec.name
+    registry.remove_specs(MODULE_PREFIX)
+
+
+async def test_lean_profile_keeps_the_operators_mcp_tools_on_one_line(site_mcp_tool: str) -> None:
+    lean = await measure_fixed_prompt(_settings(CONTEXT_LIMIT="4096", TOOLS_PROFILE="lean"))
+    assert set(lean.tools) == {*LEAN_TOOLS, site_mcp_tool}, "a listed MCP server's tool stays in view"
+    registry.remove_specs(MODULE_PREFIX)
+    without = await measure_fixed_prompt(_settings(CONTEXT_LIMIT="4096", TOOLS_PROFILE="lean"))
+    assert 0 < lean.tool_tokens - without.tool_tokens < 80, "only its first line is shown"
+    assert (
+        first_line("a\nb") == "a"
+        and first_line("x" * 300).endswith("…")
+        and len(first_line("x" * 300)) == 200
+    )

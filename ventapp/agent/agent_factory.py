@@ -57,6 +57,7 @@ from ventapp.agent.workspace import (
 )
 from ventapp.config import get_settings
 from ventapp.tools import registry, workspace_files
+from ventapp.tools.mcp_tools import MODULE_PREFIX
 
 __all__ = ["GENERAL_PURPOSE", "RESEARCHER", "SKILLS_DIR", "build_agent", "middleware_stack", "subagent_names"]
 
@@ -87,13 +88,20 @@ def _build_subagents() -> list[dict[str, Any]]:
     ]
 
 
+def _mcp_tool_names() -> frozenset[str]:
+    return frozenset(spec.name for spec in registry.all_specs() if spec.module.startswith(MODULE_PREFIX))
+
+
 def _main_tools(tools_profile: str) -> list[Any]:
     # Lean leaves our tools out at assembly, not only in the request: deepagents' compaction runs
     # before any user middleware and counts every tool schema it is given against the window, so
     # a 4k-window model would overflow on schemas it is never shown. Its own tools (files, task)
-    # are still trimmed by LeanToolsMiddleware.
+    # are still trimmed by LeanToolsMiddleware. MCP tools stay: the operator listed them.
     tools = registry.all_tools()
-    return tools if tools_profile != "lean" else [tool for tool in tools if tool.name in LEAN_TOOLS]
+    if tools_profile != "lean":
+        return tools
+    shown = set(LEAN_TOOLS) | _mcp_tool_names()
+    return [tool for tool in tools if tool.name in shown]
 
 
 TODO_PROMPT = (
@@ -266,7 +274,7 @@ def build_agent(
             AnswerLanguageMiddleware(),
             PreferencesMiddleware(),
             DynamicTimeMiddleware(),
-            *([LeanToolsMiddleware()] if tools_profile == "lean" else []),
+            *([LeanToolsMiddleware(_mcp_tool_names())] if tools_profile == "lean" else []),
         ],
         interrupt_on=_interrupt_on(hitl_tools),
         checkpointer=checkpointer,

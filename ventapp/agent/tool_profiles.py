@@ -44,8 +44,22 @@ def _name(tool: BaseTool | dict[str, Any]) -> str:
     return tool.name
 
 
+def first_line(description: str, limit: int = 200) -> str:
+    """The first line of a tool's description, cut to ``limit`` characters: what lean shows of it."""
+    line = description.strip().split("\n", 1)[0].strip()
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def _description(tool: BaseTool | dict[str, Any]) -> str:
+    if isinstance(tool, dict):
+        function = tool.get("function")
+        return str((function if isinstance(function, dict) else tool).get("description") or "")
+    return tool.description
+
+
 def _shortened(tool: BaseTool | dict[str, Any]) -> BaseTool | dict[str, Any]:
-    description = LEAN_TOOLS[_name(tool)]
+    name = _name(tool)
+    description = LEAN_TOOLS[name] if name in LEAN_TOOLS else first_line(_description(tool))
     if isinstance(tool, dict):
         if isinstance(tool.get("function"), dict):
             return {**tool, "function": {**tool["function"], "description": description}}
@@ -54,15 +68,24 @@ def _shortened(tool: BaseTool | dict[str, Any]) -> BaseTool | dict[str, Any]:
 
 
 class LeanToolsMiddleware(AgentMiddleware):
-    """Shows the model only :data:`LEAN_TOOLS`, each with its one-line description.
+    """Shows the model only :data:`LEAN_TOOLS` and the operator's MCP tools, each on one line.
 
-    The other tools stay registered (a call the model was never shown still runs under the
-    same permissions); they are only left out of the request.
+    The MCP servers' tools (``MCP_SERVERS``) stay in view because an operator listed them on
+    purpose (and can narrow each server with its ``tools`` allow-list); they keep the first line
+    of their own description. The other tools stay registered (a call the model was never
+    shown still runs under the same permissions); they are only left out of the request.
+
+    Args:
+        also_shown: Names of further tools to show, e.g. ``{"site__read_airflow"}``.
     """
+
+    def __init__(self, also_shown: frozenset[str] = frozenset()) -> None:
+        super().__init__()
+        self._shown = frozenset(LEAN_TOOLS) | also_shown
 
     def _lean(self, request: ModelRequest) -> ModelRequest:
         return request.override(
-            tools=[_shortened(tool) for tool in request.tools if _name(tool) in LEAN_TOOLS]
+            tools=[_shortened(tool) for tool in request.tools if _name(tool) in self._shown]
         )
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
