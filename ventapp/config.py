@@ -136,6 +136,8 @@ class Settings:
     checkpoint_sync: str = "normal"
     auth: AuthSettings = field(default_factory=AuthSettings)
     """The ``AUTH_*`` keys (:mod:`ventapp.config_auth`)."""
+    workspaces_root: Path | None = None
+    """``WORKSPACES_DIR`` as an absolute path; None: under ``DATA_DIR`` (see :attr:`workspaces_dir`)."""
     conflicts: tuple[ConfigConflict, ...] = field(default=())
 
     @property
@@ -172,13 +174,19 @@ class Settings:
 
     @property
     def workspaces_dir(self) -> Path:
-        """Root of the per-session agent workspaces."""
-        return self.data_dir / "workspaces"
+        """Root of the per-session agent workspaces: ``WORKSPACES_DIR``, else ``DATA_DIR/workspaces``."""
+        return self.workspaces_root or self.data_dir / "workspaces"
 
     @property
     def spool_path(self) -> Path:
         """Append-only file of answers and usage the database could not take (written back later)."""
         return self.data_dir / "spool.jsonl"
+
+
+def _project_path(value: str) -> Path:
+    """A configured folder; relative ones are under the project root (not the working directory)."""
+    path = Path(value)
+    return path if path.is_absolute() else PROJECT_ROOT / path
 
 
 def _merge(
@@ -283,9 +291,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         for c in conflicts
     ]
 
-    data_dir = Path(values["DATA_DIR"])
-    if not data_dir.is_absolute():
-        data_dir = PROJECT_ROOT / data_dir
+    data_dir = _project_path(values["DATA_DIR"])
     checkpointer = values["CHECKPOINTER"].lower()
     if checkpointer not in ("sqlite", "memory", "postgres"):
         raise ValueError(f"CHECKPOINTER must be sqlite, memory or postgres, got {checkpointer!r}")
@@ -346,6 +352,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         model_name=values["MODEL_NAME"] or KEYS["MODEL_NAME"][0],
         context_limit=_as_int(values, "CONTEXT_LIMIT", minimum=1024),
         data_dir=data_dir,
+        workspaces_root=_project_path(values["WORKSPACES_DIR"]) if values["WORKSPACES_DIR"] else None,
         database_url=database_url,
         checkpointer=checkpointer,
         checkpoint_url=checkpoint_url if checkpointer == "postgres" else "",

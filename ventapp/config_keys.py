@@ -43,6 +43,11 @@ KEYS: dict[str, tuple[str, str]] = {
         "context_limit, thinking, thinking_level, thinking_levels}; empty: only the main model",
     ),
     "DATA_DIR": ("data", "Folder for the SQLite files and workspaces (relative to the project root)"),
+    "WORKSPACES_DIR": (
+        "",
+        "Folder of the sessions' agent files (empty: DATA_DIR/workspaces); with several hosts, one "
+        "shared mount (NFS, CephFS …) given to every process",
+    ),
     "DATABASE_URL": (
         "",
         "SQLAlchemy URL of the relational store (empty: sqlite file DATA_DIR/ventagent.db); postgresql://user:pass@host/db or mysql://user:pass@host/db for several processes",

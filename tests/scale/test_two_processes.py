@@ -16,7 +16,9 @@ import httpx
 import pytest
 
 from tests.api.sse_client import post_chat, read_frames
+from tests.api.test_file_api import FIGURE, PNG_MAGIC
 from tests.api.test_stream_api import read_blocks
+from tests.domain.network.benchmark_data import DATA_DIR as BENCHMARKS
 from tests.scale.processes import AppProcess, scale_env
 from tests.scripted_llm.server import ScriptedServer
 from tests.servers import RedisServer
@@ -43,12 +45,21 @@ def redis() -> Iterator[RedisServer]:
 def pair(
     llm: ScriptedServer, redis: RedisServer, postgres_server: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[AppProcess, AppProcess]]:
-    """Processes A and B: own DATA_DIR each, one PostgreSQL database and one Redis between them."""
+    """Processes A and B: own DATA_DIR each; one PostgreSQL database, one Redis and one
+    WORKSPACES_DIR (what a shared mount gives several hosts) between them."""
     database_url = postgres_server.create_database()
+    workspaces = tmp_path_factory.mktemp("shared-workspaces")
     apps = []
     for name in ("a", "b"):
         folder = tmp_path_factory.mktemp(f"proc-{name}")
-        env = scale_env(folder / "data", llm.base_url, database_url, redis.url, RUN_LEASE_S="3")
+        env = scale_env(
+            folder / "data",
+            llm.base_url,
+            database_url,
+            redis.url,
+            RUN_LEASE_S="3",
+            WORKSPACES_DIR=str(workspaces),
+        )
         apps.append(AppProcess(env, folder / "app.log"))
     try:
         for app in apps:
@@ -108,6 +119,34 @@ def test_a_turn_on_a_and_the_next_on_b_share_the_conversation(
         assert "my fan is 30 kW" in texts, "B's model call saw A's turn (graph state in PostgreSQL)"
         history = on_a.get(f"/api/chat/history/{session_id}", params={"user_name": user}).json()
         assert [m["role"] for m in history["messages"]] == ["user", "assistant", "user", "assistant"]
+
+
+def test_a_file_uploaded_on_a_is_solved_on_b_and_bs_figure_served_by_a(
+    pair: tuple[AppProcess, AppProcess], llm: ScriptedServer
+) -> None:
+    a, b = pair
+    user = _user()
+    network = (BENCHMARKS / "A_hongshagang_1" / "topology.csv").read_bytes()
+    with httpx.Client(base_url=a.url, timeout=60) as on_a, httpx.Client(base_url=b.url, timeout=60) as on_b:
+        form = {"message": "here is my network", "user_name": user}
+        with on_a.stream("POST", "/api/chat", data=form, files={"file": ("network.csv", network)}) as first:
+            assert first.status_code == 200
+            read_frames(first)
+            session_id = first.headers["x-session-id"]
+        llm.push(
+            {"tool_calls": [{"id": "solve-b", "name": "solve_ventilation_network",
+                             "arguments": {"path": "/workspace/uploads/network.csv", "total_flow": 151.295}}]},
+            {"content": "Solved on B."},
+        )  # fmt: skip
+        second, frames = post_chat(on_b, message="solve it", session_id=session_id, user_name=user)
+        (result,) = [f for f in frames if f["type"] == "tool_result" and f["tool_call_id"] == "solve-b"]
+        assert second.status_code == 200 and result["error"] is False, "B read the file A received"
+
+        listing = on_a.get(f"/api/sessions/{session_id}/workspace", params={"user_name": user}).json()
+        paths = {f["path"] for f in listing["files"]}
+        assert {"/workspace/uploads/network.csv", FIGURE} <= paths, "A lists what B's agent wrote"
+        figure = on_a.get(f"/api/sessions/{session_id}/files", params={"user_name": user, "path": FIGURE})
+        assert figure.status_code == 200 and figure.content.startswith(PNG_MAGIC)
 
 
 def test_a_double_submit_across_processes_is_one_200_and_one_409(pair: tuple[AppProcess, AppProcess]) -> None:
