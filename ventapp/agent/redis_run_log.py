@@ -110,7 +110,9 @@ class RedisRunLog(RunLog):
                 pipe.hget(_meta(run_id), "last_seq")
                 newest, recorded = await pipe.execute()
         except Exception as error:
-            logger.warning("run %s: its earlier frames' numbers cannot be read from Redis (%s)", run_id, error)
+            logger.warning(
+                "run %s: its earlier frames' numbers cannot be read from Redis (%s)", run_id, error
+            )
             return 0
         last = int(recorded) if recorded is not None else 0
         if newest:  # the end marker is "<last seq>-1"
