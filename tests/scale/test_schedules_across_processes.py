@@ -91,7 +91,5 @@ def test_each_tick_runs_once_although_both_processes_fire_it(
     assert len(runs) >= 2, f"a caught-up tick and a live one: {runs}"
     assert len(set(fire_times)) == len(fire_times), "one row per fire time"
     assert all(run["status"] == "success" for run in runs), runs
-    prompts = [
-        request for request in llm.requests() if MARKER in str(request["messages"][-1].get("content"))
-    ]
+    prompts = [request for request in llm.requests() if MARKER in str(request["messages"][-1].get("content"))]
     assert len(prompts) == len(runs), "each tick reached the model once, not once per process"
