@@ -47,7 +47,7 @@ help:
 	@echo "make api PORT=N backend only (API + event backend) on port N"
 	@echo "make demo       run against the scripted demo model (no API key needed)"
 	@echo "make test       set up, lint, and run the whole test suite (incl. browser tests)"
-	@echo "make servers    install PostgreSQL, Redis and MariaDB for the scale-out tests"
+	@echo "make servers    install PostgreSQL, Redis, MariaDB and nginx for the scale-out tests"
 
 $(VENV_STAMP): requirements.txt
 	test -x $(PY) || python3 -m venv .venv
@@ -116,8 +116,9 @@ chromium:
 
 # What `make test` needs from apt in one apt-get, before anything runs in parallel (two apt-gets at
 # once would fight over dpkg's lock): Chromium and Noto CJK for the browser tests, g++ for
-# llama-cpp-python, and PostgreSQL, Redis and MariaDB for the scale-out tests (tests/servers.py
-# starts private instances on free ports in temp dirs; nothing here starts a system service).
+# llama-cpp-python, and PostgreSQL, Redis, MariaDB and nginx for the scale-out tests (tests/servers.py
+# starts private instances on free ports in temp dirs; the tests never use a system service the
+# packages may have started).
 # PostgreSQL refuses to run as root: as root the tests run it as `nobody` through runuser (util-linux).
 system-packages:
 	@missing=""; test -x /usr/bin/chromium || missing="chromium"; \
@@ -126,6 +127,7 @@ system-packages:
 	test -x /usr/lib/postgresql/15/bin/initdb || missing="$$missing postgresql"; \
 	command -v redis-server >/dev/null || missing="$$missing redis-server"; \
 	command -v mariadbd >/dev/null || test -x /usr/sbin/mariadbd || missing="$$missing mariadb-server"; \
+	test -x /usr/sbin/nginx || missing="$$missing nginx"; \
 	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq $$missing >/dev/null; fi
 
 servers: system-packages

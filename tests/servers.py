@@ -1,6 +1,7 @@
 """Throwaway database and Redis servers for tests: Debian's binaries, free ports, temp dirs.
 
-``make servers`` installs the packages (``postgresql``, ``redis-server``, ``mariadb-server``);
+``make servers`` installs the packages (``postgresql``, ``redis-server``, ``mariadb-server``,
+``nginx``);
 each class here starts one private instance in a fresh temp folder in a second or two and
 removes it on :meth:`stop`. Nothing listens beyond 127.0.0.1 and nothing is persisted.
 
@@ -25,6 +26,7 @@ import uuid
 from pathlib import Path
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
+NGINX = "/usr/sbin/nginx"
 UNPRIVILEGED_USER = "nobody"
 
 
@@ -56,6 +58,8 @@ def available(kind: str) -> bool:
         return shutil.which("redis-server") is not None
     if kind == "mariadb":
         return shutil.which("mariadbd") is not None or Path("/usr/sbin/mariadbd").exists()
+    if kind == "nginx":
+        return Path(NGINX).exists()
     raise ValueError(kind)
 
 
@@ -226,6 +230,92 @@ class RedisServer:
         if self._process is not None and self._process.poll() is None:
             self._process.terminate()
             self._process.wait(10)
+        self._process = None
+        if remove:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class NginxServer:
+    """A private nginx (Debian's) in the foreground with a temp prefix, pid and logs.
+
+    As root its master runs as ``nobody`` (``runuser``), like PostgreSQL here: unprivileged, on a
+    port above 1024. ``access.log`` in its folder names the upstream of every proxied request.
+
+    Args:
+        http_config: What goes inside the ``http { }`` block (upstreams, maps, servers).
+        port: The port its ``server`` listens on (for :meth:`start` to wait for).
+    """
+
+    def __init__(self, http_config: str, port: int) -> None:
+        self.port = port
+        self.dir = Path(tempfile.mkdtemp(prefix="vent-nginx-", dir="/tmp"))
+        self._as_user: list[str] = []
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, UNPRIVILEGED_USER)
+            self._as_user = ["runuser", "-u", UNPRIVILEGED_USER, "--"]
+        temp = "\n".join(
+            f"    {kind}_temp_path {self.dir / kind};"
+            for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
+        self.config = self.dir / "nginx.conf"
+        self.config.write_text(
+            f"""worker_processes 1;
+daemon off;
+pid {self.dir / "nginx.pid"};
+error_log {self.dir / "error.log"} warn;
+events {{ worker_connections 512; }}
+http {{
+    include /etc/nginx/mime.types;
+    default_type application/octet-stream;
+    log_format upstream '$request_method $uri $status $upstream_addr';
+    access_log {self.dir / "access.log"} upstream;
+{temp}
+{http_config}
+}}
+"""
+        )
+        self._process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def access_log(self) -> str:
+        """The access log so far: ``METHOD URI STATUS UPSTREAM`` per line."""
+        path = self.dir / "access.log"
+        return path.read_text() if path.exists() else ""
+
+    def start(self) -> NginxServer:
+        """Check the configuration and start; returns when it listens.
+
+        Raises:
+            RuntimeError: The configuration is refused (nginx's message attached), or it did not listen.
+        """
+        command = [
+            *self._as_user,
+            NGINX,
+            "-p",
+            str(self.dir),
+            "-c",
+            str(self.config),
+            "-e",
+            str(self.dir / "error.log"),
+        ]
+        checked = subprocess.run([*command, "-t"], capture_output=True, text=True, cwd=self.dir)
+        if checked.returncode != 0:
+            raise RuntimeError(f"nginx refused its configuration: {checked.stderr}")
+        self._process = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=self.dir
+        )
+        _wait_port(self.port, self._process, 15, "nginx")
+        return self
+
+    def stop(self, *, remove: bool = True) -> None:
+        """Stop it (SIGTERM: fast shutdown); remove its folder unless ``remove`` is False."""
+        if self._process is not None and self._process.poll() is None:
+            self._process.terminate()
+            try:
+                self._process.wait(10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait(5)
         self._process = None
         if remove:
             shutil.rmtree(self.dir, ignore_errors=True)

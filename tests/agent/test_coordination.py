@@ -87,3 +87,26 @@ async def test_an_unreachable_redis_is_unavailable_quickly() -> None:
     with pytest.raises(CoordinationUnavailable):
         await gone.take_slot("ann")
     await gone.close()
+
+
+async def test_stop_arrives_by_the_broadcast_at_once_not_at_the_next_heartbeat(redis_server) -> None:  # type: ignore[no-untyped-def]
+    # 30 s leases: the heartbeat (and its stop-flag check) comes every 10 s, so only the pub/sub
+    # message can deliver Stop within the second (the listener once had no connection at all).
+    first, second = (
+        RedisCoordination(redis_server.url, max_total=3, max_per_user=2, lease_s=30) for _ in range(2)
+    )
+    session = str(uuid.uuid4())
+    heard: list[str] = []
+    try:
+        await first.start(heard.append)
+        await asyncio.sleep(0.3)  # subscribed
+        await first.claim_session(session)
+        assert await second.broadcast_stop(session) is True
+        for _ in range(50):
+            if heard:
+                break
+            await asyncio.sleep(0.02)
+        assert heard == [session]
+    finally:
+        await first.close()
+        await second.close()

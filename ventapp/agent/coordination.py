@@ -163,6 +163,11 @@ class RedisCoordination(Coordination):
         self.redis = aioredis.Redis.from_url(
             url, socket_timeout=2, socket_connect_timeout=2, decode_responses=True
         )
+        # Pub/sub on a client of its own without a read timeout: the Stop listener waits for
+        # messages indefinitely (health checks notice a dead connection instead).
+        self._subscriber = aioredis.Redis.from_url(
+            url, socket_connect_timeout=2, health_check_interval=10, decode_responses=True
+        )
         self.max_total = max_total
         self.max_per_user = max_per_user
         self.lease_ms = max(1000, int(lease_s * 1000))

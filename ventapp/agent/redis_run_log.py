@@ -82,8 +82,10 @@ class RedisRunLog(RunLog):
             await self.redis.aclose()
 
     async def open(self, run: LoggedRun) -> int:
-        """See :meth:`RunLog.open`."""
-        after = await self.local.open(run)
+        """See :meth:`RunLog.open`; a run resumed here after pausing on another process numbers on
+        after the paused part's last frame (read from its Stream), so a follower's ``Last-Event-ID``
+        neither skips nor repeats frames."""
+        after = await self.local.open(run, after=await self._last_seq_elsewhere(run.run_id))
         self._broken.discard(run.run_id)
         meta = {"session_id": run.session_id, "user_name": run.user_name, "trace_id": run.trace_id,
                 "first_seq": after + 1, "last_seq": after, "ended": 0}  # fmt: skip
@@ -97,6 +99,25 @@ class RedisRunLog(RunLog):
         except Exception as error:
             self._failed(run.run_id, error)
         return after
+
+    async def _last_seq_elsewhere(self, run_id: str) -> int:
+        """The last ``seq`` Redis holds for ``run_id`` (0: none, or Redis unreachable)."""
+        if run_id in self.local._runs:
+            return 0  # paused here: this process's own log knows
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.xrevrange(_stream(run_id), count=1)
+                pipe.hget(_meta(run_id), "last_seq")
+                newest, recorded = await pipe.execute()
+        except Exception as error:
+            logger.warning(
+                "run %s: its earlier frames' numbers cannot be read from Redis (%s)", run_id, error
+            )
+            return 0
+        last = int(recorded) if recorded is not None else 0
+        if newest:  # the end marker is "<last seq>-1"
+            last = max(last, int(newest[0][0].split(b"-")[0]))
+        return last
 
     async def append(self, run_id: str, event: ContractEvent) -> LogFrame:
         """See :meth:`RunLog.append`."""

@@ -198,10 +198,17 @@ class MemoryRunLog(RunLog):
         """Runs whose log is kept now (running or within the TTL)."""
         return len(self._runs)
 
-    async def open(self, run: LoggedRun) -> int:
-        """See :meth:`RunLog.open`; a resumed run numbers on after its paused part."""
+    async def open(self, run: LoggedRun, *, after: int = 0) -> int:
+        """See :meth:`RunLog.open`; a resumed run numbers on after its paused part.
+
+        Args:
+            run: The run.
+            after: The last ``seq`` the run already used elsewhere (its paused part ran on another
+                process: :class:`~ventapp.agent.redis_run_log.RedisRunLog`); numbering goes on
+                after the larger of this and what this process kept.
+        """
         previous = self._runs.get(run.run_id)
-        first_seq = previous.last_seq + 1 if previous is not None else 1
+        first_seq = max(previous.last_seq + 1 if previous is not None else 1, after + 1)
         if previous is not None:
             if previous.expiry is not None:
                 previous.expiry.cancel()

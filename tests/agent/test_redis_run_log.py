@@ -1,0 +1,56 @@
+"""The run log shared through Redis (issue 14): one real Redis, several "processes" (RedisRunLog instances)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from ventapp.agent import events as ev
+from ventapp.agent.redis_run_log import RedisRunLog
+from ventapp.agent.run_log import LoggedRun, RunLog
+
+
+@pytest.fixture
+async def logs(redis_server: Any) -> AsyncIterator[tuple[RedisRunLog, RedisRunLog, RedisRunLog]]:
+    """Processes A, B and C on one Redis."""
+    opened = [RedisRunLog(redis_server.url, ttl_s=30) for _ in range(3)]
+    yield opened[0], opened[1], opened[2]
+    for log in opened:
+        await log.aclose()
+
+
+def _run() -> LoggedRun:
+    tag = uuid.uuid4().hex[:8]
+    return LoggedRun(run_id=f"run-{tag}", session_id=f"sess-{tag}", user_name="ann", trace_id=f"t-{tag}")
+
+
+async def _seqs(log: RunLog, run_id: str, after: int) -> list[int]:
+    return [frame.seq async for frame in log.frames(run_id, after) if frame is not None]
+
+
+async def test_a_run_resumed_on_another_process_numbers_on_and_a_follower_misses_and_repeats_nothing(
+    logs: tuple[RedisRunLog, RedisRunLog, RedisRunLog],
+) -> None:
+    a, b, c = logs
+    run = _run()
+    assert await a.open(run) == 0
+    for i in range(3):
+        await a.append(run.run_id, ev.Token(content=f"w{i} "))
+    await a.append(run.run_id, ev.Interrupt(kind="plan", message="plan"))
+    await a.close(run.run_id)  # paused on a card after frame 4; its answer reaches process B
+
+    resumed_after = await b.open(run)
+    follower = asyncio.create_task(_seqs(c, run.run_id, after=4))  # Last-Event-ID: 4, on a third process
+    await asyncio.sleep(0.2)
+    frames = [await b.append(run.run_id, ev.Token(content=f"v{i} ")) for i in range(2)]
+    await b.close(run.run_id)
+
+    assert resumed_after == 4
+    assert [frame.seq for frame in frames] == [5, 6]
+    assert await asyncio.wait_for(follower, 10) == [5, 6]
+    state = await c.current(run.session_id)
+    assert state is not None and (state.last_seq, state.ended) == (6, True)
