@@ -160,3 +160,28 @@ def test_reloaded_answer_shows_the_last_todo_list() -> None:
         ("Read the rule", "completed"),
         ("Solve", "in_progress"),
     ]
+
+
+def test_a_paused_answer_closed_by_a_new_message_reads_dropped_after_a_reload() -> None:
+    card = {"tool_call_id": "c1", "tool": "calculate", "cn_tool": "计算器", "args": {"expression": "1+1"}}
+    row = SimpleNamespace(
+        id=7,
+        role="assistant",
+        content="Let me check.",
+        status="cancelled",
+        tool_calls=[card],
+        citations=[],
+        usage={},
+    )
+    superseded = SimpleNamespace(error_code="superseded", error="A new message was sent …", duration_ms=None)
+
+    view = message_from_row(row, "zh-CN", superseded)
+
+    assert (view.status, view.error, view.notice) == (
+        "dropped",
+        "",
+        "你发送了新消息：这里待确认的调用已作废。",
+    )
+    assert [c.review for c in view.tools] == ["dropped"], "never the red Failed, never Waiting for you"
+    stopped = message_from_row(row, "en", SimpleNamespace(error_code="cancelled", error="", duration_ms=5))
+    assert stopped.status == "stopped" and stopped.tools[0].review == "", "a Stop stays a Stop"

@@ -31,6 +31,9 @@ STATUS_STREAMING = "streaming"
 STATUS_WAITING = "waiting"
 STATUS_STOPPED = "stopped"
 """Stopped by the user (Stop button) or by a departed client: a quiet note, not an error."""
+STATUS_DROPPED = "dropped"
+"""A paused answer the person moved on from (a new message instead of an answer): a quiet note."""
+SUPERSEDED_CODE = "superseded"  # execution_runs.error_code of such a run (chat_store)
 
 DISPLAY_TZ = ZoneInfo("Asia/Shanghai")
 """Zone the UI shows times in (the usage day is that zone's calendar day)."""
@@ -67,7 +70,8 @@ class ToolCardView:
         description: A sub-agent (``task``) card's task, as the main agent wrote it.
         parent: The ``task`` card this call belongs to (shown nested inside it); "" at the top.
         summary: One line of the result, shown while the result itself is collapsed.
-        review: The person's decision on its approval card: approved | edited | rejected | "".
+        review: The person's decision on its approval card: approved | edited | rejected | "", or
+            ``dropped`` when a new message was sent instead of an answer.
         old_args_json: The model's proposal when the person edited the arguments; "" otherwise.
         plan: A plan card's plan (Markdown), kept visible in the answer once answered.
     """
@@ -206,7 +210,7 @@ class ChatMessageView:
         error_detail: What went wrong for the operator (the pipeline's own sentence, e.g. naming
             ``OPENAI_BASE_URL``), behind a "details" disclosure; empty when ``error`` says it all.
         footer: Duration, token and cost line, e.g. ``1.2 s · 345 tokens (300 in · 45 out) · ¥0.0001``.
-        status: ``done`` | ``error`` | ``waiting`` | ``stopped`` (``data-state`` of the bubble).
+        status: ``done`` | ``error`` | ``waiting`` | ``stopped`` | ``dropped`` (``data-state`` of the bubble).
         context_tokens: Context occupancy after this answer (input of its last model call).
         context_limit: The model's context window; 0 when unknown.
         unsent: A user message the server refused before it ran (not stored): shown with Retry.
@@ -423,6 +427,21 @@ def shown_text(content: str, status: str) -> str:
     return content
 
 
+def as_dropped(message: ChatMessageView, lang: str = DEFAULT_LANG) -> ChatMessageView:
+    """A paused answer the person moved on from: a neutral note, its unanswered calls marked ``dropped``.
+
+    The same live (the tab that sent the new message) and after a reload (a stored answer of a run
+    closed as ``superseded``): never the red "Failed", never a "Waiting for you" badge.
+    """
+    tools = [
+        card if card.done else dataclasses.replace(card, review=STATUS_DROPPED) for card in message.tools
+    ]
+    notice = t("live.dropped", lang)
+    return dataclasses.replace(
+        message, status=STATUS_DROPPED, notice=notice, error="", error_detail="", tools=tools
+    )
+
+
 def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> ChatMessageView:
     """A stored ``ChatMessage`` row (``ventapp.db.models``) as a transcript bubble, worded in ``lang``.
 
@@ -445,7 +464,7 @@ def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> Cha
     if error and run is not None and getattr(run, "error_code", None):
         error, detail = worded_error(str(run.error_code), str(run.error or ""), lang)
     duration = getattr(run, "duration_ms", None) if stored != "waiting" else None
-    return ChatMessageView(
+    view = ChatMessageView(
         id=str(row.id),
         role="assistant",
         content=shown_text(row.content or "", status),
@@ -461,6 +480,9 @@ def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> Cha
         context_tokens=usage.context_tokens if usage else 0,
         context_limit=usage.context_limit if usage else 0,
     )
+    if stored == "cancelled" and getattr(run, "error_code", None) == SUPERSEDED_CODE:
+        return as_dropped(view, lang)
+    return view
 
 
 def session_from_row(row: Any, lang: str = DEFAULT_LANG) -> SessionView:
