@@ -24,13 +24,8 @@ from ventapp.state.live_answer import (
     reduce_event,
     to_message,
 )
-from ventapp.state.views import (
-    context_label,
-    context_percent,
-    cost_text,
-    message_from_row,
-    usage_footer,
-)
+from ventapp.state.usage_words import context_label, context_percent, cost_text, usage_footer
+from ventapp.state.views import message_from_row
 from ventapp.tools.registry import load_builtin_tools
 
 DEFAULT_REASON = "Tool execution requires approval\n\nTool: calculate\nArgs: {'expression': '1+1'}"

@@ -42,7 +42,7 @@ from ventapp.agent.interrupts import ResumeAnswer
 from ventapp.agent.resume import ResumeRequest
 from ventapp.config import Settings, get_settings
 from ventapp.i18n import DEFAULT_LANG, resolve_lang, t
-from ventapp.state import turns, views
+from ventapp.state import turns, usage_words
 from ventapp.state.card_answers import CardAnswers
 from ventapp.state.chat_controls import ChatControls, truncated_at_turn
 from ventapp.state.chat_data import (
@@ -171,12 +171,12 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
     @rx.var
     def context_percent(self) -> int:
         """Context occupancy after the session's last answer, 0–100 (``.context-gauge``)."""
-        return views.context_percent(*last_context(self.messages))
+        return usage_words.context_percent(*last_context(self.messages))
 
     @rx.var
     def context_label(self) -> str:
         """e.g. ``"Context: 1.1k of 128k tokens (1%)"``; ``""`` before any answer reported it."""
-        return views.context_label(*last_context(self.messages), self.lang)
+        return usage_words.context_label(*last_context(self.messages), self.lang)
 
     def _reset_live(self) -> None:
         # Assign only what is not empty yet: every assignment is re-sent in the next delta.
