@@ -77,6 +77,12 @@ def test_copy_puts_the_answer_and_each_code_block_on_the_clipboard(
     page.locator(".msg-assistant .copy-code").first.click()
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.startswith("def airflow(") and "return volume_m3 * ach" in copied and "|" not in copied
+    # The code block's button is named in the page's language only, and follows a switch.
+    block = page.locator(".msg-assistant .copy-code").first
+    expect(block).to_have_accessible_name("Copy code")
+    page.click("#lang-switch")
+    page.get_by_role("option", name="中文").click()
+    expect(block).to_have_accessible_name("复制代码")
     page.context.close()
 
 
