@@ -62,6 +62,8 @@ def _paused_card(page: Page) -> None:
     expect(card).to_have_attribute("data-kind", "tool_approval")
     expect(card.locator(".approval-call")).to_have_count(1)
     expect(card.locator(".approval-args")).to_contain_text("(12+8)*3")
+    # Worded from the request's reason_code in the page's language (the English sentence is the API's).
+    expect(card.locator(".approval-reason")).to_have_text("Calculator needs your approval before it runs.")
     expect(page.locator("#approve-all")).to_have_text(re.compile(r"^\s*Approve\s*$"))
 
 
@@ -75,6 +77,7 @@ def test_sending_while_a_card_waits_asks_first_then_drops_the_call_quietly(
     page.click("#user-name-save")
     _send(page, "请计算 (12+8)*3")
     expect(page.locator(".interrupt-card")).to_have_attribute("data-kind", "tool_approval")
+    expect(page.locator(".approval-reason")).to_have_text("计算器需要你批准后才会运行。")
 
     _send(page, "算了，换个问题")
     dialog = page.get_by_role("alertdialog")
