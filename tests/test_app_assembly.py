@@ -16,7 +16,7 @@ def test_importing_the_app_opens_nothing(tmp_path: Path) -> None:
     code = (
         "import ventapp.ventapp as m, ventapp.agent.runtime as r;"
         "assert r._current is None;"
-        "routes = m.app.api_transformer.openapi()['paths'];"
+        "routes = m.api.openapi()['paths'];"
         "assert '/api/chat' in routes and '/health' in routes, routes;"
         "print('ok')"
     )

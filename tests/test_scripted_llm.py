@@ -315,6 +315,28 @@ def test_rules_for_user_messages() -> None:
     assert rule_reply({"messages": [user("error please")]}).status == 500
 
 
+def test_plan_rule_writes_todos_in_the_ui_language_then_answers() -> None:
+    tools = [tool_spec("write_todos"), tool_spec("calculate")]
+    chinese = {"role": "system", "content": "Interface language: 简体中文 (zh-CN)."}
+    call = rule_reply({"messages": [user("plan the airflow survey")], "tools": tools}).calls[0]
+    assert call.name == "write_todos" and call.arguments["todos"][1] == {
+        "content": "Calculate the required airflow",
+        "status": "in_progress",
+    }
+    zh = rule_reply({"messages": [chinese, user("请做一个通风计划")], "tools": tools}).calls[0]
+    assert zh.arguments["todos"][0] == {"content": "收集巷道数据", "status": "completed"}
+    assert rule_reply({"messages": [user("explanation please")], "tools": tools}).content.startswith("Hello!")
+    done = {"role": "tool", "tool_call_id": "t1", "content": "Updated todo list"}
+    asked = {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "t1", "function": {"name": "write_todos"}}],
+    }
+    assert (
+        rule_reply({"messages": [user("plan"), asked, done]}).content == "The plan is a todo list of 3 steps."
+    )
+
+
 def test_rules_detect_summarisation_call() -> None:
     body = {
         "messages": [

@@ -10,6 +10,7 @@ import reflex as rx
 from fastapi import FastAPI
 from reflex_base.constants import DefaultPorts, Env
 from reflex_base.environment import environment
+from starlette.types import ASGIApp
 
 from ventapp.api.app import create_api
 from ventapp.pages.chat import chat_page
@@ -38,8 +39,22 @@ def _api() -> FastAPI:
     return create_api(serves_ui=environment.REFLEX_MOUNT_FRONTEND_COMPILED_APP.get, ui_port=ui_port)
 
 
+api = _api()
+
+
+def _mount_reflex(reflex_backend: ASGIApp) -> ASGIApp:
+    """Our API in front of Reflex's backend (pages, ``/_event``, ``/_upload``): our routes match first.
+
+    Handed to Reflex as a function, not as the FastAPI app itself: Reflex wraps a Starlette app it is
+    given in a CORS middleware of its own, on top of the one around the whole backend, and two CORS
+    layers answered ``vary: Origin, Origin``. Mounting it here is what Reflex does, minus that layer.
+    """
+    api.mount("", reflex_backend)
+    return api
+
+
 app = rx.App(
-    api_transformer=_api(),
+    api_transformer=_mount_reflex,
     theme=rx.theme(appearance="inherit", accent_color="teal", gray_color="slate", radius="large"),
     # Chinese first: the prerendered page says so; the head script corrects it (and stores the
     # browser's language) before the page hydrates.

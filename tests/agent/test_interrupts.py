@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
-from ventapp.agent.interrupts import ResumeAnswer, ResumeInvalid, resume_value
+from ventapp.agent.interrupts import ResumeAnswer, ResumeInvalid, approval_reason, resume_value, to_event
+from ventapp.tools.registry import load_builtin_tools
 
 PENDING = {"action_requests": [{"name": "calculate", "args": {"expression": "1+1"}, "description": "ok?"}]}
 
@@ -29,3 +32,21 @@ def test_non_json_args_are_refused() -> None:
 def test_one_decision_per_call() -> None:
     with pytest.raises(ResumeInvalid, match="expected 1"):
         resume_value(PENDING, ResumeAnswer(decisions=[]))
+
+
+def test_approval_requests_carry_a_reason_code_beside_the_english_reason() -> None:
+    load_builtin_tools()  # the labels
+    ours = {"name": "calculate", "args": {"expression": "1"}, "description": approval_reason("calculate")}
+    default = {
+        "name": "calculate",
+        "args": {},
+        "description": "Tool execution requires approval\n\nTool: calculate",
+    }
+    own = {"name": "write_file", "args": {}, "description": "Writes report.md into the workspace."}
+    pending = SimpleNamespace(id="tok", value={"action_requests": [ours, default, own], "review_configs": []})
+
+    approval = to_event(pending).tool_approval or {}
+
+    assert ours["description"] == "计算器 (calculate) needs your approval before it runs.", "legacy text kept"
+    assert [r["reason_code"] for r in approval["requests"]] == ["needs_approval", "default", ""]
+    assert approval["reason_code"] == "needs_approval" and approval["reason"] == ours["description"]

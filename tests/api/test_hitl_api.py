@@ -57,7 +57,8 @@ def test_approve_runs_the_tool_once_and_streams_the_answer(http: httpx.Client, l
         and approval["count"] == 1
     )
     assert frame["kind"] == "tool_approval" and frame["interrupt_token"] and frame["tool_call_ids"]
-    assert approval["reason"] == "计算器 (calculate) needs your approval before it runs."
+    assert approval["reason"] == "计算器 (calculate) needs your approval before it runs."  # legacy clients
+    assert approval["reason_code"] == approval["requests"][0]["reason_code"] == "needs_approval"
     pending = http.get("/api/chat/interrupt", params={"session_id": session_id})
     assert pending.status_code == 200 and pending.json()["interrupt_token"] == frame["interrupt_token"]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import httpx
 
 from tests.api.sse_client import post_chat
+from tests.scripted_llm.script import PLAN_TODOS
 from tests.scripted_llm.server import ScriptedServer
 
 TODOS = [
@@ -35,3 +36,17 @@ def test_write_todos_is_offered_and_its_list_streams(client: httpx.Client, llm: 
     results = [frame for frame in frames if frame["type"] == "tool_result" and frame["tool"] == "write_todos"]
     assert results and not results[0]["error"], results
     assert frames[-1]["type"] == "done"
+
+
+def test_the_demo_model_writes_a_plan_as_a_todo_list(client: httpx.Client, llm: ScriptedServer) -> None:
+    """``make demo``'s model, unscripted: "plan" calls write_todos, then it answers (README's demo list)."""
+    llm.reset()
+
+    response, frames = post_chat(client, message="plan the airflow survey", user_name="todo-demo")
+
+    assert response.status_code == 200
+    lists = [frame for frame in frames if frame["type"] == "updated_todo_list"]
+    assert lists and lists[-1]["todos"] == [{"content": c, "status": s} for c, s in PLAN_TODOS["en"]]
+    assert [f["tool"] for f in frames if f["type"] == "tool_call"] == ["write_todos"]
+    answer = "".join(frame["content"] for frame in frames if frame["type"] == "token")
+    assert answer == "The plan is a todo list of 3 steps." and frames[-1]["type"] == "done"

@@ -146,6 +146,9 @@ def test_backend_only_guards_origins_and_redirects_root(llm: ScriptedServer, tmp
             assert "access-control-allow-origin" not in preflight.headers
             listed = client.get("/api/sessions", headers={"origin": LEGACY})
             assert listed.headers["access-control-allow-origin"] == LEGACY, "exact origin, never *"
+            # One CORS layer: Reflex wrapped our API in a second one, which answered "Origin, Origin".
+            assert listed.headers.get_list("vary") == ["Origin"], listed.headers.get_list("vary")
+            assert client.get("/health", headers={"origin": LEGACY}).headers.get_list("vary") == ["Origin"]
 
             forged = client.post("/api/chat", files={"message": (None, "hi")}, headers={"origin": EVIL})
             assert forged.status_code == 403 and forged.json()["code"] == "forbidden"

@@ -77,6 +77,12 @@ def test_copy_puts_the_answer_and_each_code_block_on_the_clipboard(
     page.locator(".msg-assistant .copy-code").first.click()
     copied = page.evaluate("navigator.clipboard.readText()")
     assert copied.startswith("def airflow(") and "return volume_m3 * ach" in copied and "|" not in copied
+    # The code block's button is named in the page's language only, and follows a switch.
+    block = page.locator(".msg-assistant .copy-code").first
+    expect(block).to_have_accessible_name("Copy code")
+    page.click("#lang-switch")
+    page.get_by_role("option", name="中文").click()
+    expect(block).to_have_accessible_name("复制代码")
     page.context.close()
 
 
@@ -154,19 +160,28 @@ def test_a_refused_message_keeps_its_text_and_retry_sends_it(
     page.context.close()
 
 
-def test_retry_after_a_failed_answer_asks_the_model_again(
+def test_retry_only_after_an_error_sending_again_can_help(
     browser: Browser, app: ReflexApp, llm: ScriptedServer
 ) -> None:
     llm.reset()
     page = _open(browser, app, "fail-e2e")
-    _send(page, "error please")
+    _send(page, "error please")  # HTTP 500: model_error, which needs the settings changed first
+
+    for _ in ("live", "reloaded"):
+        expect(page.locator(".msg-assistant").last).to_have_attribute("data-state", "error")
+        expect(page.locator(".msg-user").last).to_contain_text("error please")  # the text stays
+        expect(page.locator(".retry-answer, .regenerate")).to_have_count(0)
+        page.reload()
+
+    llm.push({"error": 503, "message": "The server is overloaded."}, {"content": "Back again."})
+    _send(page, "and now?")  # HTTP 503: model_busy, worth another try
     expect(page.locator(".msg-assistant").last).to_have_attribute("data-state", "error")
-    llm.push({"content": "Back again."})
+    expect(page.locator(".msg-user").last).to_contain_text("and now?")
 
     page.click(".retry-answer")
 
-    _answered(page, 1, "Back again.")
-    assert _user_texts(llm.requests()[-1]) == ["error please"]
+    _answered(page, 2, "Back again.")
+    assert _user_texts(llm.requests()[-1])[-1] == "and now?"
     page.context.close()
 
 

@@ -62,7 +62,51 @@ def _paused_card(page: Page) -> None:
     expect(card).to_have_attribute("data-kind", "tool_approval")
     expect(card.locator(".approval-call")).to_have_count(1)
     expect(card.locator(".approval-args")).to_contain_text("(12+8)*3")
+    # Worded from the request's reason_code in the page's language (the English sentence is the API's).
+    expect(card.locator(".approval-reason")).to_have_text("Calculator needs your approval before it runs.")
     expect(page.locator("#approve-all")).to_have_text(re.compile(r"^\s*Approve\s*$"))
+
+
+def test_sending_while_a_card_waits_asks_first_then_drops_the_call_quietly(
+    browser: Browser, app: ReflexApp
+) -> None:
+    page = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 900}).new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app.url)
+    page.locator("#user-name").fill("hitl-drop")
+    page.click("#user-name-save")
+    _send(page, "请计算 (12+8)*3")
+    expect(page.locator(".interrupt-card")).to_have_attribute("data-kind", "tool_approval")
+    expect(page.locator(".approval-reason")).to_have_text("计算器需要你批准后才会运行。")
+
+    _send(page, "算了，换个问题")
+    dialog = page.get_by_role("alertdialog")
+    expect(dialog).to_contain_text("待确认的调用将被作废")
+    page.click("#drop-cancel")
+    expect(dialog).to_have_count(0)
+    expect(page.locator("#chat-input")).to_have_value("算了，换个问题")  # the text is kept
+    expect(page.locator(".interrupt-card")).to_have_attribute("data-kind", "tool_approval")
+
+    page.click("#send")
+    page.click("#drop-confirm")
+
+    expect(page.locator(".msg-assistant[data-state='done']")).to_have_count(1)
+    expect(page.locator("#chat-input")).to_have_value("")
+
+    def expect_dropped() -> None:
+        dropped = page.locator(".msg-assistant").first
+        expect(dropped).to_have_attribute("data-state", "dropped")
+        expect(dropped.locator(".chat-notice")).to_contain_text("待确认的调用已作废")
+        expect(dropped.locator(".tool-card")).to_have_attribute("data-state", "dropped")
+        expect(dropped.locator(".tool-card")).to_contain_text("已作废")
+        expect(dropped.locator(".tool-card")).not_to_contain_text(re.compile("失败|等待你"))
+        expect(page.locator(".chat-error, .interrupt-card, #waiting-badge, .waiting-mark")).to_have_count(0)
+
+    expect_dropped()
+    page.reload()  # identical after a reload
+    expect(page.locator(".msg-assistant")).to_have_count(2)
+    expect_dropped()
+    page.context.close()
 
 
 def _expect_one_finished_answer(page: Page) -> None:

@@ -37,6 +37,17 @@ _SEARCH_TRIGGERS = (
 )
 # Chinese requests: "计算" asks for the calculator; these for the knowledge base.
 _ZH_SEARCH_TRIGGERS = tuple(re.compile(word) for word in ("搜索", "知识库", "什么是", "如何", "怎么", "怎样"))
+# "plan" / "计划" asks for a plan: the model writes it as a todo list (write_todos), then answers.
+_PLAN_TRIGGER = re.compile(r"\bplan\b|计划", re.IGNORECASE)
+PLAN_TODOS = {
+    "en": (
+        ("Collect the airway data", "completed"),
+        ("Calculate the required airflow", "in_progress"),
+        ("Check the air velocities", "pending"),
+    ),
+    "zh-CN": (("收集巷道数据", "completed"), ("计算需风量", "in_progress"), ("校核风速", "pending")),
+}
+"""The todo list the plan rule writes, ``(content, status)`` per step, in each UI language."""
 # The browser UI tells the model its language (ventapp.agent.middleware.LANGUAGE_NOTES).
 _UI_LANG = re.compile(r"Interface language: [^\n(]*\((zh-CN|en)\)")
 _LONG_ANSWER_VOCABULARY = (
@@ -232,6 +243,13 @@ def _summarise_knowledge(content: str, lang: str = "en") -> str | None:
 
 
 def _summarise_tool_result(name: str, content: str, lang: str = "en") -> str:
+    if name == "write_todos":
+        steps = len(PLAN_TODOS[lang if lang in PLAN_TODOS else "en"])
+        return (
+            f"计划已写成 {steps} 步的任务清单。"
+            if lang == "zh-CN"
+            else f"The plan is a todo list of {steps} steps."
+        )
     if name == "calculate":
         return _summarise_calculate(content, lang)
     if name == "knowledge_search":
@@ -317,7 +335,9 @@ def _rule_reply(body: Mapping[str, Any]) -> Reply:
     * otherwise the last user message's text, checked in this order (case-insensitive):
       "error please" → HTTP 500; "long answer" → 200 words; "markdown" → a Markdown
       document; an offered ``<server>__<tool>`` name (an MCP server's tool) → that tool, with the
-      JSON object after the name as arguments; "calculate" / "计算" → ``calculate(expression=...)``; "search" / "knowledge" /
+      JSON object after the name as arguments; the word "plan" / "计划" → ``write_todos`` with
+      :data:`PLAN_TODOS` (then, after its result, "The plan is a todo list of 3 steps.");
+      "calculate" / "计算" → ``calculate(expression=...)``; "search" / "knowledge" /
       "what is" / "how" / "搜索" / "知识库" / "什么是" / "如何" / "怎么" / "怎样" →
       ``knowledge_search(query=..., limit=3)``; else a greeting echoing the first 80
       characters. Tool calls fall back to an apology text when the tool is not in the
@@ -363,6 +383,9 @@ def _rule_reply(body: Mapping[str, Any]) -> Reply:
         return TextReply(content=MARKDOWN_ANSWER)
     if named := named_tool_call(user_text, _tool_names(body)):
         return ToolCallsReply(calls=(ToolCallSpec(name=named[0], arguments=named[1]),))
+    if _PLAN_TRIGGER.search(user_text):
+        todos = [{"content": c, "status": st} for c, st in PLAN_TODOS[lang if lang in PLAN_TODOS else "en"]]
+        return _tool_or_unavailable(body, "write_todos", {"todos": todos}, lang)
     if "calculate" in lowered or "计算" in user_text:
         expression = extract_expression(user_text) or _search_query(
             user_text, re.compile("calculate|计算", re.IGNORECASE)

@@ -168,7 +168,7 @@ async def test_a_second_click_while_submitting_does_nothing(
     assert resume.requests == []
 
 
-async def test_new_message_instead_of_an_answer_commits_the_paused_answer(
+async def test_sending_while_a_card_waits_asks_first_and_cancel_keeps_both(
     client: Client,  # noqa: F811
     pipeline: SimpleNamespace,  # noqa: F811
     resume: SimpleNamespace,
@@ -179,13 +179,39 @@ async def test_new_message_instead_of_an_answer_commits_the_paused_answer(
     await client.fire("send", form_data={"message": "never mind"})
 
     state = await client.state()
+    assert state.drop_confirm_text == "never mind", "the dialog opens; nothing is sent yet"
+    assert [m.role for m in state.messages] == ["user"] and state.interrupt.kind == "tool_approval"
+
+    await client.fire("cancel_drop")
+
+    state = await client.state()
+    assert state.drop_confirm_text == "" and state.interrupt.kind == "tool_approval", "the card stays"
+    assert [m.role for m in state.messages] == ["user"]
+    assert client.browser.values[client.token][-1] == ("ref_chat_input", "never mind"), "text back in the box"
+
+
+async def test_confirmed_message_drops_the_pending_call_quietly(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
+) -> None:
+    await _paused(client, pipeline)
+    pipeline.events = [ev.Token(content="ok"), ev.Done(duration_ms=1, usage=USAGE)]
+    await client.fire("send", form_data={"message": "never mind"})
+
+    await client.fire("confirm_drop")
+
+    state = await client.state()
     assert [(m.role, m.status) for m in state.messages] == [
         ("user", "done"),
-        ("assistant", "waiting"),
+        ("assistant", "dropped"),
         ("user", "done"),
         ("assistant", "done"),
     ]
-    assert state.interrupt.kind == ""
+    dropped = state.messages[1]
+    assert dropped.notice == "You sent a new message instead: the pending call here was dropped."
+    assert dropped.error == "" and [card.review for card in dropped.tools] == ["dropped"]
+    assert state.interrupt.kind == "" and state.drop_confirm_text == ""
 
 
 async def test_opening_a_paused_session_brings_the_card_back(

@@ -225,11 +225,15 @@ class Browser:
 
     def __init__(self) -> None:
         self.scripts: dict[str, list[str]] = {}
+        self.values: dict[str, list[tuple[str, str]]] = {}
+        """``(ref, value)`` of each ``rx.set_value`` sent to a tab (e.g. text put back in the composer)."""
 
     async def emit_update(self, update: Any, token: str) -> None:
         for event in update.events:
             if event.name == "_call_script":
                 self.scripts.setdefault(token, []).append(event.payload["javascript_code"])
+            elif event.name == "_set_value":
+                self.values.setdefault(token, []).append((event.payload["ref"], event.payload["value"]))
 
 
 _TEXT_CALL = re.compile(r"\.(put|add)\((.*)\)$", re.S)

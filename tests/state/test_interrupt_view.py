@@ -24,20 +24,17 @@ from ventapp.state.live_answer import (
     reduce_event,
     to_message,
 )
-from ventapp.state.views import (
-    context_label,
-    context_percent,
-    cost_text,
-    message_from_row,
-    usage_footer,
-)
+from ventapp.state.usage_words import context_label, context_percent, cost_text, usage_footer
+from ventapp.state.views import message_from_row
+from ventapp.tools.registry import load_builtin_tools
 
 DEFAULT_REASON = "Tool execution requires approval\n\nTool: calculate\nArgs: {'expression': '1+1'}"
 
 
 def approval(*expressions: str, token: str = "tok-1") -> ev.Interrupt:
     requests = [
-        {"tool": "calculate", "args": {"expression": e}, "reason": DEFAULT_REASON} for e in expressions
+        {"tool": "calculate", "args": {"expression": e}, "reason": DEFAULT_REASON, "reason_code": "default"}
+        for e in expressions
     ]
     return ev.Interrupt(
         kind="tool_approval",
@@ -65,7 +62,7 @@ def test_interrupt_view_lists_every_call_of_the_batch_in_order() -> None:
 
 def test_interrupt_view_keeps_a_reason_of_its_own() -> None:
     event = approval("1")
-    event.tool_approval["requests"][0]["reason"] = " Writes report.md into the workspace. "
+    event.tool_approval["requests"][0].update(reason=" Writes report.md into the workspace. ", reason_code="")
 
     assert interrupt_view(event).calls[0].reason == "Writes report.md into the workspace."
 
@@ -314,9 +311,22 @@ def test_context_gauge_percent_and_label() -> None:
     assert context_label(5, 0) == ""
 
 
-def test_our_own_english_approval_reason_is_not_shown_in_the_card() -> None:
+def test_approval_reason_is_worded_by_its_code_in_the_ui_language() -> None:
     """Found by trying it: the Chinese card carried "… needs your approval before it runs."."""
-    event = approval("1")
-    event.tool_approval["requests"][0]["reason"] = "计算器 (calculate) needs your approval before it runs."
+    load_builtin_tools()  # the labels
+    event = approval("1", "2", "3")
+    requests = event.tool_approval["requests"]
+    requests[0].update(
+        reason="计算器 (calculate) needs your approval before it runs.", reason_code="needs_approval"
+    )
+    requests[1].update(reason="Tool execution requires approval", reason_code="default")
+    requests[2].update(reason="Writes report.md into the workspace.", reason_code="")
 
-    assert interrupt_view(event).calls[0].reason == ""
+    chinese = [call.reason for call in interrupt_view(event).calls]
+    english = [call.reason for call in interrupt_view(event, "en").calls]
+
+    assert chinese == ["计算器需要你批准后才会运行。", "", "Writes report.md into the workspace."]
+    assert english[0] == "Calculator needs your approval before it runs." and english[1] == ""
+    # Only the code decides: an English sentence that merely ends like ours is a reason of its own.
+    requests[2]["reason"] = "This one needs your approval before it runs."
+    assert interrupt_view(event, "en").calls[2].reason == "This one needs your approval before it runs."

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from ventapp.agent import events as ev
 from ventapp.agent.interrupts import ResumeAnswer
 from ventapp.state.interrupt_view import interrupt_view, reject_all, reviewed
-from ventapp.state.live_answer import LiveAnswer, reduce_event
+from ventapp.state.live_answer import LiveAnswer, reduce_event, to_message
 from ventapp.state.views import message_from_row, nested, tool_card_from_dict, tool_summary
 
 TASK_ARGS = {"subagent_type": "researcher", "description": "Find the airflow rule"}
@@ -160,3 +160,58 @@ def test_reloaded_answer_shows_the_last_todo_list() -> None:
         ("Read the rule", "completed"),
         ("Solve", "in_progress"),
     ]
+
+
+def test_a_paused_answer_closed_by_a_new_message_reads_dropped_after_a_reload() -> None:
+    card = {"tool_call_id": "c1", "tool": "calculate", "cn_tool": "计算器", "args": {"expression": "1+1"}}
+    row = SimpleNamespace(
+        id=7,
+        role="assistant",
+        content="Let me check.",
+        status="cancelled",
+        tool_calls=[card],
+        citations=[],
+        usage={},
+    )
+    superseded = SimpleNamespace(error_code="superseded", error="A new message was sent …", duration_ms=None)
+
+    view = message_from_row(row, "zh-CN", superseded)
+
+    assert (view.status, view.error, view.notice) == (
+        "dropped",
+        "",
+        "你发送了新消息：这里待确认的调用已作废。",
+    )
+    assert [c.review for c in view.tools] == ["dropped"], "never the red Failed, never Waiting for you"
+    stopped = message_from_row(row, "en", SimpleNamespace(error_code="cancelled", error="", duration_ms=5))
+    assert stopped.status == "stopped" and stopped.tools[0].review == "", "a Stop stays a Stop"
+
+
+def test_retry_is_offered_only_for_errors_sending_again_can_help() -> None:
+    row = SimpleNamespace(
+        id=8, role="assistant", content="", status="failed", tool_calls=[], citations=[], usage={}
+    )
+
+    def stored(code: str) -> bool:
+        return message_from_row(
+            row, "en", SimpleNamespace(error_code=code, error="x", duration_ms=3)
+        ).retryable
+
+    def live(code: str) -> bool:
+        return to_message(LiveAnswer(error="x", error_code=code, lang="en")).retryable
+
+    assert [
+        stored(code) for code in ("model_busy", "model_unreachable", "model_error", "model_rejected")
+    ] == [
+        True,
+        True,
+        False,
+        False,
+    ]
+    assert [live(code) for code in ("model_busy", "model_unreachable", "model_error", "quota")] == [
+        True,
+        True,
+        False,
+        False,
+    ]
+    assert not to_message(LiveAnswer(text="fine", lang="en")).retryable

@@ -38,6 +38,7 @@ from langchain.agents.middleware import TodoListMiddleware
 from langchain_core.language_models import BaseChatModel
 from langgraph.types import Checkpointer
 
+from ventapp.agent.interrupts import approval_reason
 from ventapp.agent.middleware import (
     AnswerLanguageMiddleware,
     DynamicTimeMiddleware,
@@ -186,11 +187,6 @@ def _backend(workspaces_dir: Path) -> CompositeBackend:
     )
 
 
-APPROVAL_REASON_TAIL = "needs your approval before it runs."
-"""End of the reason our approval requests carry (English, for the legacy API's clients); the UI
-shows its own words in the person's language instead (``ventapp.state.interrupt_view``)."""
-
-
 def _interrupt_on(hitl_tools: Sequence[str]) -> dict[str, Any] | None:
     known = {spec.name for spec in registry.all_specs()} | set(_FRAMEWORK_TOOLS)
     unknown = sorted(set(hitl_tools) - known)
@@ -201,7 +197,7 @@ def _interrupt_on(hitl_tools: Sequence[str]) -> dict[str, Any] | None:
     return {
         name: {
             "allowed_decisions": ["approve", "edit", "reject"],
-            "description": f"{registry.tool_label(name)} ({name}) {APPROVAL_REASON_TAIL}",
+            "description": approval_reason(name),  # English for the legacy API; the UI gets the reason_code
             "when": needs_review,
         }
         for name in names

@@ -45,6 +45,12 @@ QUOTA_REACHED = RunFailure(
 )
 
 
+RETRYABLE_CODES = frozenset({"model_unreachable", "model_busy", "busy", "not_ready", "conflict"})
+"""Error codes after which sending the same message again can help (README, "When the model server
+fails"): the model was unreachable or busy, the server or the session was busy, or not started yet.
+Every other code (``model_error``, ``model_rejected``, ``quota``, ``context_overflow`` …) needs
+something changed first, so clients offer no Retry for it."""
+
 _REASON_MAX_CHARS = 200
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_-]{4})[A-Za-z0-9_*-]+|(Bearer\s+)\S+", re.IGNORECASE)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e]+")

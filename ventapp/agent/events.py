@@ -117,8 +117,11 @@ class Progress(_Event):
 class Interrupt(_Event):
     """The run paused for a person: a tool approval, questions, or a plan (``message``).
 
-    ``tool_approval``: ``{tool, args, reason, side_effect, count, requests: [{tool, args,
-    reason}]}`` — every call of the batch, in order (one decision each on resume);
+    ``tool_approval``: ``{tool, args, reason, reason_code, side_effect, count, requests: [{tool,
+    args, reason, reason_code}]}`` — every call of the batch, in order (one decision each on
+    resume); ``reason`` is an English sentence, ``reason_code`` says what it means so a client can
+    word it in its own language: ``needs_approval`` (our approval rule), ``default`` (the
+    framework's generic reason) or ``""`` (a reason of its own: show ``reason``);
     ``ask_user``: ``{questions: [...]}``; ``message``: the plan text when ``kind == "plan"``.
     ``interrupt_token`` must come back unchanged in ``POST /api/chat/resume``.
     """

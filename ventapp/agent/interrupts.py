@@ -25,9 +25,32 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from ventapp.agent import events as ev
-from ventapp.tools.registry import is_rememberable
+from ventapp.tools.registry import is_rememberable, tool_label
 
 REJECT_REASON = "The user rejected this action."
+
+APPROVAL_REASON_TAIL = "needs your approval before it runs."
+"""End of the reason our approval requests carry (English, for the legacy API's clients)."""
+REASON_NEEDS_APPROVAL = "needs_approval"
+"""``reason_code`` of a call paused by our approval rule (``HITL_TOOLS``, the registry's
+``requires_approval``): clients word it themselves, in their language."""
+REASON_DEFAULT = "default"
+"""``reason_code`` of a call paused with deepagents' own description ("Tool execution requires approval…")."""
+_DEFAULT_REASON_HEAD = "Tool execution requires approval"
+
+
+def approval_reason(name: str) -> str:
+    """The English reason our approval request for tool ``name`` carries, e.g.
+    ``"计算器 (calculate) needs your approval before it runs."`` (the legacy API shows it as is)."""
+    return f"{tool_label(name)} ({name}) {APPROVAL_REASON_TAIL}"
+
+
+def reason_code(name: str, description: str) -> str:
+    """What kind of reason an approval request carries: :data:`REASON_NEEDS_APPROVAL`,
+    :data:`REASON_DEFAULT`, or ``""`` for a reason of its own (shown as written)."""
+    if description == approval_reason(name):
+        return REASON_NEEDS_APPROVAL
+    return REASON_DEFAULT if description.startswith(_DEFAULT_REASON_HEAD) else ""
 
 
 class ResumeInvalid(ValueError):
@@ -96,7 +119,12 @@ def to_event(item: Any, open_calls: Sequence[dict[str, Any]] = ()) -> ev.Interru
     if isinstance(value, dict) and value.get("action_requests"):
         requests = value["action_requests"]
         listed = [
-            {"tool": r.get("name", ""), "args": r.get("args", {}), "reason": r.get("description", "")}
+            {
+                "tool": r.get("name", ""),
+                "args": r.get("args", {}),
+                "reason": r.get("description", ""),
+                "reason_code": reason_code(str(r.get("name", "")), str(r.get("description") or "")),
+            }
             for r in requests
         ]
         approval = {**listed[0], "side_effect": True, "count": len(listed), "requests": listed}

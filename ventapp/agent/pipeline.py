@@ -363,6 +363,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
                 trace_id=request.trace_id,
                 kind=request.kind,
                 message=request.message,
+                attachments=request.attachments,
                 new_session=(
                     request.title or _title_from(request.message),
                     request.mode or "full",

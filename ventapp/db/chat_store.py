@@ -134,6 +134,7 @@ def open_turn(
     message: str,
     new_session: tuple[str, str, str | None] | None,
     set_route: tuple[str | None] | None = None,
+    attachments: Sequence[str] = (),
 ) -> None:
     """Start a chat turn in one transaction: the session, the user's message, the ``running`` run.
 
@@ -152,6 +153,8 @@ def open_turn(
             session, whose ``waiting_input`` runs are then closed (see :func:`abandon_waiting_runs`).
         set_route: ``(route,)`` to store on an existing session (a turn asked for another model;
             None inside means the main route); None leaves the session's route alone.
+        attachments: The files the message carries (``/workspace/uploads/<name>``), kept with it
+            so its chips outlive compaction of the graph state.
 
     Raises:
         sqlalchemy.exc.SQLAlchemyError: The write failed; nothing was committed.
@@ -169,7 +172,15 @@ def open_turn(
                     db.add(row)
             _abandon_waiting(db, session_id)
         _new_message(
-            db, session_id, "user", message, tool_calls=[], citations=[], usage={}, status="complete"
+            db,
+            session_id,
+            "user",
+            message,
+            tool_calls=[],
+            citations=[],
+            usage={},
+            attachments=list(attachments),
+            status="complete",
         )
         db.add(
             ExecutionRun(id=run_id, session_id=session_id, user_name=user_name, trace_id=trace_id, kind=kind)

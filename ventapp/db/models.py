@@ -54,6 +54,8 @@ class ChatMessage(SQLModel, table=True):
     ``tool_calls``: list of ``{tool_call_id, tool, cn_tool, args, content, error}``.
     ``citations``: list of ``{title, url, snippet, score}``.
     ``usage``: the run's usage dict for assistant messages (tokens), else empty.
+    ``attachments``: a user message's files (``/workspace/uploads/<name>``); None for rows written
+    before it was kept (revision 0010) and for answers.
     """
 
     __tablename__ = "chat_messages"
@@ -66,6 +68,7 @@ class ChatMessage(SQLModel, table=True):
     tool_calls: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
     citations: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
     usage: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
+    attachments: list[str] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     status: str = Field(default="complete", max_length=16)
     created_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP, index=True)
 

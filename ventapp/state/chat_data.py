@@ -68,14 +68,27 @@ async def load_session(
     rows, runs = await asyncio.to_thread(_messages_and_runs, runtime.engine, session.id)
     messages = [message_from_row(row, lang, runs.get(row.run_id or "")) for row in rows]
     questions = [m for m in messages if m.role == "user"]
-    try:  # the chips of sent attachments come back from the graph state
-        sent = await sent_attachments(runtime.agent, session.id, [m.content for m in questions])
-    except Exception:
-        logger.exception("reading the attachments of session %s failed", session.id)
-        sent = []
-    for question, attachments in zip(questions, sent, strict=False):
-        question.attachments = attachments
+    stored = [row.attachments for row in rows if row.role == "user"]
+    for question, attachments in zip(questions, stored, strict=True):
+        question.attachments = list(attachments or [])
+    if any(attachments is None for attachments in stored):
+        await _attachments_from_graph(runtime, session.id, questions, stored)
     return messages, session.mode
+
+
+async def _attachments_from_graph(
+    runtime: Any, session_id: str, questions: list[ChatMessageView], stored: list[list[str] | None]
+) -> None:
+    """Chips of messages stored before they kept their files (revision 0010): from the graph state,
+    where compaction may have summarised them away."""
+    try:
+        sent = await sent_attachments(runtime.agent, session_id, [m.content for m in questions])
+    except Exception:
+        logger.exception("reading the attachments of session %s failed", session_id)
+        return
+    for question, kept, attachments in zip(questions, stored, sent, strict=False):
+        if kept is None:
+            question.attachments = attachments
 
 
 def _messages_and_runs(engine: Any, session_id: str) -> tuple[list[Any], dict[str, Any]]:

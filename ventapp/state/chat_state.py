@@ -42,7 +42,7 @@ from ventapp.agent.interrupts import ResumeAnswer
 from ventapp.agent.resume import ResumeRequest
 from ventapp.config import Settings, get_settings
 from ventapp.i18n import DEFAULT_LANG, resolve_lang, t
-from ventapp.state import turns, views
+from ventapp.state import turns, usage_words
 from ventapp.state.card_answers import CardAnswers
 from ventapp.state.chat_controls import ChatControls, truncated_at_turn
 from ventapp.state.chat_data import (
@@ -53,10 +53,8 @@ from ventapp.state.chat_data import (
     load_sessions,
     session_url_script,
 )
-from ventapp.state.interrupt_view import (
-    InterruptView,
-    interrupt_view,
-)
+from ventapp.state.drop_confirm import DropConfirm
+from ventapp.state.interrupt_view import InterruptView, interrupt_view
 from ventapp.state.lang_state import ui_lang
 from ventapp.state.live_answer import (
     LiveAnswer,
@@ -88,6 +86,7 @@ from ventapp.state.views import (
     SessionView,
     TodoView,
     ToolCardView,
+    as_dropped,
 )
 
 logger = logging.getLogger(__name__)
@@ -108,7 +107,7 @@ def _settings() -> Settings:
     return runtime.settings if runtime is not None else get_settings()
 
 
-class ChatState(CardAnswers, ChatControls, NameDialog, rx.State):
+class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
     """State of the chat page (route ``/``)."""
 
     user_name: str = user_name_var()
@@ -172,12 +171,12 @@ class ChatState(CardAnswers, ChatControls, NameDialog, rx.State):
     @rx.var
     def context_percent(self) -> int:
         """Context occupancy after the session's last answer, 0–100 (``.context-gauge``)."""
-        return views.context_percent(*last_context(self.messages))
+        return usage_words.context_percent(*last_context(self.messages))
 
     @rx.var
     def context_label(self) -> str:
         """e.g. ``"Context: 1.1k of 128k tokens (1%)"``; ``""`` before any answer reported it."""
-        return views.context_label(*last_context(self.messages), self.lang)
+        return usage_words.context_label(*last_context(self.messages), self.lang)
 
     def _reset_live(self) -> None:
         # Assign only what is not empty yet: every assignment is re-sent in the next delta.
@@ -312,8 +311,8 @@ class ChatState(CardAnswers, ChatControls, NameDialog, rx.State):
             return None
         if fork_turn is not None:
             self.messages = truncated_at_turn(self.messages, fork_turn)
-        elif self.interrupt.kind:  # moving on without answering: the paused answer stays as it is
-            self.messages.append(to_message(current_live(self)))
+        elif self.interrupt.kind:  # moving on without answering (confirmed): the pending call is dropped
+            self.messages.append(as_dropped(to_message(current_live(self)), self.lang))
         attached = list(self.attachments)
         self.messages.append(
             ChatMessageView(id=uuid.uuid4().hex, role="user", content=text, attachments=attached)
@@ -329,8 +328,9 @@ class ChatState(CardAnswers, ChatControls, NameDialog, rx.State):
 
     @rx.event
     def send(self, form_data: dict[str, Any]) -> Any:
-        """Submit of the composer form (field ``message``)."""
-        return self._begin(str(form_data.get("message") or ""))
+        """Submit of the composer form (field ``message``); asks first while a card waits."""
+        text = str(form_data.get("message") or "")
+        return None if self._ask_before_dropping(text) else self._begin(text)
 
     @rx.event
     def send_suggestion(self, text: str) -> Any:
@@ -384,7 +384,8 @@ class ChatState(CardAnswers, ChatControls, NameDialog, rx.State):
                     stop = self._stop_requested
                 if stop:  # Stop was pressed before the run was admitted
                     run.request_stop()
-                yield session_url_script(run.session_id)
+                # The session's dropped card (if any) no longer waits: the badges follow at once.
+                yield [session_url_script(run.session_id), HandoffState.refresh]
                 follower = Follower(run.run_id, after, LiveAnswer(status=t(THINKING, lang), lang=lang))
                 async for events in self._follow_to_end(follower, follower.start, user_name):
                     yield events

@@ -25,19 +25,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ventapp.agent import events as ev
-from ventapp.agent.agent_factory import APPROVAL_REASON_TAIL
-from ventapp.agent.interrupts import ResumeAnswer
+from ventapp.agent.interrupts import REASON_DEFAULT, REASON_NEEDS_APPROVAL, ResumeAnswer
 from ventapp.i18n import DEFAULT_LANG, t
-from ventapp.state.views import ToolCardView, args_to_json
+from ventapp.state.views import ToolCardView, args_to_json, tool_label
 
 CARD_KINDS = frozenset({"tool_approval", "ask_user", "plan"})
 """Interrupt kinds the chat answers with a card (``message`` is only shown as a note)."""
 
 APPROVE, EDIT, REJECT = "approve", "edit", "reject"
 CALL_MODES = (APPROVE, EDIT, REJECT)
-
-_DEFAULT_REASON_HEAD = "Tool execution requires approval"
-"""deepagents' default description: it says nothing the card does not (tool, arguments)."""
 
 FormData = Mapping[str, Any]
 
@@ -96,10 +92,15 @@ class InterruptView:
     lang: str = DEFAULT_LANG
 
 
-def _shown_reason(reason: str) -> str:
-    # Ours and deepagents' default reasons only repeat the card (tool, "needs approval") in English.
-    reason = reason.strip()
-    return "" if reason.startswith(_DEFAULT_REASON_HEAD) or reason.endswith(APPROVAL_REASON_TAIL) else reason
+def _shown_reason(request: Mapping[str, Any], lang: str) -> str:
+    """The reason in ``lang`` by its ``reason_code`` (the English ``reason`` is for the legacy API);
+    deepagents' generic reason says nothing the card does not; a reason of its own is shown as written."""
+    code = str(request.get("reason_code") or "")
+    if code == REASON_NEEDS_APPROVAL:
+        return t(
+            "approval.reason_needs_approval", lang, tool=tool_label(str(request.get("tool") or ""), "", lang)
+        )
+    return "" if code == REASON_DEFAULT else str(request.get("reason") or "").strip()
 
 
 def submit_label(calls: list[ApprovalCallView], lang: str = DEFAULT_LANG) -> str:
@@ -143,7 +144,7 @@ def interrupt_view(event: ev.Interrupt | None, lang: str = DEFAULT_LANG) -> Inte
                     index=index,
                     tool=str(request.get("tool") or ""),
                     args_json=args,
-                    reason=_shown_reason(str(request.get("reason") or "")),
+                    reason=_shown_reason(request, lang),
                     edit_text=args,
                     tool_call_id=call_ids[index],
                 )

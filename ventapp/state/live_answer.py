@@ -24,6 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from ventapp.agent import events as ev
+from ventapp.agent.errors import RETRYABLE_CODES
 from ventapp.agent.subagent_tracker import subagent_label
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.interrupt_view import CARD_KINDS
@@ -265,6 +266,7 @@ def to_message(live: LiveAnswer, message_id: str | None = None) -> ChatMessageVi
         status=status,
         context_tokens=usage.context_tokens if usage else 0,
         context_limit=usage.context_limit if usage else 0,
+        retryable=status == STATUS_ERROR and live.error_code in RETRYABLE_CODES,
     )
 
 

@@ -17,13 +17,14 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ventapp.agent import events as ev
+from ventapp.agent.errors import RETRYABLE_CODES
 from ventapp.agent.kernel import label_for
 from ventapp.agent.pipeline import CANCELLED_MARKER
 from ventapp.agent.subagent_tracker import subagent_label
-from ventapp.billing.pricing import format_money
 from ventapp.i18n import DEFAULT_LANG, has_message, t
 from ventapp.i18n import formats as fmt
 from ventapp.state.tool_summary import tool_summary
+from ventapp.state.usage_words import as_usage, usage_footer
 
 STATUS_DONE = "done"
 STATUS_ERROR = "error"
@@ -31,6 +32,9 @@ STATUS_STREAMING = "streaming"
 STATUS_WAITING = "waiting"
 STATUS_STOPPED = "stopped"
 """Stopped by the user (Stop button) or by a departed client: a quiet note, not an error."""
+STATUS_DROPPED = "dropped"
+"""A paused answer the person moved on from (a new message instead of an answer): a quiet note."""
+SUPERSEDED_CODE = "superseded"  # execution_runs.error_code of such a run (chat_store)
 
 DISPLAY_TZ = ZoneInfo("Asia/Shanghai")
 """Zone the UI shows times in (the usage day is that zone's calendar day)."""
@@ -67,7 +71,8 @@ class ToolCardView:
         description: A sub-agent (``task``) card's task, as the main agent wrote it.
         parent: The ``task`` card this call belongs to (shown nested inside it); "" at the top.
         summary: One line of the result, shown while the result itself is collapsed.
-        review: The person's decision on its approval card: approved | edited | rejected | "".
+        review: The person's decision on its approval card: approved | edited | rejected | "", or
+            ``dropped`` when a new message was sent instead of an answer.
         old_args_json: The model's proposal when the person edited the arguments; "" otherwise.
         plan: A plan card's plan (Markdown), kept visible in the answer once answered.
     """
@@ -206,10 +211,11 @@ class ChatMessageView:
         error_detail: What went wrong for the operator (the pipeline's own sentence, e.g. naming
             ``OPENAI_BASE_URL``), behind a "details" disclosure; empty when ``error`` says it all.
         footer: Duration, token and cost line, e.g. ``1.2 s · 345 tokens (300 in · 45 out) · ¥0.0001``.
-        status: ``done`` | ``error`` | ``waiting`` | ``stopped`` (``data-state`` of the bubble).
+        status: ``done`` | ``error`` | ``waiting`` | ``stopped`` | ``dropped`` (``data-state`` of the bubble).
         context_tokens: Context occupancy after this answer (input of its last model call).
         context_limit: The model's context window; 0 when unknown.
         unsent: A user message the server refused before it ran (not stored): shown with Retry.
+        retryable: A failed answer whose error code says sending again can help (``RETRYABLE_CODES``).
         attachments: A user message's attached files (``/workspace/uploads/<name>``), shown as chips.
     """
 
@@ -229,6 +235,7 @@ class ChatMessageView:
     context_tokens: int = 0
     context_limit: int = 0
     unsent: bool = False
+    retryable: bool = False
     attachments: list[str] = field(default_factory=list)
 
 
@@ -286,83 +293,6 @@ def format_tool_output(content: str) -> str:
         return json.dumps(json.loads(stripped), ensure_ascii=False, indent=2)
     except ValueError:
         return content
-
-
-def as_usage(usage: ev.Usage | Mapping[str, Any] | None) -> ev.Usage | None:
-    """A usage event object from the event itself or its stored dict (unknown keys ignored)."""
-    if isinstance(usage, Mapping):
-        return ev.Usage.model_validate({k: v for k, v in usage.items() if k in ev.Usage.model_fields})
-    return usage
-
-
-def cost_text(usage: ev.Usage | Mapping[str, Any] | None) -> str:
-    """What a run cost, for people: ``"¥0.000083"``, ``"$0.0012"``; ``""`` when the model has no price.
-
-    ``usage.cost_micros`` is in micro-units of ``usage.currency`` (1 CNY = 1,000,000).
-    """
-    usage = as_usage(usage)
-    if usage is None or not usage.currency:
-        return ""
-    return format_money(usage.cost_micros, usage.currency)
-
-
-def context_percent(tokens: int, limit: int) -> int:
-    """Context occupancy as a whole percentage, 0–100 (0 when the window is unknown)."""
-    if limit <= 0 or tokens <= 0:
-        return 0
-    return max(0, min(100, round(100 * tokens / limit)))
-
-
-def context_label(tokens: int, limit: int, lang: str = DEFAULT_LANG) -> str:
-    """e.g. ``"Context: 1.1K of 128K tokens (1%)"``; ``""`` when the window is unknown."""
-    if limit <= 0:
-        return ""
-    return t(
-        "context.label",
-        lang,
-        used=fmt.compact(tokens, lang),
-        limit=fmt.compact(limit, lang),
-        percent=context_percent(tokens, limit),
-    )
-
-
-def usage_footer(
-    usage: ev.Usage | Mapping[str, Any] | None, duration_ms: int | None = None, lang: str = DEFAULT_LANG
-) -> str:
-    """The line under an answer: duration, tokens, cost, context occupancy, in ``lang``.
-
-    Args:
-        usage: The run's usage (event object or its stored dict); None or empty for no tokens.
-        duration_ms: Wall time of the run in milliseconds, if known.
-        lang: The UI language (``"zh-CN"`` | ``"en"``).
-
-    Returns:
-        e.g. ``"2.4 sec · 1,234 tokens (1,100 in · 134 out) · ¥0.000123 · context 1.1K / 128K"``
-        (no cost when the model has no price), with ``" · estimated"`` when the provider did
-        not report usage; ``""`` when nothing is known.
-    """
-    usage = as_usage(usage)
-    parts: list[str] = []
-    if duration_ms is not None:
-        parts.append(fmt.duration_s(duration_ms, lang))
-    if usage is not None and usage.total_tokens:
-        parts.append(
-            t(
-                "footer.tokens",
-                lang,
-                total=fmt.number(usage.total_tokens, lang),
-                input=fmt.number(usage.input_tokens, lang),
-                output=fmt.number(usage.output_tokens, lang),
-            )
-        )
-        if cost := cost_text(usage):
-            parts.append(cost)
-        if usage.context_tokens and usage.context_limit:
-            used, limit = fmt.compact(usage.context_tokens, lang), fmt.compact(usage.context_limit, lang)
-            parts.append(t("footer.context", lang, used=used, limit=limit))
-        if usage.usage_source == "estimate":
-            parts.append(t("footer.estimated", lang))
-    return " · ".join(parts)
 
 
 def tool_card_from_dict(raw: Mapping[str, Any], lang: str = DEFAULT_LANG) -> ToolCardView:
@@ -423,6 +353,21 @@ def shown_text(content: str, status: str) -> str:
     return content
 
 
+def as_dropped(message: ChatMessageView, lang: str = DEFAULT_LANG) -> ChatMessageView:
+    """A paused answer the person moved on from: a neutral note, its unanswered calls marked ``dropped``.
+
+    The same live (the tab that sent the new message) and after a reload (a stored answer of a run
+    closed as ``superseded``): never the red "Failed", never a "Waiting for you" badge.
+    """
+    tools = [
+        card if card.done else dataclasses.replace(card, review=STATUS_DROPPED) for card in message.tools
+    ]
+    notice = t("live.dropped", lang)
+    return dataclasses.replace(
+        message, status=STATUS_DROPPED, notice=notice, error="", error_detail="", tools=tools
+    )
+
+
 def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> ChatMessageView:
     """A stored ``ChatMessage`` row (``ventapp.db.models``) as a transcript bubble, worded in ``lang``.
 
@@ -442,10 +387,11 @@ def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> Cha
     usage = as_usage(row.usage or None)
     error = t(_STORED_FAILURE[stored], lang) if stored in _STORED_FAILURE else ""
     detail = ""
-    if error and run is not None and getattr(run, "error_code", None):
-        error, detail = worded_error(str(run.error_code), str(run.error or ""), lang)
+    code = str(getattr(run, "error_code", None) or "")
+    if error and code:
+        error, detail = worded_error(code, str(run.error or ""), lang)
     duration = getattr(run, "duration_ms", None) if stored != "waiting" else None
-    return ChatMessageView(
+    view = ChatMessageView(
         id=str(row.id),
         role="assistant",
         content=shown_text(row.content or "", status),
@@ -460,7 +406,11 @@ def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> Cha
         status=status,
         context_tokens=usage.context_tokens if usage else 0,
         context_limit=usage.context_limit if usage else 0,
+        retryable=bool(error) and code in RETRYABLE_CODES,
     )
+    if stored == "cancelled" and getattr(run, "error_code", None) == SUPERSEDED_CODE:
+        return as_dropped(view, lang)
+    return view
 
 
 def session_from_row(row: Any, lang: str = DEFAULT_LANG) -> SessionView:

@@ -59,6 +59,33 @@ def send_or_stop() -> rx.Component:
     )
 
 
+def drop_dialog() -> rx.Component:
+    """Asks before a message is sent while a card waits: the pending call will be dropped."""
+    return rx.alert_dialog.root(
+        rx.alert_dialog.content(
+            rx.alert_dialog.title(t("composer.drop_title")),
+            rx.alert_dialog.description(t("composer.drop_body"), size="2"),
+            rx.hstack(
+                rx.button(
+                    t("common.cancel"),
+                    variant="soft",
+                    color_scheme="gray",
+                    id="drop-cancel",
+                    on_click=ChatState.cancel_drop,
+                ),
+                rx.button(t("composer.drop_confirm"), id="drop-confirm", on_click=ChatState.confirm_drop),
+                justify="end",
+                spacing="3",
+                margin_top="1rem",
+            ),
+            max_width="26rem",
+            class_name="drop-dialog",
+        ),
+        open=ChatState.drop_confirm_text != "",
+        on_open_change=ChatState.on_drop_open_change,
+    )
+
+
 def composer() -> rx.Component:
     """Textarea ``#chat-input`` and button ``#send`` (``#stop`` while a run streams)."""
     form = rx.form(
@@ -105,6 +132,7 @@ def composer() -> rx.Component:
     )
     return rx.box(
         name_file_input(drop, t("attach.hint")),
+        drop_dialog(),
         rx.text(
             t("composer.hint"),
             size="1",

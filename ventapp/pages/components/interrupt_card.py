@@ -94,7 +94,12 @@ def _approval_call(call: rx.Var[ApprovalCallView]) -> rx.Component:
             wrap="wrap",
             width="100%",
         ),
-        rx.cond(call.reason != "", rx.text(call.reason, size="1", color_scheme="gray", margin_top="0.25rem")),
+        rx.cond(
+            call.reason != "",
+            rx.text(
+                call.reason, size="1", color_scheme="gray", margin_top="0.25rem", class_name="approval-reason"
+            ),
+        ),
         rx.cond(
             editing,
             rx.el.textarea(

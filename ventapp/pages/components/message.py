@@ -1,7 +1,7 @@
 """Transcript bubbles: the user's message, a finished answer, and the answer being streamed.
 
 DOM hooks: ``.msg-user``; ``.msg-assistant`` with ``data-state`` = streaming | done |
-error | waiting | stopped (the live one, streaming or waiting on its card, is also
+error | waiting | stopped | dropped (the live one, streaming or waiting on its card, is also
 ``.msg-live``); ``.chat-error``; ``.stopped-note``; ``.citation-link``; ``.usage-footer``
 (duration, tokens, cost); ``.msg-status`` (the status line); the card is ``.interrupt-card``.
 """
@@ -288,7 +288,13 @@ def assistant_bubble(message: rx.Var[ChatMessageView], last: rx.Var[bool] | bool
         rx.cond(message.content != "", rx.box(markdown(message.content), width="100%")),
         rx.cond(
             message.notice != "",
-            rx.callout(message.notice, icon="info", color_scheme="amber", size="1", class_name="chat-notice"),
+            rx.callout(
+                message.notice,
+                icon="info",
+                color_scheme=rx.cond(message.status == "dropped", "gray", "amber"),
+                size="1",
+                class_name="chat-notice",
+            ),
         ),
         error_callout(message.error, message.error_detail),
         rx.cond(message.status == "stopped", stopped_note()),

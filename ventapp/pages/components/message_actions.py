@@ -31,7 +31,12 @@ def _icon_button(icon: str, label: rx.Var[str], class_name: str, on_click: objec
 
 
 def answer_actions(message: rx.Var[ChatMessageView], last: rx.Var[bool]) -> rx.Component:
-    """Under an answer: copy it (Markdown); on the last one, regenerate, or retry a failed one."""
+    """Under an answer: copy it (Markdown); on the last one, regenerate, or retry a failed one.
+
+    Retry only after an error sending again can help with (``retryable``: the model was unreachable or
+    busy …); after ``model_error``, ``model_rejected``, ``quota`` … nothing changes until the settings
+    or the message do, so the answer offers neither Retry nor regenerate (the question stays editable).
+    """
     idle = ~ChatState.is_streaming
     return rx.hstack(
         rx.cond(
@@ -39,7 +44,7 @@ def answer_actions(message: rx.Var[ChatMessageView], last: rx.Var[bool]) -> rx.C
             _icon_button("copy", t("message.copy"), "copy-answer", rx.set_clipboard(message.content)),
         ),
         rx.cond(
-            last & idle & (message.status != "waiting"),
+            last & idle & (message.status != "waiting") & ((message.status != "error") | message.retryable),
             rx.cond(
                 message.status == "error",
                 rx.button(

@@ -6,6 +6,8 @@ from typing import Any
 
 import reflex as rx
 
+from ventapp.i18n import LANGS, MESSAGES
+
 CONTENT_MAX_WIDTH = "52rem"
 """Width of the transcript column and the composer on large screens."""
 
@@ -61,12 +63,20 @@ MARKDOWN_STYLE: dict[str, Any] = {
 
 
 def _code_block(code: Any, **props: Any) -> rx.Component:
-    """A fenced code block with its own copy button (``.copy-code``)."""
-    # The label is in both languages: a component map's function cannot read the page's state.
+    """A fenced code block with its own copy button (``.copy-code``).
+
+    A component map's function cannot follow the page's language, so the button carries its name in
+    each language (``.copy-code-label``) and the stylesheet shows the one ``<html lang>`` names.
+    """
+    labels = [
+        rx.el.span(
+            MESSAGES[lang]["message.copy_code"], lang=lang, data_lang=lang, class_name="copy-code-label"
+        )
+        for lang in LANGS
+    ]
     copy = rx.icon_button(
-        rx.icon("copy", size=14),
-        aria_label="复制代码 Copy code",
-        title="复制代码 Copy code",
+        rx.icon("copy", size=14, aria_hidden="true"),
+        *labels,
         class_name="copy-code",
         type="button",
         size="1",

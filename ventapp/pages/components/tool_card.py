@@ -1,8 +1,8 @@
 """A tool call as a card: label, tool name, arguments (collapsible), result or error.
 
 DOM hooks: ``.tool-card`` with ``id="tool-<tool_call_id>"``, ``data-tool-call-id``,
-``data-review`` (approved | edited | rejected | sent_back | "") and ``data-state`` (running | done |
-error | pending | rejected); the result is ``.tool-result`` inside the collapsed
+``data-review`` (approved | edited | rejected | sent_back | dropped | "") and ``data-state`` (running |
+done | error | pending | rejected | dropped); the result is ``.tool-result`` inside the collapsed
 ``.tool-result-box`` (its one line ``.tool-summary``); an edit shows ``.tool-args-old`` → ``.tool-args``.
 A sub-agent's card is also ``.subagent-card`` (``.tool-label``, ``.subagent-description``) with its
 own calls' cards inside ``.subagent-steps``; an answered plan is ``.answered-plan``.
@@ -23,9 +23,18 @@ Label = rx.Var[str] | str
 
 
 def _state_badge(card: rx.Var[ToolCardView], pending: Label) -> rx.Component:
-    return rx.cond(
-        card.review == "rejected",
-        rx.badge(rx.icon("ban", size=12), t("tool.rejected_by_you"), color_scheme="gray", variant="soft"),
+    return rx.match(
+        card.review,
+        (
+            "rejected",
+            rx.badge(rx.icon("ban", size=12), t("tool.rejected_by_you"), color_scheme="gray", variant="soft"),
+        ),
+        (
+            "dropped",
+            rx.badge(
+                rx.icon("circle_slash", size=12), t("tool.dropped"), color_scheme="gray", variant="soft"
+            ),
+        ),
         rx.cond(
             card.done,
             rx.cond(
@@ -244,9 +253,10 @@ def tool_card(
         id=f"tool-{card.tool_call_id}",
         data_tool_call_id=card.tool_call_id,
         data_review=card.review,
-        data_state=rx.cond(
-            card.review == "rejected",
-            "rejected",
+        data_state=rx.match(
+            card.review,
+            ("rejected", "rejected"),
+            ("dropped", "dropped"),
             rx.cond(
                 card.done, rx.cond(card.error, "error", "done"), rx.cond(pending == "", "running", "pending")
             ),
