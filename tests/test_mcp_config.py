@@ -96,7 +96,9 @@ def test_tokens_in_env_and_headers_come_from_the_dotenv_file_too(tmp_path: Path)
     process = {"DEEP_AGENT_ENV_PRIORITY": "dotenv", "DOCS_TOKEN": "process-docs"}
     site, docs = load_settings(process, env_file=dotenv).mcp.servers
     assert site.env == {"TOKEN": "from-file"}
-    assert docs.headers == {"Authorization": "Bearer file-docs"}, ".env wins under DEEP_AGENT_ENV_PRIORITY=dotenv"
+    assert docs.headers == {"Authorization": "Bearer file-docs"}, (
+        ".env wins under DEEP_AGENT_ENV_PRIORITY=dotenv"
+    )
     site, docs = load_settings({**process, "DEEP_AGENT_ENV_PRIORITY": "process"}, env_file=dotenv).mcp.servers
     assert docs.headers == {"Authorization": "Bearer process-docs"}
 

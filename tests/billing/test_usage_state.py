@@ -117,7 +117,9 @@ async def test_quota_form_validates_then_saves(tab: Tab, engine: sa.Engine) -> N
     await tab.fire("relocalise", lang="en")
     await tab.fire("save_quota", form_data={"daily_token_limit": "0"})
     state = await tab.state()
-    assert state.quota_error.startswith("You may only lower your own daily quota; ask an operator to raise it.")
+    assert state.quota_error.startswith(
+        "You may only lower your own daily quota; ask an operator to raise it."
+    )
     assert "AUTH_NONE_OPERATORS" in state.quota_error, "in AUTH_MODE=none, how one becomes an operator"
     assert state.limited is True and state.limit_text == "4,000", "a user lowers only (issue 15)"
 
