@@ -39,7 +39,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # (HOST likewise, as --backend-host).
 unexport PORT HOST
 
-.PHONY: setup serve-setup run dev api serve-multi demo migrate test lint chromium system-packages servers llama-server clean help
+.PHONY: setup serve-setup run dev api serve-multi ui-export demo migrate test lint chromium system-packages servers llama-server clean help
 
 help:
 	@echo "make run        set up and serve UI + /api on one port (default 3000); the UI is rebuilt only when it changed"
@@ -88,19 +88,44 @@ api: serve-setup
 	.venv/bin/reflex run --env prod --backend-only --backend-port $(APP_PORT) --backend-host $(APP_HOST)
 
 # N backend processes (API + Reflex event backend), one Granian worker each, on ports BASE_PORT,
-# BASE_PORT+1, …, for a load balancer in front (README "Several processes": nginx example).
-# Needs REDIS_URL and a server DATABASE_URL in .env (or the environment); a dead process is
-# restarted alone (the loop below), never taking the others down.
+# BASE_PORT+1, …, for a load balancer in front (README "Several processes": nginx example; the UI it
+# serves comes from `make ui-export`). Needs REDIS_URL and a server DATABASE_URL in .env (or the
+# environment). Each process runs in a process group of its own: when it dies the whole group goes
+# (Granian's worker would otherwise linger on the port) and it alone is started again; stopping
+# this target (Ctrl-C, SIGTERM) stops every group, forcibly after 10 s (a worker was seen hanging
+# on SIGTERM).
 WORKERS ?= 2
 BASE_PORT ?= 8001
 serve-multi: setup
 	@$(PY) -c "from ventapp.config import get_settings as g; s = g(); assert s.redis_url and not s.database_url.startswith('sqlite'), 'serve-multi needs REDIS_URL and a PostgreSQL/MySQL DATABASE_URL'"
-	@trap 'kill 0' EXIT INT TERM; \
+	@trap 'kill $$(jobs -p) 2>/dev/null; wait' EXIT INT TERM; \
 	for i in $$(seq 0 $$(($(WORKERS) - 1))); do \
 		port=$$(($(BASE_PORT) + i)); \
-		( while true; do GRANIAN_WORKERS=1 .venv/bin/reflex run --env prod --backend-only \
-			--backend-port $$port --backend-host $(APP_HOST); echo "worker on $$port exited; restarting" >&2; sleep 1; done ) & \
+		( pid=""; \
+		  stop() { [ -n "$$pid" ] || exit 0; kill -TERM -- -$$pid 2>/dev/null; \
+			for _ in $$(seq 20); do kill -0 -- -$$pid 2>/dev/null || exit 0; sleep 0.5; done; \
+			kill -KILL -- -$$pid 2>/dev/null; exit 0; }; \
+		  trap stop TERM INT; \
+		  while true; do \
+			GRANIAN_WORKERS=1 setsid .venv/bin/reflex run --env prod --backend-only \
+				--backend-port $$port --backend-host $(APP_HOST) & pid=$$!; \
+			wait $$pid; kill -KILL -- -$$pid 2>/dev/null; \
+			echo "worker on $$port exited; restarting" >&2; sleep 1; \
+		  done ) & \
 	done; wait
+
+# The UI for a load balancer in front of `serve-multi` (README "Several processes"): built with the
+# address browsers use (PUBLIC_URL, baked into the bundle as REFLEX_API_URL) and copied to UI_DIR for
+# the balancer to serve. The build replaces .web's: its stamp goes, so the next `make run` rebuilds.
+PUBLIC_URL ?=
+UI_DIR ?= dist/ui
+ui-export: serve-setup
+	@test -n "$(PUBLIC_URL)" || { echo "usage: make ui-export PUBLIC_URL=https://ventagent.example.com [UI_DIR=dist/ui]" >&2; exit 2; }
+	rm -f .web/ventapp-ui-build.json
+	REFLEX_API_URL=$(PUBLIC_URL) .venv/bin/reflex export --frontend-only --no-zip --env prod --loglevel warning
+	$(PY) -c "from pathlib import Path; from ventapp.ui_build import normalise_package_json as n; n(Path('reflex.lock/package.json'))"
+	rm -rf $(UI_DIR) && mkdir -p $(UI_DIR) && cp -a .web/build/client/. $(UI_DIR)/
+	@echo "UI for $(PUBLIC_URL) in $(UI_DIR): point the balancer's root there"
 
 demo: serve-setup
 	@$(PY) -m tests.scripted_llm --port $(DEMO_LLM_PORT) --delay-ms 15 & llm=$$!; trap "kill $$llm" EXIT; \

@@ -7,7 +7,9 @@ configuration and the ratios the issue asks for: PostgreSQL + Redis (1 process) 
 SQLite process, and 2 processes against 1. Servers are throwaway (tests/servers.py), processes
 are ``tests.scale.api_process`` (uvicorn, one worker each); everything on 127.0.0.1.
 
-Run: ``.venv/bin/python -m bench.bench_scale [--clients 8] [--seconds 20]``.
+Run: ``.venv/bin/python -m bench.bench_scale [--clients 8] [--seconds 20] [--baseline DIR]``.
+``--baseline`` measures PostgreSQL + Redis (1 process) a second time with the code of another
+checkout (e.g. ``git archive <commit> | tar -x -C DIR``), in the same run, for a before/after.
 """
 
 from __future__ import annotations
@@ -48,8 +50,10 @@ async def _load(urls: list[str], clients: int, seconds: float) -> float:
     return len(done) / (time.monotonic() - started)
 
 
-def _measure(envs: list[dict[str, str]], folder: Path, clients: int, seconds: float) -> float:
-    apps = [AppProcess(env, folder / f"app-{i}.log") for i, env in enumerate(envs)]
+def _measure(
+    envs: list[dict[str, str]], folder: Path, clients: int, seconds: float, root: Path | None = None
+) -> float:
+    apps = [AppProcess(env, folder / f"app-{i}.log", *([root] if root else [])) for i, env in enumerate(envs)]
     try:
         for app in apps:
             app.spawn()
@@ -67,7 +71,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--baseline", type=Path, default=None, help="another checkout to measure as 'before'")
     args = parser.parse_args()
+    before = None
     pg, redis = PostgresServer().start(), RedisServer().start()
     try:
         with ScriptedServer(delay_ms=0) as llm, tempfile.TemporaryDirectory() as tmp:
@@ -75,6 +81,12 @@ def main() -> None:
             sqlite = _measure(
                 [{**app_env(root / "s", llm.base_url), **LIMITS}], root, args.clients, args.seconds
             )
+            if args.baseline is not None:
+                url = pg.create_database()
+                before = _measure(
+                    [{**scale_env(root / "p0", llm.base_url, url, redis.url), **LIMITS}],
+                    root, args.clients, args.seconds, args.baseline,
+                )  # fmt: skip
             url = pg.create_database()
             one = _measure(
                 [{**scale_env(root / "p1", llm.base_url, url, redis.url), **LIMITS}],
@@ -92,6 +104,8 @@ def main() -> None:
         redis.stop()
     print(f"clients={args.clients} seconds={args.seconds}")
     print(f"sqlite, 1 process:          {sqlite:7.1f} runs/s")
+    if before is not None:
+        print(f"  baseline {args.baseline}:  {before:7.1f} runs/s  ({before / sqlite:.0%} of sqlite)")
     print(f"postgres+redis, 1 process:  {one:7.1f} runs/s  ({one / sqlite:.0%} of sqlite)")
     print(f"postgres+redis, 2 processes:{two:7.1f} runs/s  ({two / one:.2f}x of 1 process)")
 

@@ -54,3 +54,20 @@ async def test_a_run_resumed_on_another_process_numbers_on_and_a_follower_misses
     assert await asyncio.wait_for(follower, 10) == [5, 6]
     state = await c.current(run.session_id)
     assert state is not None and (state.last_seq, state.ended) == (6, True)
+
+
+async def test_frames_written_behind_the_run_reach_a_follower_elsewhere_all_in_order(
+    logs: tuple[RedisRunLog, RedisRunLog, RedisRunLog],
+) -> None:
+    a, b, _ = logs
+    run = _run()
+    await a.open(run)
+    follower = asyncio.create_task(_seqs(b, run.run_id, after=0))
+    for i in range(300):  # no await on Redis per frame: they gather and go in batches
+        await a.append(run.run_id, ev.Token(content=f"w{i} "))
+    await a.close(run.run_id)  # waits for the writer, then the end marker
+
+    assert await asyncio.wait_for(follower, 10) == list(range(1, 301))
+    assert [frame.seq async for frame in b.frames(run.run_id, after=295) if frame is not None] == [
+        296, 297, 298, 299, 300,
+    ]  # fmt: skip

@@ -16,11 +16,18 @@ from ventapp.config import PROJECT_ROOT
 
 
 class AppProcess:
-    """``tests.scale.api_process`` in a subprocess; ``url`` once :meth:`start` returns."""
+    """``tests.scale.api_process`` in a subprocess; ``url`` once :meth:`start` returns.
 
-    def __init__(self, env: dict[str, str], log: Path) -> None:
+    Args:
+        env: Its settings (over this process's environment).
+        log: Where its output goes.
+        root: The checkout whose code it runs (a benchmark's baseline may be another one).
+    """
+
+    def __init__(self, env: dict[str, str], log: Path, root: Path = PROJECT_ROOT) -> None:
         self.env = env
         self.log = log
+        self.root = root
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
@@ -30,7 +37,7 @@ class AppProcess:
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "tests.scale.api_process", str(self.port)],
-                cwd=PROJECT_ROOT, env={**os.environ, **self.env}, stdout=out, stderr=subprocess.STDOUT,
+                cwd=self.root, env={**os.environ, **self.env}, stdout=out, stderr=subprocess.STDOUT,
             )  # fmt: skip
         return self
 

@@ -9,6 +9,12 @@ runs a run writes every frame to its in-process :class:`~ventapp.agent.run_log.M
 * ``ventagent:logmeta:<run_id>`` — who the run belongs to, ``first_seq``, ``last_seq``, ``ended``;
 * ``ventagent:logsession:<session_id>`` — the session's current run.
 
+The Redis copy is written behind the run: :meth:`RedisRunLog.append` returns once the frame is in
+the local log, and one writer task per run sends whatever frames have gathered meanwhile in one
+pipeline (``XADD`` each, one ``HSET`` of ``last_seq``), so the run never waits for a round trip
+per frame (it did: a token frame cost a Redis round trip on the run's path, issue 14's
+benchmark); :meth:`RedisRunLog.close` waits for the writer before the end marker.
+
 Another process joining the run reads ``XREAD`` from ``<after>-0`` (the backlog first, then
 ``BLOCK`` for live entries) until the end marker. Every key expires ``RUN_LOG_TTL_S`` after the
 run ends (a day after it opened, should its process die first). When Redis fails mid-run the run
@@ -17,6 +23,7 @@ goes on: its local clients miss nothing, only joiners on other processes lose it
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import time
@@ -69,6 +76,10 @@ class RedisRunLog(RunLog):
         """Runs of this process whose Redis copy failed (they go on without it)."""
         self._first_seq: dict[str, int] = {}
         """Other processes' runs: the oldest kept seq seen by :meth:`current` (for the early gap check)."""
+        self._pending: dict[str, list[tuple[int, str]]] = {}
+        """This process's runs: ``(seq, event JSON)`` appended locally, not yet sent to Redis."""
+        self._writers: dict[str, asyncio.Task[None]] = {}
+        """This process's runs: the task sending ``_pending`` (at most one per run, so in order)."""
 
     def _failed(self, run_id: str, error: Exception) -> None:
         if run_id not in self._broken:
@@ -77,7 +88,10 @@ class RedisRunLog(RunLog):
                            "will miss it", run_id, error)  # fmt: skip
 
     async def aclose(self) -> None:
-        """Close the connection pool."""
+        """Stop the writers and close the connection pool."""
+        for writer in list(self._writers.values()):
+            writer.cancel()
+        await asyncio.gather(*self._writers.values(), return_exceptions=True)
         with contextlib.suppress(Exception):
             await self.redis.aclose()
 
@@ -120,23 +134,48 @@ class RedisRunLog(RunLog):
         return last
 
     async def append(self, run_id: str, event: ContractEvent) -> LogFrame:
-        """See :meth:`RunLog.append`."""
+        """See :meth:`RunLog.append`; the frame reaches Redis shortly after (the run's writer)."""
         frame = await self.local.append(run_id, event)
         if run_id not in self._broken:
-            try:
-                async with self.redis.pipeline(transaction=False) as pipe:
-                    pipe.xadd(_stream(run_id), {"e": event.model_dump_json()}, id=f"{frame.seq}-0",
-                              maxlen=self.max_frames, approximate=True)  # fmt: skip
-                    pipe.hset(_meta(run_id), "last_seq", frame.seq)
-                    await pipe.execute()
-            except Exception as error:
-                self._failed(run_id, error)
+            self._pending.setdefault(run_id, []).append((frame.seq, event.model_dump_json()))
+            if run_id not in self._writers:
+                self._writers[run_id] = asyncio.get_running_loop().create_task(
+                    self._write(run_id), name=f"run-log-writer-{run_id}"
+                )
         return frame
+
+    async def _write(self, run_id: str) -> None:
+        """Send the run's pending frames, a pipeline per batch, until none are left."""
+        try:
+            # No await between finding nothing pending and leaving: an append either lands in a
+            # batch taken here or finds no writer and starts the next one.
+            while batch := self._pending.pop(run_id, None):
+                try:
+                    async with self.redis.pipeline(transaction=False) as pipe:
+                        for seq, data in batch:
+                            pipe.xadd(_stream(run_id), {"e": data}, id=f"{seq}-0",
+                                      maxlen=self.max_frames, approximate=True)  # fmt: skip
+                        pipe.hset(_meta(run_id), "last_seq", batch[-1][0])
+                        await pipe.execute()
+                except Exception as error:
+                    self._failed(run_id, error)
+                    self._pending.pop(run_id, None)
+                    return
+        finally:
+            self._writers.pop(run_id, None)
+
+    async def _drain(self, run_id: str) -> None:
+        """Wait until the run's frames so far are in Redis (or given up on)."""
+        writer = self._writers.get(run_id)
+        if writer is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(writer)
 
     async def close(self, run_id: str) -> None:
         """See :meth:`RunLog.close`."""
         state = self.local._runs.get(run_id)
         await self.local.close(run_id)
+        await self._drain(run_id)
         if state is None or run_id in self._broken:
             return
         ttl = max(1, int(self.ttl_s))

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
-from ventapp.db.models import TIMESTAMP, utcnow
+from ventapp.db.models import IDENTITY, TIMESTAMP, utcnow
 
 ROLES = ("user", "operator")
 
@@ -26,7 +26,7 @@ class Account(SQLModel, table=True):
 
     __tablename__ = "auth_accounts"
 
-    user_name: str = Field(primary_key=True, max_length=128)
+    user_name: str = Field(primary_key=True, max_length=128, sa_type=IDENTITY)
     password_hash: str | None = Field(default=None, max_length=512)
     role: str = Field(default="user", max_length=16)
     created_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)
@@ -39,7 +39,7 @@ class LoginSession(SQLModel, table=True):
     __tablename__ = "auth_sessions"
 
     token_hash: str = Field(primary_key=True, max_length=64)
-    user_name: str = Field(index=True, max_length=128)
+    user_name: str = Field(index=True, max_length=128, sa_type=IDENTITY)
     created_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)
     expires_at: datetime = Field(sa_type=TIMESTAMP, index=True)
 
@@ -50,7 +50,7 @@ class ApiKey(SQLModel, table=True):
     __tablename__ = "auth_api_keys"
 
     id: str = Field(primary_key=True, max_length=16)
-    user_name: str = Field(index=True, max_length=128)
+    user_name: str = Field(index=True, max_length=128, sa_type=IDENTITY)
     name: str = Field(default="", max_length=100)
     key_hash: str = Field(max_length=64, unique=True)
     created_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)

@@ -16,7 +16,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import JSON, Column, Field, SQLModel
 
-from ventapp.db.models import TIMESTAMP, new_id, utcnow
+from ventapp.db.models import IDENTITY, LONG_TEXT, TIMESTAMP, new_id, utcnow
 
 CURRENCIES = ("CNY", "USD")
 USAGE_SOURCES = ("provider", "estimate")
@@ -52,7 +52,7 @@ class UsageLedger(SQLModel, table=True):
     id: str = Field(primary_key=True, max_length=255)
     run_id: str = Field(index=True, max_length=64)
     session_id: str = Field(default="", max_length=64)
-    user_name: str = Field(max_length=128)
+    user_name: str = Field(max_length=128, sa_type=IDENTITY)
     model: str = Field(max_length=128)
     call_key: str = Field(max_length=255)
     input_tokens: int = Field(default=0)
@@ -75,7 +75,7 @@ class UsageDaily(SQLModel, table=True):
 
     __tablename__ = "usage_daily"
 
-    user_name: str = Field(primary_key=True, max_length=128)
+    user_name: str = Field(primary_key=True, max_length=128, sa_type=IDENTITY)
     usage_day: date = Field(primary_key=True, sa_type=sa.Date)
     input_tokens: int = Field(default=0, sa_type=sa.BigInteger)
     output_tokens: int = Field(default=0, sa_type=sa.BigInteger)
@@ -93,7 +93,7 @@ class UserQuota(SQLModel, table=True):
 
     __tablename__ = "user_quotas"
 
-    user_name: str = Field(primary_key=True, max_length=128)
+    user_name: str = Field(primary_key=True, max_length=128, sa_type=IDENTITY)
     daily_token_limit: int = Field(default=0, ge=0)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)
 
@@ -111,7 +111,7 @@ class BillingPending(SQLModel, table=True):
     id: str = Field(default_factory=new_id, primary_key=True, max_length=36)
     run_id: str = Field(index=True, max_length=64)
     session_id: str = Field(default="", max_length=64)
-    user_name: str = Field(index=True, max_length=128)
+    user_name: str = Field(index=True, max_length=128, sa_type=IDENTITY)
     model: str = Field(max_length=128)
     calls: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
     input_tokens: int = Field(default=0)
@@ -119,6 +119,6 @@ class BillingPending(SQLModel, table=True):
     usage_day: date = Field(sa_type=sa.Date)
     occurred_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)
     attempts: int = Field(default=0)
-    last_error: str = Field(default="", sa_type=sa.Text)
+    last_error: str = Field(default="", sa_type=LONG_TEXT)
     created_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP, index=True)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)

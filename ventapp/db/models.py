@@ -17,6 +17,13 @@ from sqlmodel import JSON, Column, Field, SQLModel
 
 TIMESTAMP = sa.DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql")
 """Column type with microsecond precision on every dialect (pitfall 8)."""
+LONG_TEXT = sa.Text().with_variant(mysql.LONGTEXT(), "mysql")
+"""Unbounded text: MySQL/MariaDB's ``TEXT`` holds only 64 KB, a message up to 400 KB (migration 0009)."""
+IDENTITY = sa.String(128).with_variant(
+    mysql.VARCHAR(128, charset="utf8mb4", collation="utf8mb4_bin"), "mysql"
+)
+"""A ``user_name``: compared exactly on every engine; MySQL/MariaDB's default collation would let
+"alice" match "Alice" (migration 0009)."""
 
 RUN_STATUSES = ("running", "waiting_input", "success", "failed", "cancelled", "interrupted")
 SESSION_MODES = ("full", "plan")
@@ -38,7 +45,7 @@ class ChatSession(SQLModel, table=True):
     __tablename__ = "chat_sessions"
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=36)
-    user_name: str = Field(index=True, max_length=128)
+    user_name: str = Field(index=True, max_length=128, sa_type=IDENTITY)
     title: str = Field(default="New chat", max_length=200)
     pinned: bool = Field(default=False)
     mode: str = Field(default="full", max_length=16)
@@ -64,7 +71,7 @@ class ChatMessage(SQLModel, table=True):
     session_id: str = Field(foreign_key="chat_sessions.id", index=True, max_length=36, ondelete="CASCADE")
     run_id: str | None = Field(default=None, max_length=36)
     role: str = Field(max_length=16)
-    content: str = Field(default="", sa_type=sa.Text)
+    content: str = Field(default="", sa_type=LONG_TEXT)
     tool_calls: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
     citations: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
     usage: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
@@ -80,11 +87,11 @@ class ExecutionRun(SQLModel, table=True):
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=36)
     session_id: str = Field(foreign_key="chat_sessions.id", index=True, max_length=36, ondelete="CASCADE")
-    user_name: str = Field(index=True, max_length=128)
+    user_name: str = Field(index=True, max_length=128, sa_type=IDENTITY)
     trace_id: str = Field(default="", max_length=64)
     kind: str = Field(default="chat", max_length=16)
     status: str = Field(default="running", max_length=16, index=True)
-    error: str | None = Field(default=None, sa_type=sa.Text)
+    error: str | None = Field(default=None, sa_type=LONG_TEXT)
     error_code: str | None = Field(default=None, max_length=32)
     input_tokens: int = Field(default=0)
     output_tokens: int = Field(default=0)
@@ -105,7 +112,7 @@ class RequestKey(SQLModel, table=True):
     __table_args__ = (sa.UniqueConstraint("user_name", "request_id", name="uq_request_keys_user_request"),)
 
     id: int | None = Field(default=None, primary_key=True)
-    user_name: str = Field(max_length=128)
+    user_name: str = Field(max_length=128, sa_type=IDENTITY)
     request_id: str = Field(max_length=128)
     session_id: str = Field(max_length=36)
     run_id: str = Field(max_length=36)

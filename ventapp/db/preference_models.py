@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-from ventapp.db.models import TIMESTAMP, new_id, utcnow
+from ventapp.db.models import IDENTITY, LONG_TEXT, TIMESTAMP, new_id, utcnow
 
 RULE_SCOPES = ("session", "always")
 """``session``: later calls of the tool in that session; ``always``: in every session of the user."""
@@ -22,8 +21,8 @@ class UserPreference(SQLModel, table=True):
 
     __tablename__ = "user_preferences"
 
-    user_name: str = Field(primary_key=True, max_length=128)
-    text: str = Field(default="", sa_type=sa.Text)
+    user_name: str = Field(primary_key=True, max_length=128, sa_type=IDENTITY)
+    text: str = Field(default="", sa_type=LONG_TEXT)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)
 
 
@@ -38,7 +37,7 @@ class ApprovalRule(SQLModel, table=True):
     __tablename__ = "approval_rules"
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=36)
-    user_name: str = Field(index=True, max_length=128)
+    user_name: str = Field(index=True, max_length=128, sa_type=IDENTITY)
     tool: str = Field(max_length=128)
     scope: str = Field(max_length=16)
     session_id: str | None = Field(default=None, index=True, max_length=36)

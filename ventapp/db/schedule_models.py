@@ -23,7 +23,7 @@ from datetime import datetime
 import sqlalchemy as sa
 from sqlmodel import Field, SQLModel
 
-from ventapp.db.models import TIMESTAMP, new_id, utcnow
+from ventapp.db.models import IDENTITY, LONG_TEXT, TIMESTAMP, new_id, utcnow
 
 SCHEDULE_MODES = ("plan", "full")
 TRIGGERS = ("cron", "manual")
@@ -42,9 +42,9 @@ class Schedule(SQLModel, table=True):
     __tablename__ = "schedules"
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=36)
-    user_name: str = Field(index=True, max_length=128)
+    user_name: str = Field(index=True, max_length=128, sa_type=IDENTITY)
     name: str = Field(max_length=200)
-    prompt: str = Field(sa_type=sa.Text)
+    prompt: str = Field(sa_type=LONG_TEXT)
     cron: str = Field(max_length=120)
     mode: str = Field(default="full", max_length=16)
     enabled: bool = Field(default=True)
@@ -69,13 +69,13 @@ class ScheduleRun(SQLModel, table=True):
 
     id: str = Field(default_factory=new_id, primary_key=True, max_length=36)
     schedule_id: str = Field(foreign_key="schedules.id", max_length=36, ondelete="CASCADE")
-    user_name: str = Field(index=True, max_length=128)
+    user_name: str = Field(index=True, max_length=128, sa_type=IDENTITY)
     trigger: str = Field(max_length=16)
     scheduled_for: datetime = Field(sa_type=TIMESTAMP)
     status: str = Field(default="running", max_length=16)
     run_id: str | None = Field(default=None, max_length=36, index=True)
     session_id: str | None = Field(default=None, max_length=36)
-    error: str | None = Field(default=None, sa_type=sa.Text)
+    error: str | None = Field(default=None, sa_type=LONG_TEXT)
     error_code: str | None = Field(default=None, max_length=32)
     claimed_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)
     finished_at: datetime | None = Field(default=None, sa_type=TIMESTAMP)
