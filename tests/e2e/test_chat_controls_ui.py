@@ -56,6 +56,12 @@ def _answered(page: Page, count: int, text: str) -> None:
     expect(page.locator("#send")).to_be_visible()
 
 
+def _exchange(page: Page, text: str, count: int, answer: str) -> None:
+    """Send ``text`` and wait until the transcript holds ``count`` finished answers, the last with ``answer``."""
+    _send(page, text)
+    _answered(page, count, answer)
+
+
 def _user_texts(request: dict[str, Any]) -> list[str]:
     return [str(m["content"]) for m in request["messages"] if m.get("role") == "user"]
 
@@ -69,8 +75,7 @@ def test_copy_puts_the_answer_and_each_code_block_on_the_clipboard(
 ) -> None:
     llm.reset()
     page = _open(browser, app, "copy-e2e")
-    _send(page, "markdown please")
-    _answered(page, 1, "Ventilation overview")
+    _exchange(page, "markdown please", 1, "Ventilation overview")
     page.locator(".msg-assistant .copy-answer").click()
     assert page.evaluate("navigator.clipboard.readText()") == MARKDOWN_ANSWER.rstrip("\n")
     page.locator(".msg-assistant .copy-code").first.click()
@@ -88,8 +93,7 @@ def test_copy_puts_the_answer_and_each_code_block_on_the_clipboard(
 def test_regenerate_replaces_the_last_answer(browser: Browser, app: ReflexApp, llm: ScriptedServer) -> None:
     llm.reset()
     page = _open(browser, app, "regen-e2e")
-    _send(page, "hello one")
-    _answered(page, 1, "You said: hello one")
+    _exchange(page, "hello one", 1, "You said: hello one")
     llm.push({"content": "A second take."})
 
     page.locator(".msg-assistant .regenerate").click()
@@ -108,10 +112,8 @@ def test_edit_a_sent_message_forks_the_conversation(
 ) -> None:
     llm.reset()
     page = _open(browser, app, "edit-e2e")
-    _send(page, "first question")
-    _answered(page, 1, "You said: first question")
-    _send(page, "second question")
-    _answered(page, 2, "You said: second question")
+    _exchange(page, "first question", 1, "You said: first question")
+    _exchange(page, "second question", 2, "You said: second question")
 
     page.locator(".msg-user").first.hover()
     page.locator(".edit-message").first.click()
@@ -133,8 +135,7 @@ def test_a_refused_message_keeps_its_text_and_retry_sends_it(
     llm.reset()
     user = "retry-e2e"
     page = _open(browser, app, user)
-    _send(page, "hello before the quota")
-    _answered(page, 1, "You said: hello before the quota")
+    _exchange(page, "hello before the quota", 1, "You said: hello before the quota")
     quota = f"{app.url}/api/usage/quota"
     assert httpx.put(quota, params={"user_name": user}, json={"daily_token_limit": 1}).status_code == 200
 
@@ -195,8 +196,7 @@ def test_phone_layout_drawer_searches_renames_pins_and_deletes(
     page.click("#user-name-save")
     expect(page.locator("#user-name")).to_have_count(0)
     expect(page.locator(".chat-sidebar")).to_be_hidden()
-    _send(page, "phone chat one")
-    _answered(page, 1, "You said: phone chat one")
+    _exchange(page, "phone chat one", 1, "You said: phone chat one")
 
     page.click("#history-menu")
     drawer = page.locator(".phone-history")
