@@ -197,6 +197,19 @@ def test_the_login_form_redirects_with_the_cookie_or_an_error_code(api: ApiServe
         assert client.get("/api/auth/me").json()["user_name"] == name
 
 
+def test_the_login_form_never_returns_to_the_login_page(api: ApiServer) -> None:
+    """Found by trying it: after a logout, Back led to ``/login?next=/login``."""
+    name = add_account(_name())
+    with httpx.Client(base_url=api.url) as client:
+        bad = client.post("/api/auth/login/form", data={"user_name": name, "password": "x", "next": "/login"})
+        assert bad.headers["location"] == "/login?error=bad_credentials&next=/"
+        for target in ("/login", "/login/", "/login?next=/login"):
+            good = client.post(
+                "/api/auth/login/form", data={"user_name": name, "password": PASSWORD, "next": target}
+            )
+            assert good.status_code == 303 and good.headers["location"] == "/", target
+
+
 def test_health_says_identities_are_verified(api: ApiServer) -> None:
     auth = httpx.get(f"{api.url}/health").json()["auth"]
     assert auth["mode"] == "local" and auth["verified"] is True

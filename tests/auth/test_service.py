@@ -110,3 +110,18 @@ def test_a_password_reset_keeps_the_role_and_ends_the_login_sessions(engine: sa.
     assert reset.role == "operator"
     assert service.session_caller(engine, token) is None, "the old login is over"
     assert service.create_account(engine, "erin", PASSWORD, None).role == "user", "a new account is a user"
+
+
+def test_safe_next_is_a_path_of_this_site_and_never_the_login_page() -> None:
+    assert service.safe_next("/usage?x=1") == "/usage?x=1"
+    assert service.safe_next("/login-help") == "/login-help"
+    for refused in (
+        "/login",
+        "/login/",
+        "/login?next=/login",
+        "//evil.example/",
+        "https://evil.example",
+        "/\\x",
+        "",
+    ):
+        assert service.safe_next(refused) == "/", refused

@@ -82,6 +82,8 @@ def test_log_in_chat_log_out_and_back_shows_no_conversation(page: Page, app: Ref
     page.go_back()
     expect(page).to_have_url(re.compile(r"/login"))
     expect(page.get_by_text("hello from a verified user")).to_have_count(0)
+    expect(page.locator("#login-form")).to_be_visible()
+    assert not re.search(r"next=(/|%2F)login", page.url), f"never back to the login page: {page.url}"
 
 
 def test_api_keys_are_created_shown_once_and_revoked_on_the_settings_page(page: Page, app: ReflexApp) -> None:

@@ -10,8 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Locator, Page, expect
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.browser import open_chat
 from tests.e2e.reflex_app import ReflexApp
@@ -57,6 +56,12 @@ def _answered(page: Page, count: int, text: str) -> None:
     expect(page.locator("#send")).to_be_visible()
 
 
+def _exchange(page: Page, text: str, count: int, answer: str) -> None:
+    """Send ``text`` and wait until the transcript holds ``count`` finished answers, the last with ``answer``."""
+    _send(page, text)
+    _answered(page, count, answer)
+
+
 def _user_texts(request: dict[str, Any]) -> list[str]:
     return [str(m["content"]) for m in request["messages"] if m.get("role") == "user"]
 
@@ -70,8 +75,7 @@ def test_copy_puts_the_answer_and_each_code_block_on_the_clipboard(
 ) -> None:
     llm.reset()
     page = _open(browser, app, "copy-e2e")
-    _send(page, "markdown please")
-    _answered(page, 1, "Ventilation overview")
+    _exchange(page, "markdown please", 1, "Ventilation overview")
     page.locator(".msg-assistant .copy-answer").click()
     assert page.evaluate("navigator.clipboard.readText()") == MARKDOWN_ANSWER.rstrip("\n")
     page.locator(".msg-assistant .copy-code").first.click()
@@ -89,8 +93,7 @@ def test_copy_puts_the_answer_and_each_code_block_on_the_clipboard(
 def test_regenerate_replaces_the_last_answer(browser: Browser, app: ReflexApp, llm: ScriptedServer) -> None:
     llm.reset()
     page = _open(browser, app, "regen-e2e")
-    _send(page, "hello one")
-    _answered(page, 1, "You said: hello one")
+    _exchange(page, "hello one", 1, "You said: hello one")
     llm.push({"content": "A second take."})
 
     page.locator(".msg-assistant .regenerate").click()
@@ -109,10 +112,8 @@ def test_edit_a_sent_message_forks_the_conversation(
 ) -> None:
     llm.reset()
     page = _open(browser, app, "edit-e2e")
-    _send(page, "first question")
-    _answered(page, 1, "You said: first question")
-    _send(page, "second question")
-    _answered(page, 2, "You said: second question")
+    _exchange(page, "first question", 1, "You said: first question")
+    _exchange(page, "second question", 2, "You said: second question")
 
     page.locator(".msg-user").first.hover()
     page.locator(".edit-message").first.click()
@@ -134,8 +135,7 @@ def test_a_refused_message_keeps_its_text_and_retry_sends_it(
     llm.reset()
     user = "retry-e2e"
     page = _open(browser, app, user)
-    _send(page, "hello before the quota")
-    _answered(page, 1, "You said: hello before the quota")
+    _exchange(page, "hello before the quota", 1, "You said: hello before the quota")
     quota = f"{app.url}/api/usage/quota"
     assert httpx.put(quota, params={"user_name": user}, json={"daily_token_limit": 1}).status_code == 200
 
@@ -196,17 +196,21 @@ def test_phone_layout_drawer_searches_renames_pins_and_deletes(
     page.click("#user-name-save")
     expect(page.locator("#user-name")).to_have_count(0)
     expect(page.locator(".chat-sidebar")).to_be_hidden()
-    _send(page, "phone chat one")
-    _answered(page, 1, "You said: phone chat one")
+    _exchange(page, "phone chat one", 1, "You said: phone chat one")
 
     page.click("#history-menu")
     drawer = page.locator(".phone-history")
     row = drawer.locator(".session-item")
     expect(row).to_have_count(1)
-    row.locator(".session-menu").click()
-    page.locator(".session-pin").click()
-    expect(row).to_have_attribute("data-pinned", "true")
-    _open_menu(page, row, ".session-rename")
+    for turn, pinned in enumerate(("true", "false", "true")):  # after each (un)pin, one click opens the menu
+        row.locator(".session-menu").click()
+        page.locator(".session-pin").click()
+        expect(row).to_have_attribute("data-pinned", pinned)
+        row.locator(".session-menu").click()
+        expect(page.locator(".session-rename")).to_be_visible(timeout=3_000)
+        if turn < 2:
+            page.keyboard.press("Escape")
+            expect(page.locator("[role=menu]")).to_have_count(0)
     page.locator(".session-rename").click()
     page.fill("#rename-input", "Phone fan room")
     page.click("#rename-save")
@@ -220,24 +224,6 @@ def test_phone_layout_drawer_searches_renames_pins_and_deletes(
     page.click("#delete-confirm")
     expect(drawer.locator(".session-item")).to_have_count(0)
     page.context.close()
-
-
-def _open_menu(page: Page, row: Locator, item: str) -> None:
-    """Open a session's ⋯ menu until ``item`` shows.
-
-    Right after a pin the drawer's list renders again; a click on ⋯ during that render opens no
-    menu (seen in about half the runs here: no ``[role=menu]`` at all), and a person simply
-    clicks again. Left for the UI: keep the row's menu trigger mounted across that render.
-    """
-    for _ in range(3):
-        row.locator(".session-menu").click()
-        try:
-            page.locator(item).wait_for(state="visible", timeout=5_000)
-            return
-        except PlaywrightTimeout:
-            if page.locator("[role=menu]").count():  # open but without the item: close it (the menu only)
-                page.keyboard.press("Escape")
-    raise AssertionError(f"the session menu never showed {item}")
 
 
 @pytest.mark.parametrize("locale", ["zh-CN", "en-US"])

@@ -33,7 +33,8 @@ from ventapp.config import get_settings
 from ventapp.state import chat_state as cs
 from ventapp.state import name_dialog, turns
 from ventapp.state.live_answer import LiveAnswer, reduce_event
-from ventapp.state.views import message_from_row, usage_footer
+from ventapp.state.usage_words import usage_footer
+from ventapp.state.views import message_from_row
 
 
 def fold(events: Iterable[ev.ContractEvent], live: LiveAnswer | None = None) -> LiveAnswer:

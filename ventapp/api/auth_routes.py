@@ -126,8 +126,8 @@ async def login(body: Credentials, request: Request) -> JSONResponse:
 
 
 def _safe_next(target: str) -> str:
-    """Only a path of this site (``/…`` but not ``//host``): never an open redirect."""
-    return target if target.startswith("/") and not target.startswith("//") and "\\" not in target else "/"
+    """Only a path of this site, never the login page (:func:`ventapp.auth.service.safe_next`)."""
+    return service.safe_next(target)
 
 
 @router.post(

@@ -71,6 +71,19 @@ class AuthRejected(Exception):
         self.retry_after = retry_after
 
 
+LOGIN_PATH = "/login"
+
+
+def safe_next(target: str) -> str:
+    """Where a login returns to: a path of this site (``/…``, never ``//host`` or a ``\\`` path: no
+    open redirect), and never the login page itself (``/login?next=/login`` led back to the form
+    after a logout and Back); ``"/"`` otherwise."""
+    if not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    path = target.split("?", 1)[0].split("#", 1)[0].rstrip("/")
+    return "/" if path == LOGIN_PATH else target
+
+
 def canonical(raw: str) -> str:
     """A stated account name under the identity rule.
 

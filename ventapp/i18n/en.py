@@ -394,6 +394,8 @@ MESSAGES: dict[str, str] = {
     "auth.error.throttled": "Too many failed logins. Try again in {seconds} seconds.",
     "auth.error.auth_off": "This server does not use accounts (AUTH_MODE is not local).",
     "auth.error.other": "Could not log in. Try again.",
+    "auth.signin_by_proxy": "Sign-in here is done by the authenticating proxy in front of this app (AUTH_MODE=header): open the app through the proxy and sign in there.",
+    "auth.back_to_app": "Back to the app",
     "auth.keys": "API keys",
     "auth.keys_help": "For the legacy frontend and scripts: send it as Authorization: Bearer <key>. A key is shown once only.",
     "auth.key_name": "What it is for",

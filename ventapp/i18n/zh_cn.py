@@ -392,6 +392,8 @@ MESSAGES: dict[str, str] = {
     "auth.error.throttled": "登录失败次数过多，请 {seconds} 秒后再试。",
     "auth.error.auth_off": "此服务器未启用账户登录（AUTH_MODE 不是 local）。",
     "auth.error.other": "无法登录，请重试。",
+    "auth.signin_by_proxy": "这里的登录由前置的身份认证代理完成（AUTH_MODE=header）：请通过代理的登录页访问本应用。",
+    "auth.back_to_app": "返回应用",
     "auth.keys": "API 密钥",
     "auth.keys_help": "供旧版前端和脚本使用：以 Authorization: Bearer <密钥> 发送。密钥只显示一次。",
     "auth.key_name": "用途",

@@ -6,7 +6,8 @@ import reflex as rx
 
 from ventapp.pages.components.header import page_bar
 from ventapp.pages.components.lang import t
-from ventapp.pages.components.styles import CONTENT_MAX_WIDTH, markdown
+from ventapp.pages.components.page_frame import page_frame
+from ventapp.pages.components.styles import markdown
 from ventapp.state.knowledge_state import KnowledgeState
 
 
@@ -63,23 +64,16 @@ def _not_found() -> rx.Component:
 
 def knowledge_page() -> rx.Component:
     """Title, back link and the document's Markdown; a friendly "not found" for unknown ids."""
-    return rx.box(
+    return page_frame(
         page_bar("book_open", t("kb.badge"), None),
+        _back_link(),
         rx.box(
-            _back_link(),
-            rx.box(
-                rx.cond(
-                    KnowledgeState.doc_loaded,
-                    rx.cond(KnowledgeState.doc_found, _document(), _not_found()),
-                    rx.center(rx.spinner(size="3"), padding_top="10vh"),
-                ),
-                margin_top="1rem",
+            rx.cond(
+                KnowledgeState.doc_loaded,
+                rx.cond(KnowledgeState.doc_found, _document(), _not_found()),
+                rx.center(rx.spinner(size="3"), padding_top="10vh"),
             ),
-            max_width=CONTENT_MAX_WIDTH,
-            margin_x="auto",
-            padding=["1rem 0.75rem 3rem", "1.5rem 1rem 4rem"],
+            margin_top="1rem",
         ),
-        min_height="100dvh",
-        background=rx.color("gray", 1),
         on_mount=KnowledgeState.load_doc,
     )

@@ -1,4 +1,5 @@
-"""The login page (``/login``, ``AUTH_MODE=local``).
+"""The login page (``/login``): the form in ``AUTH_MODE=local``; with ``header`` a sentence that the
+proxy signs people in (``#login-off``), with ``none`` that there are no accounts.
 
 A plain HTML form posted to ``POST /api/auth/login/form``: the server checks the password and
 answers with the HTTP-only session cookie and a redirect, so no script ever holds the token or
@@ -13,6 +14,52 @@ from ventapp.pages.components.lang import t
 from ventapp.state.auth_state import AuthState
 
 
+def _form() -> rx.Component:
+    """The user name and password, posted natively to the API (``AUTH_MODE=local``)."""
+    return rx.el.form(
+        rx.vstack(
+            rx.el.label(t("auth.user_name"), html_for="login-user"),
+            rx.input(
+                id="login-user",
+                name="user_name",
+                auto_complete="username",
+                required=True,
+                width="100%",
+            ),
+            rx.el.label(t("auth.password"), html_for="login-password"),
+            rx.input(
+                id="login-password",
+                name="password",
+                type="password",
+                auto_complete="current-password",
+                required=True,
+                width="100%",
+            ),
+            rx.el.input(type="hidden", name="next", value=AuthState.next_path),
+            rx.button(t("auth.login"), type="submit", id="login-submit", width="100%"),
+            spacing="2",
+            width="100%",
+        ),
+        action="/api/auth/login/form",
+        method="post",
+        id="login-form",
+        # Reflex's forms always cancel the browser's own submit; send it natively, so
+        # the server's answer (cookie + redirect) reaches the browser and no script.
+        on_submit=rx.call_script("document.getElementById('login-form').submit()"),
+        width="100%",
+    )
+
+
+def _no_form(sentence: rx.Var[str]) -> rx.Component:
+    """No accounts here to log in to: say how sign-in works, and lead back to the app."""
+    return rx.vstack(
+        rx.callout(sentence, icon="info", color_scheme="gray", id="login-off"),
+        rx.link(t("auth.back_to_app"), href="/", id="login-home"),
+        spacing="3",
+        width="100%",
+    )
+
+
 def login_page() -> rx.Component:
     """The login card; ``on_mount`` reads the error and the page to return to."""
     return rx.center(
@@ -25,37 +72,11 @@ def login_page() -> rx.Component:
                         AuthState.login_error, icon="triangle_alert", color_scheme="red", id="login-error"
                     ),
                 ),
-                rx.el.form(
-                    rx.vstack(
-                        rx.el.label(t("auth.user_name"), html_for="login-user"),
-                        rx.input(
-                            id="login-user",
-                            name="user_name",
-                            auto_complete="username",
-                            required=True,
-                            width="100%",
-                        ),
-                        rx.el.label(t("auth.password"), html_for="login-password"),
-                        rx.input(
-                            id="login-password",
-                            name="password",
-                            type="password",
-                            auto_complete="current-password",
-                            required=True,
-                            width="100%",
-                        ),
-                        rx.el.input(type="hidden", name="next", value=AuthState.next_path),
-                        rx.button(t("auth.login"), type="submit", id="login-submit", width="100%"),
-                        spacing="2",
-                        width="100%",
-                    ),
-                    action="/api/auth/login/form",
-                    method="post",
-                    id="login-form",
-                    # Reflex's forms always cancel the browser's own submit; send it natively, so
-                    # the server's answer (cookie + redirect) reaches the browser and no script.
-                    on_submit=rx.call_script("document.getElementById('login-form').submit()"),
-                    width="100%",
+                rx.match(
+                    AuthState.login_mode,
+                    ("local", _form()),
+                    ("header", _no_form(t("auth.signin_by_proxy"))),
+                    _no_form(t("auth.error.auth_off")),
                 ),
                 spacing="4",
                 width="100%",

@@ -15,7 +15,7 @@ import reflex as rx
 
 from ventapp.pages.components.header import page_bar
 from ventapp.pages.components.lang import t
-from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
+from ventapp.pages.components.page_frame import page_frame
 from ventapp.state.auth_state import AuthState
 from ventapp.state.schedules_state import RunView, SchedulesState, ScheduleView
 
@@ -389,16 +389,6 @@ def _body() -> rx.Component:
 
 def schedules_page() -> rx.Component:
     """The whole schedules screen; ``on_mount`` reads the user's schedules."""
-    return rx.box(
-        _top_bar(),
-        rx.box(
-            _body(),
-            max_width=CONTENT_MAX_WIDTH,
-            margin_x="auto",
-            padding=["1rem 0.75rem 3rem", "1.5rem 1rem 4rem"],
-        ),
-        _form(),
-        min_height="100dvh",
-        background=rx.color("gray", 1),
-        on_mount=[AuthState.check_login, SchedulesState.load_page],
+    return page_frame(
+        _top_bar(), _body(), dialogs=[_form()], on_mount=[AuthState.check_login, SchedulesState.load_page]
     )

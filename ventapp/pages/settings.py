@@ -12,7 +12,7 @@ import reflex as rx
 from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
 from ventapp.pages.components.header import page_bar
 from ventapp.pages.components.lang import t
-from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
+from ventapp.pages.components.page_frame import page_frame
 from ventapp.pages.usage import CARD_STYLE
 from ventapp.state.auth_state import AuthState, KeyView
 from ventapp.state.settings_state import RuleView, SettingsState
@@ -218,21 +218,14 @@ def _keys_card() -> rx.Component:
 
 def settings_page() -> rx.Component:
     """The whole settings screen; ``on_mount`` reads the model facts and the user's settings."""
-    return rx.box(
+    return page_frame(
         _top_bar(),
-        rx.box(
-            rx.cond(
-                SettingsState.problem != "",
-                rx.callout(SettingsState.problem, icon="info", color_scheme="amber", id="settings-problem"),
-                rx.vstack(
-                    _model_card(), _preferences_card(), _rules_card(), _keys_card(), spacing="4", width="100%"
-                ),
+        rx.cond(
+            SettingsState.problem != "",
+            rx.callout(SettingsState.problem, icon="info", color_scheme="amber", id="settings-problem"),
+            rx.vstack(
+                _model_card(), _preferences_card(), _rules_card(), _keys_card(), spacing="4", width="100%"
             ),
-            max_width=CONTENT_MAX_WIDTH,
-            margin_x="auto",
-            padding=["1rem 0.75rem 3rem", "1.5rem 1rem 4rem"],
         ),
-        min_height="100dvh",
-        background=rx.color("gray", 1),
         on_mount=[AuthState.check_login, SettingsState.load_page, AuthState.load_keys],
     )

@@ -56,6 +56,9 @@ class AuthState(rx.State):
     role: str = ""
     login_error: str = ""
     next_path: str = "/"
+    login_mode: str = "local"
+    """``AUTH_MODE`` as the login page last read it: the form only for ``local``; ``header`` says the
+    proxy signs people in, ``none`` that this server has no accounts."""
     keys: list[KeyView] = []
     new_key: str = ""
     """The key just created, shown once; cleared on the next action or page load."""
@@ -79,7 +82,7 @@ class AuthState(rx.State):
         caller = await verified_caller(self)
         if caller is None:
             await self._forget()
-            return rx.redirect(f"/login?next={quote(self.router.url.path or '/')}")
+            return rx.redirect(f"/login?next={quote(service.safe_next(self.router.url.path or '/'))}")
         self.signed_in_as, self.role = caller.name, caller.role
         for state_cls in USER_STATES:
             state = await self.get_state(state_cls)
@@ -103,10 +106,10 @@ class AuthState(rx.State):
         lang = await ui_lang(self)
         query = self.router.url.query_parameters
         code = str(query.get("error", ""))
-        target = str(query.get("next", "/"))
-        self.next_path = target if target.startswith("/") and not target.startswith("//") else "/"
-        if get_settings().auth.mode != "local":
-            self.login_error = t("auth.error.auth_off", lang)
+        self.next_path = service.safe_next(str(query.get("next", "/")))
+        self.login_mode = get_settings().auth.mode
+        if self.login_mode != "local":
+            self.login_error = ""  # the page says how sign-in works here instead of showing a form
         elif code == "throttled":
             self.login_error = t("auth.error.throttled", lang, seconds=str(query.get("retry_after", "60")))
         elif code:

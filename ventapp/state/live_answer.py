@@ -28,6 +28,7 @@ from ventapp.agent.errors import RETRYABLE_CODES
 from ventapp.agent.subagent_tracker import subagent_label
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.interrupt_view import CARD_KINDS
+from ventapp.state.usage_words import usage_footer
 from ventapp.state.views import (
     STATUS_DONE,
     STATUS_ERROR,
@@ -49,7 +50,6 @@ from ventapp.state.views import (
     todos_from,
     tool_label,
     tool_summary,
-    usage_footer,
     worded_error,
 )
 

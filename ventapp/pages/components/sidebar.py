@@ -54,6 +54,7 @@ def _session_menu(session: rx.Var[SessionView]) -> rx.Component:
                 on_click=SessionsState.ask_delete(session.id, session.title),
             ),
             size="1",
+            class_name="session-menu-content",  # closes without an exit animation: see ventagent.css
         ),
     )
 
