@@ -92,8 +92,8 @@ api: serve-setup
 # serves comes from `make ui-export`). Needs REDIS_URL and a server DATABASE_URL in .env (or the
 # environment). Each process runs in a process group of its own: when it dies the whole group goes
 # (Granian's worker would otherwise linger on the port) and it alone is started again; stopping
-# this target (Ctrl-C, SIGTERM) stops every group, forcibly after 10 s (a worker was seen hanging
-# on SIGTERM).
+# this target (Ctrl-C, SIGTERM) stops every group with one SIGTERM (a second one, while it shuts
+# down, left Reflex's main process deadlocked), forcibly after 10 s.
 WORKERS ?= 2
 BASE_PORT ?= 8001
 serve-multi: setup
@@ -102,7 +102,7 @@ serve-multi: setup
 	for i in $$(seq 0 $$(($(WORKERS) - 1))); do \
 		port=$$(($(BASE_PORT) + i)); \
 		( pid=""; \
-		  stop() { [ -n "$$pid" ] || exit 0; kill -TERM -- -$$pid 2>/dev/null; \
+		  stop() { trap '' TERM INT; [ -n "$$pid" ] || exit 0; kill -TERM -- -$$pid 2>/dev/null; \
 			for _ in $$(seq 20); do kill -0 -- -$$pid 2>/dev/null || exit 0; sleep 0.5; done; \
 			kill -KILL -- -$$pid 2>/dev/null; exit 0; }; \
 		  trap stop TERM INT; \

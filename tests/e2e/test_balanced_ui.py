@@ -10,6 +10,7 @@ Granian worker each; nginx serves the exported UI from the build folder.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -114,6 +115,12 @@ def test_chat_reload_and_stop_through_a_round_robin_proxy(
     expect(page.locator(".msg-assistant:not(.msg-live)").last.locator(".stopped-note")).to_be_visible()
     expect(page.locator("#send")).to_be_visible()
     page.context.close()
-    sockets = [line.split()[-1] for line in nginx.access_log.splitlines() if line.split()[1] == "/_event/"]
+    sockets: list[str] = []
+    deadline = time.monotonic() + 15
+    while len(sockets) < 2 and time.monotonic() < deadline:  # nginx logs a websocket when it closes
+        time.sleep(0.2)
+        sockets = [
+            line.split()[-1] for line in nginx.access_log.splitlines() if line.split()[1] == "/_event/"
+        ]
     expected = {f"127.0.0.1:{app.port}" for app in backends}
     assert len(sockets) == 2 and set(sockets) == expected, "the chat on one process, the reload on the other"
