@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -27,6 +28,20 @@ from bench.scripted_model import scripted_model
 from tests.support import app_env
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.config import load_settings
+
+
+def _children_cpu_s() -> float:
+    """CPU seconds used so far by this process's children (the scripted model server; Linux)."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid():  # fields[1] is the parent's pid
+            total += int(fields[11]) + int(fields[12])  # utime, stime in clock ticks
+    return total / os.sysconf("SC_CLK_TCK")
+
 
 TARGETS = {
     "product": "product: the pipeline in-process (admission, kernel, metering, saves)",
@@ -69,7 +84,7 @@ async def _profile(
             await asyncio.sleep(1)  # let the prompt-size check finish outside the profile
             profiler = Profiler(interval=0.0005, async_mode="disabled")
             cpu_started, started = time.process_time(), time.perf_counter()
-            loop_started = time.thread_time()
+            loop_started, model_started = time.thread_time(), _children_cpu_s()
             if profile:
                 profiler.start()
             results: list[Result] = []
@@ -78,14 +93,15 @@ async def _profile(
             if profile:
                 profiler.stop()
             cpu, wall = time.process_time() - cpu_started, time.perf_counter() - started
-            loop_cpu = time.thread_time() - loop_started
+            loop_cpu, model_cpu = time.thread_time() - loop_started, _children_cpu_s() - model_started
         finally:
             await runtime.close()
     turns = k * rounds
     firsts = [first for _status, first, _text in results if first is not None]
     summary = (
         f"{target}: {turns} turns, wall {wall:.2f} s, process CPU {cpu:.2f} s = {1000 * cpu / turns:.1f} ms "
-        f"per turn (event loop's thread {1000 * loop_cpu / turns:.1f} ms); first token p50 "
+        f"per turn (event loop's thread {1000 * loop_cpu / turns:.1f} ms; the model server's process "
+        f"{1000 * model_cpu / turns:.1f} ms); first token p50 "
         f"{_pct(firsts, 0.5):.0f} ms, p99 {_pct(firsts, 0.99):.0f} ms"
     )
     if not profile:
