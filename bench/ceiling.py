@@ -21,10 +21,15 @@ from ventapp.config import Settings
 from ventapp.tools import registry
 
 
-def build_ceiling(settings: Settings) -> Any:
-    """The bare graph: the product's model and main tools, deepagents' defaults for the rest."""
+def build_ceiling(settings: Settings, checkpointer: Any = None) -> Any:
+    """The bare graph: the product's model and main tools, deepagents' defaults for the rest.
+
+    ``checkpointer`` (the product's, for an intermediate ceiling) needs a ``thread_id`` per turn.
+    """
     registry.load_builtin_tools()
-    return create_deep_agent(model=build_model(settings), tools=_main_tools(settings.tools_profile))
+    return create_deep_agent(
+        model=build_model(settings), tools=_main_tools(settings.tools_profile), checkpointer=checkpointer
+    )
 
 
 def text_of(chunk: Any) -> str:
@@ -35,8 +40,17 @@ def text_of(chunk: Any) -> str:
     return "".join(part.get("text", "") for part in content if isinstance(part, dict))
 
 
-async def ceiling_stream(graph: Any, prompt: str) -> tuple[int, float | None, str]:
+async def ceiling_stream(
+    graph: Any, prompt: str, config: dict[str, Any] | None = None, product_modes: bool = False
+) -> tuple[int, float | None, str]:
     """Stream one turn of the bare graph the way a minimal consumer would.
+
+    Args:
+        graph: A compiled graph (:func:`build_ceiling`, or the product's own for a split).
+        prompt: The user's message.
+        config: The run's config (a ``thread_id`` when the graph has a checkpointer).
+        product_modes: Stream the way the product does (``["updates", "messages"]``,
+            ``subgraphs=True``) instead of ``"messages"`` alone — an intermediate ceiling.
 
     Returns:
         ``(200, first token ms, answer text)`` — the same shape the product's streams report.
@@ -44,9 +58,18 @@ async def ceiling_stream(graph: Any, prompt: str) -> tuple[int, float | None, st
     started = time.perf_counter()
     first: float | None = None
     parts: list[str] = []
-    async for chunk, _metadata in graph.astream(
-        {"messages": [{"role": "user", "content": prompt}]}, stream_mode="messages"
-    ):
+    inputs = {"messages": [{"role": "user", "content": prompt}]}
+    if product_modes:
+        stream = graph.astream(inputs, config, stream_mode=["updates", "messages"], subgraphs=True)
+    else:
+        stream = graph.astream(inputs, config, stream_mode="messages")
+    async for item in stream:
+        if product_modes:
+            _namespace, mode, data = item
+            if mode != "messages":
+                continue
+            item = data
+        chunk, _metadata = item
         if isinstance(chunk, AIMessageChunk):
             text = text_of(chunk)
             if text:

@@ -6,20 +6,23 @@ rounds of ``--k`` concurrent turns under pyinstrument, sampling the event loop's
 call tree, cut at ``--min-share`` of the time, and the CPU seconds per turn.
 
 Run: ``.venv/bin/python -m bench.profile_turn [--k 20] [--rounds 3] [--target product|ceiling]
-[--html out.html]``. Needs pyinstrument (a pinned dev tool in requirements.txt).
+[--html out.html] [--no-profile]``; the targets between ``product`` and ``ceiling`` split
+the difference one layer at a time (see ``TARGETS``). Needs pyinstrument (a pinned dev tool in requirements.txt).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from pyinstrument import Profiler
 
-from bench.bench_load import PROMPT, _inproc_stream
+from bench.bench_load import PROMPT, Result, _inproc_stream, _pct
 from bench.ceiling import build_ceiling, ceiling_stream
 from bench.scripted_model import scripted_model
 from tests.support import app_env
@@ -27,16 +30,53 @@ from ventapp.agent.runtime import AgentRuntime
 from ventapp.config import load_settings
 
 
-async def _profile(base_url: str, k: int, rounds: int, target: str, html: Path | None, top: int) -> None:
+def _children_cpu_s() -> float:
+    """CPU seconds used so far by this process's children (the scripted model server; Linux)."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid():  # fields[1] is the parent's pid
+            total += int(fields[11]) + int(fields[12])  # utime, stime in clock ticks
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+TARGETS = {
+    "product": "product: the pipeline in-process (admission, kernel, metering, saves)",
+    "graph": "graph: the product's compiled graph streamed bare (its middleware, checkpointer, modes)",
+    "ceiling+modes": "ceiling+modes: bare graph + checkpointer, streamed with the product's modes",
+    "ceiling+checkpointer": "ceiling+checkpointer: bare graph + the product's checkpointer",
+    "ceiling": "ceiling: bare create_deep_agent graph, no checkpointer",
+}
+"""Targets from the product down to the bare graph, each adding one layer (issue 18)."""
+
+
+async def _profile(
+    base_url: str, k: int, rounds: int, target: str, html: Path | None, top: int, profile: bool = True
+) -> None:
     with tempfile.TemporaryDirectory() as data_dir:
         limits = {"MAX_CONCURRENT_RUNS": "1000", "MAX_RUNS_PER_USER": "1000", "LOG_LEVEL": "WARNING"}
         settings = load_settings({**app_env(Path(data_dir), base_url), **limits})
         runtime = await AgentRuntime.open(settings)
         ceiling = build_ceiling(settings)
+        ceiling_saved = build_ceiling(settings, runtime.checkpointer)
+        graph = runtime.agents.get().graph
+        counter = iter(range(10**9))
 
-        async def turn(index: int) -> object:
+        def thread() -> dict[str, Any]:
+            return {"configurable": {"thread_id": f"bench-{next(counter)}", "user_name": "bench"}}
+
+        async def turn(index: int) -> Result:
             if target == "ceiling":
                 return await ceiling_stream(ceiling, PROMPT)
+            if target == "ceiling+checkpointer":
+                return await ceiling_stream(ceiling_saved, PROMPT, thread())
+            if target == "ceiling+modes":
+                return await ceiling_stream(ceiling_saved, PROMPT, thread(), product_modes=True)
+            if target == "graph":
+                return await ceiling_stream(graph, PROMPT, thread(), product_modes=True)
             return await _inproc_stream(runtime, index)
 
         try:
@@ -44,22 +84,35 @@ async def _profile(base_url: str, k: int, rounds: int, target: str, html: Path |
             await asyncio.sleep(1)  # let the prompt-size check finish outside the profile
             profiler = Profiler(interval=0.0005, async_mode="disabled")
             cpu_started, started = time.process_time(), time.perf_counter()
-            profiler.start()
+            loop_started, model_started = time.thread_time(), _children_cpu_s()
+            if profile:
+                profiler.start()
+            results: list[Result] = []
             for _ in range(rounds):
-                await asyncio.gather(*(turn(i) for i in range(k)))
-            profiler.stop()
+                results += await asyncio.gather(*(turn(i) for i in range(k)))
+            if profile:
+                profiler.stop()
             cpu, wall = time.process_time() - cpu_started, time.perf_counter() - started
+            loop_cpu, model_cpu = time.thread_time() - loop_started, _children_cpu_s() - model_started
         finally:
             await runtime.close()
     turns = k * rounds
+    firsts = [first for _status, first, _text in results if first is not None]
+    summary = (
+        f"{target}: {turns} turns, wall {wall:.2f} s, process CPU {cpu:.2f} s = {1000 * cpu / turns:.1f} ms "
+        f"per turn (event loop's thread {1000 * loop_cpu / turns:.1f} ms; the model server's process "
+        f"{1000 * model_cpu / turns:.1f} ms); first token p50 "
+        f"{_pct(firsts, 0.5):.0f} ms, p99 {_pct(firsts, 0.99):.0f} ms"
+    )
+    if not profile:
+        print(summary)
+        return
     print(profiler.output_text(unicode=True, color=False, time="percent_of_total"))
     for flat_time in ("total", "self"):
         print(f"-- functions by {flat_time} time (top {top})")
         text = profiler.output_text(time="percent_of_total", flat=True, flat_time=flat_time)
         print("\n".join([line for line in text.splitlines() if "%" in line][:top]))
-    print(
-        f"{target}: {turns} turns, wall {wall:.2f} s, process CPU {cpu:.2f} s = {1000 * cpu / turns:.1f} ms per turn"
-    )
+    print(summary)
     if html is not None:
         html.write_text(profiler.output_html())  # noqa: ASYNC240  (after the measurement)
         print(f"HTML profile written to {html}")
@@ -70,12 +123,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--k", type=int, default=20, help="concurrent turns per round")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--target", choices=("product", "ceiling"), default="product")
+    parser.add_argument("--target", choices=TARGETS, default="product", help="; ".join(TARGETS.values()))
+    parser.add_argument("--no-profile", action="store_true", help="CPU per turn only, no sampling overhead")
     parser.add_argument("--html", type=Path, default=None, help="also write pyinstrument's HTML view here")
     parser.add_argument("--top", type=int, default=60, help="functions listed in the flat views")
     args = parser.parse_args()
     with scripted_model() as base_url:
-        asyncio.run(_profile(base_url, args.k, args.rounds, args.target, args.html, args.top))
+        asyncio.run(
+            _profile(base_url, args.k, args.rounds, args.target, args.html, args.top, not args.no_profile)
+        )
 
 
 if __name__ == "__main__":

@@ -178,3 +178,41 @@ async def test_quota_stops_a_long_run_between_model_calls(tmp_path: Path, llm: S
         assert refused.value.status == 429 and refused.value.retry_after
     finally:
         await runtime.close()
+
+
+async def test_new_sessions_get_the_skills_read_once_not_per_session(
+    tmp_path: Path, llm: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: deepagents parsed every skill's YAML on each new session's first turn."""
+    import deepagents.middleware.skills as skills_module
+
+    reads: list[str] = []
+    original = skills_module._alist_skills_with_errors
+
+    async def counted(backend: Any, source: str) -> Any:
+        reads.append(source)
+        return await original(backend, source)
+
+    monkeypatch.setattr(skills_module, "_alist_skills_with_errors", counted)
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        sessions, reads_after = [], []
+        for _ in range(3):
+            run = await start_chat(runtime, ChatRequest(message="hello"))
+            assert [event async for event in run.events()][-1].type == "done"
+            sessions.append(run.session_id)
+            reads_after.append(len(reads))
+        states = [
+            (await runtime.agent.aget_state({"configurable": {"thread_id": session}})).values
+            for session in sessions
+        ]
+    finally:
+        await runtime.close()
+    # The first turn reads them (and the runtime's one-off prompt-size check may, in a thread).
+    assert reads_after[0] >= 1 and reads_after[2] == reads_after[0]
+    for values in states:
+        assert [skill["name"] for skill in values["skills_metadata"]] == [
+            "ventilation-calc",
+            "ventilation-network-analysis",
+        ]
+        assert values["skills_metadata"][0]["path"] == "/skills/ventilation-calc/SKILL.md"

@@ -34,6 +34,7 @@ from typing import Any
 
 from deepagents import FilesystemPermission, HarnessProfile, create_deep_agent, register_harness_profile
 from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend
+from deepagents.middleware.skills import SkillsMiddleware
 from langchain.agents.middleware import TodoListMiddleware
 from langchain_core.language_models import BaseChatModel
 from langgraph.types import Checkpointer
@@ -187,6 +188,23 @@ def _backend(workspaces_dir: Path) -> CompositeBackend:
     )
 
 
+SKILL_SOURCES = ["/skills/"]
+
+
+async def read_skills(workspaces_dir: Path) -> dict[str, Any]:
+    """The skills' front matter as deepagents' skills middleware puts it in a new thread's state.
+
+    Read the same way (the same middleware, backend and sources) as the agent's first turn
+    in a session would; a new session's turn gets it as input instead, so the YAML is parsed
+    once per agent generation rather than once per session (issue 18).
+
+    Returns:
+        ``{"skills_metadata": [...], "skills_load_errors": [...]}``.
+    """
+    reader = SkillsMiddleware(backend=_backend(workspaces_dir), sources=SKILL_SOURCES)
+    return dict(await reader.abefore_agent({}, None, {}) or {})  # type: ignore[arg-type]
+
+
 def _interrupt_on(hitl_tools: Sequence[str]) -> dict[str, Any] | None:
     known = {spec.name for spec in registry.all_specs()} | set(_FRAMEWORK_TOOLS)
     unknown = sorted(set(hitl_tools) - known)
@@ -261,7 +279,7 @@ def build_agent(
         tools=_main_tools(tools_profile),
         system_prompt=MAIN_SYSTEM_PROMPT,
         subagents=_build_subagents(),
-        skills=["/skills/"],
+        skills=SKILL_SOURCES,
         backend=backend,
         permissions=_permissions(),
         middleware=[

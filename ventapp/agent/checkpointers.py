@@ -16,8 +16,8 @@ from typing import Any
 
 import sqlalchemy as sa
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from ventapp.agent.sqlite_saver import OneTripSqliteSaver
 from ventapp.config import Settings
 from ventapp.db.engine import driver_url, lock_key
 
@@ -84,7 +84,7 @@ async def open_checkpointer(settings: Settings, stack: contextlib.AsyncExitStack
     if settings.checkpointer == "postgres":
         return await stack.enter_async_context(postgres_checkpointer(settings.checkpoint_url))
     checkpointer = await stack.enter_async_context(
-        AsyncSqliteSaver.from_conn_string(str(settings.checkpoint_path))
+        OneTripSqliteSaver.from_conn_string(str(settings.checkpoint_path))
     )
     # One connection and one lock serve every run's checkpoint reads and writes; with an fsync
     # per commit each write held that lock ~4x longer (issue 18). WAL + NORMAL keeps every commit
