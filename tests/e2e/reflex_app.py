@@ -31,7 +31,8 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _can_bind(port: int) -> bool:
+def can_bind(port: int) -> bool:
+    """True when the app's server could bind ``port`` on loopback now (``SO_REUSEADDR``, as it does)."""
     with socket.socket() as sock:
         # As the app's server binds: a port whose last connections linger in TIME_WAIT is free.
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -48,7 +49,7 @@ _ui_port: int | None = None
 def ui_port() -> int:
     """The port every UI app of this test session listens on (free now), so one UI build serves them all."""
     global _ui_port
-    if _ui_port is None or not _can_bind(_ui_port):
+    if _ui_port is None or not can_bind(_ui_port):
         _ui_port = free_port()
     return _ui_port
 

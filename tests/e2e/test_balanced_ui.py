@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.e2e.browser import open_chat
-from tests.e2e.reflex_app import ReflexApp, ui_port
+from tests.e2e.reflex_app import ReflexApp, can_bind
 from tests.scale.processes import scale_env
 from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
@@ -64,8 +64,14 @@ def balancer(
         pytest.fail("nginx is not installed: run `make servers` (Debian packages, see the Makefile)")
     folder = tmp_path_factory.mktemp("balanced")
     # The shared production UI (built now unless an earlier module of this run did); only its files are used.
-    with ReflexApp(app_env(folder / "ui-data", llm.base_url), folder / "ui.log"):
-        pass
+    with ReflexApp(app_env(folder / "ui-data", llm.base_url), folder / "ui.log") as ui:
+        port = ui.port  # the port baked into the build: nginx must listen on this one, no other
+    # The UI app's Granian worker may hold the port a moment after the app's main process exits.
+    deadline = time.monotonic() + 60
+    while not can_bind(port):
+        if time.monotonic() > deadline:
+            pytest.fail(f"port {port}, which the UI build was made for, is still taken after 60 s")
+        time.sleep(0.2)
     database_url = postgres_server.create_database()
     backends = []
     try:
@@ -75,7 +81,6 @@ def balancer(
                 "GRANIAN_WORKERS": "1",
             }
             backends.append(ReflexApp(env, folder / f"{name}.log", backend_only=True).__enter__())
-        port = ui_port()
         site = readme_nginx(
             port, [app.port for app in backends], str(PROJECT_ROOT / ".web" / "build" / "client")
         )
