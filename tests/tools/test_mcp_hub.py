@@ -84,6 +84,15 @@ def test_a_server_down_at_start_is_listed_down_and_left_out(tmp_path: Path) -> N
     assert sorted(hub.down()) == ["broken", "gone"] and hub.retry_due()
 
 
+def test_a_stdio_script_given_by_a_relative_path_is_down_with_a_hint(tmp_path: Path) -> None:
+    relative = {"command": sys.executable, "args": ["tests/mcp_server/__main__.py", "stdio"], "timeout": 20}
+    hub = _hub(tmp_path, {"site": relative})
+    hub.load(strict=True)
+    reason = hub.public()["site"]["reason"]
+    assert hub.public()["site"]["status"] == "down" and "connection closed" in reason
+    assert "DATA_DIR/mcp/site" in reason and "absolute paths" in reason, "the likely cause, named"
+
+
 def test_a_server_that_comes_back_is_picked_up_by_the_next_listing(tmp_path: Path) -> None:
     port = free_port()
     hub = _hub(tmp_path, {"web": {"url": f"http://127.0.0.1:{port}/mcp", "tools": ["read_airflow"]}})

@@ -209,6 +209,11 @@ class McpHub:
                     if isinstance(result, McpClash)
                     else failure_reason(result, self.servers[name].timeout)
                 )
+                server = self.servers[name]
+                if server.command and reason == "connection closed":
+                    # A stdio command that exits at once: most often a relative path, since it runs
+                    # in a folder of its own, not in the project root.
+                    reason += f" (its command ended at once; it runs in DATA_DIR/mcp/{name}, so give its paths as absolute paths)"
                 state.status, state.reason, state.tools = (
                     "down",
                     f"Its tools could not be listed: {reason}.",
