@@ -33,7 +33,16 @@ def test_fixed_prompt_in_a_4k_window(
     env = {**app_env(tmp_path, llm.base_url), "CONTEXT_LIMIT": "4096", "TOOLS_PROFILE": profile}
     with patched_env(env), ApiServer() as server:
         body = _measured(server.url)
+        agent = httpx.get(f"{server.url}/api/model").json()["agent"]
+        listed = [
+            t["name"] for g in httpx.get(f"{server.url}/api/model/tools").json()["groups"] for t in g["tools"]
+        ]
     prompt = body["model"]["prompt"]
+    assert len(agent["tools"]) == len(listed) == prompt["tool_count"], (
+        "what the settings list is what the model gets"
+    )
+    assert set(agent["tools"]) == set(listed) and "execute" not in listed
+    assert (agent["subagents"] == []) is (profile == "lean"), "lean shows the model no `task`"
     assert prompt["fits"] is fits and (prompt["fixed_tokens"] > 0.6 * 4096) is not fits
     if profile == "lean":
         assert prompt["tool_count"] == len(LEAN_TOOLS)

@@ -46,7 +46,7 @@ from ventapp.agent.middleware import (
     PlanModeMiddleware,
     PreferencesMiddleware,
 )
-from ventapp.agent.prompts import MAIN_SYSTEM_PROMPT, RESEARCHER_PROMPT
+from ventapp.agent.prompts import RESEARCHER_PROMPT, main_system_prompt
 from ventapp.agent.tool_profiles import LEAN_TOOLS, TOOLS_PROFILES, LeanToolsMiddleware
 from ventapp.agent.turn_context import needs_review
 from ventapp.agent.workspace import (
@@ -94,15 +94,28 @@ def _mcp_tool_names() -> frozenset[str]:
     return frozenset(spec.name for spec in registry.all_specs() if spec.module.startswith(MODULE_PREFIX))
 
 
+def shown_tool_names(names: Sequence[str], tools_profile: str) -> list[str]:
+    """Of the agent's tool ``names``, those the model is shown under ``tools_profile``.
+
+    ``full`` shows all but ``execute``; ``lean`` only :data:`LEAN_TOOLS` and the MCP servers'
+    tools (the others stay registered but never reach a request, :class:`LeanToolsMiddleware`).
+    """
+    # deepagents keeps `execute` in the tool node but leaves it out of every request when the
+    # backend cannot run commands (FilesystemMiddleware's capability gate); ours never can.
+    names = [name for name in names if name != "execute"]
+    if tools_profile != "lean":
+        return names
+    shown = set(LEAN_TOOLS) | _mcp_tool_names()
+    return [name for name in names if name in shown]
+
+
 def _main_tools(tools_profile: str) -> list[Any]:
     # Lean leaves our tools out at assembly, not only in the request: deepagents' compaction runs
     # before any user middleware and counts every tool schema it is given against the window, so
     # a 4k-window model would overflow on schemas it is never shown. Its own tools (files, task)
     # are still trimmed by LeanToolsMiddleware. MCP tools stay: the operator listed them.
     tools = registry.all_tools()
-    if tools_profile != "lean":
-        return tools
-    shown = set(LEAN_TOOLS) | _mcp_tool_names()
+    shown = set(shown_tool_names([tool.name for tool in tools], tools_profile))
     return [tool for tool in tools if tool.name in shown]
 
 
@@ -277,7 +290,7 @@ def build_agent(
     return create_deep_agent(
         model=model,
         tools=_main_tools(tools_profile),
-        system_prompt=MAIN_SYSTEM_PROMPT,
+        system_prompt=main_system_prompt(tools_profile),
         subagents=_build_subagents(),
         skills=SKILL_SOURCES,
         backend=backend,

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from langchain_openai import ChatOpenAI
 
-from ventapp.agent.agent_factory import middleware_stack, subagent_names
+from ventapp.agent.agent_factory import middleware_stack, shown_tool_names, subagent_names
 from ventapp.agent.agent_set import BuiltAgent
 from ventapp.agent.endpoint_probe import public_url
 from ventapp.agent.kernel import label_for
@@ -51,10 +51,12 @@ def _registered_window(model: str) -> int | None:
     return int(window) if isinstance(window, int) else None
 
 
-def tool_names(built: BuiltAgent) -> list[str]:
-    """The tools the built agent can call, in the order its tool node holds them."""
+def tool_names(built: BuiltAgent, tools_profile: str) -> list[str]:
+    """The tools the built agent shows the model under ``tools_profile``, in its tool node's order."""
     node = built.graph.nodes.get("tools")
-    return list(getattr(getattr(node, "bound", None), "tools_by_name", {}) or {})
+    return shown_tool_names(
+        list(getattr(getattr(node, "bound", None), "tools_by_name", {}) or {}), tools_profile
+    )
 
 
 def route_summary(runtime: AgentRuntime, route: ModelRoute) -> dict[str, Any]:
@@ -77,9 +79,10 @@ def route_summary(runtime: AgentRuntime, route: ModelRoute) -> dict[str, Any]:
 def agent_summary(runtime: AgentRuntime, built: BuiltAgent) -> dict[str, Any]:
     """The assembled agent: tools, sub-agents, skills and middleware names in order."""
     settings = runtime.settings
+    tools = tool_names(built, settings.tools_profile)
     return {
-        "tools": tool_names(built),
-        "subagents": subagent_names(),
+        "tools": tools,
+        "subagents": subagent_names() if "task" in tools else [],
         "skills": known_skills(),
         "middleware": middleware_stack(
             compaction_enabled=settings.compaction_enabled,
@@ -136,7 +139,7 @@ def tool_groups(runtime: AgentRuntime, built: BuiltAgent) -> list[dict[str, Any]
         registry groups in registration order (an MCP server's tools as the group ``MCP: <server>``
         with ``mcp_server`` naming it), then deepagents' own tools under ``框架``.
     """
-    available = tool_names(built)
+    available = tool_names(built, runtime.settings.tools_profile)
     hitl = set(runtime.settings.hitl_tools)
     groups: dict[str, list[dict[str, Any]]] = {}
     for spec in registry.all_specs():

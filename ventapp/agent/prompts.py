@@ -13,6 +13,15 @@ How to work:
 - If a skill matches the task, read its SKILL.md and follow it.
 """
 
+TODO_LINE = "- For multi-step engineering tasks, keep a short todo list with `write_todos`.\n"
+
+
+def main_system_prompt(tools_profile: str) -> str:
+    """The main agent's system prompt; ``lean`` leaves out the line about ``write_todos``, a tool it
+    does not show the model (``TOOLS_PROFILE``, :mod:`ventapp.agent.tool_profiles`)."""
+    return MAIN_SYSTEM_PROMPT.replace(TODO_LINE, "") if tools_profile == "lean" else MAIN_SYSTEM_PROMPT
+
+
 RESEARCHER_PROMPT = """\
 You are a research sub-agent. Search the ventilation knowledge base with `knowledge_search`
 (several queries if needed) and return a concise summary of what the sources say, naming

@@ -120,6 +120,6 @@ async def reload_agent(runtime: RuntimeDep, operator: Operator) -> dict[str, Any
     return {
         "generation": runtime.agents.generation,
         "routes": [built.route.name for built in rebuilt],
-        "tools": tool_names(rebuilt[0]),
+        "tools": tool_names(rebuilt[0], runtime.settings.tools_profile),
         "skills": known_skills(),
     }
