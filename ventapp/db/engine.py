@@ -28,6 +28,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine
 
 from ventapp.config import PROJECT_ROOT
+from ventapp.db.sqlite_writes import QueuedWriteConnection, write_lock
 
 DEFAULT_BUSY_TIMEOUT_S = 5.0
 """How long an SQLite write waits for another connection's lock (``DB_BUSY_TIMEOUT_S``)."""
@@ -122,7 +123,8 @@ def include_object(
 def make_engine(database_url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> Engine:
     """Create the engine; for SQLite make the folder, allow cross-thread use and enable WAL.
 
-    Cross-thread use is needed because store calls run in ``asyncio.to_thread`` workers.
+    Cross-thread use is needed because store calls run in ``asyncio.to_thread`` workers. The
+    engine's SQLite connections queue for the write lock in the process (``sqlite_writes``).
 
     Args:
         database_url: SQLAlchemy URL.
@@ -134,7 +136,7 @@ def make_engine(database_url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEO
     connect_args: dict[str, object] = {}
     if database_url.startswith("sqlite:///"):
         Path(database_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        connect_args = {"check_same_thread": False, "timeout": busy_timeout_s}
+        connect_args = {"check_same_thread": False, "timeout": busy_timeout_s, "factory": QueuedWriteConnection}
     # MySQL closes idle connections after wait_timeout (8 h by default): recycle before that.
     engine = sa.create_engine(database_url, connect_args=connect_args, pool_pre_ping=True, pool_recycle=3600)
     if engine.dialect.name == "sqlite":
@@ -145,6 +147,9 @@ def make_engine(database_url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEO
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.close()
+            if isinstance(dbapi_connection, QueuedWriteConnection):
+                # One process's writers queue in the process instead of polling SQLite's lock.
+                dbapi_connection.queue_writes(write_lock(engine.url.database or ""), busy_timeout_s)
 
     return engine
 
