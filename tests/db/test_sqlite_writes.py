@@ -34,7 +34,7 @@ def test_concurrent_writers_all_commit_in_arrival_order(tmp_path: Path) -> None:
                 if hold is not None:
                     hold.wait(10)
                 connection.execute(sa.text("UPDATE log SET writer = writer WHERE writer = :w"), {"w": writer})
-        except BaseException as exc:  # noqa: BLE001  (reported below)
+        except BaseException as exc:
             errors.append(exc)
 
     release = threading.Event()

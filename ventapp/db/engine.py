@@ -136,7 +136,11 @@ def make_engine(database_url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEO
     connect_args: dict[str, object] = {}
     if database_url.startswith("sqlite:///"):
         Path(database_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        connect_args = {"check_same_thread": False, "timeout": busy_timeout_s, "factory": QueuedWriteConnection}
+        connect_args = {
+            "check_same_thread": False,
+            "timeout": busy_timeout_s,
+            "factory": QueuedWriteConnection,
+        }
     # MySQL closes idle connections after wait_timeout (8 h by default): recycle before that.
     engine = sa.create_engine(database_url, connect_args=connect_args, pool_pre_ping=True, pool_recycle=3600)
     if engine.dialect.name == "sqlite":

@@ -96,7 +96,7 @@ class QueuedWriteConnection(sqlite3.Connection):
         """From now on, take ``lock`` (waiting at most ``timeout_s`` s) before a write transaction."""
         self._lock, self._timeout_s = lock, timeout_s
 
-    def cursor(self, factory: Any = None) -> sqlite3.Cursor:  # noqa: D102
+    def cursor(self, factory: Any = None) -> sqlite3.Cursor:
         return super().cursor(factory or _QueuedWriteCursor)
 
     def _before(self, sql: str) -> None:
@@ -114,19 +114,19 @@ class QueuedWriteConnection(sqlite3.Connection):
             assert self._lock is not None
             self._lock.release()
 
-    def commit(self) -> None:  # noqa: D102
+    def commit(self) -> None:
         try:
             super().commit()
         finally:
             self._release()
 
-    def rollback(self) -> None:  # noqa: D102
+    def rollback(self) -> None:
         try:
             super().rollback()
         finally:
             self._release()
 
-    def close(self) -> None:  # noqa: D102
+    def close(self) -> None:
         try:
             super().close()
         finally:
@@ -139,10 +139,10 @@ class QueuedWriteConnection(sqlite3.Connection):
 class _QueuedWriteCursor(sqlite3.Cursor):
     connection: QueuedWriteConnection
 
-    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:  # noqa: D102
+    def execute(self, sql: str, parameters: Any = (), /) -> sqlite3.Cursor:
         self.connection._before(sql)
         return super().execute(sql, parameters)
 
-    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:  # noqa: D102
+    def executemany(self, sql: str, parameters: Any, /) -> sqlite3.Cursor:
         self.connection._before(sql)
         return super().executemany(sql, parameters)
