@@ -27,22 +27,23 @@ def test_concurrent_writers_all_commit_in_arrival_order(tmp_path: Path) -> None:
     lock = write_lock(str(path))
     errors: list[BaseException] = []
 
-    def write(writer: int, hold: threading.Event | None = None) -> None:
+    def write(
+        writer: int, holding: threading.Event | None = None, hold: threading.Event | None = None
+    ) -> None:
         try:
             with engine.begin() as connection:
                 connection.execute(sa.text("INSERT INTO log (writer) VALUES (:w)"), {"w": writer})
-                if hold is not None:
-                    hold.wait(10)
+                if holding is not None and hold is not None:
+                    holding.set()
+                    hold.wait(60)
                 connection.execute(sa.text("UPDATE log SET writer = writer WHERE writer = :w"), {"w": writer})
         except BaseException as exc:
             errors.append(exc)
 
-    release = threading.Event()
-    first = threading.Thread(target=write, args=(0, release))
+    holding, release = threading.Event(), threading.Event()
+    first = threading.Thread(target=write, args=(0, holding, release))
     first.start()
-    deadline = time.monotonic() + 10
-    while not lock._held and time.monotonic() < deadline:  # the first writer holds the lock
-        time.sleep(0.005)
+    assert holding.wait(10)  # the first writer is inside its write transaction
     threads = [first]
     for writer in range(1, 10):  # within the pool (5 + 10 overflow)
         thread = threading.Thread(target=write, args=(writer,))
