@@ -8,7 +8,7 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from ventapp.db.engine import make_engine
+from ventapp.db.engine import make_engine, probe_write, upgrade_to_head
 from ventapp.db.sqlite_writes import FifoLock, write_lock
 
 
@@ -97,4 +97,32 @@ def test_reads_do_not_wait_for_a_writer(tmp_path: Path) -> None:
         with engine.connect() as reader:
             assert reader.execute(sa.text("SELECT count(*) FROM t")).scalar() == 1
         holder.rollback()
+    engine.dispose()
+
+
+def test_the_write_probe_keeps_its_own_short_limit_in_the_queue(tmp_path: Path) -> None:
+    """``probe_write`` waits its ``timeout_s`` behind an in-process writer, not the engine's busy timeout."""
+    path = tmp_path / "app.db"
+    upgrade_to_head(f"sqlite:///{path}")
+    engine = make_engine(f"sqlite:///{path}", busy_timeout_s=60)
+    outcome: list[BaseException | None] = []
+
+    def probe() -> None:
+        try:
+            probe_write(engine, timeout_s=0.2)
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    with engine.connect() as holder:
+        holder.execute(sa.text("UPDATE alembic_version SET version_num = version_num"))
+        thread = threading.Thread(target=probe)
+        thread.start()
+        thread.join(20)  # far below the engine's 60 s
+        finished = not thread.is_alive()
+        holder.rollback()
+    thread.join(60)
+    assert finished
+    assert isinstance(outcome[0], sa.exc.OperationalError) and "database is locked" in str(outcome[0])
+    probe_write(engine, timeout_s=0.2)  # free again: the probe's failed wait did not keep the lock
     engine.dispose()

@@ -120,7 +120,9 @@ def include_object(
     return not (type_ == "table" and reflected and compare_to is None)
 
 
-def make_engine(database_url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> Engine:
+def make_engine(
+    database_url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S, queue_writes: bool = True
+) -> Engine:
     """Create the engine; for SQLite make the folder, allow cross-thread use and enable WAL.
 
     Cross-thread use is needed because store calls run in ``asyncio.to_thread`` workers. The
@@ -131,6 +133,9 @@ def make_engine(database_url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEO
         busy_timeout_s: Seconds an SQLite statement waits for a lock held elsewhere before it
             raises ``OperationalError("database is locked")``. Short on purpose: a locked file
             must turn into a quick 503 or a parked answer, not a request hanging for 30 s.
+        queue_writes: SQLite: this process's writers wait in line for the write lock
+            (:mod:`ventapp.db.sqlite_writes`); False leaves them to SQLite's polling busy
+            handler (``bench/bench_sqlite_writes.py`` compares the two).
     """
     database_url = driver_url(database_url)
     connect_args: dict[str, object] = {}
@@ -151,7 +156,7 @@ def make_engine(database_url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEO
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.close()
-            if isinstance(dbapi_connection, QueuedWriteConnection):
+            if queue_writes and isinstance(dbapi_connection, QueuedWriteConnection):
                 # One process's writers queue in the process instead of polling SQLite's lock.
                 dbapi_connection.queue_writes(write_lock(engine.url.database or ""), busy_timeout_s)
 
@@ -173,6 +178,9 @@ def probe_write(engine: Engine, timeout_s: float = 1.0) -> None:
         try:
             if sqlite:
                 connection.exec_driver_sql(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
+                raw = connection.connection.dbapi_connection
+                if isinstance(raw, QueuedWriteConnection):  # and as long in this process's queue
+                    raw.wait_at_most(timeout_s)
             connection.exec_driver_sql("UPDATE alembic_version SET version_num = version_num")
         finally:
             connection.rollback()

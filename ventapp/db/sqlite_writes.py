@@ -96,6 +96,10 @@ class QueuedWriteConnection(sqlite3.Connection):
         """From now on, take ``lock`` (waiting at most ``timeout_s`` s) before a write transaction."""
         self._lock, self._timeout_s = lock, timeout_s
 
+    def wait_at_most(self, timeout_s: float) -> None:
+        """Wait at most ``timeout_s`` seconds in the queue from now on (a quick probe's limit)."""
+        self._timeout_s = timeout_s
+
     def cursor(self, factory: Any = None) -> sqlite3.Cursor:
         return super().cursor(factory or _QueuedWriteCursor)
 
