@@ -169,3 +169,34 @@ def test_booked_tokens_are_kept_per_user() -> None:
     booked.add("alice", 5)
     booked.add("bob", 1)
     assert (booked.total("alice"), booked.total("bob"), booked.total("carol")) == (15, 1, 0)
+
+
+def test_precheck_reads_the_users_day_and_model_in_one_statement(
+    engine: sa.Engine, breaker: WriteBreaker
+) -> None:
+    """Booked and pending tokens, the user's own limit and the model's price come from one SELECT
+    (issue 18), and only the asking user's rows of today and the asked model's price count."""
+    settings = make_settings(TFAGENTS_DAILY_TOKEN_LIMIT="100000")
+    set_user_quota(engine, "alice", 5_000)
+    set_user_quota(engine, "bob", 1)
+    _use(engine, "alice", 1_000, 200)  # booked today
+    _use(engine, "bob", 9_000, 0, run_id="rb")  # another user's day
+    breaker.break_writes("usage_ledger")
+    _use(engine, "alice", 300, 100, run_id="r2")  # pending today
+    breaker.heal()
+    statements: list[str] = []
+
+    def count(_conn, _cursor, statement, *_args) -> None:  # type: ignore[no-untyped-def]
+        statements.append(statement)
+
+    sa.event.listen(engine, "before_cursor_execute", count)
+    try:
+        billing, status = guard.read_billing(engine, settings, "alice", "scripted-demo", booked_before=7)
+    finally:
+        sa.event.remove(engine, "before_cursor_execute", count)
+    assert len(statements) == 1
+    assert (status.source, status.daily_token_limit, status.used_tokens) == ("user", 5_000, 1_600)
+    assert billing.quota == guard.QuotaReservation(remaining_tokens=3_400, booked_before=7)
+    assert billing.price is not None and billing.price.model == "scripted-demo"
+    unknown, _ = guard.read_billing(engine, settings, "carol", "no-such-model")
+    assert unknown.price is None and unknown.quota.remaining_tokens == 100_000

@@ -49,8 +49,8 @@ from ventapp.agent.run_queue import RunQueue
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_context import TurnContext, load_turn_context
 from ventapp.agent.writeback import STORAGE_FAILED, park_run
-from ventapp.billing.guard import QuotaReservation, RunBilling, quota_status
-from ventapp.billing.pricing import Price, get_price
+from ventapp.billing.guard import RunBilling, read_billing
+from ventapp.billing.pricing import Price
 from ventapp.billing.settlement import settle, spool_payload
 from ventapp.billing.usage import CallUsage
 from ventapp.db import chat_store
@@ -254,9 +254,10 @@ class ChatRun:
         engine, settings = self.runtime.engine, self.runtime.settings
         if self._billing is None:
             booked_before = self.runtime.booked.total(self.user_name)
-            remaining = quota_status(engine, settings, self.user_name).remaining_tokens
-            self._price = get_price(engine, self.agent.model)
-            self._billing = RunBilling(self._price, QuotaReservation(remaining, booked_before))
+            self._billing, _ = read_billing(
+                engine, settings, self.user_name, self.agent.model, booked_before=booked_before
+            )
+            self._price = self._billing.price
         if not self._turn_given:
             self._turn = load_turn_context(engine, self.user_name, self.session_id)
 

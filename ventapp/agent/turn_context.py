@@ -48,14 +48,14 @@ class TurnContext:
 
 def load_turn_context(engine: Engine, user_name: str, session_id: str) -> TurnContext:
     """Read the user's preferences and the rules that apply in ``session_id`` (blocking: use a thread)."""
-    row = preference_store.get_preferences(engine, user_name)
+    text, rules = preference_store.turn_rows(engine, user_name, session_id)
     auto: dict[str, set[str]] = {}
-    for rule in preference_store.list_rules(engine, user_name, session_id):
-        excluded = {call_id for call_id in rule.except_call_ids.split(",") if call_id}
+    for tool, except_call_ids in rules:
+        excluded = {call_id for call_id in except_call_ids.split(",") if call_id}
         # Several rules for one tool: a call is excluded only if every rule excludes it.
-        auto[rule.tool] = auto[rule.tool] & excluded if rule.tool in auto else excluded
+        auto[tool] = auto[tool] & excluded if tool in auto else excluded
     return TurnContext(
-        preferences=row.text if row is not None else "",
+        preferences=text or "",
         auto_approved={tool: frozenset(ids) for tool, ids in auto.items()},
     )
 

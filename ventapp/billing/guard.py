@@ -28,7 +28,7 @@ from typing import Literal
 from sqlalchemy.engine import Engine
 
 from ventapp.billing.day import USAGE_TZ_NAME, seconds_until_reset, usage_day
-from ventapp.billing.pricing import Price, get_price
+from ventapp.billing.pricing import Price, price_of
 from ventapp.config import Settings
 from ventapp.db import billing_store
 
@@ -149,15 +149,16 @@ def quota_status(
     Raises:
         sqlalchemy.exc.SQLAlchemyError: The database cannot be read.
     """
-    day = usage_day(at)
-    row = billing_store.get_quota(engine, user_name)
+    return _status(billing_store.quota_inputs(engine, user_name, usage_day(at)), settings)
+
+
+def _status(inputs: billing_store.QuotaInputs, settings: Settings) -> QuotaStatus:
     limit, source = (
-        (row.daily_token_limit, "user") if row is not None else (settings.daily_token_limit, "default")
+        (inputs.user_limit, "user")
+        if inputs.user_limit is not None
+        else (settings.daily_token_limit, "default")
     )
-    daily = billing_store.get_daily(engine, user_name, day)
-    booked = (daily.input_tokens + daily.output_tokens) if daily is not None else 0
-    _, pending = billing_store.pending_for_user(engine, user_name, day)
-    used = booked + pending
+    used = inputs.booked_tokens + inputs.pending_tokens
     remaining = max(0, limit - used) if limit > 0 else None
     return QuotaStatus(daily_token_limit=limit, source=source, used_tokens=used, remaining_tokens=remaining)
 
@@ -207,8 +208,8 @@ def precheck(
         sqlalchemy.exc.SQLAlchemyError: The database cannot be read.
     """
     model = model or settings.model_name
-    price = get_price(engine, model)
-    if price is None and not settings.billing_allow_unpriced:
+    billing, status = read_billing(engine, settings, user_name, model, booked_before=booked_before)
+    if billing.price is None and not settings.billing_allow_unpriced:
         raise BillingRejected(
             503,
             "model_unpriced",
@@ -216,7 +217,6 @@ def precheck(
             f"started. An operator can add its price per million tokens (python -m ventapp.billing "
             f"set-price {model} INPUT OUTPUT CNY) or set BILLING_ALLOW_UNPRICED=1 to bill it at zero.",
         )
-    status = quota_status(engine, settings, user_name)
     if status.exhausted:
         raise BillingRejected(
             429,
@@ -226,4 +226,25 @@ def precheck(
             "limit on the usage page.",
             retry_after=seconds_until_reset(),
         )
-    return RunBilling(price=price, quota=QuotaReservation(status.remaining_tokens, booked_before))
+    return billing
+
+
+def read_billing(
+    engine: Engine, settings: Settings, user_name: str, model: str, *, booked_before: int = 0
+) -> tuple[RunBilling, QuotaStatus]:
+    """The model's price, the user's quota reservation and status today: one read, no refusal.
+
+    Args:
+        engine: The relational store.
+        settings: Supplies ``daily_token_limit``.
+        user_name: Whose quota.
+        model: Whose price (None in the result when it has none).
+        booked_before: :meth:`BookedTokens.total` of the user, taken before this call.
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: The database cannot be read.
+    """
+    inputs = billing_store.quota_inputs(engine, user_name, usage_day(), model)
+    status = _status(inputs, settings)
+    price = price_of(inputs.price) if inputs.price is not None else None
+    return RunBilling(price=price, quota=QuotaReservation(status.remaining_tokens, booked_before)), status

@@ -68,19 +68,20 @@ SEED_PRICES: tuple[Price, ...] = (
 small non-zero price so the demo and the tests exercise billing."""
 
 
-def _from_row(row: ModelPrice) -> Price:
+def price_of(row: ModelPrice) -> Price:
+    """The :class:`Price` of a stored price row."""
     return Price(row.model, row.input_micros_per_mtok, row.output_micros_per_mtok, row.currency)
 
 
 def get_price(engine: Engine, model: str) -> Price | None:
     """The model's price, or None when it has none (the guard then refuses or bills at zero)."""
     row = billing_store.get_price(engine, model)
-    return _from_row(row) if row is not None else None
+    return price_of(row) if row is not None else None
 
 
 def list_prices(engine: Engine) -> list[Price]:
     """The whole pricing table, by model name."""
-    return [_from_row(row) for row in billing_store.list_prices(engine)]
+    return [price_of(row) for row in billing_store.list_prices(engine)]
 
 
 def seed_prices(engine: Engine, prices: tuple[Price, ...] = SEED_PRICES) -> int:

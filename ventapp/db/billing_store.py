@@ -9,6 +9,7 @@ function is synchronous and is one transaction: async callers use
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 
 import sqlalchemy as sa
@@ -88,6 +89,59 @@ def set_quota(engine: Engine, user_name: str, daily_token_limit: int) -> None:
         row.updated_at = utcnow()
         db.add(row)
         db.commit()
+
+
+@dataclass(frozen=True)
+class QuotaInputs:
+    """What the pre-run check reads, in one statement (see :func:`quota_inputs`).
+
+    Attributes:
+        user_limit: The user's own daily token limit, or None (the configured default applies).
+        booked_tokens: Input + output tokens in the user's daily total of the day (0 if none).
+        pending_tokens: Input + output tokens of the user's pending settlements of the day.
+        price: The model's price row when a model was asked for and it has one, else None.
+    """
+
+    user_limit: int | None
+    booked_tokens: int
+    pending_tokens: int
+    price: ModelPrice | None
+
+
+def quota_inputs(engine: Engine, user_name: str, day: date, model: str | None = None) -> QuotaInputs:
+    """The user's own limit, the day's booked and pending tokens and ``model``'s price: one statement.
+
+    One connection checkout and one round trip instead of four sessions (issue 18: the pre-run
+    check is on every turn's path to its first token, in a worker thread holding the GIL).
+    """
+    user = UserQuota.__table__.c
+    daily = UsageDaily.__table__.c
+    pending = BillingPending.__table__.c
+    prices = ModelPrice.__table__.c
+    columns = [
+        sa.select(user.daily_token_limit).where(user.user_name == user_name).scalar_subquery(),
+        sa.select(daily.input_tokens + daily.output_tokens)
+        .where(daily.user_name == user_name, daily.usage_day == day)
+        .scalar_subquery(),
+        sa.select(sa.func.coalesce(sa.func.sum(pending.input_tokens + pending.output_tokens), 0))
+        .where(pending.user_name == user_name, pending.usage_day == day)
+        .scalar_subquery(),
+    ]
+    if model is not None:
+        columns += [
+            sa.select(column).where(prices.model == model).scalar_subquery()
+            for column in (prices.input_micros_per_mtok, prices.output_micros_per_mtok, prices.currency)
+        ]
+    with engine.connect() as connection:
+        row = connection.execute(sa.select(*columns)).one()
+    price = None
+    if model is not None and row[3] is not None:
+        price = ModelPrice(
+            model=model, input_micros_per_mtok=row[3], output_micros_per_mtok=row[4], currency=row[5]
+        )
+    return QuotaInputs(
+        user_limit=row[0], booked_tokens=int(row[1] or 0), pending_tokens=int(row[2] or 0), price=price
+    )
 
 
 # --- ledger and daily totals -------------------------------------------------------------

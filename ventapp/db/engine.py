@@ -28,6 +28,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine
 
 from ventapp.config import PROJECT_ROOT
+from ventapp.db.sqlite_writes import QueuedWriteConnection, write_lock
 
 DEFAULT_BUSY_TIMEOUT_S = 5.0
 """How long an SQLite write waits for another connection's lock (``DB_BUSY_TIMEOUT_S``)."""
@@ -119,22 +120,32 @@ def include_object(
     return not (type_ == "table" and reflected and compare_to is None)
 
 
-def make_engine(database_url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S) -> Engine:
+def make_engine(
+    database_url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S, queue_writes: bool = True
+) -> Engine:
     """Create the engine; for SQLite make the folder, allow cross-thread use and enable WAL.
 
-    Cross-thread use is needed because store calls run in ``asyncio.to_thread`` workers.
+    Cross-thread use is needed because store calls run in ``asyncio.to_thread`` workers. The
+    engine's SQLite connections queue for the write lock in the process (``sqlite_writes``).
 
     Args:
         database_url: SQLAlchemy URL.
         busy_timeout_s: Seconds an SQLite statement waits for a lock held elsewhere before it
             raises ``OperationalError("database is locked")``. Short on purpose: a locked file
             must turn into a quick 503 or a parked answer, not a request hanging for 30 s.
+        queue_writes: SQLite: this process's writers wait in line for the write lock
+            (:mod:`ventapp.db.sqlite_writes`); False leaves them to SQLite's polling busy
+            handler (``bench/bench_sqlite_writes.py`` compares the two).
     """
     database_url = driver_url(database_url)
     connect_args: dict[str, object] = {}
     if database_url.startswith("sqlite:///"):
         Path(database_url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
-        connect_args = {"check_same_thread": False, "timeout": busy_timeout_s}
+        connect_args = {
+            "check_same_thread": False,
+            "timeout": busy_timeout_s,
+            "factory": QueuedWriteConnection,
+        }
     # MySQL closes idle connections after wait_timeout (8 h by default): recycle before that.
     engine = sa.create_engine(database_url, connect_args=connect_args, pool_pre_ping=True, pool_recycle=3600)
     if engine.dialect.name == "sqlite":
@@ -145,6 +156,9 @@ def make_engine(database_url: str, *, busy_timeout_s: float = DEFAULT_BUSY_TIMEO
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.close()
+            if queue_writes and isinstance(dbapi_connection, QueuedWriteConnection):
+                # One process's writers queue in the process instead of polling SQLite's lock.
+                dbapi_connection.queue_writes(write_lock(engine.url.database or ""), busy_timeout_s)
 
     return engine
 
@@ -164,6 +178,9 @@ def probe_write(engine: Engine, timeout_s: float = 1.0) -> None:
         try:
             if sqlite:
                 connection.exec_driver_sql(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
+                raw = connection.connection.dbapi_connection
+                if isinstance(raw, QueuedWriteConnection):  # and as long in this process's queue
+                    raw.wait_at_most(timeout_s)
             connection.exec_driver_sql("UPDATE alembic_version SET version_num = version_num")
         finally:
             connection.rollback()

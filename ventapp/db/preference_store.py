@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, or_, select
 
@@ -74,6 +75,28 @@ def list_rules(engine: Engine, user_name: str, session_id: str | None = None) ->
         )
     with Session(engine, expire_on_commit=False) as db:
         return db.exec(query.order_by(col(ApprovalRule.created_at))).all()
+
+
+def turn_rows(engine: Engine, user_name: str, session_id: str) -> tuple[str | None, list[tuple[str, str]]]:
+    """What a turn needs of the user's settings, on one connection (issue 18: every turn reads it).
+
+    Returns:
+        ``(preferences text or None, [(tool, except_call_ids), …])``: the rules that apply in
+        ``session_id``, oldest first (as :func:`list_rules`).
+    """
+    preferences = UserPreference.__table__.c
+    rules = ApprovalRule.__table__.c
+    with engine.connect() as connection:
+        text = connection.execute(
+            sa.select(preferences.text).where(preferences.user_name == user_name)
+        ).scalar_one_or_none()
+        applying = connection.execute(
+            sa.select(rules.tool, rules.except_call_ids)
+            .where(rules.user_name == user_name)
+            .where(sa.or_(rules.session_id.is_(None), rules.session_id == session_id))
+            .order_by(rules.created_at)
+        ).all()
+    return text, [(tool, excluded) for tool, excluded in applying]
 
 
 def delete_rule(engine: Engine, user_name: str, rule_id: str) -> bool:
