@@ -23,7 +23,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF 
 LLAMA_STAMP := $(LLAMA_VENV)/.installed-$(LLAMA_VERSION)-portable
 LLAMA_LOG := .tools/llama-build.log
 
-# Reflex offline switches (DESIGN.md): npm instead of bun, no telemetry, no version probe,
+# Reflex offline switches (the team's design notes): npm instead of bun, no telemetry, no version probe,
 # and Node 22 from the project-local tools folder first on PATH.
 export PATH := $(NODE_BIN):$(CURDIR)/.venv/bin:$(PATH)
 export REFLEX_USE_NPM := 1
@@ -96,8 +96,8 @@ api: serve-setup
 # down, left Reflex's main process deadlocked), forcibly after 10 s.
 WORKERS ?= 2
 BASE_PORT ?= 8001
-serve-multi: setup
-	@$(PY) -c "from ventapp.config import get_settings as g; s = g(); assert s.redis_url and not s.database_url.startswith('sqlite'), 'serve-multi needs REDIS_URL and a PostgreSQL/MySQL DATABASE_URL'"
+serve-multi: serve-setup
+	@$(PY) -c "from ventapp.config import get_settings as g; s = g(); s.redis_url and not s.database_url.startswith('sqlite') or exit('serve-multi needs REDIS_URL and a PostgreSQL or MySQL DATABASE_URL (in .env or the environment); see the README, \"Several processes\"')"
 	@trap 'kill $$(jobs -p) 2>/dev/null; wait' EXIT INT TERM; \
 	for i in $$(seq 0 $$(($(WORKERS) - 1))); do \
 		port=$$(($(BASE_PORT) + i)); \
@@ -128,6 +128,7 @@ ui-export: serve-setup
 	@echo "UI for $(PUBLIC_URL) in $(UI_DIR): point the balancer's root there"
 
 demo: serve-setup
+	@$(PY) -c "import socket; socket.create_server(('127.0.0.1', $(DEMO_LLM_PORT)))" 2>/dev/null || { echo "port $(DEMO_LLM_PORT) for the demo model is taken: make demo DEMO_LLM_PORT=<a free port>" >&2; exit 2; }
 	@$(PY) -m tests.scripted_llm --port $(DEMO_LLM_PORT) --delay-ms 15 & llm=$$!; trap "kill $$llm" EXIT; \
 	DEEP_AGENT_ENV_PRIORITY=process OPENAI_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 OPENAI_API_KEY=scripted \
 	MODEL_NAME=scripted-demo DEMO_MODE=1 DATA_DIR=data/demo \
