@@ -66,7 +66,7 @@ class EndpointProbe:
         if not route.configured:
             return Check(
                 "degraded",
-                "No model is configured: set OPENAI_BASE_URL and OPENAI_API_KEY (see .env.example).",
+                "No model is configured: set OPENAI_API_KEY for OpenAI, or OPENAI_BASE_URL (and its key) for another OpenAI-compatible server (see .env.example).",
                 {"configured": False},
             )
         key = route.base_url or OPENAI_BASE_URL
