@@ -10,7 +10,15 @@ import pytest
 
 from tests.state.test_chat_state import USAGE, call, fold, result, stream, tokens
 from ventapp.agent import events as ev
-from ventapp.state.live_answer import LiveAnswer, changed_fields, pump, reduce_event, to_message
+from ventapp.state.live_answer import (
+    STOPPED_CODE,
+    LiveAnswer,
+    announcement,
+    changed_fields,
+    pump,
+    reduce_event,
+    to_message,
+)
 
 # --- reducer -----------------------------------------------------------------------------
 
@@ -226,3 +234,24 @@ def test_reduce_tool_result_pretty_prints_json_only() -> None:
 
     assert live.tools[0].content == '{\n  "sources": [\n    {\n      "title": "甲"\n    }\n  ]\n}'
     assert live.tools[1].content == "{not json"
+
+
+@pytest.mark.parametrize(
+    ("final", "waiting", "said"),
+    [
+        (LiveAnswer(lang="en", text="done"), False, "The answer is complete."),
+        (
+            LiveAnswer(lang="en", text="partial", error="stopped", error_code=STOPPED_CODE),
+            False,
+            "The answer was stopped.",
+        ),
+        (
+            LiveAnswer(lang="zh-CN", text="部分", error="stopped", error_code=STOPPED_CODE),
+            False,
+            "回答已停止。",
+        ),
+        (LiveAnswer(lang="en", paused=True), True, "The agent is waiting for your decision."),
+    ],
+)
+def test_the_live_region_says_how_the_answer_ended(final: LiveAnswer, waiting: bool, said: str) -> None:
+    assert announcement(final, waiting) == said

@@ -130,6 +130,7 @@ MESSAGES: dict[str, str] = {
     "sources.none": "No sources cited: this answer is not backed by the knowledge base.",
     "a11y.done": "The answer is complete.",
     "a11y.failed": "The answer failed: {error}",
+    "a11y.stopped": "The answer was stopped.",
     "a11y.waiting": "The agent is waiting for your decision.",
     "live.thinking": "Thinking…",
     "live.calling": "Calling {tools}…",

@@ -129,6 +129,7 @@ MESSAGES: dict[str, str] = {
     "sources.none": "未引用来源：此回答没有知识库依据。",
     "a11y.done": "回答已完成。",
     "a11y.failed": "回答失败：{error}",
+    "a11y.stopped": "回答已停止。",
     "a11y.waiting": "智能体在等你决定。",
     "live.thinking": "正在思考…",
     "live.calling": "正在调用 {tools}…",

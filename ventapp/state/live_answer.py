@@ -274,7 +274,9 @@ def announcement(final: LiveAnswer, waiting: bool) -> str:
     """The sentence screen readers hear when a run ends (the ``aria-live`` region of the chat page)."""
     if final.error and final.error_code != STOPPED_CODE:
         return t("a11y.failed", final.lang, error=worded_error(final.error_code, final.error, final.lang)[0])
-    return t("a11y.waiting" if waiting else "a11y.done", final.lang)
+    if waiting:
+        return t("a11y.waiting", final.lang)
+    return t("a11y.stopped" if message_status(final) == STATUS_STOPPED else "a11y.done", final.lang)
 
 
 def live_from_message(message: ChatMessageView, lang: str = DEFAULT_LANG) -> LiveAnswer:
