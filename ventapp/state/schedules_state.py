@@ -283,10 +283,10 @@ class SchedulesState(rx.State):
 
     @rx.event
     async def refresh_runs(self) -> None:
-        """Re-read the runs table on show (its schedule is the server's, never a stale client value)."""
+        """Re-read the runs table, and the schedules' "last run" with it, so the two never disagree."""
         service = _service()
-        if service is not None and self.runs_for:
-            await self._load_runs(service, self.runs_for)
+        if service is not None and self.user_name and self.runs_for:
+            await self._reload(service)
 
     @rx.event
     async def refresh(self) -> None:
