@@ -304,7 +304,9 @@ class SchedulesState(rx.State):
         try:
             times = service.preview(cron)
         except CronInvalid as problem:
-            self.cron_error = t("form.cron_invalid", self.lang, field=problem.field, reason=problem.reason)
+            # The parser's reason is English; the field's rule leads, in the page's language.
+            rule = t(f"form.cron_field.{problem.field}", self.lang)
+            self.cron_error = t("form.cron_invalid", self.lang, field=rule, reason=problem.reason)
             self.cron_description = self.cron_description_alt = ""
             self.cron_preview = []
             return
