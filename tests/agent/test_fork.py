@@ -81,3 +81,38 @@ async def test_edit_the_first_turn_starts_the_thread_afresh(tmp_path: Path, llm:
         assert refused.value.code == "no_turn" and refused.value.status == 409
     finally:
         await runtime.close()
+
+
+def _roles(request: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(m["role"], str(m.get("content") or "")) for m in request["messages"] if m.get("role") != "system"]
+
+
+async def test_a_second_fork_does_not_stop_at_the_first_forks_copy(tmp_path: Path, llm: ScriptedServer) -> None:
+    # Regenerating the last answer writes a copy checkpoint (no run id); editing an earlier
+    # turn afterwards used to stop there and keep the replaced turn in the model's context.
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        session_id = await _turn(runtime, "alpha 第一")
+        await _turn(runtime, "计算 1+2", session_id)
+        await _turn(runtime, "计算 5*5", session_id)
+        await _turn(runtime, "计算 5*5", session_id, fork_turn=2)  # regenerate
+        assert _user_texts(llm.requests()[-1]) == ["alpha 第一", "计算 1+2", "计算 5*5"]
+
+        await _turn(runtime, "计算 7*6", session_id, fork_turn=1)  # edit the second turn
+        first = _roles(llm.requests()[-1])
+        assert _user_texts(llm.requests()[-1]) == ["alpha 第一", "计算 7*6"]
+        assert not any("1+2" in text for _role, text in first)
+        assert [role for role, _text in first] == ["user", "assistant", "user", "assistant", "tool"], first
+        assert await _humans(runtime, session_id) == ["alpha 第一", "计算 7*6"]
+
+        # Edit the last turn, then the one before it: the same from the other side.
+        session_id = await _turn(runtime, "one")
+        await _turn(runtime, "two", session_id)
+        await _turn(runtime, "three", session_id)
+        await _turn(runtime, "three, edited", session_id, fork_turn=2)
+        await _turn(runtime, "two, edited", session_id, fork_turn=1)
+        assert _roles(llm.requests()[-1])[0][0] == "user"
+        assert _user_texts(llm.requests()[-1]) == ["one", "two, edited"]
+        assert await _humans(runtime, session_id) == ["one", "two, edited"]
+    finally:
+        await runtime.close()
