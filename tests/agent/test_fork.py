@@ -84,10 +84,14 @@ async def test_edit_the_first_turn_starts_the_thread_afresh(tmp_path: Path, llm:
 
 
 def _roles(request: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(m["role"], str(m.get("content") or "")) for m in request["messages"] if m.get("role") != "system"]
+    return [
+        (m["role"], str(m.get("content") or "")) for m in request["messages"] if m.get("role") != "system"
+    ]
 
 
-async def test_a_second_fork_does_not_stop_at_the_first_forks_copy(tmp_path: Path, llm: ScriptedServer) -> None:
+async def test_a_second_fork_does_not_stop_at_the_first_forks_copy(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
     # Regenerating the last answer writes a copy checkpoint (no run id); editing an earlier
     # turn afterwards used to stop there and keep the replaced turn in the model's context.
     runtime = await _runtime(tmp_path, llm.base_url)

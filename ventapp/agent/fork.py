@@ -61,7 +61,9 @@ async def fork_point(graph: Any, session_id: str, replaced_runs: set[str]) -> An
         return None
     snapshot = snapshots.get(current.config["configurable"].get("checkpoint_id"))
     while snapshot is not None:
-        if (snapshot.metadata or {}).get("run_id") not in replaced_runs and not (_message_ids(snapshot) & added):
+        if (snapshot.metadata or {}).get("run_id") not in replaced_runs and not (
+            _message_ids(snapshot) & added
+        ):
             return snapshot.config
         snapshot = _parent(snapshots, snapshot)
     return None
