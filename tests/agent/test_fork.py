@@ -120,3 +120,31 @@ async def test_a_second_fork_does_not_stop_at_the_first_forks_copy(
         assert await _humans(runtime, session_id) == ["one", "two, edited"]
     finally:
         await runtime.close()
+
+
+async def test_an_edited_turn_keeps_the_replaced_turns_attachments(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        csv = "/workspace/uploads/airflow.csv"
+        session_id = await _turn(runtime, "first question")
+        await _turn(runtime, "summarise this file", session_id, attachments=[csv])
+        assert f"Attached files (read them with read_file): {csv}" in _user_texts(llm.requests()[-1])[-1]
+
+        await _turn(runtime, "summarise this file, briefly", session_id, fork_turn=1)
+        sent = _user_texts(llm.requests()[-1])
+        assert sent[0] == "first question" and len(sent) == 2
+        assert sent[1] == f"summarise this file, briefly\n\nAttached files (read them with read_file): {csv}"
+        stored = [m for m in chat_store.list_messages(runtime.engine, session_id) if m.role == "user"]
+        assert [(m.content, m.attachments) for m in stored] == [
+            ("first question", []),
+            ("summarise this file, briefly", [csv]),
+        ]
+
+        # A file added to the edit comes after the kept one, each listed once.
+        extra = "/workspace/uploads/fans.csv"
+        await _turn(runtime, "compare both", session_id, fork_turn=1, attachments=[csv, extra])
+        assert _user_texts(llm.requests()[-1])[-1].endswith(f"read_file): {csv}, {extra}")
+    finally:
+        await runtime.close()

@@ -17,6 +17,7 @@ import logging
 from typing import Any
 
 from ventapp.db.history_edit import truncate_at_turn
+from ventapp.db.models import ChatMessage
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +70,7 @@ async def fork_point(graph: Any, session_id: str, replaced_runs: set[str]) -> An
     return None
 
 
-async def fork_before_turn(engine: Any, graph: Any, session_id: str, turn: int) -> bool:
+async def fork_before_turn(engine: Any, graph: Any, session_id: str, turn: int) -> ChatMessage | None:
     """Replace the session's ``turn``-th user message and everything after it, in both histories.
 
     Call under the session lock, before the new turn's message is stored.
@@ -81,16 +82,17 @@ async def fork_before_turn(engine: Any, graph: Any, session_id: str, turn: int) 
         turn: Which user message (0-based, counting the session's user messages).
 
     Returns:
-        False when the session has no such turn (nothing changed).
+        The replaced user message as it was stored (its ``attachments`` go with the new turn), or
+        None when the session has no such turn (nothing changed).
     """
     cut = await asyncio.to_thread(truncate_at_turn, engine, session_id, turn)
     if cut is None:
-        return False
-    _message, runs = cut
+        return None
+    message, runs = cut
     point = await fork_point(graph, session_id, runs)
     if point is None:
         await graph.checkpointer.adelete_thread(session_id)
     else:
         await graph.aupdate_state(point, None, as_node="__copy__")
     logger.info("session %s forked before turn %d (%d run(s) replaced)", session_id, turn, len(runs))
-    return True
+    return message
