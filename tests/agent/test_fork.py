@@ -8,12 +8,14 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage
+from sqlmodel import Session, select
 
 from tests.agent.test_pipeline import _runtime
 from tests.scripted_llm.server import ScriptedServer
 from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.db import chat_store
+from ventapp.db.models import ChatMessage
 
 
 @pytest.fixture
@@ -145,6 +147,15 @@ async def test_an_edited_turn_keeps_the_replaced_turns_attachments(
         # A file added to the edit comes after the kept one, each listed once.
         extra = "/workspace/uploads/fans.csv"
         await _turn(runtime, "compare both", session_id, fork_turn=1, attachments=[csv, extra])
+        assert _user_texts(llm.requests()[-1])[-1].endswith(f"read_file): {csv}, {extra}")
+
+        # A row stored before chat_messages.attachments existed (NULL): the agent's copy lists them.
+        with Session(runtime.engine) as db:
+            for row in db.exec(select(ChatMessage).where(ChatMessage.session_id == session_id)).all():
+                row.attachments = None
+                db.add(row)
+            db.commit()
+        await _turn(runtime, "compare both, again", session_id, fork_turn=1)
         assert _user_texts(llm.requests()[-1])[-1].endswith(f"read_file): {csv}, {extra}")
     finally:
         await runtime.close()

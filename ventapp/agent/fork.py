@@ -16,8 +16,9 @@ import asyncio
 import logging
 from typing import Any
 
+from ventapp.agent.turn_attachments import sent_attachments
+from ventapp.db import chat_store
 from ventapp.db.history_edit import truncate_at_turn
-from ventapp.db.models import ChatMessage
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +71,15 @@ async def fork_point(graph: Any, session_id: str, replaced_runs: set[str]) -> An
     return None
 
 
-async def fork_before_turn(engine: Any, graph: Any, session_id: str, turn: int) -> ChatMessage | None:
+async def _legacy_attachments(engine: Any, graph: Any, session_id: str, message: str) -> list[str]:
+    # Rows stored before ``chat_messages.attachments`` existed: the agent's copy of the turn lists
+    # them (read before the fork moves the thread). Call after the turn's rows were cut.
+    rows = await asyncio.to_thread(chat_store.list_messages, engine, session_id)
+    questions = [row.content for row in rows if row.role == "user"] + [message]
+    return (await sent_attachments(graph, session_id, questions))[-1]
+
+
+async def fork_before_turn(engine: Any, graph: Any, session_id: str, turn: int) -> list[str] | None:
     """Replace the session's ``turn``-th user message and everything after it, in both histories.
 
     Call under the session lock, before the new turn's message is stored.
@@ -82,17 +91,20 @@ async def fork_before_turn(engine: Any, graph: Any, session_id: str, turn: int) 
         turn: Which user message (0-based, counting the session's user messages).
 
     Returns:
-        The replaced user message as it was stored (its ``attachments`` go with the new turn), or
-        None when the session has no such turn (nothing changed).
+        The replaced message's attachments (``/workspace/uploads/<name>``: the new turn keeps
+        them), or None when the session has no such turn (nothing changed).
     """
     cut = await asyncio.to_thread(truncate_at_turn, engine, session_id, turn)
     if cut is None:
         return None
     message, runs = cut
+    attachments = message.attachments
+    if attachments is None:
+        attachments = await _legacy_attachments(engine, graph, session_id, message.content)
     point = await fork_point(graph, session_id, runs)
     if point is None:
         await graph.checkpointer.adelete_thread(session_id)
     else:
         await graph.aupdate_state(point, None, as_node="__copy__")
     logger.info("session %s forked before turn %d (%d run(s) replaced)", session_id, turn, len(runs))
-    return message
+    return list(attachments)

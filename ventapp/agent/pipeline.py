@@ -348,11 +348,10 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
                 raise _duplicate(taken)
         if request.fork_turn is not None and session is not None:
             graph = (await runtime.agents.ready(route)).graph
-            replaced = await fork_before_turn(engine, graph, session_id, request.fork_turn)
-            if replaced is None:
+            kept = await fork_before_turn(engine, graph, session_id, request.fork_turn)
+            if kept is None:
                 raise ChatRejected(409, "no_turn", "That message is no longer in this conversation.")
             # The edited (or regenerated) turn keeps the files the replaced one carried.
-            kept = list(replaced.attachments or [])
             request = replace(
                 request, attachments=[*kept, *(p for p in request.attachments if p not in kept)]
             )
