@@ -4,10 +4,12 @@ The graph state is never rebuilt by re-sending text: the checkpointer's history 
 from the thread's current checkpoint, along its parents, to the newest checkpoint that no run of
 the replaced turns wrote (each checkpoint's metadata carries the ``run_id`` of the run that wrote
 it: ``ChatRun`` puts it in the config's ``metadata``) and that holds none of the messages those
-runs added (an earlier fork's copy has no ``run_id`` but may hold them). That checkpoint is copied to become the
-thread's latest (LangGraph's ``as_node="__copy__"``, a ``fork`` checkpoint), so the next run
-continues from the state before the turn. When the turn was the first, the thread starts afresh.
-The stored transcript loses the turn and everything after it (:mod:`ventapp.db.history_edit`).
+runs added (an earlier fork's copy has no ``run_id`` but may hold them). That checkpoint is
+copied to become the thread's latest (LangGraph's ``as_node="__copy__"``, a ``fork``
+checkpoint), so the next run continues from the state before the turn. When the turn was the
+first, the thread starts afresh. The stored transcript loses the turn and everything after it
+(:mod:`ventapp.db.history_edit`); the replaced message's attachments are handed back so that
+the new turn carries them again.
 """
 
 from __future__ import annotations
