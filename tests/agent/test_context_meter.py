@@ -93,3 +93,16 @@ def test_a_call_with_provider_usage_never_sizes_its_request() -> None:
     assert meter.calls[0].input_tokens == 7
     # Asked for later (a cut call), the same request is sized then, with its tool schemas.
     assert meter.prompt_estimate == count_tokens_approximately(PROMPT, tools=TOOLS)
+
+
+def test_a_cut_call_counts_its_input_once() -> None:
+    meter = ContextMeter(context_limit=8192)
+    InternalCallMeter(meter).on_chat_model_start(
+        {}, [PROMPT], run_id=uuid4(), invocation_params={"tools": TOOLS}
+    )
+    size = meter.prompt_estimate
+    meter.observe_cut_call(AIMessage(content="The fan law says", id="cut-1"), size)
+    usage = meter.usage()
+    assert meter.calls[0].input_tokens == size > 0
+    assert (usage.input_tokens, usage.context_tokens, usage.model_calls) == (size, size, 1)
+    assert usage.usage_source == "estimate"

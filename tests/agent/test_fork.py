@@ -8,12 +8,14 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage
+from sqlmodel import Session, select
 
 from tests.agent.test_pipeline import _runtime
 from tests.scripted_llm.server import ScriptedServer
 from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.db import chat_store
+from ventapp.db.models import ChatMessage
 
 
 @pytest.fixture
@@ -79,5 +81,81 @@ async def test_edit_the_first_turn_starts_the_thread_afresh(tmp_path: Path, llm:
         with pytest.raises(ChatRejected) as refused:
             await _turn(runtime, "nothing there", session_id, fork_turn=5)
         assert refused.value.code == "no_turn" and refused.value.status == 409
+    finally:
+        await runtime.close()
+
+
+def _roles(request: dict[str, Any]) -> list[tuple[str, str]]:
+    return [
+        (m["role"], str(m.get("content") or "")) for m in request["messages"] if m.get("role") != "system"
+    ]
+
+
+async def test_a_second_fork_does_not_stop_at_the_first_forks_copy(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    # Regenerating the last answer writes a copy checkpoint (no run id); editing an earlier
+    # turn afterwards used to stop there and keep the replaced turn in the model's context.
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        session_id = await _turn(runtime, "alpha 第一")
+        await _turn(runtime, "计算 1+2", session_id)
+        await _turn(runtime, "计算 5*5", session_id)
+        await _turn(runtime, "计算 5*5", session_id, fork_turn=2)  # regenerate
+        assert _user_texts(llm.requests()[-1]) == ["alpha 第一", "计算 1+2", "计算 5*5"]
+
+        await _turn(runtime, "计算 7*6", session_id, fork_turn=1)  # edit the second turn
+        first = _roles(llm.requests()[-1])
+        assert _user_texts(llm.requests()[-1]) == ["alpha 第一", "计算 7*6"]
+        assert not any("1+2" in text for _role, text in first)
+        assert [role for role, _text in first] == ["user", "assistant", "user", "assistant", "tool"], first
+        assert await _humans(runtime, session_id) == ["alpha 第一", "计算 7*6"]
+
+        # Edit the last turn, then the one before it: the same from the other side.
+        session_id = await _turn(runtime, "one")
+        await _turn(runtime, "two", session_id)
+        await _turn(runtime, "three", session_id)
+        await _turn(runtime, "three, edited", session_id, fork_turn=2)
+        await _turn(runtime, "two, edited", session_id, fork_turn=1)
+        assert _roles(llm.requests()[-1])[0][0] == "user"
+        assert _user_texts(llm.requests()[-1]) == ["one", "two, edited"]
+        assert await _humans(runtime, session_id) == ["one", "two, edited"]
+    finally:
+        await runtime.close()
+
+
+async def test_an_edited_turn_keeps_the_replaced_turns_attachments(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        csv = "/workspace/uploads/airflow.csv"
+        session_id = await _turn(runtime, "first question")
+        await _turn(runtime, "summarise this file", session_id, attachments=[csv])
+        assert f"Attached files (read them with read_file): {csv}" in _user_texts(llm.requests()[-1])[-1]
+
+        await _turn(runtime, "summarise this file, briefly", session_id, fork_turn=1)
+        sent = _user_texts(llm.requests()[-1])
+        assert sent[0] == "first question" and len(sent) == 2
+        assert sent[1] == f"summarise this file, briefly\n\nAttached files (read them with read_file): {csv}"
+        stored = [m for m in chat_store.list_messages(runtime.engine, session_id) if m.role == "user"]
+        assert [(m.content, m.attachments) for m in stored] == [
+            ("first question", []),
+            ("summarise this file, briefly", [csv]),
+        ]
+
+        # A file added to the edit comes after the kept one, each listed once.
+        extra = "/workspace/uploads/fans.csv"
+        await _turn(runtime, "compare both", session_id, fork_turn=1, attachments=[csv, extra])
+        assert _user_texts(llm.requests()[-1])[-1].endswith(f"read_file): {csv}, {extra}")
+
+        # A row stored before chat_messages.attachments existed (NULL): the agent's copy lists them.
+        with Session(runtime.engine) as db:
+            for row in db.exec(select(ChatMessage).where(ChatMessage.session_id == session_id)).all():
+                row.attachments = None
+                db.add(row)
+            db.commit()
+        await _turn(runtime, "compare both, again", session_id, fork_turn=1)
+        assert _user_texts(llm.requests()[-1])[-1].endswith(f"read_file): {csv}, {extra}")
     finally:
         await runtime.close()

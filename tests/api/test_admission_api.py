@@ -63,8 +63,11 @@ def _wait_idle(client: httpx.Client, session_id: str, user: str = "default") -> 
     raise AssertionError("the run never finalised")
 
 
-def _assert_cut_call_billed(http: httpx.Client, run_id: str) -> None:
-    """A call cut mid-stream still cost money: it is booked, marked as an estimate."""
+def _assert_cut_call_billed(http: httpx.Client, run_id: str, session_id: str) -> None:
+    """A call cut mid-stream still cost money: it is booked, marked as an estimate.
+
+    The run record and the answer's usage count its input once, as the ledger does.
+    """
     deadline = time.monotonic() + 10
     while (
         booked := http.get(f"/api/usage/runs/{run_id}")
@@ -73,6 +76,18 @@ def _assert_cut_call_billed(http: httpx.Client, run_id: str) -> None:
     (row,) = booked.json()["items"]
     assert row["source"] == "estimate" and row["output_tokens"] >= 5 and row["input_tokens"] > 300, (
         "input includes the system prompt"
+    )
+    (run,) = [r for r in http.get(f"/api/sessions/{session_id}/runs").json()["runs"] if r["run_id"] == run_id]
+    answer = _wait_idle(http, session_id)["messages"][-1]
+    assert run["input_tokens"] == row["input_tokens"] and run["output_tokens"] == row["output_tokens"], (
+        run,
+        row,
+    )
+    usage = answer["usage"]
+    assert (usage["input_tokens"], usage["output_tokens"], usage["model_calls"]) == (
+        row["input_tokens"],
+        row["output_tokens"],
+        1,
     )
 
 
@@ -182,7 +197,7 @@ def test_stop_mid_stream(http: httpx.Client, gated_api: ApiServer, slow_llm: Scr
     answer = history["messages"][-1]
     assert answer["status"] == "cancelled" and answer["content"].endswith(CANCELLED_MARKER)
     assert len(answer["content"]) > len(CANCELLED_MARKER), "the partial answer is kept"
-    _assert_cut_call_billed(http, headers["x-run-id"])
+    _assert_cut_call_billed(http, headers["x-run-id"], session_id)
     time.sleep(0.5)
     assert len(slow_llm.requests()) == calls, "no model call after the stop"
     response, after = post_chat(http, message="hello again", session_id=session_id)
@@ -203,7 +218,7 @@ def test_client_disconnect_cancels_the_run(
     history = _wait_idle(http, session_id)
     answer = history["messages"][-1]
     assert answer["status"] == "cancelled" and answer["content"].endswith(CANCELLED_MARKER)
-    _assert_cut_call_billed(http, response.headers["x-run-id"])
+    _assert_cut_call_billed(http, response.headers["x-run-id"], session_id)
     calls = len(slow_llm.requests())
     time.sleep(0.5)
     assert len(slow_llm.requests()) == calls

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ventapp.state.chat_controls import truncated_at_turn, turn_of
+from ventapp.state.chat_controls import attachments_at_turn, truncated_at_turn, turn_of
 from ventapp.state.views import ChatMessageView
 
 
@@ -27,3 +27,13 @@ def test_edit_keeps_what_came_before_the_turn() -> None:
     assert [m.id for m in truncated_at_turn(messages, 1)] == ["u1", "a1", "u2", "a2"]
     assert truncated_at_turn(messages, 0) == []
     assert len(truncated_at_turn(messages, 7)) == len(messages)
+
+
+def test_a_resent_turn_keeps_the_replaced_messages_files_then_the_new_ones() -> None:
+    messages = _transcript()
+    messages[4].attachments = ["/workspace/uploads/a.csv"]
+    added = ["/workspace/uploads/a.csv", "/workspace/uploads/b.csv"]
+    assert attachments_at_turn(messages, 1, added) == added
+    assert attachments_at_turn(messages, 1, []) == ["/workspace/uploads/a.csv"]
+    assert attachments_at_turn(messages, 0, []) == []
+    assert attachments_at_turn(messages, 5, ["/workspace/uploads/c.csv"]) == ["/workspace/uploads/c.csv"]

@@ -405,3 +405,21 @@ async def test_the_name_dialog_cannot_change_a_verified_name(monkeypatch: pytest
             monkeypatch.delenv("AUTH_MODE")
             get_settings.cache_clear()
         assert (await tab.state()).user_name == "Ann", "an event sent by hand claims no other name"
+
+
+async def test_an_edited_message_keeps_its_attachment_chip(client: Client, pipeline: SimpleNamespace) -> None:
+    pipeline.events = [ev.Token(content="hi"), ev.Done(duration_ms=1, usage=USAGE)]
+    csv = "/workspace/uploads/airflow.csv"
+    (await client.state()).attachments = [csv]  # as an upload leaves it
+    await client.fire("send", form_data={"message": "summarise this"})
+    user = (await client.state()).messages[0]
+    assert user.attachments == [csv] and pipeline.requests[-1].attachments == [csv]
+
+    await client.fire("start_edit", message_id=user.id)
+    await client.fire("send_edit", form_data={"edited": "summarise this, briefly"})
+
+    state = await client.state()
+    edited = state.messages[0]
+    assert (edited.content, edited.attachments) == ("summarise this, briefly", [csv]), "the chip stays"
+    assert pipeline.requests[-1].fork_turn == 0 and len(state.messages) == 2
+    assert state.attachments == [], "the kept file is not put back in the composer"

@@ -91,9 +91,16 @@ class ContextMeter:
             tool_calls=partial.tool_calls,
             additional_kwargs=partial.additional_kwargs,
         )
+        calls = len(self.calls)
         self.observe(estimate, main_thread=True)
-        self.input_tokens += input_estimate
+        if len(self.calls) == calls:
+            return  # already counted
+        # observe() sized the input itself; the call's input is ``input_estimate``, counted once
+        # so the run's totals, the answer's usage and the ledger (which books ``calls``) agree.
         last = self.calls[-1]
+        self.input_tokens += input_estimate - last.input_tokens
+        if input_estimate:
+            self.context_tokens = input_estimate
         self.calls[-1] = CallUsage(last.call_key, input_estimate, last.output_tokens, "estimate", True)
 
     def observe(self, message: AIMessage, *, main_thread: bool) -> None:

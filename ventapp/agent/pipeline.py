@@ -23,7 +23,7 @@ import functools
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy.exc import OperationalError
@@ -348,8 +348,13 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
                 raise _duplicate(taken)
         if request.fork_turn is not None and session is not None:
             graph = (await runtime.agents.ready(route)).graph
-            if not await fork_before_turn(engine, graph, session_id, request.fork_turn):
+            kept = await fork_before_turn(engine, graph, session_id, request.fork_turn)
+            if kept is None:
                 raise ChatRejected(409, "no_turn", "That message is no longer in this conversation.")
+            # The edited (or regenerated) turn keeps the files the replaced one carried.
+            request = replace(
+                request, attachments=[*kept, *(p for p in request.attachments if p not in kept)]
+            )
         stored_route = None if route == DEFAULT_ROUTE else route
         # One transaction for the session, the message and the run record; the user's standing
         # context is read meanwhile (WAL lets a read pass a write).

@@ -34,6 +34,13 @@ def truncated_at_turn(messages: list[ChatMessageView], turn: int) -> list[ChatMe
     return messages[: messages.index(sent[turn])]
 
 
+def attachments_at_turn(messages: list[ChatMessageView], turn: int, added: list[str]) -> list[str]:
+    """The files a resent ``turn`` carries: the replaced message's (the server keeps them), then ``added``."""
+    sent = _sent(messages)
+    kept = list(sent[turn].attachments) if turn < len(sent) else []
+    return [*kept, *(path for path in added if path not in kept)]
+
+
 class ChatControls(rx.State, mixin=True):
     """Edit a sent message, regenerate the last answer, retry a refused or failed one."""
 

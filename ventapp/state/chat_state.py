@@ -44,7 +44,7 @@ from ventapp.config import Settings, get_settings
 from ventapp.i18n import DEFAULT_LANG, resolve_lang, t
 from ventapp.state import turns, usage_words
 from ventapp.state.card_answers import CardAnswers
-from ventapp.state.chat_controls import ChatControls, truncated_at_turn
+from ventapp.state.chat_controls import ChatControls, attachments_at_turn, truncated_at_turn
 from ventapp.state.chat_data import (
     clean_user_name,
     discard_attachments,
@@ -309,11 +309,12 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
         if not self.user_name:
             self.name_dialog_open = True
             return None
-        if fork_turn is not None:
+        attached = list(self.attachments)
+        if fork_turn is not None:  # the chip stays: the resent turn keeps the replaced one's files
+            attached = attachments_at_turn(self.messages, fork_turn, attached)
             self.messages = truncated_at_turn(self.messages, fork_turn)
         elif self.interrupt.kind:  # moving on without answering (confirmed): the pending call is dropped
             self.messages.append(as_dropped(to_message(current_live(self)), self.lang))
-        attached = list(self.attachments)
         self.messages.append(
             ChatMessageView(id=uuid.uuid4().hex, role="user", content=text, attachments=attached)
         )
