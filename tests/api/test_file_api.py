@@ -108,3 +108,19 @@ def test_workspace_lists_the_upload_and_what_the_agent_wrote_to_its_owner_only(
         f"/api/sessions/{session_id}/files", params={"user_name": "mallory", "path": FIGURE, "download": "1"}
     )
     assert stolen.status_code == 404
+
+
+def test_the_demo_model_solves_an_uploaded_network_when_asked(client: httpx.Client, llm: ScriptedServer) -> None:
+    """`make demo`: "solve" with an uploaded topology calls the solver (README, demo model)."""
+    llm.reset()
+    user = f"user-{uuid.uuid4().hex[:8]}"
+    data = (DATA_DIR / "A_hongshagang_1" / "topology.csv").read_bytes()
+    form = {"message": "please solve this network, total flow 151.295", "user_name": user}
+    with client.stream("POST", "/api/chat", data=form, files={"file": ("network.csv", data)}) as response:
+        frames = [json.loads(line[6:]) for line in response.iter_lines() if line.startswith("data: ")]
+    (call,) = [f for f in frames if f["type"] == "tool_call"]
+    assert call["tool"] == "solve_ventilation_network" and call["args"]["total_flow"] == 151.295
+    (result,) = [f for f in frames if f["type"] == "tool_result"]
+    assert result["error"] is False and json.loads(result["content"])["data"]["converged"] is True
+    answer = "".join(f["content"] for f in frames if f["type"] == "token")
+    assert answer.startswith("The network solution converged in ") and "m³/s" in answer and FIGURE in answer

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tests.scripted_llm.named_call import named_tool_call
+from tests.scripted_llm.network_demo import network_call, summarise_network
 from tests.scripted_llm.replies import (
     ErrorReply,
     Reply,
@@ -252,6 +253,8 @@ def _summarise_tool_result(name: str, content: str, lang: str = "en") -> str:
         )
     if name == "calculate":
         return _summarise_calculate(content, lang)
+    if name == "solve_ventilation_network" and (solved := summarise_network(content, lang)) is not None:
+        return solved
     if name == "knowledge_search":
         summary = _summarise_knowledge(content, lang)
         if summary is not None:
@@ -383,6 +386,8 @@ def _rule_reply(body: Mapping[str, Any]) -> Reply:
         return TextReply(content=MARKDOWN_ANSWER)
     if named := named_tool_call(user_text, _tool_names(body)):
         return ToolCallsReply(calls=(ToolCallSpec(name=named[0], arguments=named[1]),))
+    if (solve := network_call(user_text)) is not None:
+        return _tool_or_unavailable(body, "solve_ventilation_network", solve, lang)
     if _PLAN_TRIGGER.search(user_text):
         todos = [{"content": c, "status": st} for c, st in PLAN_TODOS[lang if lang in PLAN_TODOS else "en"]]
         return _tool_or_unavailable(body, "write_todos", {"todos": todos}, lang)
