@@ -119,7 +119,7 @@ def workspace_panel() -> rx.Component:
                             rx.table.column_header_cell(t("workspace.size")),
                             rx.table.column_header_cell(t("workspace.modified")),
                             rx.table.column_header_cell(
-                                rx.el.span(t("workspace.open"), class_name="rt-sr-only")
+                                rx.el.span(t("workspace.download_col"), class_name="rt-sr-only")
                             ),
                         )
                     ),
