@@ -16,6 +16,7 @@ def test_numbers_group_thousands_and_compact_per_language() -> None:
     assert formats.compact(128000, "en") == "128K"
     assert formats.compact(128000, "zh-CN") == "12.8万"
     assert formats.compact(999, "zh-CN") == "999"
+    assert formats.compact(1039, "zh-CN") == "1,039", "no bare digits below 万"
 
 
 def test_durations_and_sizes_carry_their_units_in_the_language() -> None:

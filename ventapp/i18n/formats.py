@@ -31,10 +31,13 @@ def number(value: int | float, lang: str, *, digits: int | None = None) -> str:
 
 
 def compact(value: int, lang: str) -> str:
-    """Short counts for gauges: ``128000`` → ``"128K"`` (en) / ``"13万"`` (zh-CN); under 1,000 as is."""
+    """Short counts for gauges: ``128000`` → ``"128K"`` (en) / ``"12.8万"`` (zh-CN); ``1039`` →
+    ``"1K"`` / ``"1,039"``; under 1,000 as is."""
     if abs(value) < 1000:
         return str(value)
-    return format_compact_decimal(value, format_type="short", fraction_digits=1, locale=babel_locale(lang))
+    short = format_compact_decimal(value, format_type="short", fraction_digits=1, locale=babel_locale(lang))
+    # Chinese has no short form below 万 (10,000): CLDR gives the bare digits, "1039"; group them.
+    return number(value, lang) if short.lstrip("-").isdigit() else short
 
 
 def duration_s(milliseconds: int, lang: str) -> str:
