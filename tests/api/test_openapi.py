@@ -135,3 +135,15 @@ def test_whole_numbers_beyond_64_bits_are_422_json_on_every_route(api: ApiServer
             method.upper(), url, params={"session_id": some_id, name: str(2**63 - 1)}, timeout=30
         )
         assert largest.status_code < 500, f"{method.upper()} {path} {name}=2**63-1: {largest.status_code}"
+
+
+def test_docs_is_no_blank_page_but_points_at_the_document(api: ApiServer) -> None:
+    """Tester's item 4: ``/docs`` loaded Swagger from cdn.jsdelivr.net, which the CSP blocks (and
+    the site may be offline): a blank page. It is a 404 JSON naming ``/openapi.json`` now."""
+    for path in ("/docs", "/redoc", "/docs/oauth2-redirect"):
+        response = httpx.get(f"{api.url}{path}", timeout=30)
+        assert response.status_code == 404, path
+        assert "cdn" not in response.text.lower(), path
+        if path != "/docs/oauth2-redirect":
+            assert response.json()["code"] == "not_found" and "/openapi.json" in response.json()["message"]
+    assert httpx.get(f"{api.url}/openapi.json", timeout=30).json()["paths"]
