@@ -17,6 +17,7 @@ from reflex_base.constants import CompileVars
 from reflex_base.event.processor import BaseStateEventProcessor
 from reflex_base.utils.format import format_event_handler
 
+from tests.state.test_chat_resume import _paused, resume  # noqa: F401  # resume is a fixture
 from tests.state.test_chat_state import (  # noqa: F401  # pipeline is a fixture
     SESSION,
     USAGE,
@@ -169,3 +170,20 @@ async def test_session_changes_and_opening_need_a_live_login_too(
     alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
     await alice_tab.fire("open_session", session_id=SESSION)
     assert _sent_to_login(alice_tab)
+
+
+async def test_a_cards_answer_needs_a_live_login(
+    alice_tab: _Tab,
+    engine: sa.Engine,
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,  # noqa: F811
+) -> None:
+    await _paused(alice_tab, pipeline)
+    assert (await alice_tab.state()).interrupt.kind == "tool_approval"
+    service.create_account(engine, "alice", "another good passphrase")  # a reset ends her sessions
+
+    await alice_tab.fire("submit_approval", form_data={})
+
+    assert resume.requests == [], "the approval is not answered as alice"
+    assert _sent_to_login(alice_tab)
+    assert (await alice_tab.state()).interrupt.kind == ""
