@@ -34,7 +34,9 @@ from ventapp.db.engine import make_engine
 from ventapp.state import auth_state, ui_identity
 from ventapp.state import chat_state as cs
 from ventapp.state.auth_state import AuthState
+from ventapp.state.schedules_state import SchedulesState
 from ventapp.state.sessions_state import SessionsState
+from ventapp.state.settings_state import SettingsState
 
 PASSWORD = "correct horse battery"
 
@@ -187,3 +189,19 @@ async def test_a_cards_answer_needs_a_live_login(
     assert resume.requests == [], "the approval is not answered as alice"
     assert _sent_to_login(alice_tab)
     assert (await alice_tab.state()).interrupt.kind == ""
+
+
+async def test_schedules_and_settings_need_a_live_login_too(alice_tab: _Tab, engine: sa.Engine) -> None:
+    other = _Tab(alice_tab.processor, alice_tab.browser)
+    await other.connect(alice_tab.cookie)
+    await other.fire_on(AuthState, "logout")
+
+    for state_cls, name, payload in (
+        (SchedulesState, "delete", {"schedule_id": "s1"}),
+        (SchedulesState, "save", {"form_data": {"name": "n", "prompt": "p", "cron": "0 8 * * *"}}),
+        (SettingsState, "save_preferences", {"form_data": {"preferences": "metric units"}}),
+        (SettingsState, "set_thinking", {"level": "high"}),
+    ):
+        alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
+        await alice_tab.fire_on(state_cls, name, **payload)
+        assert _sent_to_login(alice_tab), f"{state_cls.__name__}.{name}"
