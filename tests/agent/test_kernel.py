@@ -269,3 +269,26 @@ async def test_a_long_call_cut_mid_stream_is_billed_with_everything_it_streamed(
     (call,) = kernel.transcript.meter.calls
     assert call.source == "estimate" and call.input_tokens == 321
     assert call.output_tokens == count_tokens_approximately([AIMessage(content="".join(words))])
+
+
+async def test_the_tool_call_patchers_history_is_no_result_of_this_run() -> None:
+    """A call left unanswered (an approval dropped by a new message) gets a synthetic error result
+    from deepagents' patcher when the next turn starts, in an update re-sending the whole history:
+    neither it nor an older real result is a card of the new answer (tester's item 6)."""
+    old = AIMessage(content="", tool_calls=[_call("calculate", "c0", expression="1+1")])
+    dropped = AIMessage(content="", tool_calls=[_call("calculate", "c1", expression="(12+8)*3")])
+    patched = ToolMessage(
+        content="Tool call calculate with id c1 did not complete - no result was recorded.",
+        tool_call_id="c1",
+        name="calculate",
+        status="error",
+    )
+    history = [old, ToolMessage(content="2", tool_call_id="c0", name="calculate"), dropped, patched]
+    items = [
+        ((), "updates", {"PatchToolCallsMiddleware.before_agent": {"messages": history}}),
+        ((), "messages", (AIMessageChunk(content="Hello"), {})),
+        ((), "updates", {"model": {"messages": [AIMessage(content="Hello")]}}),
+    ]
+    kernel, out = await _run(items)
+    assert [type(event) for event in out if isinstance(event, ev.ToolResult | ev.ToolCall)] == []
+    assert kernel.transcript.tool_cards == {} and kernel.transcript.answer == "Hello"

@@ -109,12 +109,20 @@ def test_history_keeps_tool_cards_and_citations(client: httpx.Client) -> None:
 
 
 def test_blank_message_is_400_and_a_missing_one_422_json(client: httpx.Client) -> None:
-    """OpenAPI says ``message`` is required: without it (or empty) the request is malformed (422);
-    a message of blanks is well-formed but says nothing (400)."""
-    for fields, status in (({"message": "   "}, 400), ({"user_name": "alice"}, 422), ({"message": ""}, 422)):
+    """OpenAPI says ``message`` is required: without it the request is malformed (422); a message
+    that is empty or of blanks (ASCII or Unicode) is well-formed but says nothing (400). ``curl -F
+    'message=   '`` sends the field empty: it was 422 "Field required" (tester's item 3)."""
+    cases = [({"user_name": "alice"}, 422)] + [
+        ({"message": blank}, 400) for blank in ("", "   ", " \t\n ", "\u3000\u00a0")
+    ]
+    for fields, status in cases:
         response, _ = post_chat(client, **fields)
         assert response.status_code == status, fields
         assert response.json()["code"] == "bad_request" and response.json()["message"]
+        if status == 400:
+            assert response.json()["message"] == "The message is empty. Type something to send.", fields
+    urlencoded = client.post("/api/chat", data={"message": ""})
+    assert (urlencoded.status_code, urlencoded.json()["code"]) == (400, "bad_request")
 
 
 def test_thread_id_must_equal_session_id(client: httpx.Client) -> None:

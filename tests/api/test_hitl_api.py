@@ -246,3 +246,20 @@ def test_new_message_instead_of_an_answer_closes_the_pending_run(http: httpx.Cli
         http, session_id=session_id, interrupt_token=frame["interrupt_token"], decisions=[{"type": "approve"}]
     )
     assert stale.status_code == 409
+
+
+def test_a_new_message_drops_the_pending_call_and_does_not_show_it_again(http: httpx.Client) -> None:
+    """Tester's item 6: "Send anyway" while an approval waits. The framework patches the dropped call
+    with a synthetic error result when the next turn starts; that was shown as a "Calculator ·
+    Failed" card (with the framework's English sentence) in the new answer, live and after a reload."""
+    session_id, frame = _paused(http, "please calculate (12+8)*3")
+
+    response, frames = post_chat(http, message="hello", session_id=session_id)
+
+    assert response.status_code == 200 and frames[-1]["type"] == "done"
+    shown = [f for f in frames if f["type"] in ("tool_call", "tool_result", "executing")]
+    assert shown == [], "the new answer shows no card of the dropped call"
+    history = http.get(f"/api/chat/history/{session_id}").json()["messages"]
+    assert history[-1]["role"] == "assistant" and history[-1]["tool_calls"] == []
+    dropped = next(m for m in history if m["role"] == "assistant")
+    assert [c["tool_call_id"] for c in dropped["tool_calls"]] == frame["tool_call_ids"], "it stays on its own"

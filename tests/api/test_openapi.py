@@ -13,7 +13,10 @@ minute on the CI machine kind). Schemathesis' pytest plugin does not run under p
 
 from __future__ import annotations
 
+import re
+import uuid
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -86,3 +89,61 @@ def test_the_document_states_the_contract(api: ApiServer) -> None:
                 expected = "HealthBody" if (path, status) == ("/health", "503") else "ErrorBody"
                 assert error == {"$ref": f"#/components/schemas/{expected}"}, (method, path, status)
     assert set(document["components"]["schemas"]["ErrorBody"]["required"]) == {"detail", "message", "code"}
+
+
+WHOLE_NAMES = {"limit", "offset", "after", "last-event-id"}
+"""Parameters that carry a whole number whatever their declared type (the usage ledger's paging is
+declared a string so that a bad page gets the route's own sentence)."""
+
+
+def _whole_parameters(document: dict[str, Any]) -> list[tuple[str, str, str, str]]:
+    """``(method, path, location, name)`` of every query or header parameter holding a whole number."""
+    found = []
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema", {})
+                types = {schema.get("type"), *(option.get("type") for option in schema.get("anyOf", []))}
+                if parameter["in"] in {"query", "header"} and (
+                    "integer" in types or parameter["name"].lower() in WHOLE_NAMES
+                ):
+                    found.append((method, path, parameter["in"], parameter["name"]))
+    return found
+
+
+def test_whole_numbers_beyond_64_bits_are_422_json_on_every_route(api: ApiServer) -> None:
+    """Tester's item: ``offset=99999999999999999999`` was a 500 (the driver's OverflowError)."""
+    document = httpx.get(f"{api.url}/openapi.json").json()
+    parameters = _whole_parameters(document)
+    assert ("get", "/api/usage/recent", "query", "offset") in parameters
+    assert ("get", "/api/chat/stream", "query", "after") in parameters
+    some_id = str(uuid.uuid4())
+    for method, path, location, name in parameters:
+        url = api.url + re.sub(r"\{[^}]+\}", some_id, path)
+        for value in (str(2**63), "99999999999999999999"):
+            response = httpx.request(
+                method.upper(),
+                url,
+                params={"session_id": some_id, **({name: value} if location == "query" else {})},
+                headers={name: value} if location == "header" else {},
+                timeout=30,
+            )
+            where = f"{method.upper()} {path} {name}={value}"
+            assert response.status_code == 422, f"{where}: {response.status_code} {response.text[:200]}"
+            assert response.json()["code"] == "bad_request", where
+        largest = httpx.request(
+            method.upper(), url, params={"session_id": some_id, name: str(2**63 - 1)}, timeout=30
+        )
+        assert largest.status_code < 500, f"{method.upper()} {path} {name}=2**63-1: {largest.status_code}"
+
+
+def test_docs_is_no_blank_page_but_points_at_the_document(api: ApiServer) -> None:
+    """Tester's item 4: ``/docs`` loaded Swagger from cdn.jsdelivr.net, which the CSP blocks (and
+    the site may be offline): a blank page. It is a 404 JSON naming ``/openapi.json`` now."""
+    for path in ("/docs", "/redoc", "/docs/oauth2-redirect"):
+        response = httpx.get(f"{api.url}{path}", timeout=30)
+        assert response.status_code == 404, path
+        assert "cdn" not in response.text.lower(), path
+        if path != "/docs/oauth2-redirect":
+            assert response.json()["code"] == "not_found" and "/openapi.json" in response.json()["message"]
+    assert httpx.get(f"{api.url}/openapi.json", timeout=30).json()["paths"]

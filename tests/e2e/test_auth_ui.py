@@ -86,6 +86,29 @@ def test_log_in_chat_log_out_and_back_shows_no_conversation(page: Page, app: Ref
     assert not re.search(r"next=(/|%2F)login", page.url), f"never back to the login page: {page.url}"
 
 
+def test_a_tab_left_open_after_a_logout_elsewhere_sends_nothing(
+    page: Page, app: ReflexApp, llm: ScriptedServer
+) -> None:
+    """Tester's item 1: a second tab of the same browser kept chatting as the user after tab A
+    logged out (its websocket kept the identity it was given when its page loaded)."""
+    _log_in(page, app.url)
+    expect(page.locator("#user-chip")).to_have_text(USER)
+    other = page.context.new_page()
+    other.set_default_timeout(TIMEOUT_MS)
+    other.goto(app.url)
+    expect(other.locator("#user-chip")).to_have_text(USER)
+
+    page.click("#logout")
+    expect(page).to_have_url(re.compile(r"/login"))
+    calls = len(llm.requests())
+    other.fill("#chat-input", "still here after the logout?")
+    other.click("#send")
+
+    expect(other).to_have_url(re.compile(r"/login"))
+    expect(other.locator("#login-form")).to_be_visible()
+    assert len(llm.requests()) == calls, "no model call was made for the message"
+
+
 def test_api_keys_are_created_shown_once_and_revoked_on_the_settings_page(page: Page, app: ReflexApp) -> None:
     _log_in(page, app.url)
     expect(page.locator("#user-chip")).to_have_text(USER)

@@ -59,3 +59,20 @@ def test_every_id_the_ui_asks_for_exists() -> None:
     assert len(asked) > 150
     missing = sorted(key for key in asked if key not in MESSAGES["en"])
     assert missing == []
+
+
+def test_pages_word_text_in_the_browsers_language() -> None:
+    """Tester's item 5: the chat page's "answering elsewhere" notice was compiled with the server's
+    :func:`ventapp.i18n.t` (Chinese, fixed at build time) and showed Chinese in the English UI.
+    Components take their words from ``ventapp.pages.components.lang.t`` (both languages)."""
+    from ventapp.pages.chat import live_elsewhere_notice
+
+    compiled = str(live_elsewhere_notice())
+    assert MESSAGES["en"]["chat.live_elsewhere"][:40] in compiled
+    assert MESSAGES["en"]["chat.follow_live"] in compiled
+    server_side = [
+        str(path.relative_to(PROJECT))
+        for path in (PROJECT / "ventapp/pages").rglob("*.py")
+        if re.search(r"^from ventapp\.i18n import .*\bt\b", path.read_text(encoding="utf-8"), re.M)
+    ]
+    assert server_side == [], "pages use ventapp.pages.components.lang.t"

@@ -3,18 +3,40 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from reflex.event import Event
+from reflex.istate.manager.memory import StateManagerMemory
+from reflex.state import State
+from reflex_base.constants import CompileVars
+from reflex_base.event.processor import BaseStateEventProcessor
+from reflex_base.utils.format import format_event_handler
 
+from tests.state.test_chat_resume import _paused, resume  # noqa: F401  # resume is a fixture
+from tests.state.test_chat_state import (  # noqa: F401  # pipeline is a fixture
+    SESSION,
+    USAGE,
+    Browser,
+    Client,
+    chat_vars,
+    pipeline,
+)
 from tests.support import patched_env
+from ventapp.agent import events as ev
 from ventapp.auth import service
 from ventapp.config_auth import AuthSettings
 from ventapp.db.engine import make_engine
-from ventapp.state import ui_identity
+from ventapp.state import auth_state, ui_identity
+from ventapp.state import chat_state as cs
+from ventapp.state.auth_state import AuthState
+from ventapp.state.schedules_state import SchedulesState
+from ventapp.state.sessions_state import SessionsState
+from ventapp.state.settings_state import SettingsState
 
 PASSWORD = "correct horse battery"
 
@@ -24,6 +46,7 @@ def engine(migrated_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     shutil.copyfile(migrated_template, tmp_path / "db.sqlite")
     engine = make_engine(f"sqlite:///{tmp_path / 'db.sqlite'}")
     monkeypatch.setattr(ui_identity, "get_runtime", lambda: SimpleNamespace(engine=engine))
+    monkeypatch.setattr(auth_state, "get_runtime", lambda: SimpleNamespace(engine=engine))
     yield engine
     engine.dispose()
 
@@ -47,3 +70,138 @@ def test_header_mode_trusts_the_header_only_from_the_proxy(engine: sa.Engine) ->
         assert caller is not None and caller.name == "Bob" and caller.method == "header"
         assert ui_identity._verify({"x-forwarded-user": "Bob"}, "127.0.0.1") is None, "around the proxy"
         assert ui_identity._verify({}, "10.1.2.3") is None
+
+
+# --- a tab opened before a logout or a password reset (tester's item 1) -----------------------
+
+
+class _Browser(Browser):
+    """Also records the names of every frontend event (a redirect is ``_redirect``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+
+    async def emit_update(self, update: Any, token: str) -> None:
+        await super().emit_update(update, token)
+        self.sent.extend((event.name, dict(event.payload)) for event in update.events)
+
+
+class _Tab(Client):
+    """A tab of a browser holding the login cookie: every event carries the socket's headers."""
+
+    cookie = ""
+
+    async def connect(self, cookie: str) -> None:
+        """The socket's handshake: Reflex's hydrate event carries the headers the server keeps."""
+        self.cookie = cookie
+        await self.fire_on(State, CompileVars.HYDRATE)
+        await Client.fire(self, "relocalise", lang="en")
+
+    async def fire_on(self, state_cls: type, name: str, **payload: Any) -> Any:
+        event = Event(
+            name=format_event_handler(state_cls.event_handlers[name]),  # type: ignore[attr-defined]
+            router_data={"headers": {"cookie": self.cookie}},
+            payload=payload,
+        )
+        return [delta async for delta in self.processor.enqueue_stream_delta(self.token, event)]
+
+    async def fire(self, name: str, **payload: Any) -> list[dict[str, Any]]:
+        return chat_vars(await self.fire_on(cs.ChatState, name, **payload))
+
+
+@pytest.fixture
+async def alice_tab(engine: sa.Engine, pipeline: SimpleNamespace) -> AsyncIterator[_Tab]:  # noqa: F811
+    """Alice signed in (``AUTH_MODE=local``), the chat page loaded, one answer given."""
+    service.create_account(engine, "alice", PASSWORD)
+    _, token = service.login(engine, AuthSettings(mode="local"), "alice", PASSWORD, "127.0.0.1")
+    pipeline.events = [ev.Token(content="hi"), ev.Done(duration_ms=1, usage=USAGE)]
+    browser = _Browser()
+    processor = BaseStateEventProcessor().configure(
+        state_manager=StateManagerMemory(),
+        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
+    )
+    with patched_env({"AUTH_MODE": "local"}):
+        async with processor:
+            tab = _Tab(processor, browser)
+            await tab.connect(f"ventagent_session={token}")
+            await tab.fire_on(AuthState, "check_login")
+            await tab.fire("send", form_data={"message": "first"})
+            assert [r.user_name for r in pipeline.requests] == ["alice"], "signed in: it is answered"
+            yield tab
+
+
+def _sent_to_login(tab: _Tab) -> bool:
+    return any(name == "_redirect" and payload.get("path") == "/login" for name, payload in tab.browser.sent)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("how", ["logout", "password_reset"])
+async def test_an_open_tab_loses_its_identity_when_the_login_ends(
+    how: str,
+    alice_tab: _Tab,
+    engine: sa.Engine,
+    pipeline: SimpleNamespace,  # noqa: F811
+) -> None:
+    if how == "logout":  # in another tab of the same browser: the server-side session ends
+        other = _Tab(alice_tab.processor, alice_tab.browser)
+        await other.connect(alice_tab.cookie)
+        await other.fire_on(AuthState, "logout")
+    else:  # the operator's `create-user alice` with a new password
+        service.create_account(engine, "alice", "another good passphrase")
+    alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
+
+    await alice_tab.fire("send", form_data={"message": "second"})
+
+    assert len(pipeline.requests) == 1, "nothing runs as alice any more"
+    state = await alice_tab.state()
+    assert (state.user_name, state.messages, state.is_streaming) == ("", [], False)
+    assert _sent_to_login(alice_tab)
+
+
+async def test_session_changes_and_opening_need_a_live_login_too(
+    alice_tab: _Tab,
+    engine: sa.Engine,
+    pipeline: SimpleNamespace,  # noqa: F811
+) -> None:
+    service.create_account(engine, "alice", "another good passphrase")
+    await alice_tab.fire_on(SessionsState, "start_rename", session_id=SESSION, title="calc")
+    await alice_tab.fire_on(SessionsState, "save_rename", form_data={"title": "renamed by a dead tab"})
+    assert _sent_to_login(alice_tab)
+    assert (await alice_tab.state()).user_name == ""
+
+    alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
+    await alice_tab.fire("open_session", session_id=SESSION)
+    assert _sent_to_login(alice_tab)
+
+
+async def test_a_cards_answer_needs_a_live_login(
+    alice_tab: _Tab,
+    engine: sa.Engine,
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,  # noqa: F811
+) -> None:
+    await _paused(alice_tab, pipeline)
+    assert (await alice_tab.state()).interrupt.kind == "tool_approval"
+    service.create_account(engine, "alice", "another good passphrase")  # a reset ends her sessions
+
+    await alice_tab.fire("submit_approval", form_data={})
+
+    assert resume.requests == [], "the approval is not answered as alice"
+    assert _sent_to_login(alice_tab)
+    assert (await alice_tab.state()).interrupt.kind == ""
+
+
+async def test_schedules_and_settings_need_a_live_login_too(alice_tab: _Tab, engine: sa.Engine) -> None:
+    other = _Tab(alice_tab.processor, alice_tab.browser)
+    await other.connect(alice_tab.cookie)
+    await other.fire_on(AuthState, "logout")
+
+    for state_cls, name, payload in (
+        (SchedulesState, "delete", {"schedule_id": "s1"}),
+        (SchedulesState, "save", {"form_data": {"name": "n", "prompt": "p", "cron": "0 8 * * *"}}),
+        (SettingsState, "save_preferences", {"form_data": {"preferences": "metric units"}}),
+        (SettingsState, "set_thinking", {"level": "high"}),
+    ):
+        alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
+        await alice_tab.fire_on(state_cls, name, **payload)
+        assert _sent_to_login(alice_tab), f"{state_cls.__name__}.{name}"

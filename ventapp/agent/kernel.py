@@ -42,6 +42,12 @@ MODEL_NODE = "model"
 message is a new model call. Middleware nodes repeat messages — the approval node re-sends the
 paused call on resume, the tool-call patcher re-sends the whole history — and are never billed."""
 
+HISTORY_NODE_PREFIX = "PatchToolCallsMiddleware."
+"""deepagents' tool-call patcher, at a turn's start, re-sends the thread's whole history with a
+synthetic error result ("Tool call … did not complete - no result was recorded") for each call left
+unanswered — a pending approval dropped by a new message. None of its tool messages is a result
+of this run: shown, the dropped call came back as a "Failed" card in the next answer."""
+
 OPEN_CALL_BATCH = 256
 """Streamed chunks of the open model call kept before they are merged into one."""
 
@@ -290,7 +296,7 @@ class Kernel:
             for message in _messages_in(update):
                 if isinstance(message, AIMessage):
                     out.extend(self._on_ai_message(message, main, agent_id, billed=node == MODEL_NODE))
-                elif isinstance(message, ToolMessage):
+                elif isinstance(message, ToolMessage) and not node.startswith(HISTORY_NODE_PREFIX):
                     out.extend(self._on_tool_message(message, agent_id))
         return out
 

@@ -168,9 +168,13 @@ def _title_from(message: str) -> str:
     return flat if len(flat) <= TITLE_CHARS else flat[: TITLE_CHARS - 1] + "…"
 
 
+EMPTY_MESSAGE = "The message is empty. Type something to send."
+"""400 ``bad_request`` for a ``message`` that is empty or only blanks (Unicode ones too)."""
+
+
 def _check_request(request: ChatRequest) -> None:
     if not request.message or not request.message.strip():
-        raise ChatRejected(400, "bad_request", "The message is empty. Type something to send.")
+        raise ChatRejected(400, "bad_request", EMPTY_MESSAGE)
     if len(request.message) > MAX_MESSAGE_CHARS:
         raise ChatRejected(400, "bad_request", f"The message is longer than {MAX_MESSAGE_CHARS} characters.")
     try:

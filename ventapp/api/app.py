@@ -70,8 +70,15 @@ def create_api(
     """
     settings = settings or get_settings()
     # Every route authenticates first (AUTH_MODE); public ones say so with openapi_extra=PUBLIC.
+    # No /docs nor /redoc: their pages load Swagger/ReDoc from a CDN, which the CSP blocks and the
+    # server may not reach (a blank page); _no_docs says where the document is instead.
     api = FastAPI(
-        title="VentAgent API", version="0.1.0", lifespan=lifespan, dependencies=[Depends(authenticate)]
+        title="VentAgent API",
+        version="0.1.0",
+        lifespan=lifespan,
+        dependencies=[Depends(authenticate)],
+        docs_url=None,
+        redoc_url=None,
     )
     api.add_middleware(_TestPageAtRoot, serves_ui=serves_ui)
     api.add_middleware(
@@ -98,6 +105,8 @@ def create_api(
         auth_routes,
     ):
         api.include_router(_mark_operator_routes(routes.router))
+    for path in DOCS_PATHS:
+        api.add_api_route(path, _no_docs, methods=["GET"], include_in_schema=False, openapi_extra=PUBLIC)
     # Last: any other /api path answers in our JSON shape instead of the UI's HTML 404 page
     # (routes match in order, so a wrong method on a known path lands here too: 405).
     api.add_api_route(
@@ -188,4 +197,17 @@ async def _no_such_route(request: Request) -> JSONResponse:
         404,
         "not_found",
         f"There is no {request.method} {request.url.path} route. See the README for the API.",
+    )
+
+
+DOCS_PATHS = ("/docs", "/redoc")
+
+
+async def _no_docs(request: Request) -> JSONResponse:
+    """404 JSON naming ``/openapi.json`` (FastAPI's pages need a CDN: see ``create_api``)."""
+    return error_response(
+        404,
+        "not_found",
+        f"{request.url.path} is not served (its page needs the internet); "
+        "the API is described by GET /openapi.json.",
     )

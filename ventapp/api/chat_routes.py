@@ -18,7 +18,14 @@ from pydantic import BaseModel
 from starlette.datastructures import FormData
 from starlette.datastructures import UploadFile as StarletteUpload
 
-from ventapp.agent.pipeline import ChatRejected, ChatRequest, owned_session, start_chat, stop_run
+from ventapp.agent.pipeline import (
+    EMPTY_MESSAGE,
+    ChatRejected,
+    ChatRequest,
+    owned_session,
+    start_chat,
+    stop_run,
+)
 from ventapp.agent.prefixes import apply_prefixes
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.uploads import (
@@ -133,9 +140,23 @@ def _require_form(request: Request) -> None:
         )
 
 
+async def _say_something(request: Request) -> None:
+    """400 for a ``message`` field sent empty, like one of blanks, before it is judged missing.
+
+    FastAPI reads an empty form value as absent (422 "Field required"), and ``curl -F
+    'message=   '`` trims the blanks away before sending: the sender typed a blank message, and
+    gets the blank message's answer. A request without the field stays 422.
+    """
+    if not request.headers.get("content-type", "").startswith(("multipart/", "application/x-www-form")):
+        return
+    values = (await request.form()).getlist("message")
+    if values and all(isinstance(value, str) and not value.strip() for value in values):
+        raise ChatRejected(400, "bad_request", EMPTY_MESSAGE)
+
+
 @router.post(
     "",
-    dependencies=[Depends(_require_form)],
+    dependencies=[Depends(_require_form), Depends(_say_something)],
     response_class=StreamingResponse,
     responses={**SSE_RESPONSE, **errors(404, 409, 415, 429, state_changing=True)},
 )
@@ -171,9 +192,9 @@ async def chat(
     Multipart fields per spec 002, plus ``model`` (a named route of ``MODELS``; the session keeps
     it, an unknown one is 400 ``unknown_model`` listing the names in ``models``); ``message`` may start with ``#skill:<name>`` and/or
     ``#session:<uuid>``, and ``file`` is saved to ``/workspace/uploads/``. Errors before the
-    stream starts are JSON: 400 (blank message, unknown skill, bad upload, bad user_name),
+    stream starts are JSON: 400 (empty or blank message, unknown skill, bad upload, bad user_name),
     404 (unknown or foreign session, thread_id ≠ session_id), 409 (session busy, repeated
-    request_id), 413 (upload too large), 422 (missing message, bad mode), 429 (limits).
+    request_id), 413 (upload too large), 422 (no message field, bad mode), 429 (limits).
     Failures after it starts are ``error`` frames. Each frame carries ``seq``, its number
     in the run. A client that disconnects stops the run, unless it sent ``detach=1``: then
     the run goes on and ``GET /api/chat/stream`` joins it.

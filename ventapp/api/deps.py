@@ -45,6 +45,9 @@ SESSION_COOKIE = "ventagent_session"
 """The login session cookie (HTTP-only, ``SameSite=Lax``, ``Secure`` over HTTPS)."""
 PUBLIC = {"x-auth": "public"}
 """``openapi_extra`` of a route anyone may call in every mode."""
+MAX_WHOLE = 2**63 - 1
+"""The largest whole number a query parameter or header may carry (a page offset, a ``seq``): the
+database's 64-bit INTEGER; a larger one is refused with 422, never a 500 from the driver."""
 USER_NAME_HELP = (
     "Who is asking. AUTH_MODE=none: self-declared (absent: 'default'; NFC-normalised, trimmed, inner "
     "whitespace folded; blank, control or zero-width characters, or over 128 characters: 400). "

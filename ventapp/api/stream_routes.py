@@ -17,7 +17,7 @@ from fastapi.responses import StreamingResponse
 from ventapp.agent.live_runs import live_state
 from ventapp.agent.pipeline import ChatRejected, owned_session
 from ventapp.agent.run_log import LogGap
-from ventapp.api.deps import CurrentUser, RuntimeDep
+from ventapp.api.deps import MAX_WHOLE, CurrentUser, RuntimeDep
 from ventapp.api.openapi import SSE_JOIN_RESPONSE, errors
 from ventapp.api.sse import stream_join
 
@@ -39,10 +39,17 @@ async def join(
     runtime: RuntimeDep,
     user_name: CurrentUser,
     session_id: Annotated[str, Query(description="The session whose run to join")],
-    after: Annotated[int | None, Query(ge=0, description="The last seq already received (default 0)")] = None,
+    after: Annotated[
+        int | None, Query(ge=0, le=MAX_WHOLE, description="The last seq already received (default 0)")
+    ] = None,
     last_event_id: Annotated[
         int | None,
-        Header(alias="Last-Event-ID", ge=0, description="As `after`; sent by EventSource on reconnect; wins"),
+        Header(
+            alias="Last-Event-ID",
+            ge=0,
+            le=MAX_WHOLE,
+            description="As `after`; sent by EventSource on reconnect; wins",
+        ),
     ] = None,
 ) -> Response:
     """Stream the session's current (or just-ended) run from after the given ``seq``.

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
-from ventapp.api.deps import CallerDep, CurrentUser, Operator, RuntimeDep, user_identity
+from ventapp.api.deps import MAX_WHOLE, CallerDep, CurrentUser, Operator, RuntimeDep, user_identity
 from ventapp.api.errors import error_response
 from ventapp.api.openapi import errors
 from ventapp.auth import roles
@@ -81,14 +81,16 @@ async def usage_recent(
     caller: CallerDep,
     for_user: ForUser = None,
     limit: Annotated[str, Query(description=f"rows per page, 1–{reports.MAX_PAGE}")] = "50",
-    offset: Annotated[str, Query(description="rows to skip, ≥ 0")] = "0",
+    offset: Annotated[str, Query(description=f"rows to skip, 0–{MAX_WHOLE}")] = "0",
 ) -> Any:
     """The user's ledger, newest first: ``{items[], total, limit, offset}``; 422 on a bad page."""
     page_size = _whole(limit, 1, reports.MAX_PAGE)
-    skip = _whole(offset, 0)
+    skip = _whole(offset, 0, MAX_WHOLE)
     if page_size is None or skip is None:
         return error_response(
-            422, "bad_request", f"limit must be a whole number from 1 to {reports.MAX_PAGE} and offset ≥ 0."
+            422,
+            "bad_request",
+            f"limit must be a whole number from 1 to {reports.MAX_PAGE} and offset from 0 to {MAX_WHOLE}.",
         )
     owner = _owner(caller, for_user)
     return await asyncio.to_thread(reports.recent_usage, runtime.engine, owner, limit=page_size, offset=skip)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import reflex as rx
 
-from ventapp.i18n import t
 from ventapp.pages.components.composer import composer, model_callout, welcome
 from ventapp.pages.components.header import header
+from ventapp.pages.components.lang import t
 from ventapp.pages.components.message import live_bubble, message_row
 from ventapp.pages.components.model_controls import endpoint_banner
 from ventapp.pages.components.session_bar import session_bar

@@ -13,6 +13,7 @@ from typing import Any
 
 import reflex as rx
 
+from ventapp.state.ui_identity import to_login
 from ventapp.state.views import ChatMessageView
 
 
@@ -61,6 +62,12 @@ class ChatControls(rx.State, mixin=True):
         self._reset_live()  # type: ignore[attr-defined]
         self.is_streaming = False  # type: ignore[attr-defined]
         self.live_elsewhere = True  # type: ignore[attr-defined]
+
+    async def _drop_login(self) -> Any:
+        """(Background task) This tab's login ended on the server: forget it; the event to ``/login``."""
+        async with self:
+            self.reset()
+        return to_login()
 
     @rx.event
     def start_edit(self, message_id: str) -> None:

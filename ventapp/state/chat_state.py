@@ -9,24 +9,23 @@ Streaming rules (DESIGN.md, "UI streaming"; issues 11 and 18):
 
 * :meth:`ChatState.send` is quick: it appends the user's bubble, sets ``is_streaming``
   and chains into the background :meth:`ChatState.run_agent`;
-* ``run_agent`` admits the turn, puts the run on its own task (:func:`turns.start`: a
-  closed tab is not a Stop), shows the new session in the URL and the sidebar at once,
-  and follows the run from its log (:class:`turns.Follower`) — exactly as any other tab
-  that opens the session while it runs does (:meth:`ChatState.follow_live`);
+* ``run_agent`` admits the turn, runs it on its own task (:func:`turns.start`: closing the tab
+  is no Stop), lists the new session at once, and follows the run from its log
+  (:class:`turns.Follower`) like any tab opening the session meanwhile (``follow_live``);
 * the ``live_*`` vars get only what changed; the answer's text goes to the browser as
   small ``add`` events (:mod:`ventapp.state.live_text`), never as a growing state var;
-* ``messages`` (the finished transcript) is never touched while a run streams: the
-  finished answer is appended once, at the end.
+* ``messages`` (the transcript) is untouched while a run streams: the answer is appended once.
 
-Opening a session (load, reload, a sidebar click, back/forward) always reads it from the
-server again, and follows its run if one is live.
+Opening a session (load, reload, sidebar, back/forward) reads it afresh and follows a live run.
 
-Approvals, questions and plans: a run that pauses keeps its bubble on screen (the
-``live_*`` vars) with a card (``interrupt``, see :mod:`ventapp.state.interrupt_view`).
-The card's answer chains into :meth:`ChatState.resume_agent`, which streams the resumed
-run into the *same* bubble; the transcript gets one answer. A reloaded page gets the card
-back from the checkpoint (:func:`ventapp.state.turns.load_interrupt`). While a run
-streams, the Stop button calls :meth:`ChatState.stop`, in any tab showing it.
+Approvals, questions and plans: a paused run keeps its bubble (``live_*``) with a card
+(``interrupt``, :mod:`ventapp.state.interrupt_view`) whose answer chains into
+:meth:`ChatState.resume_agent`, streaming into the *same* bubble; a reload gets the card back
+(:func:`ventapp.state.turns.load_interrupt`). Stop: :meth:`ChatState.stop`, in any tab.
+
+Every action taken as the user first checks the login is still live on the server
+(:func:`~ventapp.state.ui_identity.login_gone`): otherwise the tab is cleared and sent to
+``/login``, and nothing runs.
 """
 
 from __future__ import annotations
@@ -78,7 +77,7 @@ from ventapp.state.turns import (
     apply_live,
     current_live,
 )
-from ventapp.state.ui_identity import user_name_var
+from ventapp.state.ui_identity import login_gone, to_login, user_name_var
 from ventapp.state.views import (
     STATUS_WAITING,
     ChatMessageView,
@@ -91,15 +90,8 @@ from ventapp.state.views import (
 
 logger = logging.getLogger(__name__)
 
-__all__ = [
-    "ChatState",
-    "clean_user_name",
-    "discard_attachments",
-    "last_context",
-    "load_session",
-    "load_sessions",
-    "session_url_script",
-]
+__all__ = ["ChatState", "clean_user_name", "discard_attachments", "last_context"]
+__all__ += ["load_session", "load_sessions", "session_url_script"]
 
 
 def _settings() -> Settings:
@@ -350,6 +342,9 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
             new_session = not self.session_id and bool(self.draft_session_id)
             picker = await self.get_state(ModelState)
             model = picker.route if picker.has_choice else None
+        if await login_gone(self, user_name):  # logged out or reset elsewhere: nothing runs as them
+            yield await self._drop_login()
+            return
         final = failed_answer(t(UI_FAILURE, lang), "ui_failure", lang)
         try:
             run, refused, rejection = await turns.admit_turn(
@@ -460,6 +455,9 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
             )
             self._resume_answer = {}
             paused = current_live(self)
+        if await login_gone(self, request.user_name):
+            yield await self._drop_login()
+            return
         lang = paused.lang
         run, problem = await turns.admit_resume(request, lang)
         if run is None:  # refused (already answered, out of date, invalid): say so on the card
@@ -496,4 +494,7 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
         """Show a session from the sidebar as the server has it now (the open one is read again)."""
         if self.is_streaming:
             return None
+        if await login_gone(self, self.user_name):
+            self.reset()
+            return to_login()
         return await self._open(session_id)

@@ -23,7 +23,7 @@ from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
 from ventapp.scheduler.cron import CronInvalid, describe
 from ventapp.scheduler.service import ScheduleService, get_service
 from ventapp.state.lang_state import ui_lang
-from ventapp.state.ui_identity import user_name_var
+from ventapp.state.ui_identity import login_gone, to_login, user_name_var
 
 logger = logging.getLogger(__name__)
 
@@ -235,6 +235,14 @@ class SchedulesState(rx.State):
         if self.form_open:
             self._check_cron(self.form_cron)
 
+    async def _signed_out(self) -> bool:
+        """True, and this state cleared, when the tab's login ended on the server (the caller
+        returns :func:`~ventapp.state.ui_identity.to_login`; nothing is done as the user)."""
+        if not await login_gone(self, self.user_name):
+            return False
+        self.reset()
+        return True
+
     async def _act(self, action: Any) -> bool:
         """Run one service call; a refusal becomes the notice. True when it succeeded."""
         service = _service()
@@ -250,14 +258,18 @@ class SchedulesState(rx.State):
         return True
 
     @rx.event
-    async def toggle_enabled(self, schedule_id: str, enabled: bool) -> None:
+    async def toggle_enabled(self, schedule_id: str, enabled: bool) -> Any:
         """The row's switch: pause or resume."""
+        if await self._signed_out():
+            return to_login()
         self.notice = ""
         await self._act(lambda s: s.set_enabled(schedule_id, self.user_name, enabled))
 
     @rx.event
-    async def run_now(self, schedule_id: str) -> None:
+    async def run_now(self, schedule_id: str) -> Any:
         """Start an execution now; its row appears in the runs table at once."""
+        if await self._signed_out():
+            return to_login()
         self.notice = ""
         self.runs_for = schedule_id
         self.runs_name = next((s.name for s in self.schedules if s.id == schedule_id), "")
@@ -265,8 +277,10 @@ class SchedulesState(rx.State):
             self.notice = t("schedules.started", self.lang)
 
     @rx.event
-    async def delete(self, schedule_id: str) -> None:
+    async def delete(self, schedule_id: str) -> Any:
         """Delete a schedule (its conversations stay)."""
+        if await self._signed_out():
+            return to_login()
         self.notice = ""
         if self.runs_for == schedule_id:
             self.runs_for, self.runs = "", []
@@ -361,8 +375,10 @@ class SchedulesState(rx.State):
         self.form_enabled = value
 
     @rx.event
-    async def save(self, form_data: dict[str, Any]) -> None:
+    async def save(self, form_data: dict[str, Any]) -> Any:
         """Create or update from the form (fields ``name``, ``prompt``, ``cron``)."""
+        if await self._signed_out():
+            return to_login()
         fields = {
             "name": str(form_data.get("name") or ""),
             "prompt": str(form_data.get("prompt") or ""),
@@ -373,7 +389,7 @@ class SchedulesState(rx.State):
         service = _service()
         if service is None:
             self.form_error = t("schedules.not_ready", self.lang)
-            return
+            return None
         try:
             if self.form_id:
                 await service.update(self.form_id, self.user_name, fields)
@@ -381,6 +397,6 @@ class SchedulesState(rx.State):
                 await service.create(self.user_name, fields)
         except ChatRejected as refused:
             self.form_error = refused.message
-            return
+            return None
         self.form_open, self.form_error = False, ""
         await self._reload(service)

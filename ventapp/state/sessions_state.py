@@ -25,6 +25,7 @@ from ventapp.i18n.formats import file_size
 from ventapp.state.chat_data import discard_attachments, load_sessions, session_url_script
 from ventapp.state.chat_state import ChatState
 from ventapp.state.turns import NOT_READY
+from ventapp.state.ui_identity import login_gone, to_login
 from ventapp.state.views import SessionView, session_from_row
 
 logger = logging.getLogger(__name__)
@@ -87,6 +88,14 @@ class SessionsState(rx.State):
     async def _chat(self) -> ChatState:
         return await self.get_state(ChatState)
 
+    async def _acting(self) -> ChatState | None:
+        """The chat, or None (the chat cleared) when this tab's login ended on the server."""
+        chat = await self._chat()
+        if await login_gone(self, chat.user_name):
+            chat.reset()
+            return None
+        return chat
+
     async def _refresh(self, chat: ChatState) -> None:
         chat.sessions = await load_sessions(chat.user_name, chat.lang)
         if self.search_query:
@@ -98,21 +107,23 @@ class SessionsState(rx.State):
         self.history_open = value
 
     @rx.event
-    async def set_search(self, query: str) -> None:
+    async def set_search(self, query: str) -> Any:
         """Filter the sidebar by title as the user types (blank shows every session)."""
         self.search_query = query.strip()[:MAX_TITLE_CHARS]
-        chat = await self._chat()
+        if (chat := await self._acting()) is None:
+            return to_login()
         self.search_results = (
             await search_sessions(chat.user_name, self.search_query, chat.lang) if self.search_query else []
         )
 
     @rx.event
-    async def toggle_pin(self, session_id: str, pinned: bool) -> None:
+    async def toggle_pin(self, session_id: str, pinned: bool) -> Any:
         """Pin a session to the top of the list, or unpin it."""
-        chat = await self._chat()
+        if (chat := await self._acting()) is None:
+            return to_login()
         runtime = _runtime()
         if runtime is None:
-            return
+            return None
         await asyncio.to_thread(
             session_store.update_session, runtime.engine, session_id, chat.user_name, pinned=not pinned
         )
@@ -135,13 +146,14 @@ class SessionsState(rx.State):
             self.rename_id = ""
 
     @rx.event
-    async def save_rename(self, form_data: dict[str, Any]) -> None:
+    async def save_rename(self, form_data: dict[str, Any]) -> Any:
         """Save the title typed in the rename dialog (1–200 characters after trimming)."""
-        chat = await self._chat()
+        if (chat := await self._acting()) is None:
+            return to_login()
         title, problem = clean_title(str(form_data.get("title") or ""), chat.lang)
         if problem:
             self.rename_error = problem
-            return
+            return None
         runtime = _runtime()
         if runtime is not None and self.rename_id:
             await asyncio.to_thread(
@@ -170,7 +182,8 @@ class SessionsState(rx.State):
     async def confirm_delete(self) -> Any:
         """Delete the session everywhere (graph state, files, rows); leave it if it was open."""
         session_id, self.delete_id = self.delete_id, ""
-        chat = await self._chat()
+        if (chat := await self._acting()) is None:
+            return to_login()
         runtime = _runtime()
         if runtime is None or not session_id:
             return None
@@ -188,12 +201,13 @@ class SessionsState(rx.State):
         return None
 
     @rx.event
-    async def set_mode(self, mode: str | list[str]) -> None:
+    async def set_mode(self, mode: str | list[str]) -> Any:
         """Switch the open session (or the next new chat) between ``plan`` and ``full``."""
         mode = mode[0] if isinstance(mode, list) and mode else mode
         if mode not in SESSION_MODES:
-            return
-        chat = await self._chat()
+            return None
+        if (chat := await self._acting()) is None:
+            return to_login()
         chat.mode = str(mode)
         runtime = _runtime()
         if runtime is not None and chat.session_id:
@@ -202,20 +216,21 @@ class SessionsState(rx.State):
             )
 
     @rx.event
-    async def handle_upload(self, files: list[rx.UploadFile]) -> None:
+    async def handle_upload(self, files: list[rx.UploadFile]) -> Any:
         """Save the picked file into the open session's ``/workspace/uploads/``; the next message names it.
 
         Before the first message of a new chat the session gets its id here (``draft_session_id``).
         """
-        chat = await self._chat()
+        if (chat := await self._acting()) is None:
+            return to_login()
         runtime = _runtime()
         self.upload_error = ""
         if runtime is None:
             self.upload_error = t(NOT_READY, chat.lang)
-            return
+            return None
         if not chat.user_name:
             chat.name_dialog_open = True
-            return
+            return None
         if not chat.session_id and not chat.draft_session_id:
             chat.draft_session_id = str(uuid.uuid4())
         session_id = chat.session_id or chat.draft_session_id
@@ -233,9 +248,10 @@ class SessionsState(rx.State):
                 chat.attachments.append(path)
 
     @rx.event
-    async def remove_attachment(self, path: str) -> None:
+    async def remove_attachment(self, path: str) -> Any:
         """Take a file off the next message and delete it (it was never sent)."""
-        chat = await self._chat()
+        if (chat := await self._acting()) is None:
+            return to_login()
         if path in chat.attachments:
             chat.attachments.remove(path)
             await discard_attachments(chat.user_name, chat.session_id or chat.draft_session_id, [path])

@@ -23,7 +23,7 @@ from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
 from ventapp.state import turns
 from ventapp.state.chat_state import ChatState
 from ventapp.state.lang_state import ui_lang
-from ventapp.state.ui_identity import none_mode_hint, role_caller, user_name_var
+from ventapp.state.ui_identity import login_gone, none_mode_hint, role_caller, to_login, user_name_var
 from ventapp.state.views import DISPLAY_TZ
 
 logger = logging.getLogger(__name__)
@@ -128,6 +128,14 @@ class SettingsState(rx.State):
             self.user_name = (await self.get_state(ChatState)).user_name
         return self.user_name
 
+    async def _signed_out(self) -> bool:
+        """True, and this state cleared, when the tab's login ended on the server (the caller
+        returns :func:`~ventapp.state.ui_identity.to_login`; nothing is done as the user)."""
+        if not await login_gone(self, await self._user()):
+            return False
+        self.reset()
+        return True
+
     async def _read(self) -> None:
         runtime = turns.current_runtime()
         if runtime is None:
@@ -167,41 +175,45 @@ class SettingsState(rx.State):
             await self._read()
 
     @rx.event
-    async def set_thinking(self, level: str) -> None:
+    async def set_thinking(self, level: str) -> Any:
         """The thinking switch: rebuild the main route's agent at ``level`` (runs in flight keep theirs)."""
+        if await self._signed_out():
+            return to_login()
         runtime = turns.current_runtime()
         if runtime is None:
             self.thinking_note = t("settings.not_ready", self.lang)
-            return
+            return None
         if not (await role_caller(self.user_name)).is_operator:
             self.thinking_note = t("auth.operator_only", self.lang) + none_mode_hint(self.lang)
-            return
+            return None
         try:
             built = await runtime.agents.set_thinking(None, level)
         except UnknownLevel as unknown:
             self.thinking_note = str(unknown)
-            return
+            return None
         except Exception:
             logger.exception("switching the thinking level to %r failed", level)
             self.thinking_note = t("settings.thinking_failed", self.lang)
-            return
+            return None
         self.thinking_level = built.thinking
         self.model.model = built.model
         self.thinking_note = t("settings.thinking_saved", self.lang, level=built.thinking, model=built.model)
 
     @rx.event
-    async def save_preferences(self, form_data: dict[str, Any]) -> None:
+    async def save_preferences(self, form_data: dict[str, Any]) -> Any:
         """Replace the user's preferences with the form's ``preferences`` text."""
+        if await self._signed_out():
+            return to_login()
         text = str(form_data.get("preferences") or "").strip()
         if len(text) > PREFERENCES_MAX_CHARS:
             self.preferences_note = t(
                 "settings.too_long", self.lang, limit=PREFERENCES_MAX_CHARS, count=len(text)
             )
-            return
+            return None
         runtime = turns.current_runtime()
         if runtime is None or not await self._user():
             self.preferences_note = t("settings.not_ready", self.lang)
-            return
+            return None
         try:
             if text:
                 await asyncio.to_thread(
@@ -212,26 +224,28 @@ class SettingsState(rx.State):
         except Exception:
             logger.exception("saving the preferences of %r failed", self.user_name)
             self.preferences_note = t("settings.save_failed", self.lang)
-            return
+            return None
         self.preferences = text
         self.preferences_note = t("settings.saved", self.lang) if text else t("settings.cleared", self.lang)
 
     @rx.event
-    async def clear_preferences(self) -> None:
+    async def clear_preferences(self) -> Any:
         """Forget the user's preferences."""
-        await self.save_preferences({"preferences": ""})
+        return await self.save_preferences({"preferences": ""})
 
     @rx.event
-    async def revoke(self, rule_id: str) -> None:
+    async def revoke(self, rule_id: str) -> Any:
         """Revoke one of the user's approval rules; the tool asks again from the next run."""
+        if await self._signed_out():
+            return to_login()
         runtime = turns.current_runtime()
         if runtime is None or not await self._user():
-            return
+            return None
         try:
             await asyncio.to_thread(preference_store.delete_rule, runtime.engine, self.user_name, rule_id)
             rules = await asyncio.to_thread(preference_store.list_rules, runtime.engine, self.user_name)
         except Exception:
             logger.exception("revoking rule %s of %r failed", rule_id, self.user_name)
             self.problem = t("settings.load_failed", self.lang)
-            return
+            return None
         self.rules = [rule_view(rule, self.lang) for rule in rules]

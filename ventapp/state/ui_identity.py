@@ -10,6 +10,8 @@ the states use this module, built on the same :mod:`ventapp.auth.service`:
   server's copy, not anything the page sends): the login session cookie (``local``), the proxy's
   header from a trusted proxy (``header``), or the stated name (``none``).
 * :func:`role_caller` — a :class:`~ventapp.auth.service.Caller` with the role, for role checks.
+* :func:`login_gone` — checked before every action taken as the user: a tab opened before a logout
+  or a password reset must not keep acting on the name it was given when its page loaded.
 """
 
 from __future__ import annotations
@@ -94,3 +96,27 @@ async def role_caller(name: str) -> Caller:
         return Caller(name, "user", "none")
     role = await asyncio.to_thread(role_of, engine, settings.auth, name)
     return Caller(name, role, "none" if not settings.auth.verified else "session")
+
+
+async def login_gone(state: rx.State, user_name: str) -> bool:
+    """True when identities are verified and the socket's login no longer names ``user_name``.
+
+    Called before every action a state takes as the user (admitting a turn, a card's answer, a
+    session change): a logout in another tab, or a password reset (``create-user``), ends the
+    login session on the server, and a tab already open has to lose its identity with it. Costs
+    the same indexed reads as :func:`verified_caller` (the session row, its account); always
+    False in ``AUTH_MODE=none``.
+
+    Args:
+        state: The state processing the event (its socket's handshake headers are read).
+        user_name: The name the state acts as.
+    """
+    if not verified_mode():
+        return False
+    caller = await verified_caller(state)
+    return caller is None or caller.name != user_name
+
+
+def to_login() -> Any:
+    """The event that sends a tab whose login ended to the login page."""
+    return rx.redirect("/login")
