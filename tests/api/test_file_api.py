@@ -110,7 +110,9 @@ def test_workspace_lists_the_upload_and_what_the_agent_wrote_to_its_owner_only(
     assert stolen.status_code == 404
 
 
-def test_the_demo_model_solves_an_uploaded_network_when_asked(client: httpx.Client, llm: ScriptedServer) -> None:
+def test_the_demo_model_solves_an_uploaded_network_when_asked(
+    client: httpx.Client, llm: ScriptedServer
+) -> None:
     """`make demo`: "solve" with an uploaded topology calls the solver (README, demo model)."""
     llm.reset()
     user = f"user-{uuid.uuid4().hex[:8]}"
