@@ -307,7 +307,7 @@ def test_context_gauge_percent_and_label() -> None:
     assert context_percent(200, 100) == 100
     assert context_percent(10, 0) == 0
     assert context_label(1100, 128000, "en") == "Context: 1.1K of 128K tokens (1%)"
-    assert context_label(1100, 128000) == "上下文：已用 1100 / 12.8万 token（1%）"
+    assert context_label(1100, 128000) == "上下文：已用 1,100 / 12.8万 token（1%）"
     assert context_label(5, 0) == ""
 
 

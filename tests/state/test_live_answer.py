@@ -125,7 +125,7 @@ def test_reduce_done_sets_usage_and_the_footer() -> None:
     assert live.duration_ms == 2400
     message = to_message(live)
     assert message.status == "done"
-    assert message.footer == "2.4秒 · 1,234 token（输入 1,100 · 输出 134） · 上下文 1100 / 12.8万"
+    assert message.footer == "2.4秒 · 1,234 token（输入 1,100 · 输出 134） · 上下文 1,100 / 12.8万"
     english = to_message(dataclasses.replace(live, lang="en"))
     assert english.footer == "2.4 sec · 1,234 tokens (1,100 in · 134 out) · context 1.1K / 128K"
 

@@ -1,8 +1,7 @@
 """The chat page's state: transcript, the answer being streamed, sessions, user name.
 
-The open session is also in the address bar (``/?session=<id>``, see
-:func:`session_url_script`), so a reload reopens it. The sidebar's own actions
-(search, rename, pin, delete, mode, attachments) live in
+The open session is also in the address bar (``/?session=<id>``), so a reload reopens it. The
+sidebar's own actions (search, rename, pin, delete, mode, attachments) live in
 :mod:`ventapp.state.sessions_state`.
 
 Streaming rules (DESIGN.md, "UI streaming"; issues 11 and 18):
