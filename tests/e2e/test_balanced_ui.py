@@ -10,8 +10,11 @@ Granian worker each; nginx serves the exported UI from the build folder.
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -81,14 +84,21 @@ def balancer(
                 "GRANIAN_WORKERS": "1",
             }
             backends.append(ReflexApp(env, folder / f"{name}.log", backend_only=True).__enter__())
-        site = readme_nginx(
-            port, [app.port for app in backends], str(PROJECT_ROOT / ".web" / "build" / "client")
-        )
+        # nginx runs as `nobody` under root, and a checkout may sit in a folder only its owner can
+        # enter (`mktemp -d` makes 0700): serve a copy from a folder anyone may read, as a
+        # deployment's UI_DIR (`make ui-export`) would be.
+        ui_dir = Path(tempfile.mkdtemp(prefix="vent-ui-", dir="/tmp"))
+        ui_dir.chmod(0o755)
+        shutil.copytree(PROJECT_ROOT / ".web" / "build" / "client", ui_dir / "client")
+        for path in ui_dir.rglob("*"):  # whatever the umask the build ran under
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        site = readme_nginx(port, [app.port for app in backends], str(ui_dir / "client"))
         nginx = NginxServer(site, port).start()
         try:
             yield f"http://127.0.0.1:{port}", nginx, backends
         finally:
             nginx.stop()
+            shutil.rmtree(ui_dir, ignore_errors=True)
     finally:
         for app in backends:
             app.stop()
