@@ -48,7 +48,10 @@ def test_solved_network_figures_show_inline_in_the_answer(app: ReflexApp, llm: S
                     }
                 ]
             },
-            {"content": "The network converged; the figures are below."},
+            {
+                "content": "The network converged; the figures are below.\n\n"
+                "![network](/workspace/results/mine-network.png)"
+            },
         )
         page.fill("#chat-input", "solve the attached network")
         page.click("#send")
@@ -66,3 +69,7 @@ def test_solved_network_figures_show_inline_in_the_answer(app: ReflexApp, llm: S
                 "img => img.complete && img.naturalWidth > 300", arg=figure.element_handle()
             )
         assert "/api/sessions/" in (figures.first.get_attribute("src") or "")
+        # The answer's own Markdown image (the network skill asks the model for one) loads too.
+        inline = answer.locator(".md-body img[alt='network']")
+        expect(inline).to_have_count(1)
+        page.wait_for_function("img => img.complete && img.naturalWidth > 300", arg=inline.element_handle())

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import reflex as rx
+from reflex.vars.base import VarData
 
 from ventapp.pages.components.interrupt_card import interrupt_card
 from ventapp.pages.components.lang import t
@@ -278,6 +279,29 @@ def _assistant_shell(*children: Any, state: Any, extra_class: str = "") -> rx.Co
     )
 
 
+def with_workspace_links(text: rx.Var[str]) -> rx.Var[str]:
+    """The answer's Markdown with ``](/workspace/…)`` targets pointed at the session's files route.
+
+    Models write figures as ``![network](/workspace/results/x.png)`` (the network skill asks for it);
+    the browser can only fetch them from ``GET /api/sessions/{id}/files``, which checks the session is
+    the caller's. Only what is shown changes: the stored answer keeps the agent's path.
+    """
+    target = (
+        "'](/api/sessions/' + encodeURIComponent("
+        + str(ChatState.session_id)
+        + ") + '/files?user_name=' + encodeURIComponent("
+        + str(ChatState.user_name)
+        + ") + '&path=/workspace/'"
+    )
+    # Built as one JS expression; the state vars' data (their hooks) must travel with it.
+    var_data = VarData.merge(
+        text._get_all_var_data(),
+        ChatState.session_id._get_all_var_data(),
+        ChatState.user_name._get_all_var_data(),
+    )
+    return rx.Var(f"String({text}).replaceAll('](/workspace/', {target})", _var_data=var_data).to(str)
+
+
 def assistant_bubble(message: rx.Var[ChatMessageView], last: rx.Var[bool] | bool = False) -> rx.Component:
     """A finished answer: tool cards and plan first, then the text, sources, footer."""
     pending = rx.cond(message.status == "waiting", WAITING_FOR_YOU, t("tool.no_result"))
@@ -285,7 +309,7 @@ def assistant_bubble(message: rx.Var[ChatMessageView], last: rx.Var[bool] | bool
         _reasoning(message.reasoning),
         tool_cards(message.tools, pending),
         todo_list(message.todos),
-        rx.cond(message.content != "", rx.box(markdown(message.content), width="100%")),
+        rx.cond(message.content != "", rx.box(markdown(with_workspace_links(message.content)), width="100%")),
         rx.cond(
             message.notice != "",
             rx.callout(
@@ -321,7 +345,7 @@ def live_bubble() -> rx.Component:
         _reasoning(ChatState.live_reasoning, live=True),
         tool_cards(ChatState.live_tools, pending),
         todo_list(ChatState.live_todos),
-        rx.cond(live_text != "", rx.box(markdown(live_text), width="100%")),
+        rx.cond(live_text != "", rx.box(markdown(with_workspace_links(live_text)), width="100%")),
         rx.cond(
             ChatState.live_notice != "",
             rx.callout(
