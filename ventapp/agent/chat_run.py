@@ -1,10 +1,9 @@
 """An admitted run: stages 2–5 of the pipeline (stream → kernel → sinks → finalisation).
 
 The graph is consumed by a *producer* task that feeds a queue; the sink iterates
-:meth:`ChatRun.events`. The split is what makes stopping reliable: a stop, a timeout
-or a departed client cancels the producer, which cancels the graph (and its
-in-flight model request) at once — no further model calls — while the consumer
-still gets to emit the closing frame and finalise.
+:meth:`ChatRun.events`. The split is what makes stopping reliable: a stop, a timeout or a
+departed client cancels the producer, which cancels the graph (and its in-flight model
+request) at once — no further model calls — while the consumer still finalises.
 
 Durability (issue 17): each model call's usage is settled when the call ends (ledger id
 ``<run_id>:<call>``, so settling again is harmless), and the answer so far is saved every
