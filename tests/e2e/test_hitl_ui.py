@@ -194,7 +194,9 @@ def test_stop_keeps_the_partial_answer(page: Page, tmp_path_factory: pytest.Temp
     page.click("#stop")
 
     answer = page.locator(".msg-assistant:not(.msg-live)")
-    expect(answer).to_have_attribute("data-state", "stopped")
+    # The stopped run still saves its answer and settles before the bubble turns into a message;
+    # a clean clone's full run once took over the default 5 s here.
+    expect(answer).to_have_attribute("data-state", "stopped", timeout=30_000)
     expect(answer.locator(".stopped-note")).to_have_text("Stopped")
     expect(answer).to_contain_text("Ventilation systems move fresh air")
     expect(answer).not_to_contain_text("[stopped]")  # the stored marker is for the legacy API only
