@@ -50,6 +50,17 @@ def _wait_port(port: int, process: subprocess.Popen[bytes] | None, timeout_s: fl
     raise RuntimeError(f"{name} did not listen on port {port} within {timeout_s} s")
 
 
+def _terminate(process: subprocess.Popen[bytes] | None, grace_s: float) -> None:
+    """SIGTERM ``process`` if it runs; SIGKILL it after ``grace_s`` seconds."""
+    if process is not None and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+
+
 def available(kind: str) -> bool:
     """Whether the binaries of ``kind`` (``postgres``, ``redis``, ``mariadb``) are installed."""
     if kind == "postgres":
@@ -179,13 +190,7 @@ class MariaDBServer:
 
     def stop(self, *, remove: bool = True) -> None:
         """Stop the server; remove its folder unless ``remove`` is False."""
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(20)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(5)
+        _terminate(self._process, 20)
         self._process = None
         if remove:
             shutil.rmtree(self.dir, ignore_errors=True)
@@ -309,13 +314,7 @@ http {{
 
     def stop(self, *, remove: bool = True) -> None:
         """Stop it (SIGTERM: fast shutdown); remove its folder unless ``remove`` is False."""
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
-            try:
-                self._process.wait(10)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait(5)
+        _terminate(self._process, 10)
         self._process = None
         if remove:
             shutil.rmtree(self.dir, ignore_errors=True)
