@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator
 
 from ventapp.agent.chat_run import ChatRun
@@ -47,10 +48,27 @@ async def logged_events(log: RunLog, run: ChatRun) -> AsyncIterator[ContractEven
         await log.close(run.run_id)
 
 
+CLOSING_FRAMES = frozenset({"done", "error", "interrupt"})
+SLOW_CLOSE_S = 1.0
+"""A closing frame later than this after the frame before it is logged (a stop or save that lagged)."""
+
+
 async def _drive(log: RunLog, run: ChatRun) -> None:
+    previous = time.monotonic()
     try:
         async for event in run.events():
             await log.append(run.run_id, event)
+            now = time.monotonic()
+            if event.type in CLOSING_FRAMES and now - previous > SLOW_CLOSE_S:
+                # The save and settlement sit between the last frame and the closing one.
+                logger.info(
+                    "run %s (trace %s): its closing %r frame came %.1f s after the frame before it",
+                    run.run_id,
+                    run.trace_id,
+                    event.type,
+                    now - previous,
+                )
+            previous = now
     except Exception:  # the run turns failures into error frames: this is a bug, and logged
         logger.exception("live run %s (trace %s) failed in its driver", run.run_id, run.trace_id)
     finally:
