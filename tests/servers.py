@@ -232,9 +232,7 @@ class RedisServer:
 
     def stop(self, *, remove: bool = True) -> None:
         """Stop the server (its data goes with it); remove its folder unless ``remove`` is False."""
-        if self._process is not None and self._process.poll() is None:
-            self._process.terminate()
-            self._process.wait(10)
+        _terminate(self._process, 10)
         self._process = None
         if remove:
             shutil.rmtree(self.dir, ignore_errors=True)
