@@ -298,3 +298,44 @@ def test_a_utf8_file_name_is_kept_as_sent(client: httpx.Client, llm: ScriptedSer
     assert response.status_code == 200
     prompt = " ".join(str(message.get("content")) for message in llm.requests()[0]["messages"])
     assert "/workspace/uploads/风量 测定.csv" in prompt
+
+
+def _user_texts(client: httpx.Client, session_id: str) -> list[str]:
+    history = client.get(f"/api/chat/history/{session_id}").json()
+    return [message["content"] for message in history["messages"] if message["role"] == "user"]
+
+
+def test_fork_turn_edits_a_message_and_drops_what_followed(client: httpx.Client) -> None:
+    """The UI's edit and regenerate, for API clients: the turn replaces that user message onwards."""
+    response, _ = post_chat(client, message="first: my fan is 30 kW")
+    session_id = response.headers["x-session-id"]
+    post_chat(client, message="second question", session_id=session_id)
+    post_chat(client, message="third question", session_id=session_id)
+
+    response, frames = post_chat(client, message="second, edited", session_id=session_id, fork_turn="1")
+    assert response.status_code == 200 and frames[-1]["type"] == "done"
+    assert _user_texts(client, session_id) == ["first: my fan is 30 kW", "second, edited"]
+    roles = [m["role"] for m in client.get(f"/api/chat/history/{session_id}").json()["messages"]]
+    assert roles == ["user", "assistant", "user", "assistant"]
+
+    response, frames = post_chat(
+        client, message="first: my fan is 30 kW", session_id=session_id, fork_turn="0"
+    )
+    assert response.status_code == 200 and frames[-1]["type"] == "done"  # regenerate the first answer
+    assert _user_texts(client, session_id) == ["first: my fan is 30 kW"]
+
+
+def test_fork_turn_errors_leave_the_conversation_as_it_was(client: httpx.Client) -> None:
+    response, _ = post_chat(client, message="only question")
+    session_id = response.headers["x-session-id"]
+    sessions_before = client.get("/api/sessions").json()
+
+    beyond, _ = post_chat(client, message="edited", session_id=session_id, fork_turn="5")
+    assert (beyond.status_code, beyond.json()["code"]) == (409, "no_turn")
+    no_session, _ = post_chat(client, message="edited", fork_turn="0")
+    assert (no_session.status_code, no_session.json()["code"]) == (400, "bad_request")
+    assert "session_id" in no_session.json()["message"]
+    negative, _ = post_chat(client, message="edited", session_id=session_id, fork_turn="-1")
+    assert negative.status_code == 422 and negative.json()["errors"]
+    assert _user_texts(client, session_id) == ["only question"]
+    assert client.get("/api/sessions").json() == sessions_before, "no session was opened or changed"

@@ -42,6 +42,10 @@ from ventapp.db import chat_store
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
 
+FORK_NEEDS_SESSION = (
+    "fork_turn names a message of a conversation: send it with that conversation's session_id."
+)
+
 
 def _sent_filename(upload: UploadFile) -> bytes | None:
     """The part's file name as the client's bytes spell it, None when it sent none.
@@ -177,6 +181,14 @@ async def chat(
             max_length=64, description="A model route by name (MODELS); kept as the session's. Unknown: 400"
         ),
     ] = None,
+    fork_turn: Annotated[
+        int | None,
+        Form(
+            ge=0,
+            description="Edit or regenerate: the message replaces this user message of the session "
+            "(0-based, as GET /api/chat/history lists them) and everything after it; needs session_id",
+        ),
+    ] = None,
     detach: Annotated[
         bool,
         Form(
@@ -190,11 +202,14 @@ async def chat(
     """Run one chat turn and stream its contract events as SSE.
 
     Multipart fields per spec 002, plus ``model`` (a named route of ``MODELS``; the session keeps
-    it, an unknown one is 400 ``unknown_model`` listing the names in ``models``); ``message`` may start with ``#skill:<name>`` and/or
+    it, an unknown one is 400 ``unknown_model`` listing the names in ``models``) and ``fork_turn`` (edit or
+    regenerate: the turn replaces that user message and all after it, as the browser UI's edit and
+    regenerate do; 409 ``no_turn`` when the session has no such message); ``message`` may start with ``#skill:<name>`` and/or
     ``#session:<uuid>``, and ``file`` is saved to ``/workspace/uploads/``. Errors before the
-    stream starts are JSON: 400 (empty or blank message, unknown skill, bad upload, bad user_name),
-    404 (unknown or foreign session, thread_id ≠ session_id), 409 (session busy, repeated
-    request_id), 413 (upload too large), 422 (no message field, bad mode), 429 (limits).
+    stream starts are JSON: 400 (empty or blank message, unknown skill, bad upload, bad user_name,
+    ``fork_turn`` without ``session_id``), 404 (unknown or foreign session, thread_id ≠ session_id),
+    409 (session busy, repeated request_id, ``fork_turn`` names no message), 413 (upload too large),
+    422 (no message field, bad mode, negative ``fork_turn``), 429 (limits).
     Failures after it starts are ``error`` frames. Each frame carries ``seq``, its number
     in the run. A client that disconnects stops the run, unless it sent ``detach=1``: then
     the run goes on and ``GET /api/chat/stream`` joins it.
@@ -212,8 +227,12 @@ async def chat(
         mode=mode or None,
         request_id=request_id,
         model=model or None,
+        fork_turn=fork_turn,
     )
     request = await _prepare_turn(runtime, request, form)
+    if fork_turn is not None and (request.new_session or not request.session_id):
+        await _discard_uploads(runtime, request)
+        raise ChatRejected(400, "bad_request", FORK_NEEDS_SESSION)
     try:
         run = await start_chat(runtime, request)
     except ChatRejected:
