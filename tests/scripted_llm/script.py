@@ -99,18 +99,25 @@ def message_text(message: Mapping[str, Any]) -> str:
     return " ".join(parts)
 
 
-def count_prompt_tokens(messages: Iterable[Mapping[str, Any]]) -> int:
+def count_prompt_tokens(
+    messages: Iterable[Mapping[str, Any]], tools: Iterable[Mapping[str, Any]] = ()
+) -> int:
     """Deterministic stand-in for a tokenizer, so tests can predict ``usage``.
+
+    Tool definitions count as a real provider counts them (they are sent with every call, and
+    are most of an agent's prompt), so the demo's usage footers look like a real model's.
 
     Args:
         messages: OpenAI-format messages of the request.
+        tools: The request's tool definitions (OpenAI ``tools``).
 
     Returns:
-        ``sum(len(message_text(m))) // 4 + 10 * len(messages)``; tool definitions and
-        tool-call arguments are not counted.
+        ``sum(len(message_text(m))) // 4 + 10 * len(messages) + len(json.dumps(tools)) // 4``
+        (no tools: no last term); tool-call arguments are not counted.
     """
-    messages = list(messages)
-    return sum(len(message_text(m)) for m in messages) // 4 + 10 * len(messages)
+    messages, tools = list(messages), list(tools)
+    counted = sum(len(message_text(m)) for m in messages) // 4 + 10 * len(messages)
+    return counted + (len(json.dumps(tools)) // 4 if tools else 0)
 
 
 def split_words(text: str) -> list[str]:

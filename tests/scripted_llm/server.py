@@ -119,7 +119,7 @@ def _completion_tokens(reply: TextReply | ToolCallsReply) -> int:
 
 
 def _usage(body: Mapping[str, Any], reply: TextReply | ToolCallsReply) -> dict[str, Any]:
-    prompt = count_prompt_tokens(body.get("messages") or [])
+    prompt = count_prompt_tokens(body.get("messages") or [], body.get("tools") or [])
     completion = _completion_tokens(reply)
     usage: dict[str, Any] = {
         "prompt_tokens": prompt,
