@@ -13,6 +13,9 @@ echo any origin with credentials). The event socket's origin check is our guard
 ``redis_url`` is ``REDIS_URL`` (Reflex itself reads only ``REFLEX_REDIS_URL``): with it the UI
 state of every process lives in Redis, so a browser's websocket may land on any process. An
 explicit ``REFLEX_REDIS_URL`` in the environment still wins (Reflex applies it over this file).
+
+The Radix theme (teal on slate, following the browser's light or dark preference until the header's
+switch sets one) is the Radix Themes plugin's: Reflex 0.10 deprecates ``App(theme=...)``.
 """
 
 import reflex as rx
@@ -27,6 +30,11 @@ config = rx.Config(
     telemetry_enabled=False,
     show_built_with_reflex=False,
     disable_plugins=[SitemapPlugin],
+    plugins=[
+        rx.plugins.RadixThemesPlugin(
+            theme=rx.theme(appearance="inherit", accent_color="teal", gray_color="slate", radius="large")
+        )
+    ],
     backend_host=_settings.host,
     cors_allowed_origins=list(_settings.cors_origins),
     **({"redis_url": _settings.redis_url} if _settings.redis_url else {}),

@@ -55,7 +55,6 @@ def _mount_reflex(reflex_backend: ASGIApp) -> ASGIApp:
 
 app = rx.App(
     api_transformer=_mount_reflex,
-    theme=rx.theme(appearance="inherit", accent_color="teal", gray_color="slate", radius="large"),
     # Chinese first: the prerendered page says so; the head script corrects it (and stores the
     # browser's language) before the page hydrates.
     html_lang="zh-CN",
