@@ -193,8 +193,8 @@ def test_a_streamed_answer_renders_exactly_as_the_finished_and_the_reloaded_one(
     assert live == done, "the live bubble rendered the whole answer exactly as the finished one"
     assert done["order"] == ["CARD", "TEXT"] and "288" in done["cards"][0]
     tab.reload()
-    # The reloaded page may render the answer once more after the text shows (the page's language
-    # comes with the load event and names the code block's copy button): compare once it settled.
+    # The reloaded page shows the code block plain first and highlighted a moment later (the
+    # highlighter loads its grammar lazily; a loaded run caught the plain one): compare once settled.
     deadline = time.monotonic() + TIMEOUT_MS / 1000
     while (reloaded := finished()) != done and time.monotonic() < deadline:
         tab.wait_for_timeout(200)
