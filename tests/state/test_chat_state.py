@@ -31,7 +31,7 @@ from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.run_log import MemoryRunLog
 from ventapp.config import get_settings
 from ventapp.state import chat_state as cs
-from ventapp.state import name_dialog, turns
+from ventapp.state import name_dialog, server_view, turns
 from ventapp.state.live_answer import LiveAnswer, reduce_event
 from ventapp.state.usage_words import usage_footer
 from ventapp.state.views import message_from_row
@@ -202,8 +202,13 @@ def pipeline(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
 
     monkeypatch.setattr(turns, "current_runtime", lambda: fake.runtime)
     monkeypatch.setattr(turns, "start_chat", start_chat)
+    async def load_session(session_id: str, user_name: str, lang: str = "zh-CN") -> None:
+        return None  # nothing stored: a settled answer stays as it was shown live
+
     monkeypatch.setattr(cs, "load_sessions", load_sessions)
     monkeypatch.setattr(name_dialog, "load_sessions", load_sessions)
+    monkeypatch.setattr(server_view, "load_sessions", load_sessions)
+    monkeypatch.setattr(server_view, "load_session", load_session)
     return fake
 
 

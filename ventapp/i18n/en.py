@@ -139,6 +139,7 @@ MESSAGES: dict[str, str] = {
     "live.paused": "The agent paused and is waiting for your input.",
     "live.unanswered": "The agent paused here for your input; the request was left unanswered.",
     "live.dropped": "You sent a new message instead: the pending call here was dropped.",
+    "live.drop_refused": "Your message was not sent: {reason} The pending call still waits for your decision.",
     "live.failed_stored": "This answer did not finish because the run failed.",
     "live.lost_stored": "This answer was lost: the server stopped while it was being written.",
     "live.subagent_failed": "{agent}: {message}",

@@ -87,6 +87,8 @@ class ChatControls(rx.State, mixin=True):
         text = str(form_data.get("edited") or "").strip()
         if turn is None or not text or self.is_streaming:  # type: ignore[attr-defined]
             return None
+        if self._ask_before_dropping(text, turn):  # type: ignore[attr-defined]  # a card waits: the box stays open
+            return None
         self.editing_id = ""
         return self._begin(text, fork_turn=turn)  # type: ignore[attr-defined]
 
@@ -95,6 +97,8 @@ class ChatControls(rx.State, mixin=True):
         """Answer the last stored message again, from the checkpoint before it."""
         sent = _sent(self.messages)  # type: ignore[attr-defined]
         if not sent or self.is_streaming:  # type: ignore[attr-defined]
+            return None
+        if self._ask_before_dropping(sent[-1].content, len(sent) - 1):  # type: ignore[attr-defined]
             return None
         return self._begin(sent[-1].content, fork_turn=len(sent) - 1)  # type: ignore[attr-defined]
 
