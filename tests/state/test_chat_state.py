@@ -202,6 +202,7 @@ def pipeline(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
 
     monkeypatch.setattr(turns, "current_runtime", lambda: fake.runtime)
     monkeypatch.setattr(turns, "start_chat", start_chat)
+
     async def load_session(session_id: str, user_name: str, lang: str = "zh-CN") -> None:
         return None  # nothing stored: a settled answer stays as it was shown live
 
