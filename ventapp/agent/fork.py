@@ -81,7 +81,9 @@ async def _legacy_attachments(engine: Any, graph: Any, session_id: str, message:
     return (await sent_attachments(graph, session_id, questions))[-1]
 
 
-async def fork_before_turn(engine: Any, graph: Any, session_id: str, turn: int) -> tuple[str, list[str]] | None:
+async def fork_before_turn(
+    engine: Any, graph: Any, session_id: str, turn: int
+) -> tuple[str, list[str]] | None:
     """Replace the session's ``turn``-th user message and everything after it, in both histories.
 
     Call under the session lock, before the new turn's message is stored.

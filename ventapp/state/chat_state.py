@@ -146,6 +146,8 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
     _pending_fork: int = -1
     """The user turn the pending message replaces (edit, regenerate); -1 for a new one."""
     _pending_attachments: list[str] = []
+    _pending_keep: list[str] = []
+    """The replaced turn's files the pending edit keeps (with ``_pending_fork``)."""
     _follow: dict[str, Any] = {}
     """The live run a tab that opened the session picks up: ``{run_id, after}``."""
     _resume_answer: dict[str, Any] = {}
@@ -249,8 +251,11 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
             ModelState.follow_session(self.session_id, self.user_name),
         ]
 
-    def _begin(self, text: str, fork_turn: int | None = None) -> Any:
-        """Send ``text``; with ``fork_turn``, in place of that user turn and all after it (edit, regenerate)."""
+    def _begin(self, text: str, fork_turn: int | None = None, keep: list[str] | None = None) -> Any:
+        """Send ``text``; with ``fork_turn``, in place of that user turn and all after it (edit, regenerate).
+
+        ``keep``: which of the replaced turn's files go with it (None: all of them).
+        """
         text = (text or "").strip()
         if not text or self.is_streaming:
             return None
@@ -260,7 +265,8 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
         attached = list(self.attachments)
         self._dropped_card = bool(self.interrupt.kind)  # confirmed first (DropConfirm)
         if fork_turn is not None:  # the chip stays: the resent turn keeps the replaced one's files
-            attached = attachments_at_turn(self.messages, fork_turn, attached)
+            self._pending_keep = attachments_at_turn(self.messages, fork_turn, [], keep)
+            attached = attachments_at_turn(self.messages, fork_turn, attached, keep)
             self.messages = truncated_at_turn(self.messages, fork_turn)
         elif self.interrupt.kind:  # moving on without answering (confirmed): the pending call is dropped
             self.messages.append(as_dropped(to_message(current_live(self)), self.lang))
@@ -295,6 +301,7 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
             fork, self._pending_fork = self._pending_fork, -1
             attachments, self._pending_attachments = self._pending_attachments, []
             dropped, self._dropped_card = self._dropped_card, False
+            keep, self._pending_keep = self._pending_keep, []
             user_name, mode, lang = self.user_name, self.mode, self.lang
             session_id = self.session_id or self.draft_session_id or None
             new_session = not self.session_id and bool(self.draft_session_id)
@@ -315,6 +322,7 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
                 lang=lang,
                 model=model,
                 fork_turn=None if fork < 0 else fork,
+                keep_attachments=None if fork < 0 else keep,
             )
             if run is None:
                 final = refused or final

@@ -60,5 +60,6 @@ class DropConfirm(rx.State, mixin=True):
             return None
         if fork < 0:
             return self._begin(text)  # type: ignore[attr-defined]
-        self.editing_id = ""  # type: ignore[attr-defined]  # on ChatControls
-        return self._begin(text, fork_turn=fork)  # type: ignore[attr-defined]
+        keep = list(self.edit_attachments) if self.editing_id else None  # type: ignore[attr-defined]  # ChatControls
+        self.editing_id, self.edit_attachments = "", []  # type: ignore[attr-defined]
+        return self._begin(text, fork_turn=fork, keep=keep)  # type: ignore[attr-defined]

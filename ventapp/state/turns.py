@@ -184,13 +184,15 @@ async def admit_turn(
     lang: str = DEFAULT_LANG,
     model: str | None = None,
     fork_turn: int | None = None,
+    keep_attachments: list[str] | None = None,
 ) -> tuple[ChatRun | None, LiveAnswer | None, ChatRejected | None]:
     """Admit one turn: ``(run, None, None)``, or ``(None, answer showing why, the refusal)``.
 
     The message's ``#skill:`` / ``#session:`` prefixes apply as in the API. Failures come
     back as an answer with ``error`` set (shown in the bubble), never as an exception.
     ``lang`` is the UI language: the answer is worded in it, and the model is asked to
-    answer in it. ``fork_turn``: the message replaces that user turn and all after it (edit, regenerate).
+    answer in it. ``fork_turn``: the message replaces that user turn and all after it (edit, regenerate),
+    keeping those of its files in ``keep_attachments`` (None: all).
     """
     runtime = current_runtime()
     if runtime is None:
@@ -205,6 +207,7 @@ async def admit_turn(
         lang=lang,
         model=model,
         fork_turn=fork_turn,
+        keep_attachments=keep_attachments,
     )
     try:
         return await start_chat(runtime, apply_prefixes(request)), None, None
