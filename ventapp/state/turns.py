@@ -240,6 +240,21 @@ async def live_run(session_id: str, user_name: str) -> LogState | None:
     return state if state is not None and not state.ended else None
 
 
+async def is_running(session_id: str, user_name: str) -> bool:
+    """Whether the user's session is answering right now, in this process or another; never raises."""
+    runtime = current_runtime()
+    if runtime is None or not session_id:
+        return False
+    admitted = runtime.active_runs.get(session_id)
+    if admitted is not None:
+        return bool(admitted.user_name == user_name)
+    try:
+        return await live_run(session_id, user_name) is not None
+    except Exception:
+        logger.exception("reading the run log of session %s failed", session_id)
+        return False
+
+
 async def follow_plan(live: LogState | None, shown_ids: set[str]) -> FollowPlan | None:
     """Whether to follow ``live`` (from :func:`live_run`), given the message ids just read.
 
