@@ -22,6 +22,7 @@ from tests.state.test_chat_state import (  # noqa: F401  # client and pipeline a
 )
 from ventapp.agent import events as ev
 from ventapp.agent.pipeline import CANCELLED_MARKER
+from ventapp.state import chat_state as cs
 from ventapp.state import server_view
 from ventapp.state.live_answer import LiveAnswer
 from ventapp.state.server_view import differs_from_stored
@@ -80,6 +81,12 @@ async def test_a_language_switch_while_streaming_rewords_the_answer_when_it_ends
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(server_view, "load_session", _stored("complete", "w0 w1"))
+
+    async def load_sessions(user_name: str, lang: str = "zh-CN") -> list[Any]:
+        return [cs.SessionView(id="s", title=f"worded in {lang}")]
+
+    monkeypatch.setattr(cs, "load_sessions", load_sessions)
+    monkeypatch.setattr(server_view, "load_sessions", load_sessions)
     pipeline.events = [*tokens(20), ev.Done(duration_ms=1200, usage=USAGE)]
     pipeline.pause_s = 0.01
 
@@ -95,3 +102,4 @@ async def test_a_language_switch_while_streaming_rewords_the_answer_when_it_ends
         await asyncio.sleep(0.02)
 
     assert state.messages[-1].footer.startswith("1.2秒 · 1,234 token（输入 1,100 · 输出 134）")
+    assert [s.title for s in state.sessions] == ["worded in zh-CN"], "the list too"

@@ -375,7 +375,9 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
             if events:
                 yield events
         final = follower.final
-        sessions = await load_sessions(user_name, final.lang)  # a new title, the order after it
+        async with self:
+            lang = self.lang  # the page's now: it may have been switched while the answer streamed
+        sessions = await load_sessions(user_name, lang)  # a new title, the order after it
         async with self:
             self._finish(final, sessions, user_name)
             shown_session = self.session_id
