@@ -103,9 +103,13 @@ def test_sending_while_a_card_waits_asks_first_then_drops_the_call_quietly(
         expect(page.locator(".chat-error, .interrupt-card, #waiting-badge, .waiting-mark")).to_have_count(0)
 
     expect_dropped()
+    footer = page.locator(".msg-assistant").first.locator(".usage-footer")
+    expect(footer).to_contain_text("token")  # the paused part's usage, live too (issue 12)
+    live_footer = footer.inner_text()
     page.reload()  # identical after a reload
     expect(page.locator(".msg-assistant")).to_have_count(2)
     expect_dropped()
+    expect(footer).to_have_text(live_footer)
     page.context.close()
 
 
@@ -205,6 +209,8 @@ def test_stop_keeps_the_partial_answer(page: Page, tmp_path_factory: pytest.Temp
     assert "occupants stay healthy and comfortable." not in answer.inner_text(), "the answer did not finish"
     page.screenshot(path=str(shots / "hitl-stopped.png"))
     live_text = answer.locator(".md-body").inner_text()
+    expect(answer.locator(".usage-footer")).to_contain_text("token")  # live too (issue 12)
+    live_footer = answer.locator(".usage-footer").inner_text()
 
     page.reload()  # what a person sees live equals what they see after a reload
     reloaded = page.locator(".msg-assistant").last
@@ -212,6 +218,7 @@ def test_stop_keeps_the_partial_answer(page: Page, tmp_path_factory: pytest.Temp
     expect(reloaded.locator(".stopped-note")).to_have_count(1)
     expect(reloaded).not_to_contain_text("[stopped]")
     assert reloaded.locator(".md-body").inner_text() == live_text
+    expect(reloaded.locator(".usage-footer")).to_have_text(live_footer)
 
 
 def test_batch_with_a_rejected_call_sends_one_decision_each(
