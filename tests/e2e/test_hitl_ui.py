@@ -113,6 +113,35 @@ def test_sending_while_a_card_waits_asks_first_then_drops_the_call_quietly(
     page.context.close()
 
 
+def test_editing_a_message_while_a_card_waits_asks_first(browser: Browser, app: ReflexApp) -> None:
+    """Issue 12: an edit replaced the paused turn without the dialog a plain send shows."""
+    page = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 900}).new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app.url)
+    page.locator("#user-name").fill("hitl-edit")
+    page.click("#user-name-save")
+    _send(page, "请计算 (12+8)*3")
+    expect(page.locator(".interrupt-card")).to_have_attribute("data-kind", "tool_approval")
+
+    page.locator(".msg-user").first.hover()
+    page.locator(".edit-message").first.click()
+    page.fill(".edit-form textarea", "请计算 2*21")
+    page.click(".edit-send")
+    dialog = page.get_by_role("alertdialog")
+    expect(dialog).to_contain_text("现在重新发送，待确认的调用将被作废")
+    page.click("#drop-cancel")
+    expect(dialog).to_have_count(0)
+    expect(page.locator(".edit-form textarea")).to_have_value("请计算 2*21")  # the edit stays open
+    expect(page.locator(".interrupt-card .approval-args")).to_contain_text("(12+8)*3")
+
+    page.click(".edit-send")
+    page.click("#drop-confirm")
+    expect(page.locator(".msg-user")).to_have_text(["请计算 2*21"])
+    expect(page.locator(".interrupt-card .approval-args")).to_contain_text("2*21")
+    expect(page.locator(".msg-assistant[data-state='dropped']")).to_have_count(0)
+    page.context.close()
+
+
 def _expect_one_finished_answer(page: Page) -> None:
     expect(page.locator(".interrupt-card")).to_have_count(0)
     answer = page.locator(".msg-assistant")

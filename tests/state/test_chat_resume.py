@@ -229,6 +229,7 @@ async def test_editing_a_message_while_a_card_waits_asks_first(
 
     state = await client.state()
     assert state.drop_confirm_text == "please calculate 2*21" and len(pipeline.requests) == 1
+    assert state.drop_confirm_fork == 0, "the dialog says the turn is resent"
     assert state.interrupt.kind == "tool_approval" and state.editing_id == question
 
     await client.fire("cancel_drop")

@@ -73,6 +73,7 @@ MESSAGES: dict[str, str] = {
     "composer.stop_hint": "Stop the answer (what it wrote so far is kept)",
     "composer.drop_title": "Drop the pending call?",
     "composer.drop_body": "The agent is waiting for your decision. If you send this message now, the pending call will be dropped.",
+    "composer.drop_body_resend": "The agent is waiting for your decision. If you resend now, the pending call will be dropped.",
     "composer.drop_confirm": "Send anyway",
     "composer.hint": "Enter to send · Shift+Enter for a new line · VentAgent can make mistakes: check figures "
     "against the cited sources and your standards.",

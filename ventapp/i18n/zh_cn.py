@@ -73,6 +73,7 @@ MESSAGES: dict[str, str] = {
     "composer.stop_hint": "停止回答（已写出的内容会保留）",
     "composer.drop_title": "作废待确认的调用？",
     "composer.drop_body": "智能体正在等你的决定。现在发送新消息，待确认的调用将被作废。",
+    "composer.drop_body_resend": "智能体正在等你的决定。现在重新发送，待确认的调用将被作废。",
     "composer.drop_confirm": "仍然发送",
     "composer.hint": "Enter 发送 · Shift+Enter 换行 · VentAgent 可能出错：请对照引用来源和相关标准核对数据。",
     "attach.button": "附件",

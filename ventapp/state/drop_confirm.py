@@ -23,8 +23,8 @@ class DropConfirm(rx.State, mixin=True):
 
     drop_confirm_text: str = ""
     """The message waiting for the person's confirmation; the dialog is open while it is not ""."""
-    _drop_fork: int = -1
-    """The user turn the held message replaces (edit, regenerate); -1 for a new message."""
+    drop_confirm_fork: int = -1
+    """The user turn the held message replaces (edit, regenerate: the dialog says "resend"); -1 for a new message."""
 
     def _ask_before_dropping(self, text: str, fork_turn: int | None = None) -> bool:
         """Hold ``text`` (replacing ``fork_turn``) and open the dialog when a card waits.
@@ -36,14 +36,14 @@ class DropConfirm(rx.State, mixin=True):
         if not text.strip() or not interrupt.kind or interrupt.submitting or self.is_streaming:  # type: ignore[attr-defined]
             return False
         self.drop_confirm_text = text
-        self._drop_fork = -1 if fork_turn is None else fork_turn
+        self.drop_confirm_fork = -1 if fork_turn is None else fork_turn
         return True
 
     @rx.event
     def cancel_drop(self) -> Any:
         """Keep the pending card; a new message goes back into the composer, unsent (an edit stays open)."""
         text, self.drop_confirm_text = self.drop_confirm_text, ""
-        fork, self._drop_fork = self._drop_fork, -1
+        fork, self.drop_confirm_fork = self.drop_confirm_fork, -1
         return rx.set_value(COMPOSER_ID, text) if text and fork < 0 else None
 
     @rx.event
@@ -55,7 +55,7 @@ class DropConfirm(rx.State, mixin=True):
     def confirm_drop(self) -> Any:
         """Send the held message: the pending call is dropped."""
         text, self.drop_confirm_text = self.drop_confirm_text, ""
-        fork, self._drop_fork = self._drop_fork, -1
+        fork, self.drop_confirm_fork = self.drop_confirm_fork, -1
         if not text:
             return None
         if fork < 0:
