@@ -63,7 +63,7 @@ class ServerView(rx.State, mixin=True):
         loaded = await load_session(self.session_id, self.user_name, self.lang)  # type: ignore[attr-defined]
         if loaded is None:
             return []
-        self._show_session(self.session_id, loaded)  # type: ignore[attr-defined]
+        self._show_session(self.session_id, loaded)
         return await self._restore_interrupt()
 
     @rx.event
