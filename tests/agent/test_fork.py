@@ -14,7 +14,7 @@ from tests.agent.test_pipeline import _runtime
 from tests.scripted_llm.server import ScriptedServer
 from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat
 from ventapp.agent.runtime import AgentRuntime
-from ventapp.db import chat_store
+from ventapp.db import chat_store, session_store
 from ventapp.db.models import ChatMessage
 
 
@@ -157,5 +157,46 @@ async def test_an_edited_turn_keeps_the_replaced_turns_attachments(
             db.commit()
         await _turn(runtime, "compare both, again", session_id, fork_turn=1)
         assert _user_texts(llm.requests()[-1])[-1].endswith(f"read_file): {csv}, {extra}")
+    finally:
+        await runtime.close()
+
+
+async def test_the_title_follows_an_edited_first_message_only_when_it_was_derived_from_it(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    """Issue 12: the sidebar kept the replaced first message as the conversation's name."""
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        session_id = await _turn(runtime, "hello   there")
+        await _turn(runtime, "and again", session_id)
+        await _turn(runtime, "and again, edited", session_id, fork_turn=1)
+        assert chat_store.get_session(runtime.engine, session_id).title == "hello there", "not the first"
+
+        await _turn(runtime, "how much air does a face need?", session_id, fork_turn=0)
+        assert chat_store.get_session(runtime.engine, session_id).title == "how much air does a face need?"
+
+        session_store.update_session(runtime.engine, session_id, "default", title="Face airflow")
+        await _turn(runtime, "airflow for a face, edited", session_id, fork_turn=0)
+        assert chat_store.get_session(runtime.engine, session_id).title == "Face airflow", (
+            "a name given stays"
+        )
+    finally:
+        await runtime.close()
+
+
+async def test_an_edit_may_leave_out_files_the_replaced_turn_carried(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    """Issue 12: the edit form shows the files that go with the edited message, removable."""
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        csv, fans = "/workspace/uploads/airflow.csv", "/workspace/uploads/fans.csv"
+        session_id = await _turn(runtime, "compare these", attachments=[csv, fans])
+
+        await _turn(runtime, "only the fans", session_id, fork_turn=0, keep_attachments=[fans])
+
+        assert _user_texts(llm.requests()[-1])[-1].endswith(f"read_file): {fans}")
+        (stored,) = [m for m in chat_store.list_messages(runtime.engine, session_id) if m.role == "user"]
+        assert stored.attachments == [fans]
     finally:
         await runtime.close()

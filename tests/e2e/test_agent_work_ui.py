@@ -116,7 +116,7 @@ def test_subagent_card_is_named_by_its_task_and_holds_its_calls(page: Page, llm:
     # Results are collapsed under one line.
     result_box = page.locator("#tool-kb_1 .tool-result-box")
     expect(result_box).not_to_have_attribute("open", re.compile(".*"))
-    expect(result_box.locator(".tool-summary")).to_have_text(re.compile(r"source\(s\) found|\S"))
+    expect(result_box.locator(".tool-summary")).to_have_text(re.compile(r"^\d+ passages? found$"))
     expect(page.locator("#tool-kb_1 .tool-result")).not_to_be_visible()
 
     page.reload()
@@ -213,7 +213,7 @@ def test_cards_speak_chinese_on_a_chinese_page(browser: Browser, app: ReflexApp,
     card = page.locator(".subagent-card")
     expect(card.locator(".tool-label").first).to_have_text("资料检索员")
     expect(card.locator(".subagent-description").first).to_have_text("查找风速限值")
-    expect(page.locator("#tool-kb_zh .tool-summary")).to_have_text(re.compile(r"找到 \d+ 个来源"))
+    expect(page.locator("#tool-kb_zh .tool-summary")).to_have_text(re.compile(r"找到 \d+ 段资料"))
     expect(page.locator(".interrupt-card .approval-call")).to_have_count(2)
     page.click("#reject-all")
     expect(page.locator(".msg-assistant").last).to_contain_text("都没有计算。")

@@ -129,6 +129,35 @@ def test_edit_a_sent_message_forks_the_conversation(
     page.context.close()
 
 
+def test_the_edit_form_shows_the_attachment_it_resends_and_it_can_be_left_out(
+    browser: Browser, app: ReflexApp, llm: ScriptedServer
+) -> None:
+    """Issue 12: the edit box hid the file that went with the edited message."""
+    llm.reset()
+    page = _open(browser, app, "edit-attach-e2e")
+    page.locator(".attach-upload input[type=file]").set_input_files(
+        files=[{"name": "fan.csv", "mimeType": "text/csv", "buffer": b"q,p\n12,340\n"}]
+    )
+    expect(page.locator(".attachment-chip")).to_have_count(1)
+    _exchange(page, "first question", 1, "You said: first question")
+
+    page.locator(".msg-user").first.hover()
+    page.locator(".edit-message").first.click()
+    chip = page.locator(".edit-form .edit-attachment")
+    expect(chip).to_have_attribute("data-path", "/workspace/uploads/fan.csv")
+    chip.locator(".edit-attachment-remove").click()
+    expect(chip).to_have_count(0)
+    page.fill(".edit-form textarea", "first, without the file")
+    page.click(".edit-send")
+
+    _answered(page, 1, "You said: first, without the file")
+    assert _user_texts(llm.requests()[-1]) == ["first, without the file"], "the file was left out"
+    page.reload()
+    _answered(page, 1, "You said: first, without the file")
+    expect(page.locator(".user-row .sent-attachment")).to_have_count(0)
+    page.context.close()
+
+
 def test_a_refused_message_keeps_its_text_and_retry_sends_it(
     browser: Browser, app: ReflexApp, llm: ScriptedServer
 ) -> None:

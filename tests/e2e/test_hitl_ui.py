@@ -103,9 +103,42 @@ def test_sending_while_a_card_waits_asks_first_then_drops_the_call_quietly(
         expect(page.locator(".chat-error, .interrupt-card, #waiting-badge, .waiting-mark")).to_have_count(0)
 
     expect_dropped()
+    footer = page.locator(".msg-assistant").first.locator(".usage-footer")
+    expect(footer).to_contain_text("token")  # the paused part's usage, live too (issue 12)
+    live_footer = footer.inner_text()
     page.reload()  # identical after a reload
     expect(page.locator(".msg-assistant")).to_have_count(2)
     expect_dropped()
+    expect(footer).to_have_text(live_footer)
+    page.context.close()
+
+
+def test_editing_a_message_while_a_card_waits_asks_first(browser: Browser, app: ReflexApp) -> None:
+    """Issue 12: an edit replaced the paused turn without the dialog a plain send shows."""
+    page = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 900}).new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app.url)
+    page.locator("#user-name").fill("hitl-edit")
+    page.click("#user-name-save")
+    _send(page, "请计算 (12+8)*3")
+    expect(page.locator(".interrupt-card")).to_have_attribute("data-kind", "tool_approval")
+
+    page.locator(".msg-user").first.hover()
+    page.locator(".edit-message").first.click()
+    page.fill(".edit-form textarea", "请计算 2*21")
+    page.click(".edit-send")
+    dialog = page.get_by_role("alertdialog")
+    expect(dialog).to_contain_text("现在重新发送，待确认的调用将被作废")
+    page.click("#drop-cancel")
+    expect(dialog).to_have_count(0)
+    expect(page.locator(".edit-form textarea")).to_have_value("请计算 2*21")  # the edit stays open
+    expect(page.locator(".interrupt-card .approval-args")).to_contain_text("(12+8)*3")
+
+    page.click(".edit-send")
+    page.click("#drop-confirm")
+    expect(page.locator(".msg-user")).to_have_text(["请计算 2*21"])
+    expect(page.locator(".interrupt-card .approval-args")).to_contain_text("2*21")
+    expect(page.locator(".msg-assistant[data-state='dropped']")).to_have_count(0)
     page.context.close()
 
 
@@ -205,6 +238,8 @@ def test_stop_keeps_the_partial_answer(page: Page, tmp_path_factory: pytest.Temp
     assert "occupants stay healthy and comfortable." not in answer.inner_text(), "the answer did not finish"
     page.screenshot(path=str(shots / "hitl-stopped.png"))
     live_text = answer.locator(".md-body").inner_text()
+    expect(answer.locator(".usage-footer")).to_contain_text("token")  # live too (issue 12)
+    live_footer = answer.locator(".usage-footer").inner_text()
 
     page.reload()  # what a person sees live equals what they see after a reload
     reloaded = page.locator(".msg-assistant").last
@@ -212,6 +247,7 @@ def test_stop_keeps_the_partial_answer(page: Page, tmp_path_factory: pytest.Temp
     expect(reloaded.locator(".stopped-note")).to_have_count(1)
     expect(reloaded).not_to_contain_text("[stopped]")
     assert reloaded.locator(".md-body").inner_text() == live_text
+    expect(reloaded.locator(".usage-footer")).to_have_text(live_footer)
 
 
 def test_batch_with_a_rejected_call_sends_one_decision_each(

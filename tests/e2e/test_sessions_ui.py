@@ -163,3 +163,32 @@ def test_attach_before_the_first_message_starts_the_session_with_it(page: Page, 
     expect(page.locator(".msg-assistant").last.locator(".tool-result")).to_contain_text("q,p")
     expect(page.locator(".session-item")).to_have_count(2)
     assert _titles(page)[1] == "read my csv", "pinned first, then the new chat"
+
+
+def test_deleting_a_conversation_that_is_answering_says_so_and_stops_it_first(
+    page: Page, app: ReflexApp, llm: ScriptedServer
+) -> None:
+    """Issue 12: the dialog asked to confirm, then refused because the conversation was answering."""
+    browser = page.context.browser
+    assert browser is not None
+    tab = open_chat(browser, app.url, "delete-running-e2e", TIMEOUT_MS)
+    llm.app.state.scripted.delay_ms = 100  # the answer streams for a while (about 20 s)
+    try:
+        tab.fill("#chat-input", "long answer please")
+        tab.click("#send")
+        expect(tab.locator(".msg-live")).to_contain_text("Ventilation systems move fresh air")
+        expect(tab.locator("#stop")).to_be_visible()
+        _menu(tab, "long answer please", "delete")
+    finally:
+        llm.app.state.scripted.delay_ms = 0
+    expect(tab.get_by_role("alertdialog")).to_contain_text("is answering right now")
+    expect(tab.locator("#delete-confirm")).to_have_text("Stop and delete")
+    tab.click("#delete-confirm")
+
+    expect(_item(tab, "long answer please")).to_have_count(0)
+    expect(tab.locator(".msg-user, .msg-assistant")).to_have_count(0)  # it was open: the chat is empty
+    expect(tab.locator("#send")).to_be_visible()
+    tab.reload()
+    expect(tab.locator("#user-chip")).to_contain_text("delete-running-e2e")
+    expect(tab.locator(".session-item")).to_have_count(0)
+    tab.context.close()

@@ -37,3 +37,11 @@ def test_a_resent_turn_keeps_the_replaced_messages_files_then_the_new_ones() -> 
     assert attachments_at_turn(messages, 1, []) == ["/workspace/uploads/a.csv"]
     assert attachments_at_turn(messages, 0, []) == []
     assert attachments_at_turn(messages, 5, ["/workspace/uploads/c.csv"]) == ["/workspace/uploads/c.csv"]
+
+
+def test_an_edit_may_leave_out_some_of_the_replaced_messages_files() -> None:
+    messages = _transcript()
+    messages[4].attachments = ["/workspace/uploads/a.csv", "/workspace/uploads/b.csv"]
+    keep = ["/workspace/uploads/b.csv"]
+    assert attachments_at_turn(messages, 1, [], keep) == keep
+    assert attachments_at_turn(messages, 1, ["/workspace/uploads/c.csv"], []) == ["/workspace/uploads/c.csv"]

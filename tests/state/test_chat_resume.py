@@ -24,8 +24,8 @@ from tests.state.test_chat_state import (  # noqa: F401  # client and pipeline a
 from ventapp.agent import events as ev
 from ventapp.agent.pipeline import CANCELLED_MARKER, ChatRejected
 from ventapp.state import chat_state as cs
-from ventapp.state import turns
-from ventapp.state.views import ChatMessageView, ToolCardView
+from ventapp.state import server_view, turns
+from ventapp.state.views import ChatMessageView, ToolCardView, message_from_row
 
 TOKEN = "interrupt-1"
 APPROVAL = ev.Interrupt(
@@ -212,6 +212,152 @@ async def test_confirmed_message_drops_the_pending_call_quietly(
     assert dropped.notice == "You sent a new message instead: the pending call here was dropped."
     assert dropped.error == "" and [card.review for card in dropped.tools] == ["dropped"]
     assert state.interrupt.kind == "" and state.drop_confirm_text == ""
+
+
+async def test_editing_a_message_while_a_card_waits_asks_first(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
+) -> None:
+    """Issue 12: an edit replaces the paused turn, so it drops the pending call too: the same dialog."""
+    state = await _paused(client, pipeline)
+    question = state.messages[0].id
+    pipeline.events = [ev.Token(content="ok"), ev.Done(duration_ms=1, usage=USAGE)]
+    await client.fire("start_edit", message_id=question)
+
+    await client.fire("send_edit", form_data={"edited": "please calculate 2*21"})
+
+    state = await client.state()
+    assert state.drop_confirm_text == "please calculate 2*21" and len(pipeline.requests) == 1
+    assert state.drop_confirm_fork == 0, "the dialog says the turn is resent"
+    assert state.interrupt.kind == "tool_approval" and state.editing_id == question
+
+    await client.fire("cancel_drop")
+    state = await client.state()
+    assert (state.drop_confirm_text, state.editing_id, state.interrupt.kind) == (
+        "",
+        question,
+        "tool_approval",
+    )
+    assert len(pipeline.requests) == 1 and [m.content for m in state.messages] == [
+        "please calculate (12+8)*3"
+    ]
+
+    await client.fire("send_edit", form_data={"edited": "please calculate 2*21"})
+    await client.fire("confirm_drop")
+
+    state = await client.state()
+    sent = pipeline.requests[-1]
+    assert (sent.message, sent.fork_turn) == ("please calculate 2*21", 0), "sent as the edit it was"
+    assert [(m.role, m.content) for m in state.messages] == [
+        ("user", "please calculate 2*21"),
+        ("assistant", "ok"),
+    ]
+    assert (state.editing_id, state.interrupt.kind) == ("", "")
+
+
+async def test_regenerate_while_a_card_waits_asks_first(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
+) -> None:
+    await _paused(client, pipeline)
+
+    await client.fire("regenerate")
+
+    state = await client.state()
+    assert state.drop_confirm_text == "please calculate (12+8)*3" and len(pipeline.requests) == 1
+    await client.fire("cancel_drop")
+    assert client.browser.values.get(client.token, []) == [], "nothing goes into the composer"
+    pipeline.events = [ev.Token(content="60"), ev.Done(duration_ms=1, usage=USAGE)]
+    await client.fire("regenerate")
+    await client.fire("confirm_drop")
+    assert pipeline.requests[-1].fork_turn == 0 and (await client.state()).messages[-1].content == "60"
+
+
+async def test_a_refused_message_after_confirm_brings_the_servers_card_back(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 12: nothing was dropped on the server (the message never ran): the card is shown, not "dropped"."""
+    await _paused(client, pipeline)
+    stored = [
+        ChatMessageView(id="u", role="user", content="please calculate (12+8)*3"),
+        ChatMessageView(id="a", role="assistant", tools=[ToolCardView(tool_call_id="c1")], status="waiting"),
+    ]
+
+    async def load_session(session_id: str, user_name: str, lang: str = "en") -> Any:
+        return list(stored), "full"
+
+    monkeypatch.setattr(server_view, "load_session", load_session)
+    resume.pending = APPROVAL
+    pipeline.reject = ChatRejected(429, "quota", "Daily token quota exhausted.")
+    await client.fire("send", form_data={"message": "never mind"})
+
+    await client.fire("confirm_drop")
+
+    state = await client.state()
+    assert [m.id for m in state.messages] == ["u"], "no dropped answer, no unsent copy"
+    assert (state.interrupt.kind, state.interrupt.token, state.is_streaming) == (
+        "tool_approval",
+        TOKEN,
+        False,
+    )
+    assert state.interrupt.error == (
+        "Your message was not sent: You have used today's token allowance. It resets at midnight "
+        "(Beijing time). The pending call still waits for your decision."
+    )
+    assert [card.tool_call_id for card in state.live_tools] == ["c1"]
+    assert client.browser.values[client.token][-1] == ("ref_chat_input", "never mind"), "the text is kept"
+
+
+async def test_a_dropped_answer_shows_its_stored_footer_once_the_next_one_ends(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 12: live equals reload; the paused part's usage is stored with it, never sent live."""
+    rows = [
+        SimpleNamespace(id="u1", role="user", content="please calculate (12+8)*3"),
+        SimpleNamespace(
+            id="a1",
+            role="assistant",
+            content="",
+            tool_calls=[],
+            citations=[],
+            usage=USAGE.model_dump(mode="json"),
+            status="cancelled",
+            run_id="r1",
+        ),
+        SimpleNamespace(id="u2", role="user", content="never mind"),
+        SimpleNamespace(
+            id="a2",
+            role="assistant",
+            content="ok",
+            tool_calls=[],
+            citations=[],
+            usage=USAGE.model_dump(mode="json"),
+            status="complete",
+            run_id="r2",
+        ),
+    ]
+    runs = {"a1": SimpleNamespace(duration_ms=None, error_code="superseded", error="x"), "a2": None}
+
+    async def load_session(session_id: str, user_name: str, lang: str = "en") -> Any:
+        return [message_from_row(row, lang, runs.get(row.id)) for row in rows], "full"
+
+    monkeypatch.setattr(server_view, "load_session", load_session)
+    await _paused(client, pipeline)
+    pipeline.events = [ev.Token(content="ok"), ev.Done(duration_ms=1, usage=USAGE)]
+    await client.fire("send", form_data={"message": "never mind"})
+
+    await client.fire("confirm_drop")
+
+    dropped = (await client.state()).messages[1]
+    assert dropped.status == "dropped" and dropped.footer.startswith("1,234 tokens"), "as after a reload"
 
 
 async def test_opening_a_paused_session_brings_the_card_back(

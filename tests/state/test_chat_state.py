@@ -31,7 +31,7 @@ from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.run_log import MemoryRunLog
 from ventapp.config import get_settings
 from ventapp.state import chat_state as cs
-from ventapp.state import name_dialog, turns
+from ventapp.state import name_dialog, server_view, turns
 from ventapp.state.live_answer import LiveAnswer, reduce_event
 from ventapp.state.usage_words import usage_footer
 from ventapp.state.views import message_from_row
@@ -202,8 +202,14 @@ def pipeline(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
 
     monkeypatch.setattr(turns, "current_runtime", lambda: fake.runtime)
     monkeypatch.setattr(turns, "start_chat", start_chat)
+
+    async def load_session(session_id: str, user_name: str, lang: str = "zh-CN") -> None:
+        return None  # nothing stored: a settled answer stays as it was shown live
+
     monkeypatch.setattr(cs, "load_sessions", load_sessions)
     monkeypatch.setattr(name_dialog, "load_sessions", load_sessions)
+    monkeypatch.setattr(server_view, "load_sessions", load_sessions)
+    monkeypatch.setattr(server_view, "load_session", load_session)
     return fake
 
 
@@ -423,3 +429,23 @@ async def test_an_edited_message_keeps_its_attachment_chip(client: Client, pipel
     assert (edited.content, edited.attachments) == ("summarise this, briefly", [csv]), "the chip stays"
     assert pipeline.requests[-1].fork_turn == 0 and len(state.messages) == 2
     assert state.attachments == [], "the kept file is not put back in the composer"
+
+
+async def test_the_edit_form_shows_the_files_it_sends_and_one_can_be_left_out(
+    client: Client, pipeline: SimpleNamespace
+) -> None:
+    """Issue 12: the edit box hid the attachment that would be re-sent with the edited message."""
+    pipeline.events = [ev.Token(content="hi"), ev.Done(duration_ms=1, usage=USAGE)]
+    csv, fans = "/workspace/uploads/airflow.csv", "/workspace/uploads/fans.csv"
+    (await client.state()).attachments = [csv, fans]
+    await client.fire("send", form_data={"message": "compare these"})
+    user = (await client.state()).messages[0]
+
+    await client.fire("start_edit", message_id=user.id)
+    assert (await client.state()).edit_attachments == [csv, fans], "shown as chips in the edit form"
+    await client.fire("remove_edit_attachment", path=csv)
+    await client.fire("send_edit", form_data={"edited": "only the fans"})
+
+    state = await client.state()
+    assert pipeline.requests[-1].keep_attachments == [fans] and pipeline.requests[-1].fork_turn == 0
+    assert state.messages[0].attachments == [fans] and state.edit_attachments == []

@@ -6,6 +6,7 @@ with a real runtime (SQLite, in-memory checkpointer); no model is needed.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -155,3 +156,49 @@ async def test_mode_switch_sets_the_open_session_or_the_next_one(tab: Tab, runti
     await tab.fire(SessionsState, "set_mode", mode="plan")
     row = session_store.get_owned_session(runtime.engine, session_id, USER)
     assert row is not None and row.mode == "plan"
+
+
+class _Answering:
+    """A run of the session in ``runtime.active_runs``: it holds the session lock until it is stopped."""
+
+    def __init__(self, runtime: AgentRuntime, session_id: str) -> None:
+        self.user_name, self.stops = USER, 0
+        self.lock = runtime.session_lock(session_id)
+        self._runtime, self._session_id = runtime, session_id
+
+    def request_stop(self) -> bool:
+        self.stops += 1
+        asyncio.get_running_loop().call_later(0.3, self._end)  # it saves its partial answer first
+        return True
+
+    def _end(self) -> None:
+        self._runtime.active_runs.pop(self._session_id, None)
+        self.lock.release()
+
+
+async def test_a_running_conversation_is_said_to_be_running_and_stopped_then_deleted(
+    tab: Tab, runtime: AgentRuntime
+) -> None:
+    """Issue 12: the dialog asked to confirm, then refused because the session was answering."""
+    busy = _session(runtime, "busy chat")
+    run = runtime.active_runs[busy] = _Answering(runtime, busy)  # holds the lock (the runtime's are weak)
+    await run.lock.acquire()
+    await tab.fire(ChatState, "load_page")
+
+    await tab.fire(SessionsState, "ask_delete", session_id=busy, title="busy chat")
+    assert (await tab.get(SessionsState)).delete_running is True, "the dialog says so up front"
+    await tab.fire(SessionsState, "confirm_delete")
+    for _ in range(50):  # the delete follows the stop in the background
+        if session_store.get_owned_session(runtime.engine, busy, USER) is None:
+            break
+        await asyncio.sleep(0.1)
+
+    assert run.stops == 1 and session_store.get_owned_session(runtime.engine, busy, USER) is None
+    state = await tab.get(SessionsState)
+    assert state.delete_running is False and await _titles(tab) == []
+
+
+async def test_an_idle_conversation_is_not_said_to_be_running(tab: Tab, runtime: AgentRuntime) -> None:
+    idle = _session(runtime, "idle chat")
+    await tab.fire(SessionsState, "ask_delete", session_id=idle, title="idle chat")
+    assert (await tab.get(SessionsState)).delete_running is False

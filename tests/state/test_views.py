@@ -51,7 +51,7 @@ def test_tool_result_gets_a_one_line_summary() -> None:
     assert tool_summary("60") == "60"
     assert tool_summary('{"result": 42, "data": {"x": 1}}') == "42"
     assert (
-        tool_summary('{"sources": [{"title": "a"}, {"title": "b"}], "data": []}', "en") == "2 source(s) found"
+        tool_summary('{"sources": [{"title": "a"}, {"title": "b"}], "data": []}', "en") == "2 sources found"
     )
     assert tool_summary('{"sources": []}', "zh-CN") == "找到 0 个来源"
     long = tool_summary("word " * 100)

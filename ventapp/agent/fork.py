@@ -81,7 +81,9 @@ async def _legacy_attachments(engine: Any, graph: Any, session_id: str, message:
     return (await sent_attachments(graph, session_id, questions))[-1]
 
 
-async def fork_before_turn(engine: Any, graph: Any, session_id: str, turn: int) -> list[str] | None:
+async def fork_before_turn(
+    engine: Any, graph: Any, session_id: str, turn: int
+) -> tuple[str, list[str]] | None:
     """Replace the session's ``turn``-th user message and everything after it, in both histories.
 
     Call under the session lock, before the new turn's message is stored.
@@ -93,8 +95,8 @@ async def fork_before_turn(engine: Any, graph: Any, session_id: str, turn: int) 
         turn: Which user message (0-based, counting the session's user messages).
 
     Returns:
-        The replaced message's attachments (``/workspace/uploads/<name>``: the new turn keeps
-        them), or None when the session has no such turn (nothing changed).
+        ``(the replaced message's text, its attachments)`` (``/workspace/uploads/<name>``: the new
+        turn keeps them), or None when the session has no such turn (nothing changed).
     """
     cut = await asyncio.to_thread(truncate_at_turn, engine, session_id, turn)
     if cut is None:
@@ -109,4 +111,4 @@ async def fork_before_turn(engine: Any, graph: Any, session_id: str, turn: int) 
     else:
         await graph.aupdate_state(point, None, as_node="__copy__")
     logger.info("session %s forked before turn %d (%d run(s) replaced)", session_id, turn, len(runs))
-    return list(attachments)
+    return message.content or "", list(attachments)

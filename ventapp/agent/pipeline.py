@@ -38,7 +38,7 @@ from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_attachments import note_for
 from ventapp.agent.turn_context import load_turn_context
 from ventapp.billing.guard import BillingRejected, RunBilling, precheck
-from ventapp.db import chat_store, request_keys
+from ventapp.db import chat_store, request_keys, session_store
 from ventapp.db.models import SESSION_MODES
 from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.obs.logs import new_trace_id
@@ -148,7 +148,10 @@ class ChatRequest:
     route (a new session: the main one)."""
     fork_turn: int | None = None
     """Edit-and-resend / regenerate: this message replaces the session's ``fork_turn``-th user message
-    (0-based) and everything after it; the run starts from the checkpoint before it (:mod:`.fork`)."""
+    (0-based) and everything after it; the run starts from the checkpoint before it (:mod:`.fork`).
+    The session's title follows an edited first message when it was that message's."""
+    keep_attachments: list[str] | None = None
+    """With ``fork_turn``: which of the replaced message's files the new turn keeps (None: all of them)."""
 
 
 def agent_input_text(request: ChatRequest) -> str:
@@ -352,13 +355,21 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
                 raise _duplicate(taken)
         if request.fork_turn is not None and session is not None:
             graph = (await runtime.agents.ready(route)).graph
-            kept = await fork_before_turn(engine, graph, session_id, request.fork_turn)
-            if kept is None:
+            cut = await fork_before_turn(engine, graph, session_id, request.fork_turn)
+            if cut is None:
                 raise ChatRejected(409, "no_turn", "That message is no longer in this conversation.")
+            replaced, kept = cut
+            if request.keep_attachments is not None:
+                kept = [path for path in kept if path in request.keep_attachments]
             # The edited (or regenerated) turn keeps the files the replaced one carried.
             request = replace(
                 request, attachments=[*kept, *(p for p in request.attachments if p not in kept)]
             )
+            if request.fork_turn == 0 and session.title == _title_from(replaced):
+                title = _title_from(request.message)
+                await asyncio.to_thread(
+                    session_store.update_session, engine, session_id, request.user_name, title=title
+                )
         stored_route = None if route == DEFAULT_ROUTE else route
         # One transaction for the session, the message and the run record; the user's standing
         # context is read meanwhile (WAL lets a read pass a write).

@@ -63,3 +63,23 @@ def t(key: str, lang: str = DEFAULT_LANG, **fields: object) -> str:
 def has_message(key: str) -> bool:
     """Whether ``key`` is a message id (e.g. before wording an error code that may be unknown)."""
     return key in MESSAGES[DEFAULT_LANG]
+
+
+def tn(key: str, count: int, lang: str = DEFAULT_LANG, **fields: object) -> str:
+    """A message that depends on a count: ``key_one`` or ``key_other`` by ``lang``'s plural rule.
+
+    Args:
+        key: The id without its plural suffix, e.g. ``"tool.summary_sources"``; the catalogues hold
+            ``<key>_one`` and ``<key>_other`` (Chinese has one form: both read the same).
+        count: The number that picks the form; given to the message as ``{count}``, grouped per language.
+        lang: ``"zh-CN"`` or ``"en"``.
+        **fields: Values for the message's other placeholders.
+
+    Returns:
+        The formatted sentence, e.g. ``"1 airway"`` / ``"25 airways"``.
+    """
+    from ventapp.i18n.formats import number, plural_form  # formats imports this module
+
+    form = plural_form(count, lang)
+    name = f"{key}_{form}" if has_message(f"{key}_{form}") else f"{key}_other"
+    return t(name, lang, count=number(count, lang), **fields)

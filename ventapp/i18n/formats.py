@@ -7,6 +7,7 @@ the caller passes (the UI uses Asia/Shanghai, the usage day's zone).
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, date, datetime, tzinfo
 
 from babel import Locale
@@ -28,6 +29,23 @@ def number(value: int | float, lang: str, *, digits: int | None = None) -> str:
     """``12345`` → ``"12,345"``; ``digits`` fixes the decimals (``1.5`` with 2 → ``"1.50"``)."""
     pattern = None if digits is None else "#,##0." + "0" * digits if digits else "#,##0"
     return format_decimal(value, format=pattern, locale=babel_locale(lang))
+
+
+def measure(value: int | float, lang: str) -> str:
+    """An engineering quantity to about three significant figures, without trailing zeros.
+
+    ``1234.5`` → ``"1,235"``, ``45.678`` → ``"45.7"``, ``12.0`` → ``"12"``, ``0.012345`` → ``"0.0123"``.
+    """
+    if not value or not math.isfinite(value):
+        return str(value)
+    decimals = max(0, 2 - math.floor(math.log10(abs(value))))
+    pattern = "#,##0." + "#" * decimals if decimals else "#,##0"
+    return format_decimal(round(value, decimals), format=pattern, locale=babel_locale(lang))
+
+
+def plural_form(count: int, lang: str) -> str:
+    """The CLDR plural category of ``count`` in ``lang``: ``"one"`` or ``"other"`` (Chinese: always ``"other"``)."""
+    return str(Locale.parse(babel_locale(lang)).plural_form(abs(count)))
 
 
 def compact(value: int, lang: str) -> str:

@@ -35,10 +35,12 @@ def truncated_at_turn(messages: list[ChatMessageView], turn: int) -> list[ChatMe
     return messages[: messages.index(sent[turn])]
 
 
-def attachments_at_turn(messages: list[ChatMessageView], turn: int, added: list[str]) -> list[str]:
-    """The files a resent ``turn`` carries: the replaced message's (the server keeps them), then ``added``."""
+def attachments_at_turn(
+    messages: list[ChatMessageView], turn: int, added: list[str], keep: list[str] | None = None
+) -> list[str]:
+    """The files a resent ``turn`` carries: the replaced message's (those in ``keep``; None: all), then ``added``."""
     sent = _sent(messages)
-    kept = list(sent[turn].attachments) if turn < len(sent) else []
+    kept = [p for p in (sent[turn].attachments if turn < len(sent) else []) if keep is None or p in keep]
     return [*kept, *(path for path in added if path not in kept)]
 
 
@@ -47,6 +49,8 @@ class ChatControls(rx.State, mixin=True):
 
     editing_id: str = ""
     """The user bubble being edited in place ("" for none)."""
+    edit_attachments: list[str] = []
+    """The files the edited message is sent with: the replaced message's; the person may remove them."""
 
     def _mark_unsent(self) -> None:
         """The last user bubble was refused before it ran (inside ``async with``)."""
@@ -74,11 +78,20 @@ class ChatControls(rx.State, mixin=True):
         """Open a sent message for editing (not while an answer streams)."""
         if not self.is_streaming:  # type: ignore[attr-defined]
             self.editing_id = message_id
+            messages: list[ChatMessageView] = self.messages  # type: ignore[attr-defined]
+            edited = next((m for m in messages if m.id == message_id), None)
+            self.edit_attachments = list(edited.attachments) if edited is not None else []
 
     @rx.event
     def cancel_edit(self) -> None:
         """Close the edit box; the message stays as it was."""
         self.editing_id = ""
+        self.edit_attachments = []
+
+    @rx.event
+    def remove_edit_attachment(self, path: str) -> None:
+        """Leave a file out of the edited message (the file itself stays in the workspace)."""
+        self.edit_attachments = [kept for kept in self.edit_attachments if kept != path]
 
     @rx.event
     def send_edit(self, form_data: dict[str, Any]) -> Any:
@@ -87,14 +100,18 @@ class ChatControls(rx.State, mixin=True):
         text = str(form_data.get("edited") or "").strip()
         if turn is None or not text or self.is_streaming:  # type: ignore[attr-defined]
             return None
-        self.editing_id = ""
-        return self._begin(text, fork_turn=turn)  # type: ignore[attr-defined]
+        if self._ask_before_dropping(text, turn):  # type: ignore[attr-defined]  # a card waits: the box stays open
+            return None
+        keep, self.editing_id, self.edit_attachments = list(self.edit_attachments), "", []
+        return self._begin(text, fork_turn=turn, keep=keep)  # type: ignore[attr-defined]
 
     @rx.event
     def regenerate(self) -> Any:
         """Answer the last stored message again, from the checkpoint before it."""
         sent = _sent(self.messages)  # type: ignore[attr-defined]
         if not sent or self.is_streaming:  # type: ignore[attr-defined]
+            return None
+        if self._ask_before_dropping(sent[-1].content, len(sent) - 1):  # type: ignore[attr-defined]
             return None
         return self._begin(sent[-1].content, fork_turn=len(sent) - 1)  # type: ignore[attr-defined]
 

@@ -39,7 +39,7 @@ import reflex as rx
 from ventapp.agent.interrupts import ResumeAnswer
 from ventapp.agent.resume import ResumeRequest
 from ventapp.config import Settings, get_settings
-from ventapp.i18n import DEFAULT_LANG, resolve_lang, t
+from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state import turns, usage_words
 from ventapp.state.card_answers import CardAnswers
 from ventapp.state.chat_controls import ChatControls, attachments_at_turn, truncated_at_turn
@@ -59,13 +59,13 @@ from ventapp.state.live_answer import (
     announcement,
     continued,
     failed_answer,
-    live_from_message,
     to_message,
 )
 from ventapp.state.live_text import put_text
 from ventapp.state.model_state import ModelState
 from ventapp.state.name_dialog import NameDialog
 from ventapp.state.schedules_state import HandoffState
+from ventapp.state.server_view import ServerView, differs_from_stored
 from ventapp.state.turns import (
     LIST_LIVE_VARS,
     LIVE_VARS,
@@ -78,7 +78,6 @@ from ventapp.state.turns import (
 )
 from ventapp.state.ui_identity import login_gone, to_login, user_name_var
 from ventapp.state.views import (
-    STATUS_WAITING,
     ChatMessageView,
     CitationView,
     SessionView,
@@ -98,7 +97,7 @@ def _settings() -> Settings:
     return runtime.settings if runtime is not None else get_settings()
 
 
-class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
+class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, rx.State):
     """State of the chat page (route ``/``)."""
 
     user_name: str = user_name_var()
@@ -147,12 +146,16 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
     _pending_fork: int = -1
     """The user turn the pending message replaces (edit, regenerate); -1 for a new one."""
     _pending_attachments: list[str] = []
+    _pending_keep: list[str] = []
+    """The replaced turn's files the pending edit keeps (with ``_pending_fork``)."""
     _follow: dict[str, Any] = {}
     """The live run a tab that opened the session picks up: ``{run_id, after}``."""
     _resume_answer: dict[str, Any] = {}
     """The card's answer (``ResumeAnswer`` fields) handed to :meth:`resume_agent`."""
     _stop_requested: bool = False
     """Stop was pressed during this run (honoured at the next flush if the run was not yet known)."""
+    _dropped_card: bool = False
+    """The pending message drops the card the session waited on (the person confirmed it)."""
 
     @rx.var
     def live_open(self) -> bool:
@@ -182,30 +185,6 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
         """A new live bubble: the browser's text of any earlier one no longer shows."""
         self._reset_live()
         self.live_id = uuid.uuid4().hex
-
-    def _show_session(self, session_id: str, loaded: tuple[list[ChatMessageView], str] | None) -> None:
-        messages, mode = loaded or ([], "full")
-        self.messages = messages
-        self.session_id = session_id if loaded is not None else ""
-        self.mode = mode
-        self._reset_live()
-
-    async def _restore_interrupt(self) -> list[Any]:
-        """After a (re)load: if the session waits on a pause, show its answer live with the card."""
-        last = self.messages[-1] if self.messages else None
-        if last is None or (last.role == "assistant" and last.status != STATUS_WAITING):
-            return []
-        view = interrupt_view(await turns.load_interrupt(self.session_id, self.user_name), self.lang)
-        if not view.kind:
-            return []
-        paused = (
-            live_from_message(self.messages.pop(), self.lang)
-            if last.role == "assistant"
-            else LiveAnswer(lang=self.lang)
-        )
-        self._new_live()
-        self.interrupt = view
-        return apply_live(self, LiveAnswer(lang=self.lang), paused)
 
     async def _open(self, session_id: str) -> list[Any]:
         """Show a session as the server has it now, and follow its run if one is live.
@@ -272,28 +251,11 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
             ModelState.follow_session(self.session_id, self.user_name),
         ]
 
-    @rx.event
-    async def relocalise(self, lang: str) -> None:
-        """After the header's language switch: re-word what the server worded (transcript, list, card).
+    def _begin(self, text: str, fork_turn: int | None = None, keep: list[str] | None = None) -> Any:
+        """Send ``text``; with ``fork_turn``, in place of that user turn and all after it (edit, regenerate).
 
-        A streaming answer keeps its language until it ends; everything after follows the switch.
+        ``keep``: which of the replaced turn's files go with it (None: all of them).
         """
-        lang = resolve_lang(lang)
-        if lang == self.lang:
-            return
-        self.lang = lang
-        if not self.user_name:
-            return
-        self.sessions = await load_sessions(self.user_name, lang)
-        if self.is_streaming or not self.session_id or self.interrupt.submitting:
-            return
-        loaded = await load_session(self.session_id, self.user_name, lang)
-        if loaded is not None:
-            self._show_session(self.session_id, loaded)
-            await self._restore_interrupt()
-
-    def _begin(self, text: str, fork_turn: int | None = None) -> Any:
-        """Send ``text``; with ``fork_turn``, in place of that user turn and all after it (edit, regenerate)."""
         text = (text or "").strip()
         if not text or self.is_streaming:
             return None
@@ -301,8 +263,10 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
             self.name_dialog_open = True
             return None
         attached = list(self.attachments)
+        self._dropped_card = bool(self.interrupt.kind)  # confirmed first (DropConfirm)
         if fork_turn is not None:  # the chip stays: the resent turn keeps the replaced one's files
-            attached = attachments_at_turn(self.messages, fork_turn, attached)
+            self._pending_keep = attachments_at_turn(self.messages, fork_turn, [], keep)
+            attached = attachments_at_turn(self.messages, fork_turn, attached, keep)
             self.messages = truncated_at_turn(self.messages, fork_turn)
         elif self.interrupt.kind:  # moving on without answering (confirmed): the pending call is dropped
             self.messages.append(as_dropped(to_message(current_live(self)), self.lang))
@@ -336,6 +300,8 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
             message, self._pending_message = self._pending_message, ""
             fork, self._pending_fork = self._pending_fork, -1
             attachments, self._pending_attachments = self._pending_attachments, []
+            dropped, self._dropped_card = self._dropped_card, False
+            keep, self._pending_keep = self._pending_keep, []
             user_name, mode, lang = self.user_name, self.mode, self.lang
             session_id = self.session_id or self.draft_session_id or None
             new_session = not self.session_id and bool(self.draft_session_id)
@@ -356,6 +322,7 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
                 lang=lang,
                 model=model,
                 fork_turn=None if fork < 0 else fork,
+                keep_attachments=None if fork < 0 else keep,
             )
             if run is None:
                 final = refused or final
@@ -368,6 +335,11 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
                 if await turns.answering_elsewhere(rejection, session_id, user_name):
                     async with self:
                         self._answered_elsewhere()
+                    return
+                if dropped and rejection is not None:  # the server still keeps the pending call: show it
+                    async with self:
+                        self.is_streaming = False
+                    yield ChatState.keep_card(final.error_code, final.error)
                     return
             else:
                 after = await turns.start(run)
@@ -382,7 +354,7 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
                 # The session's dropped card (if any) no longer waits: the badges follow at once.
                 yield [session_url_script(run.session_id), HandoffState.refresh]
                 follower = Follower(run.run_id, after, LiveAnswer(status=t(THINKING, lang), lang=lang))
-                async for events in self._follow_to_end(follower, follower.start, user_name):
+                async for events in self._follow_to_end(follower, follower.start, user_name, dropped):
                     yield events
                 return
         except Exception:
@@ -391,17 +363,31 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, rx.State):
             self._finish(final, None, user_name)
         yield HandoffState.refresh
 
-    async def _follow_to_end(self, follower: Follower, shown: LiveAnswer, user_name: str) -> Any:
-        """Follow a run in this tab to its end, then show its card or commit its answer (background)."""
+    async def _follow_to_end(
+        self, follower: Follower, shown: LiveAnswer, user_name: str, dropped: bool = False
+    ) -> Any:
+        """Follow a run in this tab to its end, then show its card or commit its answer (background).
+
+        When the live answer may differ from the stored one (``dropped``: the run's message dropped a
+        card; see :func:`differs_from_stored`), the stored transcript is shown at the end.
+        """
         async for events in follower.stream(self, shown):
             if events:
                 yield events
-        sessions = await load_sessions(user_name, follower.final.lang)  # a new title, the order after it
+        final = follower.final
         async with self:
-            self._finish(follower.final, sessions, user_name)
+            lang = self.lang  # the page's now: it may have been switched while the answer streamed
+        sessions = await load_sessions(user_name, lang)  # a new title, the order after it
+        async with self:
+            self._finish(final, sessions, user_name)
             shown_session = self.session_id
+            reread = dropped or differs_from_stored(final, self.lang)
         # A message in a scheduled run's session may have closed its pending question.
-        yield [session_url_script(shown_session), HandoffState.refresh]
+        yield [
+            session_url_script(shown_session),
+            HandoffState.refresh,
+            *([ChatState.settle] if reread else []),
+        ]
 
     @rx.event
     async def follow_elsewhere(self) -> Any:

@@ -184,7 +184,7 @@ def reduce_event(live: LiveAnswer, event: ev.ContractEvent) -> LiveAnswer:
                 error=event.error,
                 done=True,
                 figures=figures,
-                summary=tool_summary(event.content, live.lang),
+                summary=tool_summary(event.content, live.lang, event.tool),
                 review=base.review or plan_verdict(event.tool, event.content),
             )
             return replace(live, tools=tuple(nested(_with_card(live.tools, card))))

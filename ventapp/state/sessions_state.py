@@ -22,6 +22,7 @@ from ventapp.db import session_store
 from ventapp.db.models import SESSION_MODES
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.i18n.formats import file_size
+from ventapp.state import turns
 from ventapp.state.chat_data import discard_attachments, load_sessions, session_url_script
 from ventapp.state.chat_state import ChatState
 from ventapp.state.turns import NOT_READY
@@ -34,6 +35,9 @@ MAX_TITLE_CHARS = 200
 UPLOAD_ID = "attach"
 """``rx.upload`` id of the attach button."""
 DROP_ID = "composer-drop"
+STOP_WAIT_S = 20.0
+"""How long "Stop and delete" waits for the stopped run to end (it saves its partial answer first)."""
+STOP_POLL_S = 0.2
 """The composer is a drop zone too: files dropped on it are attached like picked ones."""
 
 
@@ -82,6 +86,10 @@ class SessionsState(rx.State):
     rename_error: str = ""
     delete_id: str = ""
     delete_title: str = ""
+    delete_running: bool = False
+    """The session in the delete dialog is answering: the dialog says so, and deleting stops it first."""
+    _delete_after_stop: str = ""
+    """The session "Stop and delete" stopped, deleted once its run has ended (:meth:`delete_when_stopped`)."""
     upload_error: str = ""
     uploading: bool = False
 
@@ -163,9 +171,17 @@ class SessionsState(rx.State):
         await self._refresh(chat)
 
     @rx.event
-    def ask_delete(self, session_id: str, title: str) -> None:
-        """Open the confirmation dialog before deleting a session."""
+    async def ask_delete(self, session_id: str, title: str) -> None:
+        """Open the confirmation dialog before deleting a session; it says so up front when it is answering.
+
+        As in Open WebUI or LibreChat, a running conversation can be deleted: the dialog's button is
+        then "Stop and delete" (the API's rule holds: a session is never deleted while it runs;
+        the UI stops it first, as ``POST /api/chat/stop`` would).
+        """
         self.delete_id, self.delete_title = session_id, title
+        chat = await self._chat()
+        running = chat.is_streaming and chat.session_id == session_id
+        self.delete_running = running or await turns.is_running(session_id, chat.user_name)
 
     @rx.event
     def cancel_delete(self) -> None:
@@ -187,18 +203,60 @@ class SessionsState(rx.State):
         runtime = _runtime()
         if runtime is None or not session_id:
             return None
+        self.delete_running = False
         try:
             await sessions.delete_session(runtime, session_id, chat.user_name)
-        except sessions.SessionBusy:
-            return rx.toast.error(t("sidebar.delete_busy", chat.lang))
+        except sessions.SessionBusy:  # answering (perhaps since the dialog opened): stop it first
+            await turns.stop_turn(session_id, chat.user_name)
+            self._delete_after_stop = session_id
+            return SessionsState.delete_when_stopped
         except OSError:
             logger.exception("deleting the files of session %s failed", session_id)
             return rx.toast.error(t("sidebar.delete_failed", chat.lang))
+        return await self._deleted(chat, session_id)
+
+    async def _deleted(self, chat: ChatState, session_id: str) -> Any:
+        """After a delete: the list again; leave the session if it was open."""
         await self._refresh(chat)
         if chat.session_id == session_id:
             chat._show_session("", None)  # also drops its live answer and any pending card
             return session_url_script("")
         return None
+
+    @rx.event(background=True)
+    async def delete_when_stopped(self) -> Any:
+        """Delete the session "Stop and delete" stopped, once its run has ended and this tab showed its end."""
+        async with self:
+            session_id, self._delete_after_stop = self._delete_after_stop, ""
+            chat = await self._chat()
+            user_name, lang = chat.user_name, chat.lang
+        runtime = _runtime()
+        if runtime is None or not session_id:
+            return
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STOP_WAIT_S
+        while True:
+            async with self:
+                chat = await self._chat()
+                shown_live = chat.is_streaming and chat.session_id == session_id
+            if not shown_live:  # else this tab's follower still commits the stopped answer
+                try:
+                    await sessions.delete_session(runtime, session_id, user_name)
+                    break
+                except sessions.SessionBusy:
+                    pass
+                except OSError:
+                    logger.exception("deleting the files of session %s failed", session_id)
+                    yield rx.toast.error(t("sidebar.delete_failed", lang))
+                    return
+            if loop.time() >= deadline:
+                yield rx.toast.error(t("sidebar.delete_stop_slow", lang))
+                return
+            await asyncio.sleep(STOP_POLL_S)
+        async with self:
+            event = await self._deleted(await self._chat(), session_id)
+        if event is not None:
+            yield event
 
     @rx.event
     async def set_mode(self, mode: str | list[str]) -> Any:

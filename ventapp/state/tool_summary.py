@@ -1,20 +1,157 @@
-"""One line saying what a tool returned: shown on a tool card while its result is collapsed."""
+"""One line saying what a tool returned: shown on a tool card while its result is collapsed.
+
+Our own tools are summarised by what they return, in the UI language (the network solver by
+whether it converged, its iterations, airways and fans; a resistance by its value …). Any other
+result — an MCP tool, a shape we do not know — says it with a ``summary`` / ``message`` /
+``result`` field, then the number of its sources, then its first line.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from ventapp.i18n import DEFAULT_LANG, t
+from ventapp.i18n import DEFAULT_LANG, t, tn
+from ventapp.i18n.formats import measure
 
 SUMMARY_CHARS = 96
 """Longest one-line summary of a tool result (the result itself is behind a disclosure)."""
 
+_TEXT_KEYS = ("summary", "message", "result", "answer", "error")
+"""Fields whose text says what a result is, in the order they are looked for."""
 
-def tool_summary(content: str, lang: str = DEFAULT_LANG) -> str:
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _joined(parts: list[str], lang: str) -> str:
+    return t("tool.summary_sep", lang).join(part for part in parts if part)
+
+
+def _network(data: Mapping[str, Any], lang: str) -> str:
+    """``solve_ventilation_network``: converged or not, iterations, airways, fans, reversed airways."""
+    iterations = int(_num(data.get("iterations")) or 0)
+    state = "tool.summary_converged" if data.get("converged") else "tool.summary_not_converged"
+    reversed_count = int(_num((data.get("reversed") or {}).get("count")) or 0)
+    fans = data.get("fans")
+    return _joined(
+        [
+            tn(state, iterations, lang),
+            tn("tool.summary_airways", int(_num(data.get("airways")) or 0), lang),
+            tn("tool.summary_fans", len(fans), lang) if isinstance(fans, list) and fans else "",
+            tn("tool.summary_reversed", reversed_count, lang) if reversed_count else "",
+        ],
+        lang,
+    )
+
+
+def _quantity(key: str, value: Any, lang: str) -> str:
+    number = _num(value)
+    return "" if number is None else t(key, lang, value=measure(number, lang))
+
+
+def _resistance(data: Mapping[str, Any], lang: str) -> str:
+    """``airway_resistance`` / ``combine_resistances``: R, and the pressure drop for a flow."""
+    r = data.get("resistance_ns2_m8")
+    total = r.get("total") if isinstance(r, Mapping) else r
+    return _joined(
+        [
+            _quantity("tool.summary_resistance", total, lang),
+            _quantity("tool.summary_pressure_drop", data.get("pressure_drop_pa"), lang),
+        ],
+        lang,
+    )
+
+
+def _fan_laws(data: Mapping[str, Any], lang: str) -> str:
+    """``fan_laws_scale``: the new flow, pressure and power (those that were given)."""
+    return _joined(
+        [
+            _quantity("tool.summary_flow", data.get("flow_m3_s"), lang),
+            _quantity("tool.summary_pressure", data.get("pressure_pa"), lang),
+            _quantity("tool.summary_power", data.get("power_kw"), lang),
+        ],
+        lang,
+    )
+
+
+def _operating_point(data: Mapping[str, Any], lang: str) -> str:
+    """``fan_operating_point``: the duty point and whether it is stable; else why there is none."""
+    if not data.get("found"):
+        return str(data.get("message") or t("tool.summary_no_duty", lang))
+    stable = t("tool.summary_stable" if data.get("stable") else "tool.summary_unstable", lang)
+    return _joined(
+        [
+            _quantity("tool.summary_flow", data.get("flow_m3_s"), lang),
+            _quantity("tool.summary_pressure", data.get("pressure_pa"), lang),
+            stable,
+        ],
+        lang,
+    )
+
+
+def _velocity(data: Mapping[str, Any], lang: str) -> str:
+    """``check_air_velocity``: the velocity and the verdict."""
+    verdict = t("tool.summary_within" if data.get("within_limits") else "tool.summary_outside", lang)
+    return _joined([_quantity("tool.summary_velocity", data.get("velocity_m_s"), lang), verdict], lang)
+
+
+def _passages(data: Any, lang: str) -> str:
+    """``knowledge_search``: how many passages were found."""
+    return tn("tool.summary_passages", len(data), lang) if isinstance(data, list) else ""
+
+
+_BY_TOOL: dict[str, Callable[[Any, str], str]] = {
+    "solve_ventilation_network": _network,
+    "airway_resistance": _resistance,
+    "combine_resistances": _resistance,
+    "fan_laws_scale": _fan_laws,
+    "fan_operating_point": _operating_point,
+    "natural_ventilation_pressure": lambda data, lang: _quantity(
+        "tool.summary_nvp", data.get("nvp_pa"), lang
+    ),
+    "airflow_demand": lambda data, lang: _quantity(
+        "tool.summary_demand", data.get("required_flow_m3_s"), lang
+    ),
+    "check_air_velocity": _velocity,
+    "knowledge_search": _passages,
+}
+"""Our tools whose result data says more than a generic line would (their ``data``, see ``sourced``)."""
+
+
+def _own_summary(tool: str, payload: Mapping[str, Any], lang: str) -> str:
+    summarise = _BY_TOOL.get(tool)
+    data = payload.get("data")
+    if summarise is None or data is None:
+        return ""
+    try:
+        return summarise(data, lang)
+    except (AttributeError, TypeError, ValueError, OverflowError):  # a shape we did not expect
+        return ""
+
+
+def _text_of(payload: Mapping[str, Any]) -> str:
+    for key in _TEXT_KEYS:
+        value = payload.get(key)
+        if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value).strip():
+            return str(value)
+    return ""
+
+
+def tool_summary(content: str, lang: str = DEFAULT_LANG, tool: str = "") -> str:
     """One line saying what a tool returned (never raises).
 
-    A JSON object says it with its ``summary`` / ``message`` / ``result`` / ``error`` field, or
-    the number of ``sources``; anything else by its first non-empty line; cut at ``SUMMARY_CHARS``.
+    Args:
+        content: The result as the model got it (text, often JSON ``{"data", "sources"}``).
+        lang: The UI language.
+        tool: The tool's registered name: our own tools are summarised by their result data.
+
+    Returns:
+        At most ``SUMMARY_CHARS`` characters on one line; a JSON object says it with its
+        ``summary`` / ``message`` / ``result`` / ``error`` field (its own, then its ``data``'s),
+        or the number of ``sources``; anything else by its first non-empty line.
     """
     text = content.strip()
     line = ""
@@ -23,14 +160,13 @@ def tool_summary(content: str, lang: str = DEFAULT_LANG) -> str:
     except ValueError:
         payload = None
     if isinstance(payload, dict):
-        for key in ("summary", "message", "result", "answer", "error"):
-            value = payload.get(key)
-            if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value).strip():
-                line = str(value)
-                break
+        data = payload.get("data")
+        line = _own_summary(tool, payload, lang) or _text_of(payload)
+        if not line and isinstance(data, Mapping):
+            line = _text_of(data)
         sources = payload.get("sources")
         if not line and isinstance(sources, list):
-            line = t("tool.summary_sources", lang, count=len(sources))
+            line = tn("tool.summary_sources", len(sources), lang)
         if not line:
             line = ", ".join(str(key) for key in list(payload)[:6])
     if not line:

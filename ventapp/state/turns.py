@@ -184,13 +184,15 @@ async def admit_turn(
     lang: str = DEFAULT_LANG,
     model: str | None = None,
     fork_turn: int | None = None,
+    keep_attachments: list[str] | None = None,
 ) -> tuple[ChatRun | None, LiveAnswer | None, ChatRejected | None]:
     """Admit one turn: ``(run, None, None)``, or ``(None, answer showing why, the refusal)``.
 
     The message's ``#skill:`` / ``#session:`` prefixes apply as in the API. Failures come
     back as an answer with ``error`` set (shown in the bubble), never as an exception.
     ``lang`` is the UI language: the answer is worded in it, and the model is asked to
-    answer in it. ``fork_turn``: the message replaces that user turn and all after it (edit, regenerate).
+    answer in it. ``fork_turn``: the message replaces that user turn and all after it (edit, regenerate),
+    keeping those of its files in ``keep_attachments`` (None: all).
     """
     runtime = current_runtime()
     if runtime is None:
@@ -205,6 +207,7 @@ async def admit_turn(
         lang=lang,
         model=model,
         fork_turn=fork_turn,
+        keep_attachments=keep_attachments,
     )
     try:
         return await start_chat(runtime, apply_prefixes(request)), None, None
@@ -235,6 +238,21 @@ async def live_run(session_id: str, user_name: str) -> LogState | None:
         return None
     state = await live_state(runtime.run_log, session_id, user_name)
     return state if state is not None and not state.ended else None
+
+
+async def is_running(session_id: str, user_name: str) -> bool:
+    """Whether the user's session is answering right now, in this process or another; never raises."""
+    runtime = current_runtime()
+    if runtime is None or not session_id:
+        return False
+    admitted = runtime.active_runs.get(session_id)
+    if admitted is not None:
+        return bool(admitted.user_name == user_name)
+    try:
+        return await live_run(session_id, user_name) is not None
+    except Exception:
+        logger.exception("reading the run log of session %s failed", session_id)
+        return False
 
 
 async def follow_plan(live: LogState | None, shown_ids: set[str]) -> FollowPlan | None:

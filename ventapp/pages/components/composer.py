@@ -64,7 +64,12 @@ def drop_dialog() -> rx.Component:
     return rx.alert_dialog.root(
         rx.alert_dialog.content(
             rx.alert_dialog.title(t("composer.drop_title")),
-            rx.alert_dialog.description(t("composer.drop_body"), size="2"),
+            rx.alert_dialog.description(
+                rx.cond(
+                    ChatState.drop_confirm_fork >= 0, t("composer.drop_body_resend"), t("composer.drop_body")
+                ),
+                size="2",
+            ),
             rx.hstack(
                 rx.button(
                     t("common.cancel"),

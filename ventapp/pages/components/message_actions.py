@@ -2,7 +2,8 @@
 
 DOM hooks: ``.copy-answer``, ``.regenerate``, ``.retry-answer`` (the last answer's row, ``.answer-actions``);
 ``.edit-message`` on a user bubble, whose edit form is ``.edit-form`` (``.edit-input``, ``.edit-send``,
-``.edit-cancel``); a refused message is ``.unsent`` with ``.unsent-badge`` and ``.retry-send``.
+``.edit-cancel``; the files it is sent with, ``.edit-attachment`` with ``.edit-attachment-remove``);
+a refused message is ``.unsent`` with ``.unsent-badge`` and ``.retry-send``.
 """
 
 from __future__ import annotations
@@ -65,8 +66,34 @@ def answer_actions(message: rx.Var[ChatMessageView], last: rx.Var[bool]) -> rx.C
     )
 
 
+def _edit_attachment(path: rx.Var[str]) -> rx.Component:
+    """A file the edited message will be sent with (``.edit-attachment``); its button leaves it out."""
+    name = path.split("/")[-1]
+    return rx.badge(
+        rx.icon("paperclip", size=12),
+        rx.text(name, style={"max_width": "14rem", "overflow": "hidden", "text_overflow": "ellipsis"}),
+        rx.el.button(
+            rx.icon("x", size=12),
+            type="button",
+            on_click=ChatState.remove_edit_attachment(path),
+            aria_label=t("attach.remove", name=name),
+            class_name="edit-attachment-remove",
+            style={"all": "unset", "cursor": "pointer", "display": "inline-flex"},
+        ),
+        variant="soft",
+        radius="full",
+        class_name="edit-attachment",
+        data_path=path,
+        title=path,
+    )
+
+
 def edit_form(message: rx.Var[ChatMessageView]) -> rx.Component:
-    """A sent message opened for editing: sending it replaces that turn and everything after it."""
+    """A sent message opened for editing: sending it replaces that turn and everything after it.
+
+    The files it carried are shown as chips (``.edit-attachment``): they go with the edited message
+    unless removed.
+    """
     return rx.form(
         rx.vstack(
             rx.text_area(
@@ -77,6 +104,10 @@ def edit_form(message: rx.Var[ChatMessageView]) -> rx.Component:
                 auto_focus=True,
                 width="100%",
                 rows="3",
+            ),
+            rx.cond(
+                ChatState.edit_attachments.length() > 0,
+                rx.hstack(rx.foreach(ChatState.edit_attachments, _edit_attachment), spacing="1", wrap="wrap"),
             ),
             rx.hstack(
                 rx.button(

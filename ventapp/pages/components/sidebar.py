@@ -242,11 +242,21 @@ def rename_dialog() -> rx.Component:
 
 
 def delete_dialog() -> rx.Component:
-    """Confirms before a session is deleted with its history and files."""
+    """Confirms before a session is deleted with its history and files; says so when it is answering.
+
+    A running conversation's button reads "Stop and delete" (:meth:`SessionsState.confirm_delete`).
+    """
     return rx.alert_dialog.root(
         rx.alert_dialog.content(
             rx.alert_dialog.title(t("sidebar.delete_title")),
-            rx.alert_dialog.description(t("sidebar.delete_body", title=SessionsState.delete_title), size="2"),
+            rx.alert_dialog.description(
+                rx.cond(
+                    SessionsState.delete_running,
+                    t("sidebar.delete_running_body", title=SessionsState.delete_title),
+                    t("sidebar.delete_body", title=SessionsState.delete_title),
+                ),
+                size="2",
+            ),
             rx.hstack(
                 rx.button(
                     t("common.cancel"),
@@ -256,7 +266,7 @@ def delete_dialog() -> rx.Component:
                     on_click=SessionsState.cancel_delete,
                 ),
                 rx.button(
-                    t("sidebar.delete"),
+                    rx.cond(SessionsState.delete_running, t("sidebar.stop_and_delete"), t("sidebar.delete")),
                     color_scheme="red",
                     id="delete-confirm",
                     on_click=SessionsState.confirm_delete,

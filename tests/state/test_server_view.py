@@ -1,0 +1,105 @@
+"""Live equals reload (issue 12): after a run that the tab's live fold may show otherwise than the
+stored answer, ChatState shows the stored transcript (``ventapp.state.server_view``).
+
+Same set-up as ``test_chat_state``: the real Reflex event processor, the pipeline replaced by a fake
+yielding real contract events; the stored transcript is built from rows as ``load_session`` does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from tests.state.test_chat_state import (  # noqa: F401  # client and pipeline are fixtures
+    USAGE,
+    Client,
+    client,
+    pipeline,
+    tokens,
+)
+from ventapp.agent import events as ev
+from ventapp.agent.pipeline import CANCELLED_MARKER
+from ventapp.state import chat_state as cs
+from ventapp.state import server_view
+from ventapp.state.live_answer import LiveAnswer
+from ventapp.state.server_view import differs_from_stored
+from ventapp.state.views import message_from_row
+
+
+def _stored(status: str, content: str) -> Any:
+    """``load_session`` over one stored question and answer (the answer's run took 1.2 s)."""
+    rows = [
+        SimpleNamespace(id="u", role="user", content="long answer please"),
+        SimpleNamespace(
+            id="a",
+            role="assistant",
+            content=content,
+            tool_calls=[],
+            citations=[],
+            usage=USAGE.model_dump(mode="json"),
+            status=status,
+            run_id="r",
+        ),
+    ]
+    run = SimpleNamespace(duration_ms=1200, error_code="cancelled", error="Stopped.")
+
+    async def load_session(session_id: str, user_name: str, lang: str = "en") -> Any:
+        return [message_from_row(row, lang, run if row.role == "assistant" else None) for row in rows], "full"
+
+    return load_session
+
+
+def test_only_answers_that_read_otherwise_after_a_reload_are_read_again() -> None:
+    done = LiveAnswer(usage=USAGE, lang="en")
+    assert differs_from_stored(done, "en") is False
+    assert differs_from_stored(done, "zh-CN") is True, "the language changed while it streamed"
+    assert differs_from_stored(LiveAnswer(error="x", error_code="cancelled", lang="en"), "en") is True
+    assert differs_from_stored(LiveAnswer(paused=True, lang="en"), "en") is False
+
+
+async def test_a_stopped_answer_shows_its_stored_footer_live(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(server_view, "load_session", _stored("cancelled", "Partial" + CANCELLED_MARKER))
+    pipeline.events = [ev.Token(content="Partial"), ev.Error(message="Stopped.", code="cancelled")]
+
+    await client.fire("send", form_data={"message": "long answer please"})
+
+    answer = (await client.state()).messages[-1]
+    assert (answer.status, answer.content) == ("stopped", "Partial")
+    assert answer.footer.startswith("1.2 sec · 1,234 tokens (1,100 in · 134 out)"), "as after a reload"
+
+
+async def test_a_language_switch_while_streaming_rewords_the_answer_when_it_ends(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(server_view, "load_session", _stored("complete", "w0 w1"))
+
+    async def load_sessions(user_name: str, lang: str = "zh-CN") -> list[Any]:
+        return [cs.SessionView(id="s", title=f"worded in {lang}")]
+
+    monkeypatch.setattr(cs, "load_sessions", load_sessions)
+    monkeypatch.setattr(server_view, "load_sessions", load_sessions)
+    pipeline.events = [*tokens(20), ev.Done(duration_ms=1200, usage=USAGE)]
+    pipeline.pause_s = 0.01
+
+    sending = asyncio.create_task(client.fire("send", form_data={"message": "long answer please"}))
+    await asyncio.sleep(0.05)
+    assert (await client.state()).is_streaming is True
+    await client.fire("relocalise", lang="zh-CN")
+    await sending
+    for _ in range(100):  # the re-read is its own event, after the run's last one
+        state = await client.state()
+        if state.messages and state.messages[-1].footer.startswith("1.2秒"):
+            break
+        await asyncio.sleep(0.02)
+
+    assert state.messages[-1].footer.startswith("1.2秒 · 1,234 token（输入 1,100 · 输出 134）")
+    assert [s.title for s in state.sessions] == ["worded in zh-CN"], "the list too"

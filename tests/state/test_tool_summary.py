@@ -1,0 +1,89 @@
+"""The one-line summary on a tool card: what each of our tools returned, in the UI language (issue 12)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ventapp.agent import events as ev
+from ventapp.state.live_answer import LiveAnswer, reduce_event
+from ventapp.state.tool_summary import tool_summary
+from ventapp.state.views import tool_card_from_dict
+from ventapp.tools import registry, workspace_files
+
+FAN_NETWORK = (
+    "edge_id,from,to,r_N_s2_m8,is_fan,a0_Pa,a1_Pa_s_m3,a2_Pa_s2_m6,area_m2,airway_type\n"
+    "f,1,2,0.05,1,200,30,-0.8,10,main_airway\n"
+    "a,2,3,0.3,0,,,,10,district_airway\n"
+    "b,1,3,0.3,0,,,,100,district_airway\n"
+    "c,3,4,0.3,0,,,,10,district_airway\n"
+)
+
+
+@pytest.fixture
+def solver_result(tmp_path: Path) -> str:
+    """What the registered network solver returns to the model for a small network with one fan."""
+    (tmp_path / "uploads").mkdir()
+    (tmp_path / "uploads" / "fan.csv").write_text(FAN_NETWORK, encoding="utf-8")
+    workspace_files.set_workspace_resolver(lambda: tmp_path)
+    try:
+        registry.load_builtin_tools()
+        (tool,) = registry.get_tools_by_name(["solve_ventilation_network"])
+        return str(tool.invoke({"path": "/workspace/uploads/fan.csv", "total_flow": 12.0}))
+    finally:
+        workspace_files.set_workspace_resolver(None)
+
+
+def test_the_network_solver_is_summarised_by_its_solution(solver_result: str) -> None:
+    iterations = json.loads(solver_result)["data"]["iterations"]
+    plural = "iteration" if iterations == 1 else "iterations"
+
+    assert tool_summary(solver_result, "en", "solve_ventilation_network") == (
+        f"Converged in {iterations} {plural} · 4 airways · 1 fan · 1 reversed airway"
+    )
+    assert tool_summary(solver_result, "zh-CN", "solve_ventilation_network") == (
+        f"迭代 {iterations} 次后收敛 · 4 条巷道 · 1 台风机 · 1 条巷道风流反向"
+    )
+
+
+def test_cards_live_and_reloaded_carry_the_tools_summary(solver_result: str) -> None:
+    live = reduce_event(
+        LiveAnswer(lang="en"),
+        ev.ToolResult(tool="solve_ventilation_network", cn_tool="", content=solver_result, tool_call_id="c"),
+    )
+    stored = tool_card_from_dict(
+        {"tool_call_id": "c", "tool": "solve_ventilation_network", "content": solver_result}, "en"
+    )
+    assert live.tools[0].summary == stored.summary
+    assert stored.summary.startswith("Converged in ") and "source" not in stored.summary
+
+
+def test_our_calculators_are_summarised_by_their_numbers() -> None:
+    def sourced(data: object) -> str:
+        return json.dumps({"data": data, "sources": [{"title": "t", "url": "/kb/x"}]})
+
+    resistance = sourced({"resistance_ns2_m8": {"total": 0.012345}, "pressure_drop_pa": 1234.4})
+    assert (
+        tool_summary(resistance, "en", "airway_resistance") == "R = 0.0123 N·s²/m⁸ · pressure drop 1,234 Pa"
+    )
+    assert tool_summary(resistance, "zh-CN", "airway_resistance") == "风阻 0.0123 N·s²/m⁸ · 压降 1,234 Pa"
+    duty = sourced({"found": True, "flow_m3_s": 45.678, "pressure_pa": 1500.0, "stable": False})
+    assert tool_summary(duty, "en", "fan_operating_point") == "45.7 m³/s · 1,500 Pa · unstable"
+    assert tool_summary(duty, "zh-CN", "fan_operating_point") == "风量 45.7 m³/s · 风压 1,500 Pa · 工况不稳定"
+    velocity = sourced({"velocity_m_s": 0.12, "within_limits": False})
+    assert tool_summary(velocity, "en", "check_air_velocity") == "0.12 m/s · outside limits"
+    assert tool_summary(sourced({"required_flow_m3_s": 20}), "zh-CN", "airflow_demand") == "需风量 20 m³/s"
+    passages = sourced([{"title": "a"}])
+    assert tool_summary(passages, "en", "knowledge_search") == "1 passage found"
+    assert tool_summary(sourced([{}, {}]), "zh-CN", "knowledge_search") == "找到 2 段资料"
+
+
+def test_other_results_count_their_sources_in_proper_english() -> None:
+    one = json.dumps({"data": {"x": 1}, "sources": [{"title": "a"}]})
+    assert tool_summary(one, "en", "some_mcp_tool") == "1 source found"
+    assert tool_summary(json.dumps({"sources": [{}, {}]}), "en") == "2 sources found"
+    assert tool_summary(one, "zh-CN") == "找到 1 个来源"
+    assert tool_summary(json.dumps({"data": {"message": "done"}, "sources": []}), "en") == "done"
+    assert tool_summary('{"data": "not ours"}', "en", "solve_ventilation_network") == "data"

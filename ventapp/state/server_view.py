@@ -1,0 +1,116 @@
+"""The open session as the server has it: shown again wherever the tab's own view could differ.
+
+A mixin of :class:`~ventapp.state.chat_state.ChatState`. What a person sees live must equal what
+they see after a reload (issue 12), and a few moments would otherwise part the two:
+
+* the header's language switch (:meth:`ServerView.relocalise`): what the server worded (footers,
+  notes, dates, the card) is worded again in the new language;
+* a run that ended without ``done`` (Stop, quota, timeout, a failure), was followed while the
+  language changed, or dropped a pending card: the stored answers carry the footer and notes a
+  reload shows (:meth:`ServerView.settle`);
+* a message that would have dropped a pending card was refused (:meth:`ServerView.keep_card`):
+  the server still keeps the pending call, so the card comes back, saying why nothing was sent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import reflex as rx
+
+from ventapp.i18n import resolve_lang, t
+from ventapp.state import turns
+from ventapp.state.chat_data import load_session, load_sessions
+from ventapp.state.interrupt_view import interrupt_view
+from ventapp.state.live_answer import LiveAnswer, live_from_message
+from ventapp.state.turns import apply_live
+from ventapp.state.views import STATUS_WAITING, ChatMessageView, worded_error
+
+
+class ServerView(rx.State, mixin=True):
+    """Re-read the open session's transcript and card; the language switch."""
+
+    def _show_session(self, session_id: str, loaded: tuple[list[ChatMessageView], str] | None) -> None:
+        messages, mode = loaded or ([], "full")
+        self.messages = messages  # type: ignore[attr-defined]  # on ChatState
+        self.session_id = session_id if loaded is not None else ""  # type: ignore[attr-defined]
+        self.mode = mode  # type: ignore[attr-defined]
+        self._reset_live()  # type: ignore[attr-defined]
+
+    async def _restore_interrupt(self) -> list[Any]:
+        """After a (re)load: if the session waits on a pause, show its answer live with the card."""
+        messages: list[ChatMessageView] = self.messages  # type: ignore[attr-defined]
+        last = messages[-1] if messages else None
+        if last is None or (last.role == "assistant" and last.status != STATUS_WAITING):
+            return []
+        lang: str = self.lang  # type: ignore[attr-defined]
+        view = interrupt_view(await turns.load_interrupt(self.session_id, self.user_name), lang)  # type: ignore[attr-defined]
+        if not view.kind:
+            return []
+        paused = (
+            live_from_message(messages.pop(), lang) if last.role == "assistant" else LiveAnswer(lang=lang)
+        )
+        self.messages = messages  # type: ignore[attr-defined]
+        self._new_live()  # type: ignore[attr-defined]
+        self.interrupt = view  # type: ignore[attr-defined]
+        return apply_live(self, LiveAnswer(lang=lang), paused)
+
+    async def _reread(self) -> list[Any]:
+        """Show the open session's stored transcript and pending card again (not while it streams)."""
+        if self.is_streaming or not self.session_id or self.interrupt.submitting:  # type: ignore[attr-defined]
+            return []
+        loaded = await load_session(self.session_id, self.user_name, self.lang)  # type: ignore[attr-defined]
+        if loaded is None:
+            return []
+        self._show_session(self.session_id, loaded)
+        return await self._restore_interrupt()
+
+    @rx.event
+    async def relocalise(self, lang: str) -> Any:
+        """After the header's language switch: re-word what the server worded (transcript, list, card).
+
+        A streaming answer keeps its language until it ends (:meth:`settle` re-words it then).
+        """
+        lang = resolve_lang(lang)
+        if lang == self.lang:  # type: ignore[attr-defined]
+            return None
+        self.lang = lang  # type: ignore[attr-defined]
+        if not self.user_name:  # type: ignore[attr-defined]
+            return None
+        self.sessions = await load_sessions(self.user_name, lang)  # type: ignore[attr-defined]
+        return await self._reread()
+
+    @rx.event
+    async def settle(self) -> Any:
+        """After a run whose live answer may differ from the stored one: show the stored transcript."""
+        return await self._reread()
+
+    @rx.event
+    async def keep_card(self, code: str, message: str) -> Any:
+        """A message that dropped the pending card locally was refused: the server's card comes back.
+
+        Args:
+            code: The refusal's code (``quota``, ``busy`` …).
+            message: The refusal's own sentence (kept behind the worded one).
+        """
+        events = await self._reread()
+        if self.interrupt.kind:  # type: ignore[attr-defined]
+            reason = worded_error(code, message, self.lang)[0]  # type: ignore[attr-defined]
+            error = t("live.drop_refused", self.lang, reason=reason)  # type: ignore[attr-defined]
+            self.interrupt = dataclasses.replace(self.interrupt, error=error)  # type: ignore[attr-defined]
+        return events
+
+
+def differs_from_stored(final: LiveAnswer, lang: str) -> bool:
+    """True when a finished live answer would read otherwise after a reload.
+
+    A run that ended without ``done`` (Stop, quota, timeout, a failure) has no usage live while the
+    stored answer has (the footer); an answer followed while the page's language changed is worded
+    in the old one.
+
+    Args:
+        final: The run's answer as the tab folded it.
+        lang: The page's language now.
+    """
+    return final.lang != lang or (final.usage is None and not final.paused)
