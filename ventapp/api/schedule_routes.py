@@ -4,7 +4,7 @@ Thin handlers over :class:`~ventapp.scheduler.service.ScheduleService`. The owne
 ``user_name`` is required on every route (spec 002, "升级已有部署"), in the query string or
 the JSON body (both given must agree); missing is 400. Another user's schedule is 404,
 exactly like one that does not exist. Bodies are JSON objects; a bad field is 422 naming it
-(``bad_cron`` adds ``field`` and ``reason``). Times are ISO 8601 with their offset.
+(``bad_cron`` adds ``field``, ``cause`` and ``reason``). Times are ISO 8601 with their offset.
 """
 
 from __future__ import annotations
