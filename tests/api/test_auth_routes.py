@@ -70,6 +70,12 @@ def test_a_wrong_password_and_an_unknown_account_answer_alike(api: ApiServer) ->
     assert "set-cookie" not in wrong.headers
 
 
+def test_login_refuses_an_unsafe_name_with_the_rule_of_every_route(api: ApiServer) -> None:
+    refused = httpx.post(f"{api.url}/api/auth/login", json={"user_name": "ops/admin", "password": PASSWORD})
+    assert refused.status_code == 400 and refused.json()["code"] == "bad_request"
+    assert "(not '/')" in refused.json()["message"] and "set-cookie" not in refused.headers
+
+
 def test_a_stated_user_name_is_ignored_and_logged(api: ApiServer, caplog: pytest.LogCaptureFixture) -> None:
     alice, bob = add_account(_name()), add_account(_name())
     with logged_in(api.url, alice) as client, caplog.at_level(logging.WARNING, logger="ventapp.api.deps"):

@@ -62,6 +62,8 @@ MESSAGES: dict[str, str] = {
     "name.blank": "Enter a name.",
     "name.too_long": "Use at most {max} characters.",
     "name.invisible": "Names cannot contain control or invisible (zero-width) characters.",
+    "name.unsafe": "Names may hold only letters, digits, spaces and . _ - @ + ' (not “{character}”).",
+    "name.no_letter": "A name needs at least one letter or digit.",
     # --- composer, attachments, mode ---
     "composer.label": "Message",
     "composer.placeholder": "Ask about airflow, fans, gas limits…",

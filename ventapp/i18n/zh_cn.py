@@ -62,6 +62,8 @@ MESSAGES: dict[str, str] = {
     "name.blank": "请输入名字。",
     "name.too_long": "名字最多 {max} 个字符。",
     "name.invisible": "名字不能包含控制字符或不可见（零宽）字符。",
+    "name.unsafe": "名字只能包含文字、数字、空格和 . _ - @ + '，不能包含“{character}”。",
+    "name.no_letter": "名字至少要有一个文字或数字。",
     # --- 输入框、附件、模式 ---
     "composer.label": "消息",
     "composer.placeholder": "询问风量、风机、瓦斯限值……",
