@@ -12,7 +12,8 @@ import pytest
 from tests.api.auth_support import PASSWORD, add_account, auth_server, logged_in, with_key
 from tests.api.sse_client import post_chat
 from tests.scripted_llm.server import ScriptedServer
-from tests.support import ApiServer
+from tests.support import ApiServer, patched_env
+from ventapp.api.app import create_api
 
 
 @pytest.fixture(scope="module")
@@ -219,3 +220,19 @@ def test_the_login_form_never_returns_to_the_login_page(api: ApiServer) -> None:
 def test_health_says_identities_are_verified(api: ApiServer) -> None:
     auth = httpx.get(f"{api.url}/health").json()["auth"]
     assert auth["mode"] == "local" and auth["verified"] is True
+
+
+async def test_the_login_form_while_the_server_starts_comes_back_saying_starting() -> None:
+    """No runtime yet (no lifespan has opened it): the browser is sent back to the login page with
+    ``error=starting``, not shown a JSON 503."""
+    with patched_env({"AUTH_MODE": "local"}):
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=create_api()), base_url="http://127.0.0.1"
+        ) as client:
+            response = await client.post(
+                "/api/auth/login/form",
+                data={"user_name": "ops", "password": PASSWORD, "next": "/usage"},
+                headers={"origin": "http://127.0.0.1"},
+            )
+    assert response.status_code == 303, response.text
+    assert response.headers["location"].startswith("/login?error=starting&next=/usage")
