@@ -13,6 +13,7 @@ from tests.api.auth_support import PASSWORD, add_account, auth_server, logged_in
 from tests.api.sse_client import post_chat
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import ApiServer, patched_env
+from ventapp.api import deps
 from ventapp.api.app import create_api
 
 
@@ -222,9 +223,17 @@ def test_health_says_identities_are_verified(api: ApiServer) -> None:
     assert auth["mode"] == "local" and auth["verified"] is True
 
 
-async def test_the_login_form_while_the_server_starts_comes_back_saying_starting() -> None:
-    """No runtime yet (no lifespan has opened it): the browser is sent back to the login page with
+async def test_the_login_form_while_the_server_starts_comes_back_saying_starting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No runtime yet (still starting): the browser is sent back to the login page with
     ``error=starting``, not shown a JSON 503."""
+
+    def starting() -> None:
+        raise RuntimeError("the agent runtime is not open")
+
+    # Another module's server may hold the process's runtime open: this app must not see it.
+    monkeypatch.setattr(deps, "get_runtime", starting)
     with patched_env({"AUTH_MODE": "local"}):
         async with httpx.AsyncClient(
             transport=httpx.ASGITransport(app=create_api()), base_url="http://127.0.0.1"
