@@ -18,6 +18,8 @@ from ventapp.agent.identity import DEFAULT_USER, InvalidUserName, normalize_user
         ("Li\u3000\u00a0Wei", "Li Wei"),
         ("Jose\u0301", "Jos\u00e9"),  # decomposed é: NFC makes it the composed one
         ("王小明", "王小明"),
+        ("li.wei_2-x+y@example.com", "li.wei_2-x+y@example.com"),
+        ("O'Brien", "O'Brien"),
         ("x" * 128, "x" * 128),
     ],
 )
@@ -45,3 +47,22 @@ def test_blank_invisible_and_control_characters_are_refused(raw: str) -> None:
     with pytest.raises(InvalidUserName) as refused:
         normalize_user_name(raw)
     assert refused.value.message.startswith("user_name")
+
+
+@pytest.mark.parametrize(
+    ("raw", "character"),
+    [("ops/admin", "/"), ("../etc", "/"), ("a\\b", "\\"), ("c:x", ":"), ("<b>", "<"), ("a|b", "|"),
+     ("a*", "*"), ('say"hi"', '"'), ("100%", "%"), ("a;b", ";"), ("$HOME", "$"), ("a`b", "`"), ("a,b", ",")],
+)  # fmt: skip
+def test_path_shell_and_markup_characters_are_refused_naming_the_character(raw: str, character: str) -> None:
+    with pytest.raises(InvalidUserName) as refused:
+        normalize_user_name(raw)
+    assert refused.value.cause == "unsafe" and refused.value.character == character
+    assert refused.value.message.startswith("user_name") and repr(character) in refused.value.message
+
+
+@pytest.mark.parametrize("raw", ["..", ".", "-", "@", "'"])
+def test_a_name_of_punctuation_only_is_refused(raw: str) -> None:
+    with pytest.raises(InvalidUserName) as refused:
+        normalize_user_name(raw)
+    assert refused.value.cause == "no_letter"

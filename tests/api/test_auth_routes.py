@@ -12,7 +12,9 @@ import pytest
 from tests.api.auth_support import PASSWORD, add_account, auth_server, logged_in, with_key
 from tests.api.sse_client import post_chat
 from tests.scripted_llm.server import ScriptedServer
-from tests.support import ApiServer
+from tests.support import ApiServer, patched_env
+from ventapp.api import deps
+from ventapp.api.app import create_api
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +70,12 @@ def test_a_wrong_password_and_an_unknown_account_answer_alike(api: ApiServer) ->
     assert wrong.status_code == unknown.status_code == 401
     assert wrong.json() == unknown.json()
     assert "set-cookie" not in wrong.headers
+
+
+def test_login_refuses_an_unsafe_name_with_the_rule_of_every_route(api: ApiServer) -> None:
+    refused = httpx.post(f"{api.url}/api/auth/login", json={"user_name": "ops/admin", "password": PASSWORD})
+    assert refused.status_code == 400 and refused.json()["code"] == "bad_request"
+    assert "(not '/')" in refused.json()["message"] and "set-cookie" not in refused.headers
 
 
 def test_a_stated_user_name_is_ignored_and_logged(api: ApiServer, caplog: pytest.LogCaptureFixture) -> None:
@@ -213,3 +221,27 @@ def test_the_login_form_never_returns_to_the_login_page(api: ApiServer) -> None:
 def test_health_says_identities_are_verified(api: ApiServer) -> None:
     auth = httpx.get(f"{api.url}/health").json()["auth"]
     assert auth["mode"] == "local" and auth["verified"] is True
+
+
+async def test_the_login_form_while_the_server_starts_comes_back_saying_starting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No runtime yet (still starting): the browser is sent back to the login page with
+    ``error=starting``, not shown a JSON 503."""
+
+    def starting() -> None:
+        raise RuntimeError("the agent runtime is not open")
+
+    # Another module's server may hold the process's runtime open: this app must not see it.
+    monkeypatch.setattr(deps, "get_runtime", starting)
+    with patched_env({"AUTH_MODE": "local"}):
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=create_api()), base_url="http://127.0.0.1"
+        ) as client:
+            response = await client.post(
+                "/api/auth/login/form",
+                data={"user_name": "ops", "password": PASSWORD, "next": "/usage"},
+                headers={"origin": "http://127.0.0.1"},
+            )
+    assert response.status_code == 303, response.text
+    assert response.headers["location"].startswith("/login?error=starting&next=/usage")

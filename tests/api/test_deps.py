@@ -32,7 +32,9 @@ def test_a_blank_name_is_400_on_every_route(client: httpx.Client, blank: str) ->
         assert body["code"] == "bad_request" and "user_name" in body["message"]
 
 
-@pytest.mark.parametrize("bad", ["al\x00ice", "alice\x1b[2J", "ali\u200bce", "\ufeffalice"])
+@pytest.mark.parametrize(
+    "bad", ["al\x00ice", "alice\x1b[2J", "ali\u200bce", "\ufeffalice", "ops/admin", "a\\b", "x<y>"]
+)
 def test_control_and_invisible_characters_are_refused_and_nothing_is_stored(
     client: httpx.Client, bad: str
 ) -> None:

@@ -95,7 +95,7 @@ def test_workspace_lists_the_upload_and_what_the_agent_wrote_to_its_owner_only(
     assert listing.status_code == 200
     files = {f["path"]: f for f in listing.json()["files"]}
     assert "/workspace/uploads/network.csv" in files and FIGURE in files
-    assert files[FIGURE]["size_bytes"] > 1000 and files[FIGURE]["modified"].endswith("+00:00")
+    assert files[FIGURE]["size_bytes"] > 1000 and files[FIGURE]["modified"].endswith("Z")
     other = client.get(f"/api/sessions/{session_id}/workspace", params={"user_name": "mallory"})
     assert other.status_code == 404 and other.json()["code"] == "not_found"
 

@@ -91,6 +91,16 @@ def test_recent_bad_paging_is_422_json(client: httpx.Client, params: dict[str, s
     response = client.get("/api/usage/recent", params=params)
     assert response.status_code == 422
     assert response.json()["code"] == "bad_request" and "limit" in response.json()["message"]
+    # The same ``errors`` list as every other 422, naming the parameter at fault.
+    ((name, raw),) = params.items()
+    assert response.json()["errors"] == [
+        {
+            "type": "value_error",
+            "loc": ["query", name],
+            "msg": response.json()["errors"][0]["msg"],
+            "input": raw,
+        }
+    ]
 
 
 def test_put_quota_sets_the_users_own_limit(client: httpx.Client) -> None:

@@ -42,3 +42,14 @@ def test_create_user_on_an_existing_operator_keeps_the_role(tmp_path: Path) -> N
     again = _run(tmp_path, "create-user", "ops", stdin="another long secret\n")
     assert again.returncode == 0 and "operator" in again.stdout, again.stdout + again.stderr
     assert _run(tmp_path, "list-users").stdout.split() == ["ops", "operator", "password"]
+
+
+def test_create_user_refuses_a_slash_and_other_unsafe_characters_before_asking_a_password(
+    tmp_path: Path,
+) -> None:
+    for name in ("ops/admin", "../ops", "ops:x", "ops<x>"):
+        refused = _run(tmp_path, "create-user", name, "--operator", stdin="a long enough secret\n")
+        assert refused.returncode == 2, refused.stdout
+        assert "may hold only letters, digits" in refused.stderr and refused.stdout == ""
+    assert _run(tmp_path, "list-users").stdout == "", "nothing was created"
+    assert _run(tmp_path, "set-role", "ops/admin", "user").returncode == 2

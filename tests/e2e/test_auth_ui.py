@@ -124,3 +124,42 @@ def test_api_keys_are_created_shown_once_and_revoked_on_the_settings_page(page: 
         assert api.get("/api/auth/me").status_code == 401
     page.reload()
     expect(page.locator("#new-key")).to_have_count(0)
+
+
+def test_text_in_the_chat_box_survives_the_trip_to_login(
+    page: Page, app: ReflexApp, llm: ScriptedServer
+) -> None:
+    """Tester: a message typed (and sent) after the login ended was lost on the way to /login."""
+    _log_in(page, app.url)
+    expect(page.locator("#user-chip")).to_have_text(USER)
+    other = page.context.new_page()
+    other.set_default_timeout(TIMEOUT_MS)
+    other.goto(app.url)
+    expect(other.locator("#user-chip")).to_have_text(USER)
+    other.click("#logout")  # this tab's login ends elsewhere
+    expect(other).to_have_url(re.compile(r"/login"))
+
+    draft = "Airflow in the return heading, please — 3 fans, 42 m³/s?"
+    page.fill("#chat-input", draft)
+    page.click("#send")
+    expect(page).to_have_url(re.compile(r"/login"))
+    page.fill("#login-user", USER)
+    page.fill("#login-password", PASSWORD)
+    page.click("#login-submit")
+    expect(page.locator("#user-chip")).to_have_text(USER)
+    expect(page.locator("#chat-input")).to_have_value(draft)
+    page.reload()  # used up: it is not put back twice
+    expect(page.locator("#user-chip")).to_have_text(USER)
+    expect(page.locator("#chat-input")).to_have_value("")
+
+
+def test_the_login_page_has_the_language_and_colour_switches(page: Page, app: ReflexApp) -> None:
+    page.goto(f"{app.url}/login")
+    expect(page.locator("#login-form")).to_be_visible()
+    expect(page.locator("#color-mode")).to_be_visible()
+    page.click("#lang-switch")
+    page.get_by_role("option", name="English").click()
+    expect(page.locator("h1")).to_have_text("Log in to VentAgent")
+    page.click("#lang-switch")
+    page.get_by_role("option", name="中文").click()
+    expect(page.locator("h1")).not_to_have_text("Log in to VentAgent")

@@ -75,6 +75,8 @@ def test_error_is_shown_in_place(page: Page, llm: ScriptedServer) -> None:
     bubble = page.locator(".bubble.assistant").last
     expect(bubble).to_have_attribute("data-state", "error", timeout=20_000)
     expect(bubble.locator(".error")).to_contain_text("HTTP 500")
+    # The header above the error frame leaves "thinking" for the error state.
+    expect(bubble.locator(".status")).to_have_text("stopped with an error")
 
 
 def test_a_long_streamed_answer_shows_exactly_the_stored_text_around_its_card(

@@ -67,7 +67,18 @@ def test_schedules_story(page: Page, llm: ScriptedServer, tmp_path_factory: pyte
     # The form validates the expression as it is typed and previews the next five runs.
     page.click("#new-schedule")
     page.fill("#schedule-cron", "61 8 * * *")
-    expect(page.locator("#cron-error")).to_contain_text("minute")
+    expect(page.locator("#cron-error")).to_have_text(
+        "The minute must be between 0 and 59; 61 is out of range."
+    )
+    # One sentence per cause: a zero step is not the range rule, a never-firing one not the field count.
+    page.fill("#schedule-cron", "*/0 * * * *")
+    expect(page.locator("#cron-error")).to_have_text(
+        "The step in the minute field must be a whole number above 0 (e.g. */5), not “*/0”."
+    )
+    page.fill("#schedule-cron", "0 0 31 2 *")
+    expect(page.locator("#cron-error")).to_have_text(
+        "This expression never fires: none of the chosen months has that day (e.g. 31 February)."
+    )
     page.fill("#schedule-cron", "0 8 * * 1-5")
     expect(page.locator("#cron-error")).to_have_count(0)
     expect(page.locator("#cron-description")).to_have_text("At 08:00, Monday through Friday")

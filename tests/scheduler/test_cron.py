@@ -10,7 +10,6 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from ventapp.i18n import t
 from ventapp.scheduler.cron import CronInvalid, describe, latest_fire_between, next_fire_times, parse_cron
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -43,11 +42,12 @@ def test_good_expressions_parse_and_fire(expression: str) -> None:
 @pytest.mark.parametrize(
     ("expression", "field", "reason_part"),
     [
-        ("61 * * * *", "minute", "maximum value (59)"),
-        ("0 25 * * *", "hour", "maximum value (23)"),
-        ("0 0 0 * *", "day", "minimum value (1)"),
-        ("0 0 1 13 *", "month", "maximum value (12)"),
-        ("0 0 * * 8", "day_of_week", "not a day of the week"),
+        ("61 * * * *", "minute", "61 is outside 0–59"),
+        ("0 25 * * *", "hour", "25 is outside 0–23"),
+        ("0 0 0 * *", "day", "0 is outside 1–31"),
+        ("0 0 1 13 *", "month", "13 is outside 1–12"),
+        ("0 0 * * 8", "day_of_week", "8 is outside 0–7"),
+        ("0 0 * * x", "day_of_week", "not a day of the week"),
         ("0 0 * *", "cron", "expected 5 fields"),
         ("0 0 * * * *", "cron", "got 6"),
         ("x 0 * * *", "minute", 'Unrecognized expression "x"'),
@@ -110,18 +110,3 @@ def test_descriptions_in_chinese_and_english() -> None:
     chinese = describe("0 8 * * 1-5", "zh-CN")
     assert "08:00" in chinese and "星期一" in chinese and "星期五" in chinese and "Monday" not in chinese
     assert "3月" in describe("0 9 1 3 *", "zh-CN")
-
-
-@pytest.mark.parametrize(
-    ("expression", "zh_rule"),
-    [("61 8 * * *", "分钟须为 0–59"), ("0 25 * * *", "小时须为 0–23"), ("0 8 * 13 *", "月须为 1–12"),
-     ("0 8 * * 9", "星期须为"), ("0 8 *", "须为 5 段")],
-)  # fmt: skip
-def test_every_field_a_cron_can_fail_on_has_its_rule_in_both_languages(expression: str, zh_rule: str) -> None:
-    with pytest.raises(CronInvalid) as problem:
-        parse_cron(expression, ZoneInfo("Asia/Shanghai"))
-    zh, en = (
-        t(f"form.cron_field.{problem.value.field}", "zh-CN"),
-        t(f"form.cron_field.{problem.value.field}", "en"),
-    )
-    assert zh_rule in zh and en != f"form.cron_field.{problem.value.field}" and zh != en

@@ -137,6 +137,11 @@ def test_clean_user_name_applies_the_api_rule() -> None:
         name, problem = cs.clean_user_name(bad, "en")
         assert name == "" and "invisible" in problem, bad
     assert cs.clean_user_name("x" * 129, "zh-CN")[1] == "名字最多 128 个字符。"
+    assert cs.clean_user_name("ops/admin", "zh-CN") == (
+        "",
+        "名字只能包含文字、数字、空格和 . _ - @ + '，不能包含“/”。",
+    )
+    assert cs.clean_user_name("..", "en") == ("", "A name needs at least one letter or digit.")
 
 
 # --- ChatState headless ------------------------------------------------------------------

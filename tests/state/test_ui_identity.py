@@ -205,3 +205,93 @@ async def test_schedules_and_settings_need_a_live_login_too(alice_tab: _Tab, eng
         alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
         await alice_tab.fire_on(state_cls, name, **payload)
         assert _sent_to_login(alice_tab), f"{state_cls.__name__}.{name}"
+
+
+# --- the draft across a trip to /login, and a runtime still starting (tester's login items) ------
+
+
+def _scripts(tab: _Tab) -> list[str]:
+    return [str(payload) for name, payload in tab.browser.sent if name == "_call_script"]  # type: ignore[attr-defined]
+
+
+async def test_a_message_refused_because_the_login_ended_is_kept_for_the_same_user(
+    alice_tab: _Tab,
+    engine: sa.Engine,
+    pipeline: SimpleNamespace,  # noqa: F811
+) -> None:
+    service.create_account(engine, "alice", "another good passphrase")  # her sessions end
+    alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
+
+    await alice_tab.fire("send", form_data={"message": "my long unsent question"})
+
+    assert _sent_to_login(alice_tab)
+    kept = [s for s in _scripts(alice_tab) if ui_identity.DRAFT_KEY in s and "setItem" in s]
+    assert kept and '"my long unsent question"' in kept[0] and '"alice"' in kept[0], _scripts(alice_tab)
+
+
+async def test_the_login_check_puts_the_draft_back_for_the_verified_user_only(alice_tab: _Tab) -> None:
+    alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
+    await alice_tab.fire_on(AuthState, "check_login")
+    restore = [s for s in _scripts(alice_tab) if ui_identity.DRAFT_KEY in s and "getItem" in s]
+    assert restore and "alice" in restore[0] and "removeItem" in restore[0], restore
+    assert not _sent_to_login(alice_tab)
+
+
+async def test_a_starting_runtime_is_waited_for_not_taken_for_a_logout(
+    engine: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    service.create_account(engine, "alice", PASSWORD)
+    _, token = service.login(engine, AuthSettings(mode="local"), "alice", PASSWORD, "127.0.0.1")
+    ready_after = {"calls": 3}
+
+    def runtime() -> SimpleNamespace:
+        ready_after["calls"] -= 1
+        if ready_after["calls"] > 0:
+            raise RuntimeError("the agent runtime is not open")
+        return SimpleNamespace(engine=engine)
+
+    monkeypatch.setattr(ui_identity, "get_runtime", runtime)
+    monkeypatch.setattr(auth_state, "_STARTUP_POLL_S", 0.01)
+    browser = _Browser()
+    processor = BaseStateEventProcessor().configure(
+        state_manager=StateManagerMemory(),
+        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
+    )
+    with patched_env({"AUTH_MODE": "local"}):
+        async with processor:
+            tab = _Tab(processor, browser)
+            await tab.connect(f"ventagent_session={token}")
+            deltas = await tab.fire_on(AuthState, "check_login")
+            auth = await (await tab.state()).get_state(AuthState)
+    said_starting = [
+        d
+        for d in deltas
+        for key, values in d.items()
+        if key.endswith("auth_state") and values.get("starting_rx_state_") is True
+    ]
+    assert said_starting, "the page said the server is starting while it waited"
+    assert not _sent_to_login(tab), "a starting server is not a logout"
+    assert (auth.signed_in_as, auth.starting) == ("alice", False)
+
+
+async def test_a_runtime_that_never_comes_keeps_saying_starting(
+    engine: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def runtime() -> SimpleNamespace:
+        raise RuntimeError("the agent runtime is not open")
+
+    monkeypatch.setattr(ui_identity, "get_runtime", runtime)
+    monkeypatch.setattr(auth_state, "STARTUP_WAIT_S", 0.05)
+    monkeypatch.setattr(auth_state, "_STARTUP_POLL_S", 0.01)
+    browser = _Browser()
+    processor = BaseStateEventProcessor().configure(
+        state_manager=StateManagerMemory(),
+        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
+    )
+    with patched_env({"AUTH_MODE": "local"}):
+        async with processor:
+            tab = _Tab(processor, browser)
+            await tab.connect("ventagent_session=whatever")
+            await tab.fire_on(AuthState, "check_login")
+            auth = await (await tab.state()).get_state(AuthState)
+    assert auth.starting and not _sent_to_login(tab)

@@ -23,6 +23,7 @@ from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.thinking import levels_for, resolve_control
 from ventapp.agent.turn_context import load_turn_context
 from ventapp.billing.pricing import get_price
+from ventapp.db.models import iso_utc
 from ventapp.model_config import DEFAULT_ROUTE, ModelRoute
 from ventapp.tools import registry
 from ventapp.tools.mcp_tools import MODULE_PREFIX
@@ -93,7 +94,7 @@ def agent_summary(runtime: AgentRuntime, built: BuiltAgent) -> dict[str, Any]:
         "mcp_servers": runtime.agents.mcp.public(),
         "thinking": built.thinking,
         "generation": built.generation,
-        "built_at": built.built_at.isoformat(),
+        "built_at": iso_utc(built.built_at),
     }
 
 

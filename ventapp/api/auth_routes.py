@@ -18,6 +18,7 @@ from fastapi import APIRouter, Form, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel, Field
 
+from ventapp.agent.pipeline import ChatRejected
 from ventapp.api.deps import (
     PUBLIC,
     SESSION_COOKIE,
@@ -149,8 +150,10 @@ async def login_form(
     """The login page's form: 303 to ``next`` with the cookie set, or to ``/login?error=<code>``."""
     try:
         _caller, token, settings = await _login(request, user_name, password)
-    except AuthRejected as refused:
-        target = f"/login?error={refused.code}&next={quote(_safe_next(next))}"
+    except (AuthRejected, ChatRejected) as refused:
+        # ChatRejected: 503 while the runtime starts; the page says "starting", not a JSON body.
+        code = "starting" if isinstance(refused, ChatRejected) and refused.status == 503 else refused.code
+        target = f"/login?error={code}&next={quote(_safe_next(next))}"
         if refused.retry_after:
             target += f"&retry_after={refused.retry_after}"
         return RedirectResponse(target, status_code=303)

@@ -39,6 +39,7 @@ from ventapp.api.deps import CurrentUser, FormUser, RuntimeDep
 from ventapp.api.openapi import SSE_RESPONSE, errors
 from ventapp.api.sse import stream_run
 from ventapp.db import chat_store
+from ventapp.db.models import iso_utc
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
 
@@ -277,7 +278,7 @@ async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) 
                 "usage": row.usage,
                 "status": row.status,
                 "run_id": row.run_id,
-                "created_at": row.created_at.isoformat(),
+                "created_at": iso_utc(row.created_at),
             }
             for row in rows
         ],

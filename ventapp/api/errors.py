@@ -25,9 +25,18 @@ def error_response(
 
     ``detail`` mirrors FastAPI's own errors so clients read one key; ``retry_after``
     (seconds) is also sent as the ``Retry-After`` header; ``details`` adds fields such
-    as the original ``session_id``/``run_id`` of a duplicate request.
+    as the original ``session_id``/``run_id`` of a duplicate request. A 422 always has
+    ``errors`` (``[{type, loc, msg[, input]}]``, FastAPI's shape): the caller's, or one entry
+    built from ``code``, ``message`` and a ``field`` detail.
     """
     body: dict[str, Any] = {"detail": message, "message": message, "code": code, **(details or {})}
+    if status == 422 and "errors" not in body:
+        # Every 422 carries the ``errors`` list FastAPI's own validation errors have, so a client
+        # reads one shape: here one entry naming the field when the refusal knows it.
+        field = body.get("field")
+        body["errors"] = [
+            {"type": code, "loc": ["body", field] if isinstance(field, str) else [], "msg": message}
+        ]
     headers = None
     if retry_after is not None:
         body["retry_after"] = retry_after

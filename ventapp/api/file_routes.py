@@ -24,6 +24,7 @@ from ventapp.agent.workspace_listing import inside, list_workspace
 from ventapp.api.deps import CurrentUser, RuntimeDep
 from ventapp.api.errors import error_response
 from ventapp.api.openapi import errors
+from ventapp.db.models import iso_utc
 
 router = APIRouter(tags=["files"])
 
@@ -94,6 +95,6 @@ async def session_workspace(session_id: str, runtime: RuntimeDep, user_name: Cur
     files = await asyncio.to_thread(list_workspace, folder)
     return {
         "files": [
-            {"path": f.path, "size_bytes": f.size_bytes, "modified": f.modified.isoformat()} for f in files
+            {"path": f.path, "size_bytes": f.size_bytes, "modified": iso_utc(f.modified)} for f in files
         ]
     }

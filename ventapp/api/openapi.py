@@ -13,9 +13,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PlainSerializer, WithJsonSchema
 
 from ventapp.agent.events import EVENT_TYPES
+from ventapp.db.models import iso_utc
 
 _MEANING = {
     400: "Bad input (blank message, user_name breaking the rule, bad upload, unknown skill)",
@@ -76,9 +77,15 @@ def _as_utc(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-UtcDateTime = Annotated[datetime, AfterValidator(_as_utc)]
+UtcDateTime = Annotated[
+    datetime,
+    AfterValidator(_as_utc),
+    PlainSerializer(iso_utc, return_type=str, when_used="json"),
+    WithJsonSchema({"type": "string", "format": "date-time"}),
+]
 """A timestamp the database keeps as naive UTC, sent with its zone (``…T09:50:25.444809Z``):
-RFC 3339 ``date-time`` requires one, and a browser reads a zoneless one as local time."""
+RFC 3339 ``date-time`` requires one, and a browser reads a zoneless one as local time. Written by
+:func:`~ventapp.db.models.iso_utc`, the one format of every API timestamp."""
 
 CONTRACT_FRAME: dict[str, Any] = {
     "type": "object",

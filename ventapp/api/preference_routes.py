@@ -19,12 +19,13 @@ from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
 from ventapp.api.deps import CurrentUser, RuntimeDep, caller_name
 from ventapp.api.openapi import errors
 from ventapp.db import preference_store
+from ventapp.db.models import iso_utc
 
 router = APIRouter(tags=["preferences"])
 
 
 def _iso(moment: Any) -> str | None:
-    return moment.isoformat() + "Z" if moment is not None else None
+    return iso_utc(moment)
 
 
 @router.get("/api/preferences", responses=errors())

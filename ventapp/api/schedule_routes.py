@@ -4,7 +4,7 @@ Thin handlers over :class:`~ventapp.scheduler.service.ScheduleService`. The owne
 ``user_name`` is required on every route (spec 002, "升级已有部署"), in the query string or
 the JSON body (both given must agree); missing is 400. Another user's schedule is 404,
 exactly like one that does not exist. Bodies are JSON objects; a bad field is 422 naming it
-(``bad_cron`` adds ``field`` and ``reason``). Times are ISO 8601 with their offset.
+(``bad_cron`` adds ``field``, ``cause`` and ``reason``). Times are ISO 8601 in UTC with ``Z`` (``timezone`` names the zone the cron reads in).
 """
 
 from __future__ import annotations
@@ -149,4 +149,4 @@ async def schedule_runs(schedule_id: str, request: Request, service: ServiceDep)
     """``{"items": [{run_id, session_id, trigger, scheduled_for, status, started_at, finished_at,
     error, usage}]}``, newest first (the latest 50)."""
     records = await service.runs(schedule_id, _owner(request, {}))
-    return {"items": [run_public(record, service.tz) for record in records]}
+    return {"items": [run_public(record) for record in records]}

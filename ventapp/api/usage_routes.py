@@ -87,10 +87,19 @@ async def usage_recent(
     page_size = _whole(limit, 1, reports.MAX_PAGE)
     skip = _whole(offset, 0, MAX_WHOLE)
     if page_size is None or skip is None:
+        problems = [
+            {"type": "value_error", "loc": ["query", name], "msg": rule, "input": raw}
+            for name, raw, value, rule in (
+                ("limit", limit, page_size, f"a whole number from 1 to {reports.MAX_PAGE}"),
+                ("offset", offset, skip, f"a whole number from 0 to {MAX_WHOLE}"),
+            )
+            if value is None
+        ]
         return error_response(
             422,
             "bad_request",
             f"limit must be a whole number from 1 to {reports.MAX_PAGE} and offset from 0 to {MAX_WHOLE}.",
+            details={"errors": problems},
         )
     owner = _owner(caller, for_user)
     return await asyncio.to_thread(reports.recent_usage, runtime.engine, owner, limit=page_size, offset=skip)

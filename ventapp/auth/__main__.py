@@ -8,7 +8,9 @@ The password is read from the terminal (asked twice, not echoed) or, when stdin 
 terminal, from its first line; there is never a default password. ``--no-password`` makes an
 account that only carries a role (``AUTH_MODE=header``: the proxy authenticates). On an existing
 account ``create-user`` resets the password (ending its login sessions; its API keys stay) and
-keeps its role unless ``--operator`` is given; ``set-role`` demotes.
+keeps its role unless ``--operator`` is given; ``set-role`` demotes. Names follow the rule of every
+route (:mod:`ventapp.agent.identity`): a name with ``/`` or other unsafe characters exits with 2 and
+a sentence saying which character, before any password is asked.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import argparse
 import getpass
 import sys
 
-from ventapp.auth.service import AuthRejected, create_account
+from ventapp.auth.service import AuthRejected, canonical, create_account
 from ventapp.config import get_settings
 from ventapp.db import auth_store
 from ventapp.db.engine import make_engine, upgrade_to_head
@@ -55,11 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     engine = make_engine(settings.database_url, busy_timeout_s=settings.db_busy_timeout_s)
     try:
         if args.command == "create-user":
+            name = canonical(args.name)  # the identity rule of every route, before asking a password
             password = None if args.no_password else _read_password()
-            account = create_account(engine, args.name, password, "operator" if args.operator else None)
+            account = create_account(engine, name, password, "operator" if args.operator else None)
             print(f"account {account.user_name!r} saved ({account.role})")
         elif args.command == "set-role":
-            existing = auth_store.get_account(engine, args.name)
+            existing = auth_store.get_account(engine, canonical(args.name))
             if existing is None:
                 print(f"no account {args.name!r}", file=sys.stderr)
                 return 2

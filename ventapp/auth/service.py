@@ -11,7 +11,7 @@ import ipaddress
 import logging
 import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Literal
 
 from sqlalchemy.engine import Engine
@@ -21,7 +21,7 @@ from ventapp.auth import passwords, tokens
 from ventapp.config_auth import AuthSettings
 from ventapp.db import auth_store
 from ventapp.db.auth_models import ROLES, Account, ApiKey
-from ventapp.db.models import utcnow
+from ventapp.db.models import iso_utc, utcnow
 
 logger = logging.getLogger(__name__)
 
@@ -302,16 +302,12 @@ def api_key_caller(engine: Engine, auth: AuthSettings, token: str) -> Caller | N
 
 def key_public(key: ApiKey) -> dict[str, object]:
     """A key as lists show it: ``{id, name, prefix, created_at, last_used_at, revoked_at, active}``."""
-
-    def iso(value: datetime | None) -> str | None:
-        return None if value is None else value.isoformat() + "Z"
-
     return {
         "id": key.id,
         "name": key.name,
         "prefix": f"{tokens.API_KEY_PREFIX}{key.id}_…",
-        "created_at": iso(key.created_at),
-        "last_used_at": iso(key.last_used_at),
-        "revoked_at": iso(key.revoked_at),
+        "created_at": iso_utc(key.created_at),
+        "last_used_at": iso_utc(key.last_used_at),
+        "revoked_at": iso_utc(key.revoked_at),
         "active": key.revoked_at is None,
     }

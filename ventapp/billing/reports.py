@@ -20,6 +20,7 @@ from ventapp.billing.pricing import format_money, get_price
 from ventapp.config import Settings
 from ventapp.db import billing_store
 from ventapp.db.billing_models import UsageLedger
+from ventapp.db.models import iso_utc
 
 MAX_PAGE = 200
 """Most ledger rows one ``recent`` page returns."""
@@ -76,7 +77,7 @@ class TodayUsage:
             "user_name": self.user_name,
             "day": self.day.isoformat(),
             "timezone": USAGE_TZ_NAME,
-            "resets_at": self.resets_at.isoformat(),
+            "resets_at": iso_utc(self.resets_at),
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "total_tokens": self.total_tokens,
@@ -139,7 +140,7 @@ def today_usage(
 
 
 def ledger_entry(row: UsageLedger) -> dict[str, Any]:
-    """One ledger row as JSON; ``created_at`` is UTC (ISO, no offset, like the chat history)."""
+    """One ledger row as JSON; ``created_at`` as :func:`~ventapp.db.models.iso_utc` writes it."""
     return {
         "id": row.id,
         "run_id": row.run_id,
@@ -155,7 +156,7 @@ def ledger_entry(row: UsageLedger) -> dict[str, Any]:
         "cost": format_money(row.cost_micros, row.currency),
         "priced": row.priced,
         "usage_day": row.usage_day.isoformat(),
-        "created_at": row.created_at.isoformat(),
+        "created_at": iso_utc(row.created_at),
     }
 
 
@@ -236,7 +237,7 @@ def billing_health(engine: Engine, settings: Settings) -> dict[str, Any]:
         "price": price.public() if price else None,
         "allow_unpriced": settings.billing_allow_unpriced,
         "pending_settlements": pending,
-        "oldest_pending_at": oldest.isoformat() if oldest else None,
+        "oldest_pending_at": iso_utc(oldest),
         "timezone": USAGE_TZ_NAME,
     }
 

@@ -34,6 +34,22 @@ def utcnow() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+def iso_utc(moment: datetime | None) -> str | None:
+    """A timestamp as every API answer writes it: ISO 8601 in UTC, microseconds, ``Z``.
+
+    Args:
+        moment: Aware (any zone), or naive UTC as the database stores it; None stays None.
+
+    Returns:
+        E.g. ``"2026-12-01T09:50:25.444809Z"``. The fixed width keeps text order equal to
+        time order (pitfall 8), and the ``Z`` keeps browsers from reading it as local time.
+    """
+    if moment is None:
+        return None
+    aware = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return aware.replace(tzinfo=None).isoformat(timespec="microseconds") + "Z"
+
+
 def new_id() -> str:
     """A new primary key: a UUID4 string (36 characters)."""
     return str(uuid.uuid4())

@@ -12,6 +12,7 @@ from ventapp.pages.components.header import header
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.message import live_bubble, message_row
 from ventapp.pages.components.model_controls import endpoint_banner
+from ventapp.pages.components.page_frame import starting_notice
 from ventapp.pages.components.session_bar import session_bar
 from ventapp.pages.components.sidebar import name_dialog, sidebar
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
@@ -95,6 +96,7 @@ def chat_page() -> rx.Component:
         sidebar(),
         rx.flex(
             header(),
+            starting_notice(),
             endpoint_banner(),
             transcript(),
             live_elsewhere_notice(),

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import reflex as rx
 
-from ventapp.pages.components.lang import t
+from ventapp.pages.components.header import color_mode_button
+from ventapp.pages.components.lang import lang_switch, t
+from ventapp.pages.components.page_frame import starting_notice
 from ventapp.state.auth_state import AuthState
 
 
@@ -61,11 +63,24 @@ def _no_form(sentence: rx.Var[str]) -> rx.Component:
 
 
 def login_page() -> rx.Component:
-    """The login card; ``on_mount`` reads the error and the page to return to."""
+    """The login card under the header's language and colour-mode switches; ``on_mount`` reads the
+    error and the page to return to."""
+    switches = rx.hstack(
+        lang_switch(AuthState.relocalise_login),
+        color_mode_button(),
+        position="absolute",
+        top="0.75rem",
+        right="1rem",
+        spacing="3",
+        align="center",
+        class_name="login-switches",
+    )
     return rx.center(
+        switches,
         rx.card(
             rx.vstack(
                 rx.heading(t("auth.login_title"), size="5", as_="h1"),
+                starting_notice(),
                 rx.cond(
                     AuthState.login_error != "",
                     rx.callout(
@@ -86,6 +101,7 @@ def login_page() -> rx.Component:
         ),
         min_height="100dvh",
         padding="1rem",
+        position="relative",
         background=rx.color("gray", 1),
         on_mount=AuthState.load_login,
     )

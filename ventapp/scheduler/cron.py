@@ -24,6 +24,8 @@ from apscheduler.triggers.combining import OrTrigger
 from apscheduler.triggers.cron import CronTrigger
 from cron_descriptor import ExpressionDescriptor, FormatException, Options
 
+from ventapp.scheduler.cron_problems import CronInvalid, check_numbers, check_step, out_of_range
+
 FIELDS = ("minute", "hour", "day", "month", "day_of_week")
 """The five fields, in crontab order, named as in APScheduler (and in 422 messages)."""
 _DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
@@ -62,22 +64,17 @@ _ZH_NAMES = {
 _ZH_NAME_RE = re.compile(r"\b(" + "|".join(_ZH_NAMES) + r")\b")
 
 
-class CronInvalid(ValueError):
-    """The expression cannot be used. ``field`` names the part at fault, ``reason`` says why."""
-
-    def __init__(self, field: str, reason: str) -> None:
-        super().__init__(f"{field}: {reason}")
-        self.field = field
-        self.reason = reason
-
-
 def _weekday(token: str) -> int:
     lowered = token.lower()
     if lowered in _DAY_NAMES:
         return _DAY_NAMES.index(lowered)
-    if not token.isdigit() or int(token) > 7:
+    if token.isdigit() and int(token) > 7:
+        raise out_of_range("day_of_week", int(token))
+    if not token.isdigit():
         raise CronInvalid(
-            "day_of_week", f"{token!r} is not a day of the week (0–7 or sun–sat; 0 and 7 are Sunday)"
+            "day_of_week",
+            f"{token!r} is not a day of the week (0–7 or sun–sat; 0 and 7 are Sunday)",
+            value=token,
         )
     return int(token) % 7
 
@@ -88,9 +85,9 @@ def _weekdays(field: str) -> str:
         return field
     days: set[int] = set()
     for part in field.split(","):
-        span, _, step_text = part.partition("/")
-        if step_text and not (step_text.isdigit() and int(step_text) > 0):
-            raise CronInvalid("day_of_week", f"the step in {part!r} must be a positive whole number")
+        span, slash, step_text = part.partition("/")
+        if slash:
+            check_step("day_of_week", part, step_text)
         step = int(step_text) if step_text else 1
         if span == "*":
             first, last = 0, 6
@@ -100,7 +97,9 @@ def _weekdays(field: str) -> str:
             if high.strip() == "7":
                 last = 7  # "5-7" is Friday to Sunday
             if last < first:
-                raise CronInvalid("day_of_week", f"the range {span!r} runs backwards")
+                raise CronInvalid(
+                    "day_of_week", f"the range {span!r} runs backwards", "backwards_range", value=span
+                )
         else:
             first = last = _weekday(span)
         days.update(day % 7 for day in range(first, last + 1, step))
@@ -119,20 +118,28 @@ def parse_cron(expression: str, tz: tzinfo) -> BaseTrigger:
         restricted (crontab fires when either matches).
 
     Raises:
-        CronInvalid: Wrong number of fields (field ``cron``) or a field APScheduler rejects
-            (the field's name and the parser's reason), or an expression that never fires.
+        CronInvalid: With a ``cause`` (see :mod:`~ventapp.scheduler.cron_problems`): wrong number
+            of fields (field ``cron``), a bad step, number or range in a field, a field
+            APScheduler cannot read (``unrecognized``), or an expression that never fires.
     """
     parts = expression.split()
     if len(parts) != 5:
-        raise CronInvalid("cron", f"expected 5 fields (minute hour day month day_of_week), got {len(parts)}")
+        raise CronInvalid(
+            "cron",
+            f"expected 5 fields (minute hour day month day_of_week), got {len(parts)}",
+            "field_count",
+            count=len(parts),
+        )
     values = dict(zip(FIELDS, parts, strict=True))
     for field, value in values.items():
         if field == "day_of_week":
             value = values[field] = _weekdays(value)
+        else:
+            check_numbers(field, value)
         try:
             CronTrigger(**{field: value}, timezone=tz)
         except ValueError as problem:
-            raise CronInvalid(field, str(problem)) from None
+            raise CronInvalid(field, str(problem), value=parts[FIELDS.index(field)]) from None
     trigger: BaseTrigger
     if values["day"] != "*" and values["day_of_week"] != "*":
         trigger = OrTrigger(
@@ -144,7 +151,9 @@ def parse_cron(expression: str, tz: tzinfo) -> BaseTrigger:
     else:
         trigger = CronTrigger(**values, timezone=tz)
     if trigger.get_next_fire_time(None, datetime.now(tz)) is None:
-        raise CronInvalid("cron", "this expression never fires (no such date, e.g. 30 February)")
+        raise CronInvalid(
+            "cron", "this expression never fires (no such date, e.g. 30 February)", "never_fires"
+        )
     return trigger
 
 

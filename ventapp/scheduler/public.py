@@ -1,26 +1,20 @@
 """Schedules and their runs as JSON (the API's shapes; the UI formats the same records).
 
-Every time is ISO 8601 with its offset, in ``SCHEDULER_TZ`` (``2026-12-01T08:00:00+08:00``).
+Every time is ISO 8601 in UTC (``2026-12-01T00:00:00.000000Z`` for 08:00 in Beijing), as every
+API timestamp (:func:`~ventapp.db.models.iso_utc`); ``timezone`` names the zone the cron reads in.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, tzinfo
+from datetime import datetime, tzinfo
 from typing import Any
 
+from ventapp.db.models import iso_utc
 from ventapp.db.schedule_models import Schedule
 from ventapp.db.schedule_store import RunRecord
 
 
-def iso(moment: datetime | None, tz: tzinfo) -> str | None:
-    """``moment`` (aware, or naive UTC as stored) in ``tz`` as ISO 8601 with offset; None stays None."""
-    if moment is None:
-        return None
-    aware = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
-    return aware.astimezone(tz).isoformat()
-
-
-def run_public(record: RunRecord, tz: tzinfo) -> dict[str, Any]:
+def run_public(record: RunRecord) -> dict[str, Any]:
     """``{id, run_id, session_id, trigger, scheduled_for, status, started_at, finished_at, error,
     error_code, usage{input_tokens, output_tokens, total_tokens, cost_micros, currency}}``.
 
@@ -32,10 +26,10 @@ def run_public(record: RunRecord, tz: tzinfo) -> dict[str, Any]:
         "run_id": record.run_id,
         "session_id": record.session_id,
         "trigger": record.trigger,
-        "scheduled_for": iso(record.scheduled_for, tz),
+        "scheduled_for": iso_utc(record.scheduled_for),
         "status": record.status,
-        "started_at": iso(record.started_at, tz),
-        "finished_at": iso(record.finished_at, tz),
+        "started_at": iso_utc(record.started_at),
+        "finished_at": iso_utc(record.finished_at),
         "error": record.error,
         "error_code": record.error_code,
         "usage": {
@@ -62,8 +56,8 @@ def schedule_public(
         "mode": schedule.mode,
         "enabled": schedule.enabled,
         "timezone": str(tz),
-        "next_run_at": iso(next_run_at, tz),
-        "last_run": run_public(last_run, tz) if last_run is not None else None,
-        "created_at": iso(schedule.created_at, tz),
-        "updated_at": iso(schedule.updated_at, tz),
+        "next_run_at": iso_utc(next_run_at),
+        "last_run": run_public(last_run) if last_run is not None else None,
+        "created_at": iso_utc(schedule.created_at),
+        "updated_at": iso_utc(schedule.updated_at),
     }

@@ -12,7 +12,8 @@ from typing import Any
 
 from ventapp.agent.pipeline import MAX_MESSAGE_CHARS, ChatRejected
 from ventapp.db.schedule_models import SCHEDULE_MODES
-from ventapp.scheduler.cron import CronInvalid, parse_cron
+from ventapp.scheduler.cron import parse_cron
+from ventapp.scheduler.cron_problems import CronInvalid, cron_message
 
 MAX_NAME_CHARS = 200
 MAX_CRON_CHARS = 120
@@ -30,12 +31,16 @@ def not_found() -> ScheduleRejected:
 
 
 def bad_cron(problem: CronInvalid) -> ScheduleRejected:
-    """422 naming the cron field at fault and the parser's reason."""
+    """422 ``bad_cron``: one English sentence for the cause, plus ``field``, ``cause`` and ``reason``.
+
+    ``cause`` is the code the UI words in the page's language (see
+    :mod:`ventapp.scheduler.cron_problems`); ``reason`` is the parser's detail, for logs.
+    """
     return ScheduleRejected(
         422,
         "bad_cron",
-        f"The cron expression is not valid ({problem.field}): {problem.reason}.",
-        details={"field": problem.field, "reason": problem.reason},
+        cron_message(problem, "en"),
+        details={"field": problem.field, "cause": problem.cause, "reason": problem.reason},
     )
 
 
@@ -78,9 +83,16 @@ def validated(fields: dict[str, Any], tz: tzinfo, *, partial: bool) -> dict[str,
     if "cron" in fields:
         cron = fields["cron"]
         if not isinstance(cron, str):
-            raise bad_cron(CronInvalid("cron", "the expression must be text such as '0 8 * * *'"))
+            raise bad_cron(CronInvalid("cron", "the expression must be text such as '0 8 * * *'", "not_text"))
         if len(cron) > MAX_CRON_CHARS:
-            raise bad_cron(CronInvalid("cron", f"the expression must be at most {MAX_CRON_CHARS} characters"))
+            raise bad_cron(
+                CronInvalid(
+                    "cron",
+                    f"the expression must be at most {MAX_CRON_CHARS} characters",
+                    "too_long",
+                    limit=MAX_CRON_CHARS,
+                )
+            )
         try:
             parse_cron(cron, tz)
         except CronInvalid as problem:

@@ -4,7 +4,9 @@
 it verifies the caller from the socket's handshake (the session cookie the API set, or the proxy's
 header: :mod:`ventapp.state.ui_identity`) against the database and hands the verified name to
 every state that has a ``user_name``; without a valid identity it clears them, the open
-conversation included, and sends the browser to ``/login``. ``logout`` ends the server-side session
+conversation included, and sends the browser to ``/login``. While the runtime is still starting
+nobody can be verified yet, and that is not a logout: the check says "starting" and waits for it
+(up to :data:`STARTUP_WAIT_S`), then verifies as usual. ``logout`` ends the server-side session
 first, so the cookie left in the browser is worthless, then clears the states the same way: the
 back button finds nothing to show.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -23,19 +26,23 @@ from ventapp.auth import service
 from ventapp.auth.service import AuthRejected
 from ventapp.config import get_settings
 from ventapp.db import auth_store
-from ventapp.i18n import DEFAULT_LANG, t
+from ventapp.i18n import DEFAULT_LANG, resolve_lang, t
 from ventapp.state.chat_state import ChatState
 from ventapp.state.lang_state import ui_lang
 from ventapp.state.schedules_state import HandoffState, SchedulesState
 from ventapp.state.settings_state import SettingsState
-from ventapp.state.ui_identity import verified_caller, verified_mode
+from ventapp.state.ui_identity import restore_draft, runtime_ready, verified_caller, verified_mode
 from ventapp.state.usage_state import UsageState
 
 logger = logging.getLogger(__name__)
 
 USER_STATES: tuple[type[rx.State], ...] = (ChatState, UsageState, SettingsState, SchedulesState, HandoffState)
 """Every state that holds a ``user_name`` (set from the verified caller, cleared on logout)."""
-LOGIN_ERRORS = {"bad_credentials", "throttled", "auth_off"}
+LOGIN_ERRORS = {"bad_credentials", "throttled", "auth_off", "bad_request", "starting"}
+STARTUP_WAIT_S = 60.0
+"""How long a page's login check waits for a starting runtime before it gives up (still "starting",
+never a redirect to ``/login``: the login there would fail the same way)."""
+_STARTUP_POLL_S = 0.25
 
 
 @dataclass
@@ -63,6 +70,8 @@ class AuthState(rx.State):
     new_key: str = ""
     """The key just created, shown once; cleared on the next action or page load."""
     keys_note: str = ""
+    starting: bool = False
+    """The server is still starting: identities cannot be checked yet (the pages say so)."""
 
     async def _forget(self) -> None:
         """Clear every per-user state, the open conversation included."""
@@ -75,20 +84,35 @@ class AuthState(rx.State):
             state.user_name = ""  # type: ignore[attr-defined]  # every USER_STATES class has it
 
     @rx.event
-    async def check_login(self) -> rx.event.EventSpec | None:
-        """First of every per-user page's ``on_mount``: the verified name, or to ``/login``."""
+    async def check_login(self) -> AsyncIterator[rx.event.EventSpec | None]:
+        """First of every per-user page's ``on_mount``: the verified name, or to ``/login``.
+
+        A runtime still starting is waited for (the page shows "starting"; the page's next
+        ``on_mount`` events run after this one), never taken for a logged-out browser.
+        """
         if not verified_mode():
-            return None
+            return
+        if not runtime_ready():
+            self.starting = True
+            yield None
+            waited = 0.0
+            while not runtime_ready():
+                if waited >= STARTUP_WAIT_S:
+                    return  # still starting: keep saying so; a reload checks again
+                await asyncio.sleep(_STARTUP_POLL_S)
+                waited += _STARTUP_POLL_S
+            self.starting = False
         caller = await verified_caller(self)
         if caller is None:
             await self._forget()
-            return rx.redirect(f"/login?next={quote(service.safe_next(self.router.url.path or '/'))}")
+            yield rx.redirect(f"/login?next={quote(service.safe_next(self.router.url.path or '/'))}")
+            return
         self.signed_in_as, self.role = caller.name, caller.role
         for state_cls in USER_STATES:
             state = await self.get_state(state_cls)
             if state.user_name != caller.name:  # type: ignore[attr-defined]
                 state.user_name = caller.name  # type: ignore[attr-defined]
-        return None
+        yield restore_draft(caller.name)
 
     @rx.event
     async def logout(self) -> rx.event.EventSpec:
@@ -103,11 +127,20 @@ class AuthState(rx.State):
     @rx.event
     async def load_login(self) -> None:
         """The login page: the error code and the page to return to, from the query string."""
-        lang = await ui_lang(self)
         query = self.router.url.query_parameters
-        code = str(query.get("error", ""))
         self.next_path = service.safe_next(str(query.get("next", "/")))
         self.login_mode = get_settings().auth.mode
+        self.starting = not runtime_ready()
+        self._word_login_error(await ui_lang(self))
+
+    @rx.event
+    def relocalise_login(self, lang: str) -> None:
+        """After the login page's language switch: the error in the new language."""
+        self._word_login_error(resolve_lang(lang))
+
+    def _word_login_error(self, lang: str) -> None:
+        query = self.router.url.query_parameters
+        code = str(query.get("error", ""))
         if self.login_mode != "local":
             self.login_error = ""  # the page says how sign-in works here instead of showing a form
         elif code == "throttled":

@@ -67,11 +67,13 @@ class ChatControls(rx.State, mixin=True):
         self.is_streaming = False  # type: ignore[attr-defined]
         self.live_elsewhere = True  # type: ignore[attr-defined]
 
-    async def _drop_login(self) -> Any:
-        """(Background task) This tab's login ended on the server: forget it; the event to ``/login``."""
+    async def _drop_login(self, draft: str | None = None) -> Any:
+        """(Background task) This tab's login ended on the server: forget it; the event to ``/login``
+        (keeping ``draft``, the message it refused, for the user's next login)."""
         async with self:
+            user_name = self.user_name  # type: ignore[attr-defined]
             self.reset()
-        return to_login()
+        return to_login(user_name, draft)
 
     @rx.event
     def start_edit(self, message_id: str) -> None:

@@ -37,12 +37,8 @@ def clean_user_name(raw: str, lang: str = DEFAULT_LANG) -> tuple[str, str]:
     text = str(raw or "")
     try:
         return normalize_user_name(text), ""
-    except InvalidUserName:
-        if not text.strip():
-            return "", t("name.blank", lang)
-        if len(" ".join(text.split())) > MAX_USER_NAME_CHARS:
-            return "", t("name.too_long", lang, max=MAX_USER_NAME_CHARS)
-        return "", t("name.invisible", lang)
+    except InvalidUserName as refused:
+        return "", t(f"name.{refused.cause}", lang, max=MAX_USER_NAME_CHARS, character=refused.character)
 
 
 async def load_sessions(user_name: str, lang: str = DEFAULT_LANG) -> list[SessionView]:

@@ -308,7 +308,7 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
             picker = await self.get_state(ModelState)
             model = picker.route if picker.has_choice else None
         if await login_gone(self, user_name):  # logged out or reset elsewhere: nothing runs as them
-            yield await self._drop_login()
+            yield await self._drop_login(message)
             return
         final = failed_answer(t(UI_FAILURE, lang), "ui_failure", lang)
         try:
@@ -479,7 +479,7 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
         """Show a session from the sidebar as the server has it now (the open one is read again)."""
         if self.is_streaming:
             return None
-        if await login_gone(self, self.user_name):
+        if await login_gone(self, user := self.user_name):
             self.reset()
-            return to_login()
+            return to_login(user)
         return await self._open(session_id)

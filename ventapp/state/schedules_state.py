@@ -20,7 +20,8 @@ from ventapp.agent.pipeline import ChatRejected
 from ventapp.db.schedule_models import Schedule
 from ventapp.db.schedule_store import RunRecord
 from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
-from ventapp.scheduler.cron import CronInvalid, describe
+from ventapp.scheduler.cron import describe
+from ventapp.scheduler.cron_problems import CronInvalid, cron_message
 from ventapp.scheduler.service import ScheduleService, get_service
 from ventapp.state.lang_state import ui_lang
 from ventapp.state.ui_identity import login_gone, to_login, user_name_var
@@ -318,9 +319,7 @@ class SchedulesState(rx.State):
         try:
             times = service.preview(cron)
         except CronInvalid as problem:
-            # The parser's reason is English; the field's rule leads, in the page's language.
-            rule = t(f"form.cron_field.{problem.field}", self.lang)
-            self.cron_error = t("form.cron_invalid", self.lang, field=rule, reason=problem.reason)
+            self.cron_error = cron_message(problem, self.lang)
             self.cron_description = self.cron_description_alt = ""
             self.cron_preview = []
             return

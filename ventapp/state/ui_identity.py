@@ -12,11 +12,15 @@ the states use this module, built on the same :mod:`ventapp.auth.service`:
 * :func:`role_caller` — a :class:`~ventapp.auth.service.Caller` with the role, for role checks.
 * :func:`login_gone` — checked before every action taken as the user: a tab opened before a logout
   or a password reset must not keep acting on the name it was given when its page loaded.
+* :func:`to_login` / :func:`restore_draft` — the trip to ``/login`` keeps what the user typed in
+  the chat box (this tab's ``sessionStorage``, tagged with the user's name); the first chat page
+  after logging in again as that user puts it back, and nobody else ever sees it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from http.cookies import CookieError, SimpleCookie
 from typing import Any
 
@@ -26,10 +30,22 @@ from ventapp.agent.runtime import get_runtime
 from ventapp.auth.service import Caller, is_trusted_proxy, proxy_user, role_of, session_caller
 from ventapp.config import get_settings
 from ventapp.i18n import t
+from ventapp.state.drop_confirm import COMPOSER_ID
 
+DRAFT_KEY = "ventagent_chat_draft"
+"""``sessionStorage`` key of the chat box's text kept across a trip to ``/login``: ``{user, text}``."""
 SESSION_COOKIE = "ventagent_session"
 """Same cookie as the API's (``ventapp.api.deps.SESSION_COOKIE``; the layers keep them apart)."""
 STORAGE_NAME = "ventagent_user_name"
+
+
+def runtime_ready() -> bool:
+    """True once the app's runtime (database, agents) is open; False while it starts or stops."""
+    try:
+        get_runtime()
+    except RuntimeError:
+        return False
+    return True
 
 
 def verified_mode() -> bool:
@@ -117,6 +133,42 @@ async def login_gone(state: rx.State, user_name: str) -> bool:
     return caller is None or caller.name != user_name
 
 
-def to_login() -> Any:
-    """The event that sends a tab whose login ended to the login page."""
-    return rx.redirect("/login")
+def to_login(user_name: str = "", draft: str | None = None) -> Any:
+    """The event(s) sending a tab whose login ended to the login page, keeping its draft.
+
+    Args:
+        user_name: Whose login ended; without it nothing is kept (a draft must never reach
+            another user logging in on this tab).
+        draft: The text to keep (a message refused because the login ended); None keeps what
+            the chat box holds, if this page has one.
+    """
+    if not user_name:
+        return rx.redirect("/login")
+    keep = f"""(() => {{ try {{
+  const box = document.getElementById({json.dumps(COMPOSER_ID)});
+  const text = {json.dumps(draft)} ?? (box ? box.value : "");
+  if (text && text.trim()) sessionStorage.setItem({json.dumps(DRAFT_KEY)},
+    JSON.stringify({{user: {json.dumps(user_name)}, text}}));
+}} catch (_) {{}} }})()"""
+    return [rx.call_script(keep), rx.redirect("/login")]
+
+
+def restore_draft(user_name: str) -> Any:
+    """Put a draft kept by :func:`to_login` back into an empty chat box, for the same user only.
+
+    On a page without the chat box the draft waits; on the chat page it is used up either way
+    (someone else's is dropped).
+    """
+    return rx.call_script(
+        f"""(() => {{ try {{
+  const raw = sessionStorage.getItem({json.dumps(DRAFT_KEY)});
+  const box = document.getElementById({json.dumps(COMPOSER_ID)});
+  if (!raw || !box) return;
+  sessionStorage.removeItem({json.dumps(DRAFT_KEY)});
+  const kept = JSON.parse(raw);
+  if (!kept || kept.user !== {json.dumps(user_name)} || box.value) return;
+  const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
+  setter.call(box, String(kept.text));
+  box.dispatchEvent(new Event("input", {{bubbles: true}}));
+}} catch (_) {{}} }})()"""
+    )

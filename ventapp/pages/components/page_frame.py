@@ -7,10 +7,22 @@ from typing import Any
 
 import reflex as rx
 
+from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH
+from ventapp.state.auth_state import AuthState
 
 PAGE_PADDING = ["1rem 0.75rem 3rem", "1.5rem 1rem 4rem"]
 """Around a page's content: phones first, then larger screens."""
+
+
+def starting_notice() -> rx.Component:
+    """``#server-starting``: the server is still starting, the login check waits for it."""
+    return rx.cond(
+        AuthState.starting,
+        rx.callout(
+            t("auth.starting"), icon="loader", color_scheme="amber", id="server-starting", width="100%"
+        ),
+    )
 
 
 def page_frame(
@@ -26,7 +38,9 @@ def page_frame(
     """
     return rx.box(
         bar,
-        rx.box(*content, max_width=CONTENT_MAX_WIDTH, margin_x="auto", padding=PAGE_PADDING),
+        rx.box(
+            starting_notice(), *content, max_width=CONTENT_MAX_WIDTH, margin_x="auto", padding=PAGE_PADDING
+        ),
         *dialogs,
         min_height="100dvh",
         background=rx.color("gray", 1),

@@ -1,0 +1,80 @@
+"""The spec's minimal test page answers approvals through ``POST /api/chat/resume`` (real browser).
+
+``HITL_TOOLS=calculate`` makes the scripted model's calculation pause for approval; the card
+carries the frame's ``interrupt_token`` and the rest of the run streams into a new bubble.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.e2e.browser import watch_csp
+from tests.scripted_llm.server import ScriptedServer
+from tests.support import ApiServer, app_env, patched_env
+
+TIMEOUT_MS = 20_000
+
+
+@pytest.fixture(scope="module")
+def hitl_api(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApiServer]:
+    env = {**app_env(tmp_path_factory.mktemp("data"), llm.base_url), "HITL_TOOLS": "calculate"}
+    with patched_env(env), ApiServer() as server:
+        yield server
+
+
+@pytest.fixture
+def page(browser: Browser, hitl_api: ApiServer, llm: ScriptedServer) -> Iterator[Page]:
+    llm.reset()
+    context = browser.new_context()
+    tab = context.new_page()
+    tab.set_default_timeout(TIMEOUT_MS)
+    violations = watch_csp(tab)
+    tab.goto(f"{hitl_api.url}/static/index.html")
+    yield tab
+    context.close()
+    assert violations == [], "the test page must work under the Content-Security-Policy"
+
+
+def _paused(page: Page, user: str) -> None:
+    page.fill("#user", user)
+    page.fill("#message", "please calculate (12+8)*3")
+    page.click("#send")
+    bubble = page.locator(".bubble.assistant").last
+    expect(bubble).to_have_attribute("data-state", "waiting")
+    card = bubble.locator(".interrupt")
+    expect(card).to_have_attribute("data-kind", "tool_approval")
+    expect(card.locator(".approval-args")).to_contain_text("(12+8)*3")
+    expect(bubble.locator(".status")).to_have_text("waiting for you")
+
+
+def _session(page: Page) -> str:
+    return page.locator("#session").inner_text().removeprefix("session ")
+
+
+def test_approving_runs_the_tool_and_streams_the_rest(page: Page, hitl_api: ApiServer) -> None:
+    _paused(page, "legacy-approver")
+    page.locator(".interrupt button.approve").click()
+    answer = page.locator(".bubble.assistant").last
+    expect(answer).to_have_attribute("data-state", "done")
+    expect(answer.locator(".tool-result")).to_have_text("60")
+    expect(answer).to_contain_text("The result is 60.")
+    expect(page.locator(".interrupt")).to_have_attribute("data-state", "answered")
+    expect(page.locator(".interrupt button.approve")).to_be_disabled()
+    pending = httpx.get(
+        f"{hitl_api.url}/api/chat/interrupt",
+        params={"session_id": _session(page), "user_name": "legacy-approver"},
+    )
+    assert pending.status_code == 204, "nothing is left waiting"
+
+
+def test_rejecting_skips_the_tool(page: Page, llm: ScriptedServer) -> None:
+    _paused(page, "legacy-rejecter")
+    page.locator(".interrupt button.reject").click()
+    expect(page.locator(".bubble.assistant").last).to_have_attribute("data-state", "done")
+    expect(page.locator(".interrupt")).to_have_attribute("data-state", "answered")
+    tool_results = [m for m in llm.requests()[-1]["messages"] if m.get("role") == "tool"]
+    assert tool_results and all("60" not in str(m.get("content")) for m in tool_results), tool_results
