@@ -30,7 +30,7 @@ from tests.support import app_env
 from ventapp.agent.pipeline import ChatRequest, start_chat
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.config import PROJECT_ROOT, load_settings
-from ventapp.db import chat_store
+from ventapp.db import chat_store, turn_writes
 from ventapp.db.engine import make_engine, upgrade_to_head
 
 PROMPT = "long answer please"
@@ -42,7 +42,7 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def save_latency() -> None:
-    """Time ``chat_store.save_partial`` for three answer sizes."""
+    """Time ``turn_writes.save_partial`` for three answer sizes."""
     with tempfile.TemporaryDirectory() as data:
         url = f"sqlite:///{Path(data) / 'bench.db'}"
         upgrade_to_head(url)
@@ -61,7 +61,7 @@ def save_latency() -> None:
                     "usage": {},
                 }
                 started = time.perf_counter()
-                chat_store.save_partial(engine, "run", partial)
+                turn_writes.save_partial(engine, "run", partial)
                 timings.append((time.perf_counter() - started) * 1000)
             print(f"  {size:>7,} chars: p50 {_pct(timings, 0.5):5.2f} ms  p95 {_pct(timings, 0.95):5.2f} ms")
         engine.dispose()
@@ -72,13 +72,13 @@ async def _turns(base_url: str, interval: str, turns: int) -> tuple[list[float],
         env = {**app_env(Path(data), base_url), "LOG_LEVEL": "WARNING", "ANSWER_SAVE_INTERVAL_S": interval}
         runtime = await AgentRuntime.open(load_settings(env))
         saves: list[int] = []
-        original = chat_store.save_partials
+        original = turn_writes.save_partials
 
         def counting(engine, partials):  # type: ignore[no-untyped-def]
             saves[-1] += len(partials)
             return original(engine, partials)
 
-        chat_store.save_partials = counting  # type: ignore[assignment]
+        turn_writes.save_partials = counting  # type: ignore[assignment]
         cpu: list[float] = []
         try:
             for index in range(turns + 1):  # the first turn warms up (agent built)
@@ -89,7 +89,7 @@ async def _turns(base_url: str, interval: str, turns: int) -> tuple[list[float],
                     pass
                 cpu.append((time.process_time() - started) * 1000)
         finally:
-            chat_store.save_partials = original  # type: ignore[assignment]
+            turn_writes.save_partials = original  # type: ignore[assignment]
             await runtime.close()
         return cpu[1:], saves[1:]
 

@@ -2,8 +2,8 @@
 
 ``--k`` turns' writes arrive at once, as ``--k`` admitted runs' do, through the real store
 functions on a thread pool the size of ``asyncio.to_thread``'s: the admission transactions
-(``chat_store.open_turn``), then a partial save each, then the final saves
-(``chat_store.finalise_run``); each call is timed from its submission (pool wait included).
+(``turn_writes.open_turn``), then a partial save each, then the final saves
+(``turn_writes.finalise_run``); each call is timed from its submission (pool wait included).
 Rounds alternate between an engine whose writers wait in line for the write lock (the default, ``ventapp.db.sqlite_writes``)
 and one left to SQLite's busy handler, which sleeps and polls (``queue_writes=False``), on the
 same database, so both meet the same machine. Prints each write's latency p50/p99 and the
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
-from ventapp.db import chat_store
+from ventapp.db import turn_writes
 from ventapp.db.engine import make_engine, upgrade_to_head
 
 ANSWER = {"content": "word " * 200, "tool_calls": [], "citations": [], "usage": {}, "status": "complete"}
@@ -52,7 +52,7 @@ def _round(engine: Engine, pool: ThreadPoolExecutor, k: int) -> tuple[dict[str, 
             pool,
             [
                 functools.partial(
-                    chat_store.open_turn,
+                    turn_writes.open_turn,
                     engine,
                     session_id=session_id,
                     run_id=run_id,
@@ -67,13 +67,13 @@ def _round(engine: Engine, pool: ThreadPoolExecutor, k: int) -> tuple[dict[str, 
         ),
         "partial save": _phase(
             pool,
-            [functools.partial(chat_store.save_partials, engine, {run_id: ANSWER}) for _, run_id in runs],
+            [functools.partial(turn_writes.save_partials, engine, {run_id: ANSWER}) for _, run_id in runs],
         ),
         "final save": _phase(
             pool,
             [
                 functools.partial(
-                    chat_store.finalise_run,
+                    turn_writes.finalise_run,
                     engine,
                     run_id,
                     "success",

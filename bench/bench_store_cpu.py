@@ -26,7 +26,7 @@ from ventapp.billing.pricing import seed_prices
 from ventapp.billing.settlement import settle
 from ventapp.billing.usage import CallUsage
 from ventapp.config import load_settings
-from ventapp.db import chat_store
+from ventapp.db import turn_writes
 from ventapp.db.engine import make_engine, upgrade_to_head
 
 
@@ -59,7 +59,7 @@ def main() -> None:
             timed("precheck", lambda: precheck(engine, settings, user, model))
             timed(
                 "admission",
-                lambda: chat_store.open_turn(
+                lambda: turn_writes.open_turn(
                     engine,
                     session_id=session_id,
                     run_id=run_id,
@@ -71,8 +71,8 @@ def main() -> None:
                 ),
             )
             timed("user context", lambda: load_turn_context(engine, user, session_id))
-            timed("partial save", lambda: chat_store.save_partials(engine, {run_id: answer}))
-            timed("final save", lambda: chat_store.finalise_run(engine, run_id, "success", answer=answer))
+            timed("partial save", lambda: turn_writes.save_partials(engine, {run_id: answer}))
+            timed("final save", lambda: turn_writes.finalise_run(engine, run_id, "success", answer=answer))
             calls = [CallUsage(f"{run_id}:1", 900, 200, "provider")]
             timed(
                 "settlement",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -99,3 +100,21 @@ def test_chat_stream_sends_keepalive_while_the_model_is_silent(
     assert comments and set(comments) == {": keep-alive"}
     assert frames[-1]["type"] == "done"
     assert "".join(f["content"] for f in frames if f["type"] == "token") == "slow words here"
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        ev.Token(content='风量 "quoted" \\ back\nline\ttab\x01\x7f \u2028 é 🙂'),
+        ev.ToolCall(tool_call_id="c", tool="t", cn_tool="工具", args={"q": 10**30, "n": [1.5, None, True]}),
+    ],
+)
+def test_frames_are_the_json_the_standard_library_writes(event: ev.ContractEvent) -> None:
+    """Issue 18: the fast encoder changes no byte of a frame's text, and an integer beyond 64 bits
+    in a tool's arguments still encodes."""
+    frame = sse_frame(event, session_id="s", trace_id="t", seq=3)
+    expected = {**event.to_wire(), "session_id": "s", "trace_id": "t", "seq": 3}
+    assert (
+        frame
+        == b"data: " + json.dumps(expected, ensure_ascii=False, separators=(",", ":")).encode() + b"\n\n"
+    )

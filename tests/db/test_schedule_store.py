@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import Engine
 
-from ventapp.db import chat_store, schedule_store
+from ventapp.db import chat_store, schedule_store, turn_writes
 from ventapp.db.engine import make_engine, upgrade_to_head
 from ventapp.db.schedule_models import Schedule
 
@@ -90,7 +90,7 @@ def test_a_tick_claimed_while_the_previous_runs_is_skipped_and_run_now_is_busy(t
     assert schedule_store.claim_tick(engine, schedule.id, "alice", "manual", TICK0).outcome == "busy"
     assert schedule_store.claim_tick(engine, schedule.id, "alice", "cron", TICK0).outcome == "taken"
 
-    chat_store.finalise_run(engine, "run-1", "success")
+    turn_writes.finalise_run(engine, "run-1", "success")
     after = schedule_store.claim_tick(engine, schedule.id, "alice", "cron", TICK0 + timedelta(minutes=2))
     assert after.outcome == "claimed", "a finished execution no longer blocks"
     statuses = [(row.trigger, row.status) for row in schedule_store.list_runs(engine, schedule.id)]

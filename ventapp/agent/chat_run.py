@@ -52,7 +52,7 @@ from ventapp.billing.guard import RunBilling, read_billing
 from ventapp.billing.pricing import Price
 from ventapp.billing.settlement import settle, spool_payload
 from ventapp.billing.usage import CallUsage
-from ventapp.db import chat_store
+from ventapp.db import turn_writes
 from ventapp.db.models import utcnow
 
 logger = logging.getLogger(__name__)
@@ -455,7 +455,7 @@ class ChatRun:
             "first_token_ms": first_token_ms,
         }
         try:
-            await asyncio.to_thread(chat_store.finalise_run, self.runtime.engine, **record)
+            await asyncio.to_thread(turn_writes.finalise_run, self.runtime.engine, **record)
         except Exception as exc:
             logger.warning(
                 "run %s (trace %s): the database refused its answer (%r); parking it in the spool",

@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from ventapp.db import chat_store
+from ventapp.db import turn_writes
 
 logger = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ class PartialSaves:
         if not batch:
             return 0
         try:
-            await asyncio.to_thread(chat_store.save_partials, self._engine, batch)
+            await asyncio.to_thread(turn_writes.save_partials, self._engine, batch)
         except Exception as exc:  # the final save (or the spool) still keeps each whole answer
             if not self._failing:
                 logger.warning("saving %d partial answer(s) failed: %r", len(batch), exc)

@@ -38,7 +38,7 @@ from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_attachments import note_for
 from ventapp.agent.turn_context import load_turn_context
 from ventapp.billing.guard import BillingRejected, RunBilling, precheck
-from ventapp.db import chat_store, request_keys, session_store
+from ventapp.db import chat_store, request_keys, session_store, turn_writes
 from ventapp.db.models import SESSION_MODES
 from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.obs.logs import new_trace_id
@@ -375,7 +375,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         # context is read meanwhile (WAL lets a read pass a write).
         opened, turn = await asyncio.gather(
             asyncio.to_thread(
-                chat_store.open_turn,
+                turn_writes.open_turn,
                 engine,
                 session_id=session_id,
                 run_id=run_id,

@@ -7,7 +7,7 @@ entry of kind ``run`` holding the answer, the final status and every model call'
 the client gets an ``error`` frame with code ``storage``. :func:`write_back` replays the
 spool, oldest first, as soon as the database takes writes again — at start-up and every
 ``WRITEBACK_INTERVAL_S`` — and each replay is idempotent: the run is finalised only while
-it still reads ``running`` (:func:`ventapp.db.chat_store.finalise_run`), ledger rows have
+it still reads ``running`` (:func:`ventapp.db.turn_writes.finalise_run`), ledger rows have
 stable ids (``<run_id>:<call>``), so usage lands in the ledger exactly once.
 """
 
@@ -23,7 +23,7 @@ from sqlalchemy.engine import Engine
 
 from ventapp.agent.errors import RunFailure
 from ventapp.billing.settlement import book_spooled
-from ventapp.db import chat_store
+from ventapp.db import turn_writes
 from ventapp.db.spool import Spool, SpoolEntry
 
 logger = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ def park_run(spool: Spool, record: dict[str, Any]) -> bool:
 def _write_run(engine: Engine, record: dict[str, Any]) -> None:
     """Finalise a parked run, then book its usage. Raises if the database still refuses."""
     finished_at = datetime.fromisoformat(record["finished_at"]) if record.get("finished_at") else None
-    chat_store.finalise_run(
+    turn_writes.finalise_run(
         engine,
         record["run_id"],
         record["status"],

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 
+import orjson
 from fastapi.responses import StreamingResponse
 
 from ventapp.agent.chat_run import ChatRun
@@ -39,7 +40,13 @@ def _payload(event: ContractEvent, session_id: str, trace_id: str | None, seq: i
         payload["trace_id"] = trace_id
     if seq is not None:
         payload["seq"] = seq
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+    # orjson: the same compact UTF-8 JSON for ~1/20 of json.dumps's CPU, once per frame on the
+    # event loop (issue 18). What it refuses (an integer beyond 64 bits in a tool's arguments)
+    # the standard library still writes.
+    try:
+        return orjson.dumps(payload)
+    except TypeError:
+        return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def sse_frame(

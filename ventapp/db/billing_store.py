@@ -28,10 +28,18 @@ from ventapp.db.models import utcnow
 # --- prices ------------------------------------------------------------------------------
 
 
+_PRICES = ModelPrice.__table__
+_PRICE_OF = sa.select(_PRICES).where(_PRICES.c.model == sa.bindparam("p_model"))
+
+
 def get_price(engine: Engine, model: str) -> ModelPrice | None:
-    """The price row of ``model`` (exact name), or None."""
-    with Session(engine) as db:
-        return db.get(ModelPrice, model)
+    """The price row of ``model`` (exact name), or None (a detached row: read it, don't save it).
+
+    A Core read (issue 18): every settlement and every new agent reads a price.
+    """
+    with engine.connect() as connection:
+        row = connection.execute(_PRICE_OF, {"p_model": model}).mappings().first()
+    return ModelPrice(**row) if row is not None else None
 
 
 def list_prices(engine: Engine) -> Sequence[ModelPrice]:
@@ -108,32 +116,45 @@ class QuotaInputs:
     price: ModelPrice | None
 
 
+def _quota_columns() -> list[sa.ScalarSelect[object]]:
+    user = UserQuota.__table__.c
+    daily = UsageDaily.__table__.c
+    pending = BillingPending.__table__.c
+    name, day = sa.bindparam("p_user"), sa.bindparam("p_day", type_=sa.Date)
+    return [
+        sa.select(user.daily_token_limit).where(user.user_name == name).scalar_subquery(),
+        sa.select(daily.input_tokens + daily.output_tokens)
+        .where(daily.user_name == name, daily.usage_day == day)
+        .scalar_subquery(),
+        sa.select(sa.func.coalesce(sa.func.sum(pending.input_tokens + pending.output_tokens), 0))
+        .where(pending.user_name == name, pending.usage_day == day)
+        .scalar_subquery(),
+    ]
+
+
+# Built once with bound parameters (issue 18): building the statement cost as much CPU as running it.
+_QUOTA_INPUTS = sa.select(*_quota_columns())
+_QUOTA_INPUTS_AND_PRICE = sa.select(
+    *_quota_columns(),
+    *(
+        sa.select(column).where(_PRICES.c.model == sa.bindparam("p_model")).scalar_subquery()
+        for column in (_PRICES.c.input_micros_per_mtok, _PRICES.c.output_micros_per_mtok, _PRICES.c.currency)
+    ),
+)
+
+
 def quota_inputs(engine: Engine, user_name: str, day: date, model: str | None = None) -> QuotaInputs:
     """The user's own limit, the day's booked and pending tokens and ``model``'s price: one statement.
 
     One connection checkout and one round trip instead of four sessions (issue 18: the pre-run
     check is on every turn's path to its first token, in a worker thread holding the GIL).
     """
-    user = UserQuota.__table__.c
-    daily = UsageDaily.__table__.c
-    pending = BillingPending.__table__.c
-    prices = ModelPrice.__table__.c
-    columns = [
-        sa.select(user.daily_token_limit).where(user.user_name == user_name).scalar_subquery(),
-        sa.select(daily.input_tokens + daily.output_tokens)
-        .where(daily.user_name == user_name, daily.usage_day == day)
-        .scalar_subquery(),
-        sa.select(sa.func.coalesce(sa.func.sum(pending.input_tokens + pending.output_tokens), 0))
-        .where(pending.user_name == user_name, pending.usage_day == day)
-        .scalar_subquery(),
-    ]
-    if model is not None:
-        columns += [
-            sa.select(column).where(prices.model == model).scalar_subquery()
-            for column in (prices.input_micros_per_mtok, prices.output_micros_per_mtok, prices.currency)
-        ]
     with engine.connect() as connection:
-        row = connection.execute(sa.select(*columns)).one()
+        if model is None:
+            row = connection.execute(_QUOTA_INPUTS, {"p_user": user_name, "p_day": day}).one()
+        else:
+            params = {"p_user": user_name, "p_day": day, "p_model": model}
+            row = connection.execute(_QUOTA_INPUTS_AND_PRICE, params).one()
     price = None
     if model is not None and row[3] is not None:
         price = ModelPrice(
@@ -145,6 +166,30 @@ def quota_inputs(engine: Engine, user_name: str, day: date, model: str | None = 
 
 
 # --- ledger and daily totals -------------------------------------------------------------
+
+
+# A settlement is on every turn's way to its closing frame: Core statements built once (issue 18).
+_LEDGER = UsageLedger.__table__
+_DAILY = UsageDaily.__table__
+_LEDGER_IDS = sa.select(_LEDGER.c.id).where(_LEDGER.c.id.in_(sa.bindparam("p_ids", expanding=True)))
+_ADD_TO_DAILY = (
+    sa.update(_DAILY)
+    .where(_DAILY.c.user_name == sa.bindparam("p_user"), _DAILY.c.usage_day == sa.bindparam("p_day"))
+    .values(
+        # An SQL increment, not read-modify-write: two settlements on other connections cannot lose one.
+        input_tokens=_DAILY.c.input_tokens + sa.bindparam("p_input", type_=sa.BigInteger),
+        output_tokens=_DAILY.c.output_tokens + sa.bindparam("p_output", type_=sa.BigInteger),
+        estimate_input_tokens=_DAILY.c.estimate_input_tokens
+        + sa.bindparam("p_est_input", type_=sa.BigInteger),
+        estimate_output_tokens=_DAILY.c.estimate_output_tokens
+        + sa.bindparam("p_est_output", type_=sa.BigInteger),
+        calls=_DAILY.c.calls + sa.bindparam("p_calls", type_=sa.Integer),
+        updated_at=sa.bindparam("p_at"),
+    )
+)
+_DELETE_PENDING = sa.delete(BillingPending.__table__).where(
+    BillingPending.__table__.c.id == sa.bindparam("p_pending")
+)
 
 
 def write_settlement(
@@ -162,7 +207,7 @@ def write_settlement(
     is deleted in the same transaction.
 
     Args:
-        rows: Ledger rows with ids, tokens and cost already set.
+        rows: Ledger rows with ids, tokens and cost already set (not added to any session).
         user_name: Owner of the daily total to increase.
         day: The usage day of the total (Asia/Shanghai).
         pending_id: The pending settlement this write completes, if any.
@@ -173,54 +218,50 @@ def write_settlement(
     Raises:
         sqlalchemy.exc.SQLAlchemyError: The write failed; nothing was committed.
     """
-    with Session(engine, expire_on_commit=False) as db:
+    with engine.begin() as connection:
         ids = [row.id for row in rows]
-        existing = (
-            set(db.exec(select(UsageLedger.id).where(col(UsageLedger.id).in_(ids))).all()) if ids else set()
-        )
+        existing = set(connection.execute(_LEDGER_IDS, {"p_ids": ids}).scalars()) if ids else set()
         fresh: list[UsageLedger] = []
         for row in rows:
             if row.id not in existing:
                 existing.add(row.id)
                 fresh.append(row)
         if fresh:
-            db.add_all(fresh)
-            _add_to_daily(db, user_name, day, fresh)
+            connection.execute(
+                sa.insert(_LEDGER),
+                [{column.name: getattr(row, column.name) for column in _LEDGER.columns} for row in fresh],
+            )
+            _add_to_daily(connection, user_name, day, fresh)
         if pending_id is not None:
-            db.exec(sa.delete(BillingPending).where(col(BillingPending.id) == pending_id))
-        db.commit()
+            connection.execute(_DELETE_PENDING, {"p_pending": pending_id})
         return fresh
 
 
-def _add_to_daily(db: Session, user_name: str, day: date, rows: Sequence[UsageLedger]) -> None:
-    input_tokens = sum(row.input_tokens for row in rows)
-    output_tokens = sum(row.output_tokens for row in rows)
-    estimate_input = sum(row.input_tokens for row in rows if row.source == "estimate")
-    estimate_output = sum(row.output_tokens for row in rows if row.source == "estimate")
-    # An SQL increment, not read-modify-write: two settlements on other connections cannot lose one.
-    result = db.exec(
-        sa.update(UsageDaily)
-        .where(col(UsageDaily.user_name) == user_name, col(UsageDaily.usage_day) == day)
-        .values(
-            input_tokens=col(UsageDaily.input_tokens) + input_tokens,
-            output_tokens=col(UsageDaily.output_tokens) + output_tokens,
-            estimate_input_tokens=col(UsageDaily.estimate_input_tokens) + estimate_input,
-            estimate_output_tokens=col(UsageDaily.estimate_output_tokens) + estimate_output,
-            calls=col(UsageDaily.calls) + len(rows),
-            updated_at=utcnow(),
-        )
+def _add_to_daily(connection: sa.Connection, user_name: str, day: date, rows: Sequence[UsageLedger]) -> None:
+    totals = {
+        "input_tokens": sum(row.input_tokens for row in rows),
+        "output_tokens": sum(row.output_tokens for row in rows),
+        "estimate_input_tokens": sum(row.input_tokens for row in rows if row.source == "estimate"),
+        "estimate_output_tokens": sum(row.output_tokens for row in rows if row.source == "estimate"),
+        "calls": len(rows),
+    }
+    now = utcnow()
+    result = connection.execute(
+        _ADD_TO_DAILY,
+        {
+            "p_user": user_name,
+            "p_day": day,
+            "p_input": totals["input_tokens"],
+            "p_output": totals["output_tokens"],
+            "p_est_input": totals["estimate_input_tokens"],
+            "p_est_output": totals["estimate_output_tokens"],
+            "p_calls": totals["calls"],
+            "p_at": now,
+        },
     )
     if result.rowcount == 0:
-        db.add(
-            UsageDaily(
-                user_name=user_name,
-                usage_day=day,
-                input_tokens=input_tokens,
-                output_tokens=output_tokens,
-                estimate_input_tokens=estimate_input,
-                estimate_output_tokens=estimate_output,
-                calls=len(rows),
-            )
+        connection.execute(
+            sa.insert(_DAILY), {"user_name": user_name, "usage_day": day, **totals, "updated_at": now}
         )
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from ventapp.db.chat_store import USAGE_TOTALS, _ledger_usage, _save_answer
+from ventapp.db.chat_store import _ledger_usage, _save_answer
 from ventapp.db.models import ChatMessage, ExecutionRun, utcnow
+from ventapp.db.turn_writes import USAGE_TOTALS
 
 
 def running_runs(engine: Engine) -> dict[str, str]:
