@@ -42,13 +42,16 @@ def watch_csp(page: Page) -> list[str]:
     return violations
 
 
-def open_chat(browser: Browser, url: str, user: str, timeout_ms: int = 30_000) -> Page:
+def open_chat(
+    browser: Browser, url: str, user: str, timeout_ms: int = 30_000, locale: str | None = None
+) -> Page:
     """A new browser context on the chat page, signed in as ``user``, ready to send.
 
     Ready means the name dialog is gone and the page's load event has filled the header
     (the model name comes from the server), so a message typed now is not raced by it.
     """
-    tab = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    options = {"locale": locale} if locale else {}
+    tab = browser.new_context(viewport={"width": 1280, "height": 900}, **options).new_page()
     tab.set_default_timeout(timeout_ms)
     tab.goto(url)
     tab.locator("#user-name").fill(user)
