@@ -76,6 +76,8 @@ def test_registered_tool_returns_json_with_sources_and_readable_errors(workspace
     (workspace / "uploads" / "bad.csv").write_text("edge_id,from\n1,2\n", encoding="utf-8")
     bad = tool.invoke({"path": "/workspace/uploads/bad.csv"})
     assert "[missing_column]" in bad and "Traceback" not in bad
+    undriven = tool.invoke({"path": path})  # no total_flow, and the file has no fan: nothing moves air
+    assert "[no_driver]" in undriven and "total airflow" in undriven
     escape = tool.invoke({"path": "/workspace/../../etc/passwd"})
     assert "not a file under /workspace/" in escape
     missing = tool.invoke({"path": "/workspace/uploads/none.csv"})

@@ -187,3 +187,16 @@ def test_duplicate_airway_ids_are_refused() -> None:
     with pytest.raises(NetworkError, match="more than once") as info:
         Network((Airway("a", "1", "2", 0.1), Airway("a", "2", "3", 0.1)))
     assert info.value.code == "duplicate_edge"
+
+
+def test_network_that_nothing_drives_is_refused_not_solved_to_zero() -> None:
+    """A tester's finding: a published network without its total airflow "converged" at 0 m³/s."""
+    network = read_topology(DATA_DIR / "A_hongshagang_1" / "topology.csv")
+    assert not any(a.fan or a.nvp_pa or a.fixed_flow_m3_s for a in network.airways)
+
+    with pytest.raises(NetworkError) as info:
+        solve_network(network)
+    assert info.value.code == "no_driver"
+    assert "total airflow" in str(info.value) and "m³/s" in str(info.value)
+    # The same network with its total airflow solves as published.
+    assert solve_network(network, ENGINEERING["A_hongshagang_1"]).converged

@@ -23,6 +23,7 @@ ErrorCode = Literal[
     "self_loop",
     "no_path",
     "disconnected",
+    "no_driver",
 ]
 """Why a network file or network was refused; shown to the user with the message."""
 

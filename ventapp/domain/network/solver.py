@@ -48,7 +48,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ventapp.domain.network._system import EXIT, System, build_system, laminar_start, max_flow_start
-from ventapp.domain.network.model import Network
+from ventapp.domain.network.model import Network, NetworkError
 
 StartName = Literal["max-flow", "laminar"]
 
@@ -295,6 +295,11 @@ def _iterate(
     )
 
 
+def _driven(network: Network) -> bool:
+    """Whether anything in the network moves air: a fan, a natural ventilation pressure, a fixed quantity."""
+    return any(a.fan is not None or a.nvp_pa != 0 or bool(a.fixed_flow_m3_s) for a in network.airways)
+
+
 def solve_network(
     network: Network,
     total_flow_m3_s: float | None = None,
@@ -340,13 +345,22 @@ def solve_network(
     Raises
     ------
     NetworkError
-        The boundary model cannot be applied (``no_path``, ``disconnected``).
+        The boundary model cannot be applied (``no_path``, ``disconnected``), or nothing drives
+        the air (``no_driver``: no ``total_flow_m3_s``, no fan, no natural ventilation pressure,
+        no fixed quantity — the solution would be zero flow everywhere).
 
     References
     ----------
     McPherson, *Subsurface Ventilation Engineering*, 2nd ed. (2009), ch. 7; Nocedal & Wright,
     *Numerical Optimization*, 2nd ed. (2006), ch. 3 and 16; the module docstring.
     """
+    if total_flow_m3_s is None and not _driven(network):
+        raise NetworkError(
+            "no_driver",
+            "Nothing drives the air: the network has no fan, no natural ventilation pressure and no "
+            "fixed-quantity airway, and no total airflow was given, so every flow would be 0 m³/s. "
+            "Give the total airflow (m³/s) or the main fan's curve (is_fan with a0_Pa, a1_Pa_s_m3, a2_Pa_s2_m6).",
+        )
     system = build_system(network, total_flow_m3_s)
     q0, used = _start(system, start)
     q_free, iterations, converged, message = _iterate(system, q0, tol_pa, tol_flow_m3_s, max_iter)
