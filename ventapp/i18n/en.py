@@ -21,7 +21,7 @@ MESSAGES: dict[str, str] = {
     "nav.usage": "Usage",
     "nav.usage_hint": "Usage and cost",
     "nav.schedules": "Schedules",
-    "nav.waiting": "Schedules: {count} scheduled run(s) wait for you",
+    "nav.waiting": "Schedules: scheduled runs waiting for you: {count}",
     "header.language": "Language",
     "header.color_mode": "Switch between light and dark",
     "header.new_chat": "New chat",
@@ -282,7 +282,7 @@ MESSAGES: dict[str, str] = {
     "usage.quota_line": "{used} of {limit} tokens used today · {left} left · resets at 00:00 {tz}",
     "usage.quota_progress": "Share of today's token limit used",
     "usage.no_limit": "No daily limit.",
-    "usage.pending": "{runs} run(s) with {tokens} tokens are waiting to be booked; they already count toward "
+    "usage.pending": "Runs waiting to be booked: {runs}, with {tokens} tokens; they already count toward "
     "your limit.",
     "usage.chart_title": "Last 14 days",
     "usage.chart_input": "input tokens",
@@ -325,7 +325,8 @@ MESSAGES: dict[str, str] = {
     "schedules.col.last": "Last run",
     "schedules.col.enabled": "On",
     "schedules.col.actions": "Actions",
-    "schedules.waiting_banner": "{count} scheduled run(s) are waiting for your answer. Open their conversation from the runs below.",
+    "schedules.waiting_banner_one": "{count} scheduled run is waiting for your answer. Open its conversation from the runs below.",
+    "schedules.waiting_banner_other": "{count} scheduled runs are waiting for your answer. Open their conversation from the runs below.",
     "schedules.run_now": "Run now",
     "schedules.edit": "Edit",
     "schedules.delete": "Delete",

@@ -19,7 +19,7 @@ import reflex as rx
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.db.schedule_models import Schedule
 from ventapp.db.schedule_store import RunRecord
-from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
+from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t, tn
 from ventapp.scheduler.cron import describe
 from ventapp.scheduler.cron_problems import CronInvalid, cron_message
 from ventapp.scheduler.service import ScheduleService, get_service
@@ -188,7 +188,7 @@ class SchedulesState(rx.State):
     @rx.var
     def waiting_banner(self) -> str:
         """The hand-off notice: how many scheduled runs wait for this person."""
-        return t("schedules.waiting_banner", self.lang, count=self.waiting_count)
+        return tn("schedules.waiting_banner", self.waiting_count, self.lang)
 
     async def _reload(self, service: ScheduleService) -> None:
         schedules = await service.list_for(self.user_name)
