@@ -10,6 +10,7 @@ import pytest
 
 from tests.state.test_chat_state import USAGE, call, fold, result, stream, tokens
 from ventapp.agent import events as ev
+from ventapp.i18n import t
 from ventapp.state.live_answer import (
     STOPPED_CODE,
     LiveAnswer,
@@ -255,3 +256,11 @@ def test_reduce_tool_result_pretty_prints_json_only() -> None:
 )
 def test_the_live_region_says_how_the_answer_ended(final: LiveAnswer, waiting: bool, said: str) -> None:
     assert announcement(final, waiting) == said
+
+
+def test_announcement_follows_a_language_switched_while_the_answer_streamed() -> None:
+    """A tester: after switching to 中文 mid-stream, screen readers still heard the English sentence."""
+    stopped = LiveAnswer(text="partial", error="stopped", error_code=STOPPED_CODE, lang="en")
+    assert announcement(stopped, False, "zh-CN") == t("a11y.stopped", "zh-CN")
+    assert announcement(LiveAnswer(text="done", lang="en"), False, "zh-CN") == t("a11y.done", "zh-CN")
+    assert t("a11y.done", "zh-CN") != t("a11y.done", "en")

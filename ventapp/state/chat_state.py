@@ -413,7 +413,7 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
     def _finish(self, final: LiveAnswer, sessions: list[SessionView] | None, user_name: str) -> None:
         """End of a run (inside ``async with``): show its card, or commit the answer once."""
         view = interrupt_view(final.interrupt, final.lang) if final.paused else InterruptView()
-        self.announcement = announcement(final, bool(view.kind))
+        self.announcement = announcement(final, bool(view.kind), self.lang)
         if view.kind:
             self.interrupt = view  # the bubble stays live, now with the card
             if self.live_status:

@@ -270,13 +270,18 @@ def to_message(live: LiveAnswer, message_id: str | None = None) -> ChatMessageVi
     )
 
 
-def announcement(final: LiveAnswer, waiting: bool) -> str:
-    """The sentence screen readers hear when a run ends (the ``aria-live`` region of the chat page)."""
+def announcement(final: LiveAnswer, waiting: bool, lang: str | None = None) -> str:
+    """The sentence screen readers hear when a run ends (the ``aria-live`` region of the chat page).
+
+    ``lang``: the page's language now (it may have been switched while the answer streamed);
+    default the answer's own.
+    """
+    lang = lang or final.lang
     if final.error and final.error_code != STOPPED_CODE:
-        return t("a11y.failed", final.lang, error=worded_error(final.error_code, final.error, final.lang)[0])
+        return t("a11y.failed", lang, error=worded_error(final.error_code, final.error, lang)[0])
     if waiting:
-        return t("a11y.waiting", final.lang)
-    return t("a11y.stopped" if message_status(final) == STATUS_STOPPED else "a11y.done", final.lang)
+        return t("a11y.waiting", lang)
+    return t("a11y.stopped" if message_status(final) == STATUS_STOPPED else "a11y.done", lang)
 
 
 def live_from_message(message: ChatMessageView, lang: str = DEFAULT_LANG) -> LiveAnswer:
