@@ -110,3 +110,6 @@ def test_descriptions_in_chinese_and_english() -> None:
     chinese = describe("0 8 * * 1-5", "zh-CN")
     assert "08:00" in chinese and "星期一" in chinese and "星期五" in chinese and "Monday" not in chinese
     assert "3月" in describe("0 9 1 3 *", "zh-CN")
+    # Chinese punctuation, not cron-descriptor's English commas and spaced words (a tester).
+    assert chinese == "在 08:00，星期一到星期五"
+    assert describe("0 9 * * 1,3,5", "zh-CN") == "在 09:00，仅在星期一、星期三和星期五"

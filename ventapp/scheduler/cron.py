@@ -193,7 +193,7 @@ def latest_fire_between(trigger: BaseTrigger, after: datetime, until: datetime) 
 
 
 def describe(expression: str, lang: str = "en") -> str:
-    """A sentence for people, e.g. ``"At 08:00, Monday through Friday"`` / ``"在 08:00, 星期一 到 星期五"``.
+    """A sentence for people, e.g. ``"At 08:00, Monday through Friday"`` / ``"在 08:00，星期一到星期五"``.
 
     Args:
         expression: A valid five-field expression (crontab day numbers, 0 = Sunday).
@@ -211,5 +211,19 @@ def describe(expression: str, lang: str = "en") -> str:
         return ""
     if options.locale_code == "zh_CN":
         # Day and month names come from the process's C locale (English) even in Chinese text.
-        text = _ZH_NAME_RE.sub(lambda match: _ZH_NAMES[match.group(1)], text)
+        text = _zh_punctuation(_ZH_NAME_RE.sub(lambda match: _ZH_NAMES[match.group(1)], text))
     return text
+
+
+_ZH_LISTED = re.compile(r"(星期[一二三四五六日]|\d+月), (?=星期|\d+月)")
+_ZH_BETWEEN_HAN = re.compile(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])")
+
+
+def _zh_punctuation(text: str) -> str:
+    """cron-descriptor's Chinese keeps English punctuation: "仅在 星期一, 星期三, 和 星期五".
+
+    Listed days and months take the enumeration comma 、, the last one 和 alone, clauses the
+    full-width comma, and no space stands between two Chinese characters ("星期一到星期五").
+    """
+    text = _ZH_LISTED.sub(r"\1、", text).replace("、和 ", "和").replace(", 和 ", "和")
+    return _ZH_BETWEEN_HAN.sub("", text.replace(", ", "，"))
