@@ -64,6 +64,7 @@ def test_approving_runs_the_tool_and_streams_the_rest(page: Page, hitl_api: ApiS
     expect(answer).to_contain_text("The result is 60.")
     expect(page.locator(".interrupt")).to_have_attribute("data-state", "answered")
     expect(page.locator(".interrupt button.approve")).to_be_disabled()
+    expect(page.locator(".bubble.assistant").first).to_have_attribute("data-state", "answered")
     pending = httpx.get(
         f"{hitl_api.url}/api/chat/interrupt",
         params={"session_id": _session(page), "user_name": "legacy-approver"},
@@ -78,3 +79,17 @@ def test_rejecting_skips_the_tool(page: Page, llm: ScriptedServer) -> None:
     expect(page.locator(".interrupt")).to_have_attribute("data-state", "answered")
     tool_results = [m for m in llm.requests()[-1]["messages"] if m.get("role") == "tool"]
     assert tool_results and all("60" not in str(m.get("content")) for m in tool_results), tool_results
+
+
+def test_a_new_message_closes_the_card_it_dropped(page: Page) -> None:
+    """A tester: after sending instead of answering, the old card still read "waiting for you"
+    and its Approve answered 409."""
+    _paused(page, "legacy-dropper")
+    first = page.locator(".bubble.assistant").first
+    page.fill("#message", "hello instead")
+    page.click("#send")
+    expect(page.locator(".bubble.assistant").last).to_have_attribute("data-state", "done")
+    expect(first).to_have_attribute("data-state", "dropped")
+    expect(first.locator(".status").first).to_contain_text("dropped")
+    expect(first.locator(".interrupt button.approve")).to_be_disabled()
+    expect(first.locator(".tool-result")).to_have_text("—")
