@@ -8,7 +8,6 @@ server" holds, changed between the tab's reads as another tab would change them.
 from __future__ import annotations
 
 import dataclasses
-
 from types import SimpleNamespace
 from typing import Any
 
@@ -156,7 +155,10 @@ async def test_an_edit_asks_first_and_keeps_its_box_on_the_re_read_bubble(
     await client.fire("send_edit", form_data={"edited": "hello there"})
 
     state = await client.state()
-    assert pipeline.requests == [] and (state.drop_confirm_text, state.drop_confirm_fork) == ("hello there", 0)
+    assert pipeline.requests == [] and (state.drop_confirm_text, state.drop_confirm_fork) == (
+        "hello there",
+        0,
+    )
     assert state.editing_id == "u1-stored", "the edit box stays open on the bubble as re-read"
     assert state.interrupt.token == TOKEN
 
