@@ -139,6 +139,33 @@ def test_editing_a_message_while_a_card_waits_asks_first(browser: Browser, app: 
     page.context.close()
 
 
+def test_regenerate_in_a_tab_that_never_saw_another_tabs_card_drops_nothing(
+    browser: Browser, app: ReflexApp
+) -> None:
+    """Tester's report: tab A's regenerate dropped tab B's pending approval without asking."""
+    first = open_chat(browser, app.url, "hitl-twotab", TIMEOUT_MS, locale="zh-CN")
+    _send(first, "你好")
+    expect(first.locator(".msg-assistant[data-state='done']")).to_have_count(1)
+    match = SESSION_IN_URL.search(first.url)
+    assert match
+    second = first.context.new_page()  # the same browser, another tab on the session
+    second.set_default_timeout(TIMEOUT_MS)
+    second.goto(f"{app.url}/?session={match.group(1)}")
+    expect(second.locator(".msg-assistant[data-state='done']")).to_have_count(1)
+    _send(second, "请计算 (12+8)*3")
+    expect(second.locator(".interrupt-card")).to_have_attribute("data-kind", "tool_approval")
+
+    first.locator(".msg-assistant .regenerate").click()  # this tab still shows only the 你好 turn
+
+    expect(first.locator(".interrupt-error")).to_contain_text("没有发出：这个对话在另一个标签页")
+    expect(first.locator(".msg-user")).to_have_text(["你好", "请计算 (12+8)*3"])  # read again, card and all
+    expect(first.get_by_role("alertdialog")).to_have_count(0)
+    second.click("#approve-all")  # the pending call was not dropped: it still answers
+    expect(second.locator(".msg-assistant[data-state='done']")).to_have_count(2)
+    expect(second.locator(".interrupt-card, .interrupt-error")).to_have_count(0)
+    first.context.close()
+
+
 def _expect_one_finished_answer(page: Page) -> None:
     expect(page.locator(".interrupt-card")).to_have_count(0)
     answer = page.locator(".msg-assistant")

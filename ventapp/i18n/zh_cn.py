@@ -144,6 +144,7 @@ MESSAGES: dict[str, str] = {
     "live.paused": "智能体已暂停，正在等待你的输入。",
     "live.unanswered": "智能体曾在此暂停等待你的输入，该请求未被答复。",
     "live.dropped": "你发送了新消息：这里待确认的调用已作废。",
+    "live.changed_elsewhere": "没有发出：这个对话在另一个标签页或客户端中有了变化，现在在这里等你决定。请先看一下，再作答或重试。",
     "live.drop_refused": "消息没有发出：{reason}待确认的调用仍在等你决定。",
     "live.failed_stored": "运行失败，这个回答没有完成。",
     "live.lost_stored": "这个回答已丢失：写入过程中服务器停止了。",

@@ -14,22 +14,17 @@ from typing import Any
 import reflex as rx
 
 from ventapp.state.ui_identity import to_login
-from ventapp.state.views import ChatMessageView
-
-
-def _sent(messages: list[ChatMessageView]) -> list[ChatMessageView]:
-    """The user messages the server stored, in order (a refused one never was)."""
-    return [m for m in messages if m.role == "user" and not m.unsent]
+from ventapp.state.views import ChatMessageView, sent_turns
 
 
 def turn_of(messages: list[ChatMessageView], message_id: str) -> int | None:
     """Which stored user turn (0-based) the bubble ``message_id`` is; None for another bubble."""
-    return next((i for i, m in enumerate(_sent(messages)) if m.id == message_id), None)
+    return next((i for i, m in enumerate(sent_turns(messages)) if m.id == message_id), None)
 
 
 def truncated_at_turn(messages: list[ChatMessageView], turn: int) -> list[ChatMessageView]:
     """The transcript before the ``turn``-th stored user message (all of it when there is none)."""
-    sent = _sent(messages)
+    sent = sent_turns(messages)
     if turn >= len(sent):
         return list(messages)
     return messages[: messages.index(sent[turn])]
@@ -39,7 +34,7 @@ def attachments_at_turn(
     messages: list[ChatMessageView], turn: int, added: list[str], keep: list[str] | None = None
 ) -> list[str]:
     """The files a resent ``turn`` carries: the replaced message's (those in ``keep``; None: all), then ``added``."""
-    sent = _sent(messages)
+    sent = sent_turns(messages)
     kept = [p for p in (sent[turn].attachments if turn < len(sent) else []) if keep is None or p in keep]
     return [*kept, *(path for path in added if path not in kept)]
 
@@ -96,25 +91,27 @@ class ChatControls(rx.State, mixin=True):
         self.edit_attachments = [kept for kept in self.edit_attachments if kept != path]
 
     @rx.event
-    def send_edit(self, form_data: dict[str, Any]) -> Any:
+    async def send_edit(self, form_data: dict[str, Any]) -> Any:
         """Send the edited text in place of that turn: its later turns are replaced."""
         turn = turn_of(self.messages, self.editing_id)  # type: ignore[attr-defined]
         text = str(form_data.get("edited") or "").strip()
         if turn is None or not text or self.is_streaming:  # type: ignore[attr-defined]
             return None
-        if self._ask_before_dropping(text, turn):  # type: ignore[attr-defined]  # a card waits: the box stays open
-            return None
+        held = await self._ask_before_dropping(text, turn)  # type: ignore[attr-defined]
+        if held is not None:  # a card waits: the box stays open
+            return held or None
         keep, self.editing_id, self.edit_attachments = list(self.edit_attachments), "", []
         return self._begin(text, fork_turn=turn, keep=keep)  # type: ignore[attr-defined]
 
     @rx.event
-    def regenerate(self) -> Any:
+    async def regenerate(self) -> Any:
         """Answer the last stored message again, from the checkpoint before it."""
-        sent = _sent(self.messages)  # type: ignore[attr-defined]
+        sent = sent_turns(self.messages)  # type: ignore[attr-defined]
         if not sent or self.is_streaming:  # type: ignore[attr-defined]
             return None
-        if self._ask_before_dropping(sent[-1].content, len(sent) - 1):  # type: ignore[attr-defined]
-            return None
+        held = await self._ask_before_dropping(sent[-1].content, len(sent) - 1, last=True)  # type: ignore[attr-defined]
+        if held is not None:
+            return held or None
         return self._begin(sent[-1].content, fork_turn=len(sent) - 1)  # type: ignore[attr-defined]
 
     @rx.event

@@ -283,10 +283,11 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
         return ChatState.run_agent
 
     @rx.event
-    def send(self, form_data: dict[str, Any]) -> Any:
+    async def send(self, form_data: dict[str, Any]) -> Any:
         """Submit of the composer form (field ``message``); asks first while a card waits."""
         text = str(form_data.get("message") or "")
-        return None if self._ask_before_dropping(text) else self._begin(text)
+        held = await self._ask_before_dropping(text)
+        return self._begin(text) if held is None else held or None
 
     @rx.event
     def send_suggestion(self, text: str) -> Any:

@@ -425,3 +425,8 @@ def session_from_row(row: Any, lang: str = DEFAULT_LANG) -> SessionView:
         updated=fmt.date_time(row.updated_at, lang, DISPLAY_TZ),
         pinned=bool(getattr(row, "pinned", False)),
     )
+
+
+def sent_turns(messages: list[ChatMessageView]) -> list[ChatMessageView]:
+    """The user messages the server stored, in order (a refused one never was)."""
+    return [m for m in messages if m.role == "user" and not m.unsent]
