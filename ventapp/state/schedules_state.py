@@ -22,6 +22,7 @@ from ventapp.db.schedule_store import RunRecord
 from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
 from ventapp.scheduler.cron import describe
 from ventapp.scheduler.cron_problems import CronInvalid, cron_message
+from ventapp.scheduler.rules import ScheduleRejected
 from ventapp.scheduler.service import ScheduleService, get_service
 from ventapp.state.lang_state import ui_lang
 from ventapp.state.ui_identity import login_gone, to_login, user_name_var
@@ -328,6 +329,19 @@ class SchedulesState(rx.State):
         self.cron_description_alt = describe(cron, OTHER_LANG.get(self.lang, "zh-CN"))
         self.cron_preview = [local_time(moment, service, self.lang) for moment in times]
 
+    def _refused_save(self, cron: str, refused: ChatRejected) -> None:
+        """Show a refused save once: a bad expression in the cron callout, in the page's
+        language (the refusal's ``message`` is the API's English); anything else under the form."""
+        problem = refused.cron_problem if isinstance(refused, ScheduleRejected) else None
+        if problem is None:
+            self.form_error = refused.message
+            return
+        # What was submitted may be newer than the debounced check's last look at the field.
+        self.form_cron, self.form_error = cron, ""
+        self.cron_error = cron_message(problem, self.lang)
+        self.cron_description = self.cron_description_alt = ""
+        self.cron_preview = []
+
     @rx.event
     def open_new(self) -> None:
         """Open the form for a new schedule."""
@@ -395,7 +409,7 @@ class SchedulesState(rx.State):
             else:
                 await service.create(self.user_name, fields)
         except ChatRejected as refused:
-            self.form_error = refused.message
+            self._refused_save(fields["cron"], refused)
             return None
         self.form_open, self.form_error = False, ""
         await self._reload(service)
