@@ -25,7 +25,7 @@ from ventapp.scheduler.cron_problems import CronInvalid, cron_message
 from ventapp.scheduler.rules import ScheduleRejected
 from ventapp.scheduler.service import ScheduleService, get_service
 from ventapp.state.lang_state import ui_lang
-from ventapp.state.ui_identity import login_gone, to_login, user_name_var
+from ventapp.state.ui_identity import came_from, login_gone, to_login, user_name_var
 
 logger = logging.getLogger(__name__)
 
@@ -263,7 +263,7 @@ class SchedulesState(rx.State):
     async def toggle_enabled(self, schedule_id: str, enabled: bool) -> Any:
         """The row's switch: pause or resume."""
         if await self._signed_out():
-            return to_login()
+            return to_login(came_from(self))
         self.notice = ""
         await self._act(lambda s: s.set_enabled(schedule_id, self.user_name, enabled))
 
@@ -271,7 +271,7 @@ class SchedulesState(rx.State):
     async def run_now(self, schedule_id: str) -> Any:
         """Start an execution now; its row appears in the runs table at once."""
         if await self._signed_out():
-            return to_login()
+            return to_login(came_from(self))
         self.notice = ""
         self.runs_for = schedule_id
         self.runs_name = next((s.name for s in self.schedules if s.id == schedule_id), "")
@@ -282,7 +282,7 @@ class SchedulesState(rx.State):
     async def delete(self, schedule_id: str) -> Any:
         """Delete a schedule (its conversations stay)."""
         if await self._signed_out():
-            return to_login()
+            return to_login(came_from(self))
         self.notice = ""
         if self.runs_for == schedule_id:
             self.runs_for, self.runs = "", []
@@ -391,7 +391,7 @@ class SchedulesState(rx.State):
     async def save(self, form_data: dict[str, Any]) -> Any:
         """Create or update from the form (fields ``name``, ``prompt``, ``cron``)."""
         if await self._signed_out():
-            return to_login()
+            return to_login(came_from(self))
         fields = {
             "name": str(form_data.get("name") or ""),
             "prompt": str(form_data.get("prompt") or ""),
