@@ -218,6 +218,24 @@ def test_the_login_form_never_returns_to_the_login_page(api: ApiServer) -> None:
             assert good.status_code == 303 and good.headers["location"] == "/", target
 
 
+def test_the_login_form_returns_to_the_page_and_its_query(api: ApiServer) -> None:
+    """``/?session=<id>`` must reopen that conversation after a login, through a failed attempt too."""
+    name = add_account(_name())
+    with httpx.Client(base_url=api.url) as client:
+        back = "/?session=abc&x=1"
+        bad = client.post("/api/auth/login/form", data={"user_name": name, "password": "x", "next": back})
+        assert bad.headers["location"] == "/login?error=bad_credentials&next=/%3Fsession%3Dabc%26x%3D1"
+        good = client.post(
+            "/api/auth/login/form", data={"user_name": name, "password": PASSWORD, "next": back}
+        )
+        assert good.status_code == 303 and good.headers["location"] == back
+        evil = client.post(
+            "/api/auth/login/form",
+            data={"user_name": name, "password": PASSWORD, "next": "//evil.com/?session=1"},
+        )
+        assert evil.headers["location"] == "/", "still never an open redirect"
+
+
 def test_health_says_identities_are_verified(api: ApiServer) -> None:
     auth = httpx.get(f"{api.url}/health").json()["auth"]
     assert auth["mode"] == "local" and auth["verified"] is True

@@ -337,5 +337,12 @@ def test_fork_turn_errors_leave_the_conversation_as_it_was(client: httpx.Client)
     assert "session_id" in no_session.json()["message"]
     negative, _ = post_chat(client, message="edited", session_id=session_id, fork_turn="-1")
     assert negative.status_code == 422 and negative.json()["errors"]
+    for blank in ("", "  "):  # an explicitly empty field is a client bug, not "no fork_turn"
+        empty, _ = post_chat(client, message="edited", session_id=session_id, fork_turn=blank)
+        assert empty.status_code == 422, f"{blank!r} was taken for no fork_turn"
+        assert empty.json()["code"] == "bad_request" and empty.json()["errors"][0]["loc"] == [
+            "body",
+            "fork_turn",
+        ]
     assert _user_texts(client, session_id) == ["only question"]
     assert client.get("/api/sessions").json() == sessions_before, "no session was opened or changed"

@@ -125,3 +125,11 @@ def test_safe_next_is_a_path_of_this_site_and_never_the_login_page() -> None:
         "",
     ):
         assert service.safe_next(refused) == "/", refused
+
+
+def test_the_login_url_keeps_the_page_and_its_query_and_may_say_the_login_ended() -> None:
+    assert service.login_url("/?session=abc") == "/login?next=/%3Fsession%3Dabc"
+    assert (
+        service.login_url("/?session=a&x=1", ended=True) == "/login?next=/%3Fsession%3Da%26x%3D1&reason=ended"
+    )
+    assert service.login_url("//evil.example/", ended=True) == "/login?next=/&reason=ended"

@@ -129,9 +129,15 @@ def test_api_keys_are_created_shown_once_and_revoked_on_the_settings_page(page: 
 def test_text_in_the_chat_box_survives_the_trip_to_login(
     page: Page, app: ReflexApp, llm: ScriptedServer
 ) -> None:
-    """Tester: a message typed (and sent) after the login ended was lost on the way to /login."""
+    """Tester: a message typed (and sent) after the login ended was lost on the way to /login; then
+    the login came back to an empty new chat, not the conversation (``?session=``) it was in."""
     _log_in(page, app.url)
     expect(page.locator("#user-chip")).to_have_text(USER)
+    page.fill("#chat-input", "first question of this conversation")
+    page.click("#send")
+    expect(page.locator(".msg-assistant").last).to_contain_text("Hello", ignore_case=True)
+    expect(page).to_have_url(re.compile(r"\?session="))
+    conversation = page.url
     other = page.context.new_page()
     other.set_default_timeout(TIMEOUT_MS)
     other.goto(app.url)
@@ -142,11 +148,14 @@ def test_text_in_the_chat_box_survives_the_trip_to_login(
     draft = "Airflow in the return heading, please — 3 fans, 42 m³/s?"
     page.fill("#chat-input", draft)
     page.click("#send")
-    expect(page).to_have_url(re.compile(r"/login"))
+    expect(page).to_have_url(re.compile(r"/login\?next=.*session.*&reason=ended"))
+    expect(page.locator("#login-notice")).to_be_visible()
     page.fill("#login-user", USER)
     page.fill("#login-password", PASSWORD)
     page.click("#login-submit")
     expect(page.locator("#user-chip")).to_have_text(USER)
+    expect(page).to_have_url(conversation)
+    expect(page.get_by_text("first question of this conversation", exact=True)).to_be_visible()
     expect(page.locator("#chat-input")).to_have_value(draft)
     page.reload()  # used up: it is not put back twice
     expect(page.locator("#user-chip")).to_have_text(USER)

@@ -91,6 +91,8 @@ class _Tab(Client):
     """A tab of a browser holding the login cookie: every event carries the socket's headers."""
 
     cookie = ""
+    page = "/"
+    """The browser's address (path and query): Reflex sends it with every event as ``asPath``."""
 
     async def connect(self, cookie: str) -> None:
         """The socket's handshake: Reflex's hydrate event carries the headers the server keeps."""
@@ -101,7 +103,7 @@ class _Tab(Client):
     async def fire_on(self, state_cls: type, name: str, **payload: Any) -> Any:
         event = Event(
             name=format_event_handler(state_cls.event_handlers[name]),  # type: ignore[attr-defined]
-            router_data={"headers": {"cookie": self.cookie}},
+            router_data={"headers": {"cookie": self.cookie}, "pathname": "/", "asPath": self.page},
             payload=payload,
         )
         return [delta async for delta in self.processor.enqueue_stream_delta(self.token, event)]
@@ -131,8 +133,13 @@ async def alice_tab(engine: sa.Engine, pipeline: SimpleNamespace) -> AsyncIterat
             yield tab
 
 
+def _login_redirects(tab: _Tab) -> list[str]:
+    sent = tab.browser.sent  # type: ignore[attr-defined]
+    return [str(payload.get("path")) for name, payload in sent if name == "_redirect"]
+
+
 def _sent_to_login(tab: _Tab) -> bool:
-    return any(name == "_redirect" and payload.get("path") == "/login" for name, payload in tab.browser.sent)  # type: ignore[attr-defined]
+    return any(path.split("?")[0] == "/login" for path in _login_redirects(tab))
 
 
 @pytest.mark.parametrize("how", ["logout", "password_reset"])
@@ -295,3 +302,80 @@ async def test_a_runtime_that_never_comes_keeps_saying_starting(
             await tab.fire_on(AuthState, "check_login")
             auth = await (await tab.state()).get_state(AuthState)
     assert auth.starting and not _sent_to_login(tab)
+
+
+# --- a login returns to the conversation it interrupted, and says why (tester's item) ----------
+
+
+async def test_a_send_after_a_logout_elsewhere_returns_to_the_open_conversation(
+    alice_tab: _Tab,
+    pipeline: SimpleNamespace,  # noqa: F811
+) -> None:
+    other = _Tab(alice_tab.processor, alice_tab.browser)
+    await other.connect(alice_tab.cookie)
+    await other.fire_on(AuthState, "logout")
+    alice_tab.page = f"/?session={SESSION}"
+    alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
+
+    await alice_tab.fire("send", form_data={"message": "my draft"})
+
+    assert _login_redirects(alice_tab) == [f"/login?next=/%3Fsession%3D{SESSION}&reason=ended"]
+    assert len(pipeline.requests) == 1, "nothing ran as alice"
+
+
+@pytest.mark.parametrize(
+    ("cookie", "page", "expected"),
+    [
+        ("", "/?session=abc", "/login?next=/%3Fsession%3Dabc"),
+        ("ventagent_session=expired", "/usage?day=2", "/login?next=/usage%3Fday%3D2&reason=ended"),
+        ("", "//evil.example/", "/login?next=/"),
+    ],
+)
+async def test_the_login_check_keeps_the_page_and_its_query(
+    engine: sa.Engine, cookie: str, page: str, expected: str
+) -> None:
+    browser = _Browser()
+    processor = BaseStateEventProcessor().configure(
+        state_manager=StateManagerMemory(),
+        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
+    )
+    with patched_env({"AUTH_MODE": "local"}):
+        async with processor:
+            tab = _Tab(processor, browser)
+            tab.page = page
+            await tab.connect(cookie)
+            await tab.fire_on(AuthState, "check_login")
+    assert _login_redirects(tab) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("page", "next_path", "notice"),
+    [
+        (
+            "/login?next=/%3Fsession%3Dabc&reason=ended",
+            "/?session=abc",
+            "登录已结束（在别处退出、已过期或密码已重置），请重新登录，之后会回到刚才的页面。",
+        ),
+        ("/login?next=/%3Fsession%3Dabc", "/?session=abc", ""),
+        ("/login?next=//evil.example/&reason=ended", "/", "登录已结束"),
+        ("/login?error=bad_credentials&next=/&reason=ended", "/", ""),
+    ],
+)
+async def test_the_login_page_returns_to_the_page_and_says_when_a_login_ended(
+    engine: sa.Engine, page: str, next_path: str, notice: str
+) -> None:
+    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
+    with patched_env({"AUTH_MODE": "local"}):
+        async with processor:
+            tab = _Tab(processor)
+            tab.page = page
+            await tab.connect("")
+            await tab.fire_on(AuthState, "load_login")
+            await tab.fire_on(AuthState, "relocalise_login", lang="zh-CN")
+            auth = await (await tab.state()).get_state(AuthState)
+            zh_notice = auth.login_notice
+            await tab.fire_on(AuthState, "relocalise_login", lang="en")
+            auth = await (await tab.state()).get_state(AuthState)
+    assert auth.next_path == next_path
+    assert zh_notice.startswith(notice) and bool(zh_notice) == bool(notice)
+    assert ("Your login has ended" in auth.login_notice) == bool(notice)

@@ -43,6 +43,7 @@ from ventapp.db.models import iso_utc
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
 
+FORK_TURN_EMPTY = "fork_turn is empty: send the 0-based position of a user message, or leave the field out."
 FORK_NEEDS_SESSION = (
     "fork_turn names a message of a conversation: send it with that conversation's session_id."
 )
@@ -210,7 +211,7 @@ async def chat(
     stream starts are JSON: 400 (empty or blank message, unknown skill, bad upload, bad user_name,
     ``fork_turn`` without ``session_id``), 404 (unknown or foreign session, thread_id ≠ session_id),
     409 (session busy, repeated request_id, ``fork_turn`` names no message), 413 (upload too large),
-    422 (no message field, bad mode, negative ``fork_turn``), 429 (limits).
+    422 (no message field, bad mode, negative or empty ``fork_turn``), 429 (limits).
     Failures after it starts are ``error`` frames. Each frame carries ``seq``, its number
     in the run. A client that disconnects stops the run, unless it sent ``detach=1``: then
     the run goes on and ``GET /api/chat/stream`` joins it.
@@ -220,6 +221,9 @@ async def chat(
     if request_id is None and "request_id" in form:
         # FastAPI turns an empty form value into None; an explicitly empty key is a client bug.
         request_id = ""
+    if fork_turn is None and "fork_turn" in form:
+        # Likewise: an empty fork_turn is not "no fork_turn" (that would append instead of editing).
+        raise ChatRejected(422, "bad_request", FORK_TURN_EMPTY, details={"field": "fork_turn"})
     request = ChatRequest(
         message=message,
         user_name=user_name,

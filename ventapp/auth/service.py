@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
+from urllib.parse import quote
 
 from sqlalchemy.engine import Engine
 
@@ -82,6 +83,25 @@ def safe_next(target: str) -> str:
         return "/"
     path = target.split("?", 1)[0].split("#", 1)[0].rstrip("/")
     return "/" if path == LOGIN_PATH else target
+
+
+LOGIN_ENDED = "ended"
+"""``/login?reason=`` when a login ended under an open page (a logout elsewhere, an expiry, a
+password reset): the login page says so."""
+
+
+def login_url(came_from: str, *, ended: bool = False) -> str:
+    """The login page, returning to ``came_from`` (path and query) afterwards.
+
+    Args:
+        came_from: The page being left, e.g. ``"/?session=<id>"``; made safe by :func:`safe_next`.
+        ended: A login ended under that page (adds ``&reason=ended``: the page says why).
+
+    Returns:
+        E.g. ``"/login?next=/%3Fsession%3D<id>&reason=ended"``.
+    """
+    target = f"{LOGIN_PATH}?next={quote(safe_next(came_from))}"
+    return f"{target}&reason={LOGIN_ENDED}" if ended else target
 
 
 def canonical(raw: str) -> str:

@@ -3,7 +3,9 @@ proxy signs people in (``#login-off``), with ``none`` that there are no accounts
 
 A plain HTML form posted to ``POST /api/auth/login/form``: the server checks the password and
 answers with the HTTP-only session cookie and a redirect, so no script ever holds the token or
-the password. A refused login comes back here with ``?error=<code>``.
+the password. A refused login comes back here with ``?error=<code>``; a page whose login ended
+sends the browser here with ``?reason=ended`` (``#login-notice`` says so) and ``next``, the page
+and its query, to return to.
 """
 
 from __future__ import annotations
@@ -81,6 +83,10 @@ def login_page() -> rx.Component:
             rx.vstack(
                 rx.heading(t("auth.login_title"), size="5", as_="h1"),
                 starting_notice(),
+                rx.cond(
+                    AuthState.login_notice != "",
+                    rx.callout(AuthState.login_notice, icon="info", color_scheme="blue", id="login-notice"),
+                ),
                 rx.cond(
                     AuthState.login_error != "",
                     rx.callout(

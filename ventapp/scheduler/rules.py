@@ -22,7 +22,14 @@ WRITABLE = ("name", "prompt", "cron", "mode", "enabled")
 
 
 class ScheduleRejected(ChatRejected):
-    """A schedule request refused before anything changed (400, 404, 409, 422, 429, 503)."""
+    """A schedule request refused before anything changed (400, 404, 409, 422, 429, 503).
+
+    Attributes:
+        cron_problem: For ``bad_cron``, the refusal itself, so the UI can word it in the page's
+            language (``message`` is English, for the API); None otherwise.
+    """
+
+    cron_problem: CronInvalid | None = None
 
 
 def not_found() -> ScheduleRejected:
@@ -36,12 +43,14 @@ def bad_cron(problem: CronInvalid) -> ScheduleRejected:
     ``cause`` is the code the UI words in the page's language (see
     :mod:`ventapp.scheduler.cron_problems`); ``reason`` is the parser's detail, for logs.
     """
-    return ScheduleRejected(
+    refused = ScheduleRejected(
         422,
         "bad_cron",
         cron_message(problem, "en"),
         details={"field": problem.field, "cause": problem.cause, "reason": problem.reason},
     )
+    refused.cron_problem = problem
+    return refused
 
 
 def _text(fields: dict[str, Any], key: str, limit: int) -> str:

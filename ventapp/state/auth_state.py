@@ -17,7 +17,6 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from urllib.parse import quote
 
 import reflex as rx
 
@@ -31,7 +30,14 @@ from ventapp.state.chat_state import ChatState
 from ventapp.state.lang_state import ui_lang
 from ventapp.state.schedules_state import HandoffState, SchedulesState
 from ventapp.state.settings_state import SettingsState
-from ventapp.state.ui_identity import restore_draft, runtime_ready, verified_caller, verified_mode
+from ventapp.state.ui_identity import (
+    came_from,
+    had_login,
+    restore_draft,
+    runtime_ready,
+    verified_caller,
+    verified_mode,
+)
 from ventapp.state.usage_state import UsageState
 
 logger = logging.getLogger(__name__)
@@ -62,6 +68,8 @@ class AuthState(rx.State):
     signed_in_as: str = ""
     role: str = ""
     login_error: str = ""
+    login_notice: str = ""
+    """Why the login page was reached, when a login ended under an open page (``?reason=ended``)."""
     next_path: str = "/"
     login_mode: str = "local"
     """``AUTH_MODE`` as the login page last read it: the form only for ``local``; ``header`` says the
@@ -105,7 +113,8 @@ class AuthState(rx.State):
         caller = await verified_caller(self)
         if caller is None:
             await self._forget()
-            yield rx.redirect(f"/login?next={quote(service.safe_next(self.router.url.path or '/'))}")
+            # Path and query: ``/?session=<id>`` must reopen that conversation after the login.
+            yield rx.redirect(service.login_url(came_from(self), ended=had_login(self)))
             return
         self.signed_in_as, self.role = caller.name, caller.role
         for state_cls in USER_STATES:
@@ -141,6 +150,8 @@ class AuthState(rx.State):
     def _word_login_error(self, lang: str) -> None:
         query = self.router.url.query_parameters
         code = str(query.get("error", ""))
+        ended = self.login_mode == "local" and not code and query.get("reason") == service.LOGIN_ENDED
+        self.login_notice = t("auth.notice.ended", lang) if ended else ""
         if self.login_mode != "local":
             self.login_error = ""  # the page says how sign-in works here instead of showing a form
         elif code == "throttled":

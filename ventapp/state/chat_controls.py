@@ -13,7 +13,7 @@ from typing import Any
 
 import reflex as rx
 
-from ventapp.state.ui_identity import to_login
+from ventapp.state.ui_identity import came_from, to_login
 from ventapp.state.views import ChatMessageView, sent_turns
 
 
@@ -66,9 +66,9 @@ class ChatControls(rx.State, mixin=True):
         """(Background task) This tab's login ended on the server: forget it; the event to ``/login``
         (keeping ``draft``, the message it refused, for the user's next login)."""
         async with self:
-            user_name = self.user_name  # type: ignore[attr-defined]
+            user_name, back = self.user_name, came_from(self)  # type: ignore[attr-defined]
             self.reset()
-        return to_login(user_name, draft)
+        return to_login(back, user_name, draft)
 
     @rx.event
     def start_edit(self, message_id: str) -> None:

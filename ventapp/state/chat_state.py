@@ -76,7 +76,7 @@ from ventapp.state.turns import (
     apply_live,
     current_live,
 )
-from ventapp.state.ui_identity import login_gone, to_login, user_name_var
+from ventapp.state.ui_identity import came_from, login_gone, to_login, user_name_var
 from ventapp.state.views import (
     ChatMessageView,
     CitationView,
@@ -482,5 +482,5 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
             return None
         if await login_gone(self, user := self.user_name):
             self.reset()
-            return to_login(user)
+            return to_login(came_from(self), user)
         return await self._open(session_id)

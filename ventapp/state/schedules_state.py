@@ -22,9 +22,10 @@ from ventapp.db.schedule_store import RunRecord
 from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t, tn
 from ventapp.scheduler.cron import describe
 from ventapp.scheduler.cron_problems import CronInvalid, cron_message
+from ventapp.scheduler.rules import ScheduleRejected
 from ventapp.scheduler.service import ScheduleService, get_service
 from ventapp.state.lang_state import ui_lang
-from ventapp.state.ui_identity import login_gone, to_login, user_name_var
+from ventapp.state.ui_identity import came_from, login_gone, to_login, user_name_var
 
 logger = logging.getLogger(__name__)
 
@@ -262,7 +263,7 @@ class SchedulesState(rx.State):
     async def toggle_enabled(self, schedule_id: str, enabled: bool) -> Any:
         """The row's switch: pause or resume."""
         if await self._signed_out():
-            return to_login()
+            return to_login(came_from(self))
         self.notice = ""
         await self._act(lambda s: s.set_enabled(schedule_id, self.user_name, enabled))
 
@@ -270,7 +271,7 @@ class SchedulesState(rx.State):
     async def run_now(self, schedule_id: str) -> Any:
         """Start an execution now; its row appears in the runs table at once."""
         if await self._signed_out():
-            return to_login()
+            return to_login(came_from(self))
         self.notice = ""
         self.runs_for = schedule_id
         self.runs_name = next((s.name for s in self.schedules if s.id == schedule_id), "")
@@ -281,7 +282,7 @@ class SchedulesState(rx.State):
     async def delete(self, schedule_id: str) -> Any:
         """Delete a schedule (its conversations stay)."""
         if await self._signed_out():
-            return to_login()
+            return to_login(came_from(self))
         self.notice = ""
         if self.runs_for == schedule_id:
             self.runs_for, self.runs = "", []
@@ -327,6 +328,19 @@ class SchedulesState(rx.State):
         self.cron_description = describe(cron, self.lang)
         self.cron_description_alt = describe(cron, OTHER_LANG.get(self.lang, "zh-CN"))
         self.cron_preview = [local_time(moment, service, self.lang) for moment in times]
+
+    def _refused_save(self, cron: str, refused: ChatRejected) -> None:
+        """Show a refused save once: a bad expression in the cron callout, in the page's
+        language (the refusal's ``message`` is the API's English); anything else under the form."""
+        problem = refused.cron_problem if isinstance(refused, ScheduleRejected) else None
+        if problem is None:
+            self.form_error = refused.message
+            return
+        # What was submitted may be newer than the debounced check's last look at the field.
+        self.form_cron, self.form_error = cron, ""
+        self.cron_error = cron_message(problem, self.lang)
+        self.cron_description = self.cron_description_alt = ""
+        self.cron_preview = []
 
     @rx.event
     def open_new(self) -> None:
@@ -377,7 +391,7 @@ class SchedulesState(rx.State):
     async def save(self, form_data: dict[str, Any]) -> Any:
         """Create or update from the form (fields ``name``, ``prompt``, ``cron``)."""
         if await self._signed_out():
-            return to_login()
+            return to_login(came_from(self))
         fields = {
             "name": str(form_data.get("name") or ""),
             "prompt": str(form_data.get("prompt") or ""),
@@ -395,7 +409,7 @@ class SchedulesState(rx.State):
             else:
                 await service.create(self.user_name, fields)
         except ChatRejected as refused:
-            self.form_error = refused.message
+            self._refused_save(fields["cron"], refused)
             return None
         self.form_open, self.form_error = False, ""
         await self._reload(service)

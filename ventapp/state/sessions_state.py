@@ -26,7 +26,7 @@ from ventapp.state import turns
 from ventapp.state.chat_data import discard_attachments, load_sessions, session_url_script
 from ventapp.state.chat_state import ChatState
 from ventapp.state.turns import NOT_READY
-from ventapp.state.ui_identity import login_gone, to_login
+from ventapp.state.ui_identity import came_from, login_gone, to_login
 from ventapp.state.views import SessionView, session_from_row
 
 logger = logging.getLogger(__name__)
@@ -119,7 +119,7 @@ class SessionsState(rx.State):
         """Filter the sidebar by title as the user types (blank shows every session)."""
         self.search_query = query.strip()[:MAX_TITLE_CHARS]
         if (chat := await self._acting()) is None:
-            return to_login()
+            return to_login(came_from(self))
         self.search_results = (
             await search_sessions(chat.user_name, self.search_query, chat.lang) if self.search_query else []
         )
@@ -128,7 +128,7 @@ class SessionsState(rx.State):
     async def toggle_pin(self, session_id: str, pinned: bool) -> Any:
         """Pin a session to the top of the list, or unpin it."""
         if (chat := await self._acting()) is None:
-            return to_login()
+            return to_login(came_from(self))
         runtime = _runtime()
         if runtime is None:
             return None
@@ -157,7 +157,7 @@ class SessionsState(rx.State):
     async def save_rename(self, form_data: dict[str, Any]) -> Any:
         """Save the title typed in the rename dialog (1–200 characters after trimming)."""
         if (chat := await self._acting()) is None:
-            return to_login()
+            return to_login(came_from(self))
         title, problem = clean_title(str(form_data.get("title") or ""), chat.lang)
         if problem:
             self.rename_error = problem
@@ -199,7 +199,7 @@ class SessionsState(rx.State):
         """Delete the session everywhere (graph state, files, rows); leave it if it was open."""
         session_id, self.delete_id = self.delete_id, ""
         if (chat := await self._acting()) is None:
-            return to_login()
+            return to_login(came_from(self))
         runtime = _runtime()
         if runtime is None or not session_id:
             return None
@@ -265,7 +265,7 @@ class SessionsState(rx.State):
         if mode not in SESSION_MODES:
             return None
         if (chat := await self._acting()) is None:
-            return to_login()
+            return to_login(came_from(self))
         chat.mode = str(mode)
         runtime = _runtime()
         if runtime is not None and chat.session_id:
@@ -280,7 +280,7 @@ class SessionsState(rx.State):
         Before the first message of a new chat the session gets its id here (``draft_session_id``).
         """
         if (chat := await self._acting()) is None:
-            return to_login()
+            return to_login(came_from(self))
         runtime = _runtime()
         self.upload_error = ""
         if runtime is None:
@@ -309,7 +309,7 @@ class SessionsState(rx.State):
     async def remove_attachment(self, path: str) -> Any:
         """Take a file off the next message and delete it (it was never sent)."""
         if (chat := await self._acting()) is None:
-            return to_login()
+            return to_login(came_from(self))
         if path in chat.attachments:
             chat.attachments.remove(path)
             await discard_attachments(chat.user_name, chat.session_id or chat.draft_session_id, [path])

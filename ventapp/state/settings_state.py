@@ -23,7 +23,14 @@ from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
 from ventapp.state import turns
 from ventapp.state.chat_state import ChatState
 from ventapp.state.lang_state import ui_lang
-from ventapp.state.ui_identity import login_gone, none_mode_hint, role_caller, to_login, user_name_var
+from ventapp.state.ui_identity import (
+    came_from,
+    login_gone,
+    none_mode_hint,
+    role_caller,
+    to_login,
+    user_name_var,
+)
 from ventapp.state.views import DISPLAY_TZ
 
 logger = logging.getLogger(__name__)
@@ -178,7 +185,7 @@ class SettingsState(rx.State):
     async def set_thinking(self, level: str) -> Any:
         """The thinking switch: rebuild the main route's agent at ``level`` (runs in flight keep theirs)."""
         if await self._signed_out():
-            return to_login()
+            return to_login(came_from(self))
         runtime = turns.current_runtime()
         if runtime is None:
             self.thinking_note = t("settings.not_ready", self.lang)
@@ -203,7 +210,7 @@ class SettingsState(rx.State):
     async def save_preferences(self, form_data: dict[str, Any]) -> Any:
         """Replace the user's preferences with the form's ``preferences`` text."""
         if await self._signed_out():
-            return to_login()
+            return to_login(came_from(self))
         text = str(form_data.get("preferences") or "").strip()
         if len(text) > PREFERENCES_MAX_CHARS:
             self.preferences_note = t(
@@ -237,7 +244,7 @@ class SettingsState(rx.State):
     async def revoke(self, rule_id: str) -> Any:
         """Revoke one of the user's approval rules; the tool asks again from the next run."""
         if await self._signed_out():
-            return to_login()
+            return to_login(came_from(self))
         runtime = turns.current_runtime()
         if runtime is None or not await self._user():
             return None

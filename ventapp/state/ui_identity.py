@@ -27,7 +27,7 @@ from typing import Any
 import reflex as rx
 
 from ventapp.agent.runtime import get_runtime
-from ventapp.auth.service import Caller, is_trusted_proxy, proxy_user, role_of, session_caller
+from ventapp.auth.service import Caller, is_trusted_proxy, login_url, proxy_user, role_of, session_caller
 from ventapp.config import get_settings
 from ventapp.i18n import t
 from ventapp.state.drop_confirm import COMPOSER_ID
@@ -133,24 +133,43 @@ async def login_gone(state: rx.State, user_name: str) -> bool:
     return caller is None or caller.name != user_name
 
 
-def to_login(user_name: str = "", draft: str | None = None) -> Any:
+def came_from(state: rx.State) -> str:
+    """The page of the event being processed, path and query (``"/?session=<id>"``): where a
+    login sends the user back to. The browser sends its live address with every event, so a
+    conversation opened after the page loaded is in it."""
+    url = state.router.url
+    return (url.path or "/") + (f"?{url.query}" if url.query else "")
+
+
+def had_login(state: rx.State) -> bool:
+    """True when the socket's handshake carried a session cookie (valid or not): a login page
+    reached without a valid one then says the login ended, not just "log in"."""
+    headers = {key.lower(): value for key, value in state.router.headers.raw_headers.items()}
+    return bool(_cookie(headers.get("cookie", "")))
+
+
+def to_login(back: str = "/", user_name: str = "", draft: str | None = None) -> Any:
     """The event(s) sending a tab whose login ended to the login page, keeping its draft.
 
+    The login page says the login ended and, once logged in again, returns to ``back``.
+
     Args:
+        back: The page to return to (:func:`came_from` of the refused event).
         user_name: Whose login ended; without it nothing is kept (a draft must never reach
             another user logging in on this tab).
         draft: The text to keep (a message refused because the login ended); None keeps what
             the chat box holds, if this page has one.
     """
+    login = rx.redirect(login_url(back, ended=True))
     if not user_name:
-        return rx.redirect("/login")
+        return login
     keep = f"""(() => {{ try {{
   const box = document.getElementById({json.dumps(COMPOSER_ID)});
   const text = {json.dumps(draft)} ?? (box ? box.value : "");
   if (text && text.trim()) sessionStorage.setItem({json.dumps(DRAFT_KEY)},
     JSON.stringify({{user: {json.dumps(user_name)}, text}}));
 }} catch (_) {{}} }})()"""
-    return [rx.call_script(keep), rx.redirect("/login")]
+    return [rx.call_script(keep), login]
 
 
 def restore_draft(user_name: str) -> Any:

@@ -1,0 +1,121 @@
+"""The schedules form's state headless: a refused save says why once, in the page's language.
+
+Runs the real Reflex event processor (``BaseStateEventProcessor`` + ``StateManagerMemory``)
+with a real runtime (SQLite, in-memory checkpointer) and a real schedule service; no model runs.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reflex.event import Event
+from reflex.istate.manager.memory import StateManagerMemory
+from reflex.istate.manager.token import BaseStateToken
+from reflex.state import State
+from reflex_base.event.processor import BaseStateEventProcessor
+from reflex_base.utils.format import format_event_handler
+
+from ventapp.agent.runtime import AgentRuntime, set_runtime
+from ventapp.config import load_settings
+from ventapp.scheduler.service import ScheduleService, set_service
+from ventapp.state.schedules_state import SchedulesState
+
+USER = "Ann"
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[ScheduleService]:
+    settings = load_settings(
+        {"DEEP_AGENT_ENV_PRIORITY": "none", "DATA_DIR": str(tmp_path), "CHECKPOINTER": "memory"}
+    )
+    runtime = await AgentRuntime.open(settings)
+    set_runtime(runtime)
+    opened = ScheduleService(runtime)
+    set_service(opened)
+    try:
+        yield opened
+    finally:
+        set_service(None)
+        await opened.shutdown()
+        set_runtime(None)
+        await runtime.close()
+
+
+class Tab:
+    """One browser tab on the schedules page, driving the real event processor."""
+
+    def __init__(self, processor: BaseStateEventProcessor) -> None:
+        self.processor = processor
+        self.token = uuid.uuid4().hex
+
+    async def fire(self, name: str, **payload: Any) -> None:
+        handler = format_event_handler(SchedulesState.event_handlers[name])
+        async for _ in self.processor.enqueue_stream_delta(self.token, Event(name=handler, payload=payload)):
+            pass
+
+    async def state(self) -> SchedulesState:
+        manager = self.processor._root_context.state_manager  # type: ignore[union-attr]  # configured below
+        root = await manager.get_state(BaseStateToken(ident=self.token, cls=State))
+        return await root.get_state(SchedulesState)
+
+
+@pytest.fixture
+async def tab(service: ScheduleService) -> AsyncIterator[Tab]:
+    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
+    async with processor:
+        opened = Tab(processor)
+        # The browser's stored name (a LocalStorage var the page would sync in).
+        (await opened.state()).user_name = USER
+        await opened.fire("load_page")
+        yield opened
+
+
+async def _errors(tab: Tab) -> tuple[str, str]:
+    state = await tab.state()
+    return state.cron_error, state.form_error
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("zh-CN", "分钟字段的步长须为大于 0 的整数（如 */5），“*/0”不行。"),
+        ("en", "The step in the minute field must be a whole number above 0 (e.g. */5), not “*/0”."),
+    ],
+)
+async def test_a_refused_cron_on_save_is_said_once_in_the_pages_language(
+    tab: Tab, service: ScheduleService, lang: str, expected: str
+) -> None:
+    await tab.fire("relocalise", lang=lang)
+    await tab.fire("open_new")
+    # Saved before the debounced check ran: the form's own check has not seen this expression.
+    await tab.fire("save", form_data={"name": "夜班检查", "prompt": "计算 1+1", "cron": "*/0 * * * *"})
+
+    assert await _errors(tab) == (expected, ""), "the cron callout says it; #form-error must not repeat it"
+    state = await tab.state()
+    assert state.form_open and state.cron_preview == []
+    assert await service.list_for(USER) == []
+
+
+async def test_editing_to_a_never_firing_cron_is_said_once_in_chinese(
+    tab: Tab, service: ScheduleService
+) -> None:
+    created = await service.create(USER, {"name": "夜班检查", "prompt": "计算 1+1", "cron": "0 8 * * *"})
+    await tab.fire("relocalise", lang="zh-CN")
+    await tab.fire("open_edit", schedule_id=created.id)
+    await tab.fire("type_cron", value="0 0 31 2 *")
+    await tab.fire("save", form_data={"name": "夜班检查", "prompt": "计算 1+1", "cron": "0 0 31 2 *"})
+
+    assert await _errors(tab) == ("这个表达式永远不会触发：所选月份里没有这一天（如 2 月 31 日）。", "")
+    assert (await service.owned(created.id, USER)).cron == "0 8 * * *"
+
+
+async def test_other_refusals_still_show_under_the_form(tab: Tab) -> None:
+    await tab.fire("open_new")
+    await tab.fire("save", form_data={"name": "   ", "prompt": "p", "cron": "0 8 * * *"})
+
+    cron_error, form_error = await _errors(tab)
+    assert cron_error == "" and form_error != ""
