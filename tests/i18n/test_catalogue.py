@@ -79,6 +79,6 @@ def test_pages_word_text_in_the_browsers_language() -> None:
 
 
 def test_no_english_message_hedges_its_plural_with_parentheses() -> None:
-    """"1 scheduled run(s) are waiting" (a tester): counts take ``tn`` with ``_one``/``_other`` forms."""
+    """ "1 scheduled run(s) are waiting" (a tester): counts take ``tn`` with ``_one``/``_other`` forms."""
     hedged = sorted(key for key, text in MESSAGES["en"].items() if re.search(r"\w\(s\)", text))
     assert hedged == []

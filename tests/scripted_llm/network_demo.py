@@ -34,7 +34,9 @@ def summarise_network(content: str, lang: str) -> str | None:
     try:
         data = json.loads(content).get("data")
     except (ValueError, AttributeError):  # the tool refused (no driver, a bad file): say why
-        return f"解算未完成：{content[:300]}" if lang == "zh-CN" else f"The solver did not run: {content[:300]}"
+        return (
+            f"解算未完成：{content[:300]}" if lang == "zh-CN" else f"The solver did not run: {content[:300]}"
+        )
     if not isinstance(data, Mapping):
         return None
     largest = (data.get("largest_flows") or [{}])[0]
