@@ -15,7 +15,6 @@ from sqlmodel import Session, col, select
 
 from ventapp.db.billing_models import UsageLedger
 from ventapp.db.models import ChatMessage, ChatSession, ExecutionRun, utcnow
-from ventapp.db.turn_writes import merged_answer
 
 
 def get_session(engine: Engine, session_id: str) -> ChatSession | None:
@@ -121,72 +120,6 @@ def start_run(engine: Engine, run_id: str, session_id: str, user_name: str, trac
             ExecutionRun(id=run_id, session_id=session_id, user_name=user_name, trace_id=trace_id, kind=kind)
         )
         db.commit()
-
-
-def save_run_answer(
-    engine: Engine,
-    session_id: str,
-    run_id: str,
-    content: str,
-    *,
-    tool_calls: list[dict[str, Any]],
-    citations: list[dict[str, Any]],
-    usage: dict[str, Any],
-    status: str,
-) -> ChatMessage:
-    """Save a run's answer; a run resumed after an interrupt extends its earlier message.
-
-    Text is appended, tool cards merge by ``tool_call_id`` (a result fills the card the
-    paused run announced), citations merge by URL, token counts add up.
-    """
-    with Session(engine, expire_on_commit=False) as db:
-        row = _save_answer(
-            db,
-            session_id,
-            run_id,
-            content,
-            tool_calls=tool_calls,
-            citations=citations,
-            usage=usage,
-            status=status,
-        )
-        db.commit()
-        return row
-
-
-def _save_answer(
-    db: Session,
-    session_id: str,
-    run_id: str,
-    content: str,
-    *,
-    tool_calls: list[dict[str, Any]],
-    citations: list[dict[str, Any]],
-    usage: dict[str, Any],
-    status: str,
-    at: datetime | None = None,
-) -> ChatMessage:
-    row = db.exec(
-        select(ChatMessage).where(ChatMessage.run_id == run_id, ChatMessage.role == "assistant")
-    ).first()
-    if row is None:
-        return _new_message(
-            db,
-            session_id,
-            "assistant",
-            content,
-            run_id=run_id,
-            tool_calls=tool_calls,
-            citations=citations,
-            usage=usage,
-            status=status,
-            at=at,
-        )
-    for key, value in merged_answer(row, content, tool_calls, citations, usage).items():
-        setattr(row, key, value)
-    row.status = status
-    db.add(row)
-    return row
 
 
 def run_answer(engine: Engine, run_id: str) -> ChatMessage | None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from ventapp.db.chat_store import _ledger_usage, _save_answer
+from ventapp.db.chat_store import _ledger_usage
 from ventapp.db.models import ChatMessage, ExecutionRun, utcnow
-from ventapp.db.turn_writes import USAGE_TOTALS
+from ventapp.db.turn_writes import USAGE_TOTALS, _write_answer
 
 
 def running_runs(engine: Engine) -> dict[str, str]:
@@ -53,8 +53,8 @@ def mark_running_interrupted(engine: Engine, *, keep: set[str] | frozenset[str] 
                 **booked,
                 **{key: max(0, booked[key] - int(before.get(key) or 0)) for key in USAGE_TOTALS},
             }
-            _save_answer(
-                db,
+            _write_answer(  # the run's own final save, on this session's transaction
+                db.connection(),
                 run.session_id,
                 run.id,
                 str(partial.get("content") or ""),

@@ -273,7 +273,7 @@ def finalise_run(
         run_id: The run.
         status: ``success``, ``failed``, ``cancelled`` or ``waiting_input``.
         answer: ``{session_id, content, tool_calls, citations, usage, status}`` for
-            :func:`ventapp.db.chat_store.save_run_answer`, or None when the run produced nothing to keep.
+            :func:`_write_answer`, or None when the run produced nothing to keep.
         error: A sentence for people, when it failed.
         error_code: The failure's code.
         input_tokens: Tokens to add to the run's totals (a resumed run finishes twice).
