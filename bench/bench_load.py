@@ -12,7 +12,8 @@ token rate (tokens/s) of three consumers of the same scripted model, one after t
 and the ratios between them — the figures that survive a noisy machine. Tokens are counted
 from the text received (the scripted model streams one word per chunk), so token frames
 that carry several chunks count as what they carry. The model is the scripted server with
-zero delay answering "long answer" with 200 tokens.
+zero delay answering "long answer" with 200 tokens. Everything runs on the server's event
+loop kind (uvloop when installed, :mod:`bench.event_loop`).
 
 First, ``--single`` turns of each consumer one at a time, interleaved, for the first-token
 gap to the ceiling (median); then each K.
@@ -40,6 +41,7 @@ from typing import Any
 
 import httpx
 
+from bench import event_loop
 from bench.ceiling import build_ceiling, ceiling_stream
 from bench.scripted_model import scripted_model
 from tests.e2e.reflex_app import ReflexApp
@@ -284,8 +286,9 @@ async def _measure_all(
 
 def main(ks: list[int], rounds: int = 1, single: int = 15, followers: list[int] | None = None) -> None:
     """Start the scripted model in its own process; single streams, each K ``rounds`` times, followers."""
+    print(f"event loop: {event_loop.loop_name()} (the server's and this process's consumers')")
     with scripted_model() as base_url:
-        asyncio.run(_measure_all(ks, base_url, rounds, single, followers))
+        event_loop.run(_measure_all(ks, base_url, rounds, single, followers))
 
 
 if __name__ == "__main__":

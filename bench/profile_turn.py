@@ -22,6 +22,7 @@ from typing import Any
 
 from pyinstrument import Profiler
 
+from bench import event_loop
 from bench.bench_load import PROMPT, Result, _pct
 from bench.ceiling import build_ceiling, ceiling_stream
 from bench.scripted_model import scripted_model
@@ -156,8 +157,9 @@ def main() -> None:
     parser.add_argument("--html", type=Path, default=None, help="also write pyinstrument's HTML view here")
     parser.add_argument("--top", type=int, default=60, help="functions listed in the flat views")
     args = parser.parse_args()
+    print(f"event loop: {event_loop.loop_name()}")
     with scripted_model() as base_url:
-        asyncio.run(
+        event_loop.run(
             _profile(base_url, args.k, args.rounds, args.target, args.html, args.top, not args.no_profile)
         )
 

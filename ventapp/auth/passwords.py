@@ -6,6 +6,8 @@ A hash made with older parameters is re-made at the next successful login (:func
 
 from __future__ import annotations
 
+import functools
+
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
@@ -15,7 +17,13 @@ MAX_PASSWORD_CHARS = 1024
 "password" is a way to burn CPU, not a password)."""
 
 _hasher = PasswordHasher()
-_DUMMY_HASH = _hasher.hash("not a password of anyone: equalises the time of unknown accounts")
+
+
+@functools.cache
+def _dummy_hash() -> str:
+    # Made at the first check of an unknown account, not at import: one argon2 hash is ~0.2 s
+    # of CPU (and 64 MiB) that every start-up of the app and of the CLI paid (issue 18).
+    return _hasher.hash("not a password of anyone: equalises the time of unknown accounts")
 
 
 class WeakPassword(ValueError):
@@ -58,7 +66,7 @@ def verify_password(stored_hash: str | None, password: str) -> bool:
     if len(password) > MAX_PASSWORD_CHARS:
         return False
     try:
-        return _hasher.verify(stored_hash or _DUMMY_HASH, password) and stored_hash is not None
+        return _hasher.verify(stored_hash or _dummy_hash(), password) and stored_hash is not None
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return False
 
