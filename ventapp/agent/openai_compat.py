@@ -39,14 +39,21 @@ one class serves every provider above, and the compatibility fixes stay in one p
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
-from langchain_openai import ChatOpenAI
+from langchain_openai import ChatOpenAI, StreamChunkTimeoutError
+from pydantic import PrivateAttr
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 CompatMode = Literal["strict", "lenient"]
 
@@ -177,8 +184,58 @@ def reasoning_of(delta: Any) -> str:
     return ""
 
 
+async def chunks_within(
+    source: AsyncIterator[T], timeout_s: float | None, model: str | None
+) -> AsyncIterator[T]:
+    """``source``'s items, each of which must come within ``timeout_s`` seconds of the one before.
+
+    langchain-openai's ``stream_chunk_timeout`` (default 120 s, ``LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S``)
+    wraps every chunk's wait in ``asyncio.wait_for``, which on Python 3.11 starts a task per
+    chunk: a quarter of the CPU of streaming a bare graph here (``bench.profile_turn --target
+    ceiling``, issue 18). This bounds each wait with ``asyncio.timeout`` on the same task
+    instead: the same rule and the same error, without the task.
+
+    Args:
+        source: The stream (generation chunks).
+        timeout_s: Seconds allowed between two items; ``None`` or ``<= 0``: no bound.
+        model: The model's name, for the error.
+
+    Raises:
+        StreamChunkTimeoutError: Nothing came for ``timeout_s`` seconds (a ``TimeoutError``,
+            as langchain-openai raises it). The source is closed.
+    """
+    if not timeout_s or timeout_s <= 0:
+        async for item in source:
+            yield item
+        return
+    received = 0
+    iterator = aiter(source)
+    try:
+        while True:
+            bound = asyncio.timeout(timeout_s)
+            try:
+                async with bound:
+                    item = await anext(iterator)
+            except StopAsyncIteration:
+                return
+            except TimeoutError as exc:
+                if not bound.expired():
+                    raise  # the source's own timeout, not the bound's
+                logger.warning(
+                    "model stream silent for %s s after %d chunks (%s)", timeout_s, received, model
+                )
+                raise StreamChunkTimeoutError(timeout_s, model_name=model, chunks_received=received) from exc
+            received += 1
+            yield item
+    finally:
+        await iterator.aclose()
+
+
 class CompatChatOpenAI(ChatOpenAI):
     """``ChatOpenAI`` with the ``OPENAI_COMPAT`` fixes for self-hosted servers, and reasoning kept.
+
+    The per-chunk stream timeout (``stream_chunk_timeout``) is applied by :func:`chunks_within`
+    rather than by langchain-openai, with the same value.
 
     Attributes:
         compat: ``strict`` (requests and streams exactly as langchain-openai handles them) or
@@ -189,6 +246,13 @@ class CompatChatOpenAI(ChatOpenAI):
 
     compat: CompatMode = "strict"
     echo_reasoning: bool = False
+    _chunk_timeout_s: float | None = PrivateAttr(default=None)
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Take over the per-chunk timeout: langchain-openai's own wrapper then passes chunks through."""
+        super().model_post_init(context)
+        self._chunk_timeout_s = self.stream_chunk_timeout
+        self.stream_chunk_timeout = None
 
     def _get_request_payload(
         self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any
@@ -265,11 +329,13 @@ class CompatChatOpenAI(ChatOpenAI):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         if self.compat == "strict":
-            async for chunk in super()._astream(messages, stop, run_manager, **kwargs):
+            source = super()._astream(messages, stop, run_manager, **kwargs)
+            async for chunk in chunks_within(source, self._chunk_timeout_s, self.model_name):
                 yield chunk
             return
         names = ToolNameDeduper()
-        async for chunk in super()._astream(messages, stop, None, **kwargs):
+        source = super()._astream(messages, stop, None, **kwargs)
+        async for chunk in chunks_within(source, self._chunk_timeout_s, self.model_name):
             chunk = names.fix(chunk)
             if run_manager:
                 await run_manager.on_llm_new_token(

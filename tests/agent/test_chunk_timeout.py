@@ -1,0 +1,100 @@
+"""The model stream's per-chunk timeout, kept by the product instead of langchain-openai (issue 18).
+
+langchain-openai bounds the wait for each streamed chunk with ``asyncio.wait_for``, which starts a
+task per chunk on Python 3.11 (a quarter of a bare graph's streaming CPU here).
+:func:`~ventapp.agent.openai_compat.chunks_within` keeps the same rule, value and error on the
+stream's own task. These tests hold the rule, and that no ``wait_for`` runs per chunk any more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from langchain_core.messages import HumanMessage
+from langchain_openai import StreamChunkTimeoutError
+from langchain_openai.chat_models import _client_utils
+
+from tests.scripted_llm.server import ScriptedServer
+from ventapp.agent.errors import classify
+from ventapp.agent.openai_compat import CompatChatOpenAI, chunks_within
+
+
+async def _items(gaps_s: list[float], closed: list[bool]) -> AsyncIterator[int]:
+    try:
+        for index, gap in enumerate(gaps_s):
+            await asyncio.sleep(gap)
+            yield index
+    finally:
+        closed.append(True)
+
+
+async def test_a_silence_longer_than_the_bound_raises_langchains_error_and_closes_the_stream() -> None:
+    closed: list[bool] = []
+    received: list[int] = []
+    started = time.monotonic()
+    with pytest.raises(StreamChunkTimeoutError) as caught:
+        async for item in chunks_within(_items([0, 0, 5], closed), 0.1, "scripted-demo"):
+            received.append(item)
+    assert received == [0, 1]
+    assert caught.value.chunks_received == 2 and caught.value.model_name == "scripted-demo"
+    assert time.monotonic() - started < 2, "the bound, not the source's silence, ended the wait"
+    assert closed == [True]
+    assert classify(caught.value).code == "model_unreachable"
+
+
+async def test_gaps_within_the_bound_pass_every_item_and_no_bound_means_none() -> None:
+    assert [item async for item in chunks_within(_items([0.05] * 4, []), 0.5, None)] == [0, 1, 2, 3]
+    assert [item async for item in chunks_within(_items([0.05, 0.2], []), None, None)] == [0, 1]
+
+
+async def test_the_sources_own_timeout_error_is_not_taken_for_the_bound() -> None:
+    async def failing() -> AsyncIterator[int]:
+        yield 1
+        raise TimeoutError("the source's own")
+
+    with pytest.raises(TimeoutError, match="the source's own") as caught:
+        async for _ in chunks_within(failing(), 10, None):
+            pass
+    assert not isinstance(caught.value, StreamChunkTimeoutError)
+
+
+@pytest.fixture
+def slow_llm() -> Iterator[ScriptedServer]:
+    with ScriptedServer(delay_ms=400) as server:
+        yield server
+
+
+@pytest.mark.parametrize("compat", ["strict", "lenient"])
+async def test_a_stalled_model_stream_ends_with_the_timeout_and_no_task_per_chunk(
+    slow_llm: ScriptedServer, compat: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wait_fors: list[object] = []
+    real_wait_for = asyncio.wait_for
+
+    def counting_wait_for(*args: object, **kwargs: object) -> object:
+        wait_fors.append(args)
+        return real_wait_for(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_client_utils.asyncio, "wait_for", counting_wait_for)
+    model = CompatChatOpenAI(
+        model="scripted-demo",
+        base_url=slow_llm.base_url,
+        api_key="scripted",
+        max_retries=0,
+        compat=compat,
+        stream_chunk_timeout=0.15,
+    )
+    assert model.stream_chunk_timeout is None, "langchain-openai's per-chunk wait_for is off"
+
+    with pytest.raises(StreamChunkTimeoutError) as caught:
+        async for _ in model.astream([HumanMessage(content="hello")]):
+            pass
+    assert caught.value.timeout_s == 0.15 and caught.value.chunks_received >= 1
+
+    slow_llm.delay_ms = 20
+    answer = [chunk.text async for chunk in model.astream([HumanMessage(content="hello")])]
+    assert "".join(answer), "a stream within the bound streams"
+    assert wait_fors == [], "no asyncio.wait_for (a task on Python 3.11) per chunk"
