@@ -15,6 +15,7 @@ from tests.scripted_llm.server import ScriptedServer
 from tests.support import app_env
 from ventapp.auth.service import create_account
 from ventapp.db.engine import make_engine, upgrade_to_head
+from ventapp.i18n import t
 
 TIMEOUT_MS = 30_000
 USER = "auth-e2e"
@@ -37,7 +38,7 @@ def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 @pytest.fixture
 def page(browser: Browser, app: ReflexApp, llm: ScriptedServer) -> Iterator[Page]:
     llm.reset()
-    tab = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    tab = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US").new_page()
     tab.set_default_timeout(TIMEOUT_MS)
     yield tab
     tab.context.close()
@@ -51,10 +52,20 @@ def _log_in(page: Page, url: str, password: str = PASSWORD) -> None:
     page.click("#login-submit")
 
 
+def _lang(page: Page) -> str:
+    """The login page's language once it follows the browser's (``en-US``, the page fixture's)."""
+    expect(page.locator("h1")).to_have_text(t("auth.login_title", "en"))
+    return "en"
+
+
 def test_a_wrong_password_stays_on_the_login_page_with_a_sentence(page: Page, app: ReflexApp) -> None:
+    """Tester: a wrong password also cleared the user name; only the password goes, and the
+    error says why, in the page's language."""
     _log_in(page, app.url, "not the password")
     expect(page).to_have_url(re.compile(r"/login/?\?error=bad_credentials"))
-    expect(page.locator("#login-error")).to_be_visible()
+    expect(page.locator("#login-error")).to_have_text(t("auth.error.bad_credentials", _lang(page)))
+    expect(page.locator("#login-user")).to_have_value(USER)
+    expect(page.locator("#login-password")).to_have_value("")
     assert page.context.cookies() == [] or all(
         c["name"] != "ventagent_session" for c in page.context.cookies()
     )

@@ -34,6 +34,7 @@ from ventapp.state.ui_identity import (
     came_from,
     had_login,
     restore_draft,
+    restore_login_user,
     runtime_ready,
     verified_caller,
     verified_mode,
@@ -134,13 +135,15 @@ class AuthState(rx.State):
         return rx.redirect("/login")
 
     @rx.event
-    async def load_login(self) -> None:
-        """The login page: the error code and the page to return to, from the query string."""
+    async def load_login(self) -> rx.event.EventSpec | None:
+        """The login page: the error code and the page to return to, from the query string; after
+        a refused login, the name typed before back in its field."""
         query = self.router.url.query_parameters
         self.next_path = service.safe_next(str(query.get("next", "/")))
         self.login_mode = get_settings().auth.mode
         self.starting = not runtime_ready()
         self._word_login_error(await ui_lang(self))
+        return restore_login_user() if self.login_error else None
 
     @rx.event
     def relocalise_login(self, lang: str) -> None:

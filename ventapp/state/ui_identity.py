@@ -34,6 +34,10 @@ from ventapp.state.drop_confirm import COMPOSER_ID
 
 DRAFT_KEY = "ventagent_chat_draft"
 """``sessionStorage`` key of the chat box's text kept across a trip to ``/login``: ``{user, text}``."""
+LOGIN_USER_KEY = "ventagent_login_user"
+"""``sessionStorage`` key of the name last typed on the login form: a refused login puts it back
+(the form is posted natively, so the page comes back empty otherwise)."""
+LOGIN_FORM_ID, LOGIN_USER_ID = "login-form", "login-user"
 SESSION_COOKIE = "ventagent_session"
 """Same cookie as the API's (``ventapp.api.deps.SESSION_COOKIE``; the layers keep them apart)."""
 STORAGE_NAME = "ventagent_user_name"
@@ -189,5 +193,31 @@ def restore_draft(user_name: str) -> Any:
   const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
   setter.call(box, String(kept.text));
   box.dispatchEvent(new Event("input", {{bubbles: true}}));
+}} catch (_) {{}} }})()"""
+    )
+
+
+def submit_login_form() -> str:
+    """The login form's submit script: remember the typed name in this tab, then post the form
+    natively (the server's cookie and redirect reach the browser, never a script)."""
+    return f"""(() => {{
+  const form = document.getElementById({json.dumps(LOGIN_FORM_ID)});
+  try {{ sessionStorage.setItem({json.dumps(LOGIN_USER_KEY)}, form.elements.user_name.value); }} catch (_) {{}}
+  form.submit();
+}})()"""
+
+
+def restore_login_user() -> Any:
+    """After a refused login: the name typed before back in the (empty) user-name field, and the
+    cursor in the password field — only the password has to be typed again."""
+    return rx.call_script(
+        f"""(() => {{ try {{
+  const name = sessionStorage.getItem({json.dumps(LOGIN_USER_KEY)});
+  const box = document.getElementById({json.dumps(LOGIN_USER_ID)});
+  if (!name || !box || box.value) return;
+  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
+  setter.call(box, name);
+  box.dispatchEvent(new Event("input", {{bubbles: true}}));
+  document.getElementById("login-password")?.focus();
 }} catch (_) {{}} }})()"""
     )
