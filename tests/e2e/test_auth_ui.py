@@ -90,8 +90,13 @@ def test_log_in_chat_log_out_and_back_shows_no_conversation(page: Page, app: Ref
     with httpx.Client(base_url=app.url, cookies={"ventagent_session": cookie["value"]}) as api:
         assert api.get("/api/sessions").status_code == 401, "the session ended on the server"
 
+    expect(page.locator("#login-notice")).to_have_text(t("auth.notice.logged_out", _lang(page)))
     page.go_back()
-    expect(page).to_have_url(re.compile(r"/login"))
+    # The chat page's login check sends the tab back here (with ``next``): a deliberate logout,
+    # not "your login ended" (tester's item).
+    expect(page).to_have_url(re.compile(r"/login\?next="))
+    assert "reason=ended" not in page.url
+    expect(page.locator("#login-notice")).to_have_text(t("auth.notice.logged_out", _lang(page)))
     expect(page.get_by_text("hello from a verified user")).to_have_count(0)
     expect(page.locator("#login-form")).to_be_visible()
     assert not re.search(r"next=(/|%2F)login", page.url), f"never back to the login page: {page.url}"

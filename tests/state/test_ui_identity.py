@@ -379,3 +379,38 @@ async def test_the_login_page_returns_to_the_page_and_says_when_a_login_ended(
     assert auth.next_path == next_path
     assert zh_notice.startswith(notice) and bool(zh_notice) == bool(notice)
     assert ("Your login has ended" in auth.login_notice) == bool(notice)
+
+
+# --- a logout in this tab (tester's item 2) ------------------------------------------------------
+
+
+async def test_back_after_a_logout_in_this_tab_does_not_say_the_login_ended(alice_tab: _Tab) -> None:
+    """Tester: Back after logging out showed "your login ended"; the tab itself logged out."""
+    other = _Tab(alice_tab.processor, alice_tab.browser)
+    await other.connect(alice_tab.cookie)  # another tab of the same browser, same cookie
+    await other.fire_on(AuthState, "check_login")
+    alice_tab.page = f"/?session={SESSION}"
+    await alice_tab.fire_on(AuthState, "logout")
+    alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
+
+    await alice_tab.fire_on(AuthState, "check_login")  # Back: the chat page mounts again
+    assert _login_redirects(alice_tab) == [f"/login?next=/%3Fsession%3D{SESSION}&reason=logged_out"]
+
+    alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
+    await other.fire_on(AuthState, "check_login")  # that tab's login did end elsewhere
+    assert _login_redirects(other) == ["/login?next=/&reason=ended"]
+
+
+async def test_a_logout_says_so_on_the_login_page(engine: sa.Engine) -> None:
+    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
+    with patched_env({"AUTH_MODE": "local"}):
+        async with processor:
+            tab = _Tab(processor)
+            tab.page = "/login?next=/&reason=logged_out"
+            await tab.connect("")
+            await tab.fire_on(AuthState, "load_login")
+            await tab.fire_on(AuthState, "relocalise_login", lang="zh-CN")
+            zh_notice = (await (await tab.state()).get_state(AuthState)).login_notice
+            await tab.fire_on(AuthState, "relocalise_login", lang="en")
+            en_notice = (await (await tab.state()).get_state(AuthState)).login_notice
+    assert zh_notice.startswith("你已退出登录") and en_notice.startswith("You logged out")

@@ -88,20 +88,24 @@ def safe_next(target: str) -> str:
 LOGIN_ENDED = "ended"
 """``/login?reason=`` when a login ended under an open page (a logout elsewhere, an expiry, a
 password reset): the login page says so."""
+LOGGED_OUT = "logged_out"
+"""``/login?reason=`` after the user logged out in this very tab (then Back): the page says they
+logged out, never that their login ended."""
 
 
-def login_url(came_from: str, *, ended: bool = False) -> str:
+def login_url(came_from: str, *, reason: str = "") -> str:
     """The login page, returning to ``came_from`` (path and query) afterwards.
 
     Args:
         came_from: The page being left, e.g. ``"/?session=<id>"``; made safe by :func:`safe_next`.
-        ended: A login ended under that page (adds ``&reason=ended``: the page says why).
+        reason: Why the page is reached, for its notice: :data:`LOGIN_ENDED` (a login ended under
+            that page) or :data:`LOGGED_OUT`; ``""`` adds nothing.
 
     Returns:
         E.g. ``"/login?next=/%3Fsession%3D<id>&reason=ended"``.
     """
     target = f"{LOGIN_PATH}?next={quote(safe_next(came_from))}"
-    return f"{target}&reason={LOGIN_ENDED}" if ended else target
+    return f"{target}&reason={quote(reason)}" if reason else target
 
 
 def canonical(raw: str) -> str:

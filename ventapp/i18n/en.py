@@ -447,6 +447,7 @@ MESSAGES: dict[str, str] = {
     "auth.error.bad_request": "That user name is not valid: use letters, digits, spaces and . _ - @ + ' only.",
     "auth.error.starting": "The server is still starting. Log in again in a moment.",
     "auth.notice.ended": "Your login has ended (logged out elsewhere, expired, or the password was reset). Log in again to return to the page you were on.",
+    "auth.notice.logged_out": "You logged out. Log in again, or close this page.",
     "auth.starting": "The server is starting; this page continues by itself in a moment…",
     "auth.signin_by_proxy": "Sign-in here is done by the authenticating proxy in front of this app (AUTH_MODE=header): open the app through the proxy and sign in there.",
     "auth.back_to_app": "Back to the app",

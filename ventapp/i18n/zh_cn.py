@@ -445,6 +445,7 @@ MESSAGES: dict[str, str] = {
     "auth.error.bad_request": "用户名无效：只能包含文字、数字、空格和 . _ - @ + '。",
     "auth.error.starting": "服务器仍在启动，请稍后再登录。",
     "auth.notice.ended": "登录已结束（在别处退出、已过期或密码已重置），请重新登录，之后会回到刚才的页面。",
+    "auth.notice.logged_out": "你已退出登录。可以重新登录，或关闭此页面。",
     "auth.starting": "服务器正在启动，稍候页面会自动继续……",
     "auth.signin_by_proxy": "这里的登录由前置的身份认证代理完成（AUTH_MODE=header）：请通过代理的登录页访问本应用。",
     "auth.back_to_app": "返回应用",

@@ -27,7 +27,15 @@ from typing import Any
 import reflex as rx
 
 from ventapp.agent.runtime import get_runtime
-from ventapp.auth.service import Caller, is_trusted_proxy, login_url, proxy_user, role_of, session_caller
+from ventapp.auth.service import (
+    LOGIN_ENDED,
+    Caller,
+    is_trusted_proxy,
+    login_url,
+    proxy_user,
+    role_of,
+    session_caller,
+)
 from ventapp.config import get_settings
 from ventapp.i18n import t
 from ventapp.state.drop_confirm import COMPOSER_ID
@@ -164,7 +172,7 @@ def to_login(back: str = "/", user_name: str = "", draft: str | None = None) -> 
         draft: The text to keep (a message refused because the login ended); None keeps what
             the chat box holds, if this page has one.
     """
-    login = rx.redirect(login_url(back, ended=True))
+    login = rx.redirect(login_url(back, reason=LOGIN_ENDED))
     if not user_name:
         return login
     keep = f"""(() => {{ try {{
