@@ -178,6 +178,32 @@ def test_text_in_the_chat_box_survives_the_trip_to_login(
     expect(page.locator("#chat-input")).to_have_value("")
 
 
+def test_a_sidebar_action_after_the_login_ended_keeps_the_draft_too(page: Page, app: ReflexApp) -> None:
+    """Tester: Send kept the chat box's text across the trip to /login; a sidebar action did not."""
+    _log_in(page, app.url)
+    expect(page.locator("#user-chip")).to_have_text(USER)
+    page.fill("#chat-input", "a question for the sidebar test")
+    page.click("#send")
+    expect(page.locator(".msg-assistant").last).to_contain_text("Hello", ignore_case=True)
+    other = page.context.new_page()
+    other.set_default_timeout(TIMEOUT_MS)
+    other.goto(app.url)
+    expect(other.locator("#user-chip")).to_have_text(USER)
+    other.click("#logout")  # this tab's login ends elsewhere
+    expect(other).to_have_url(re.compile(r"/login"))
+
+    draft = "unsent: the fan curve at 1,450 rpm"
+    page.fill("#chat-input", draft)
+    page.locator(".session-item").first.locator(".session-menu").click()
+    page.locator(".session-pin").click()
+    expect(page).to_have_url(re.compile(r"/login\?next=.*&reason=ended"))
+    page.fill("#login-user", USER)
+    page.fill("#login-password", PASSWORD)
+    page.click("#login-submit")
+    expect(page.locator("#user-chip")).to_have_text(USER)
+    expect(page.locator("#chat-input")).to_have_value(draft)
+
+
 def test_the_login_page_has_the_language_and_colour_switches(page: Page, app: ReflexApp) -> None:
     page.goto(f"{app.url}/login")
     expect(page.locator("#login-form")).to_be_visible()
