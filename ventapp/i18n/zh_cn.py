@@ -67,6 +67,7 @@ MESSAGES: dict[str, str] = {
     "name.invisible": "名字不能包含控制字符或不可见（零宽）字符。",
     "name.unsafe": "名字只能包含文字、数字、空格和 . _ - @ + '，不能包含“{character}”。",
     "name.no_letter": "名字至少要有一个文字或数字。",
+    "name.saved_refused": "此浏览器保存的名字“{name}”已不再被接受：{reason}请换一个名字。原名字下的对话仍保存在服务器上，运维人员可以用 python -m ventapp.auth rename-user 把它们转到新名字下。",
     # --- 输入框、附件、模式 ---
     "composer.label": "消息",
     "composer.placeholder": "询问风量、风机、瓦斯限值……",
