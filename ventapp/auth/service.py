@@ -57,9 +57,10 @@ class AuthRejected(Exception):
     """A refused authentication step.
 
     Attributes:
-        status: 400, 401, 403, 404 or 429.
+        status: 400, 401, 403, 404, 409 or 429.
         code: ``unauthenticated``, ``bad_credentials``, ``forged_identity``, ``throttled``,
-            ``weak_password``, ``forbidden``, ``not_found`` or ``bad_request``.
+            ``weak_password``, ``forbidden``, ``not_found``, ``bad_request`` or ``conflict`` (a
+            rename onto a name that has data: :mod:`ventapp.auth.rename`).
         message: A sentence for people (never the password, never ``str(exc)``).
         retry_after: Seconds to wait, for 429.
     """
