@@ -15,6 +15,8 @@ the states use this module, built on the same :mod:`ventapp.auth.service`:
 * :func:`to_login` / :func:`restore_draft` — the trip to ``/login`` keeps what the user typed in
   the chat box (this tab's ``sessionStorage``, tagged with the user's name); the first chat page
   after logging in again as that user puts it back, and nobody else ever sees it.
+* :func:`submit_login_form` / :func:`restore_login_user` — a refused login keeps the name typed
+  on the login form (this tab's ``sessionStorage``); only the password is typed again.
 """
 
 from __future__ import annotations
