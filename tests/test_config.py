@@ -123,3 +123,11 @@ def test_cors_origins_are_exact_origins(tmp_path: Path) -> None:
     for bad in ("*", "null", "legacy.example", "http://a.example/app", "ftp://a.example", "http://a, *"):
         with pytest.raises(ValueError, match="CORS_ORIGINS"):
             load_settings({"CORS_ORIGINS": bad}, env_file=missing)
+
+
+def test_an_operator_name_the_identity_rule_refuses_stops_the_start_up(tmp_path: Path) -> None:
+    """Tester: ``AUTH_NONE_OPERATORS=team/lead`` loaded, and nobody could ever state that name."""
+    with pytest.raises(ValueError, match=r"AUTH_NONE_OPERATORS holds 'team/lead'.*not '/'"):
+        load_settings({"AUTH_NONE_OPERATORS": "ops, team/lead"}, env_file=tmp_path / "missing.env")
+    settings = load_settings({"AUTH_NONE_OPERATORS": " Jose\u0301 ,ops"}, env_file=tmp_path / "missing.env")
+    assert settings.auth.none_operators == {"Jos\u00e9", "ops"}, "the canonical form, as callers are compared"

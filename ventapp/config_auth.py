@@ -11,6 +11,8 @@ import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ventapp.identity import InvalidUserName, normalize_user_name
+
 AUTH_MODES = ("none", "local", "header")
 COOKIE_SECURE_CHOICES = ("auto", "1", "0")
 
@@ -34,7 +36,8 @@ AUTH_KEYS: dict[str, tuple[str, str]] = {
     "AUTH_NONE_OPERATORS": (
         "",
         "none mode: user names allowed the operator routes (thinking level, reload, others' quotas and "
-        "usage), comma-separated; trusted networks only (anyone can state these names)",
+        "usage), comma-separated, each under the user-name rule (a refused one stops the start-up); trusted "
+        "networks only (anyone can state these names)",
     ),
     "AUTH_SESSION_TTL_S": ("604800", "local mode: seconds a login stays valid (default 7 days)"),
     "AUTH_COOKIE_SECURE": (
@@ -113,18 +116,35 @@ def _networks(raw: str) -> tuple[Network, ...]:
     return tuple(networks)
 
 
+def _operator(raw: str) -> str:
+    """One ``AUTH_NONE_OPERATORS`` entry under the identity rule of every route.
+
+    Raises:
+        ValueError: The entry breaks the rule (it could never be stated by a client); the message
+            names the key, the entry and what is wrong with it.
+    """
+    try:
+        return normalize_user_name(raw)
+    except InvalidUserName as bad:
+        raise ValueError(
+            f"AUTH_NONE_OPERATORS holds {raw.strip()!r}, which is not a valid user name: {bad.message} "
+            "Fix or remove that entry (names are comma-separated)."
+        ) from None
+
+
 def parse_auth(values: Mapping[str, str]) -> AuthSettings:
     """Build :class:`AuthSettings` from the merged configuration values.
 
-    Names in ``AUTH_NONE_OPERATORS`` are trimmed and their inner whitespace folded, the part of
-    the identity rule (``ventapp.agent.identity``) this layer can apply without importing it.
+    Names in ``AUTH_NONE_OPERATORS`` follow the identity rule of every route
+    (:func:`ventapp.identity.normalize_user_name`): canonical form, and a name the rule refuses
+    (e.g. holding ``/``) stops the start-up with a sentence naming it.
 
     Args:
         values: Key -> raw text for every key of :data:`AUTH_KEYS` (defaults already filled in).
 
     Raises:
-        ValueError: A value is malformed, or ``header`` mode has no trusted proxy; the message
-            names the key to fix.
+        ValueError: A value is malformed, ``header`` mode has no trusted proxy, or an
+            ``AUTH_NONE_OPERATORS`` entry breaks the identity rule; the message names the key to fix.
     """
     mode = values["AUTH_MODE"].lower() or "none"
     if mode not in AUTH_MODES:
@@ -146,7 +166,7 @@ def parse_auth(values: Mapping[str, str]) -> AuthSettings:
     if secure not in COOKIE_SECURE_CHOICES:
         raise ValueError(f"AUTH_COOKIE_SECURE must be auto, 1 or 0, got {values['AUTH_COOKIE_SECURE']!r}")
     operators = frozenset(
-        " ".join(name.split()) for name in values["AUTH_NONE_OPERATORS"].split(",") if name.strip()
+        _operator(name) for name in values["AUTH_NONE_OPERATORS"].split(",") if name.strip()
     )
     return AuthSettings(
         mode=mode,

@@ -6,7 +6,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sqlmodel import Session
+
 from ventapp.config import PROJECT_ROOT
+from ventapp.db.engine import make_engine
+from ventapp.db.models import ChatSession
 
 
 def _run(tmp_path: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -53,3 +57,26 @@ def test_create_user_refuses_a_slash_and_other_unsafe_characters_before_asking_a
         assert "may hold only letters, digits" in refused.stderr and refused.stdout == ""
     assert _run(tmp_path, "list-users").stdout == "", "nothing was created"
     assert _run(tmp_path, "set-role", "ops/admin", "user").returncode == 2
+
+
+def test_rename_user_moves_a_refused_name_and_refuses_a_bad_or_taken_target(tmp_path: Path) -> None:
+    """Tester: users whose saved name the rule now refuses had no way back to their conversations."""
+    assert _run(tmp_path, "list-users").returncode == 0  # migrates the database under DATA_DIR
+    engine = make_engine(f"sqlite:///{tmp_path / 'ventagent.db'}")
+    with Session(engine) as db:
+        db.add(ChatSession(user_name="ops/admin", title="fan curve"))
+        db.add(ChatSession(user_name="ops", title="someone else's"))
+        db.commit()
+    engine.dispose()
+    listed = _run(tmp_path, "refused-names")
+    assert listed.returncode == 0 and listed.stdout.startswith("'ops/admin'\t"), listed.stdout
+
+    for target, said in (("ops:admin", "(not ':')"), ("ops", "already has data (chat_sessions)")):
+        refused = _run(tmp_path, "rename-user", "ops/admin", target)
+        assert refused.returncode == 2 and said in refused.stderr, refused.stderr
+    renamed = _run(tmp_path, "rename-user", "ops/admin", "ops-admin")
+
+    assert renamed.returncode == 0, renamed.stderr
+    assert renamed.stdout.splitlines() == ["chat_sessions\t1", "'ops/admin' is now 'ops-admin'"]
+    assert _run(tmp_path, "refused-names").stdout == ""
+    assert _run(tmp_path, "rename-user", "ops/admin", "ops-admin-2").returncode == 2, "nothing left to move"

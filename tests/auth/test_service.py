@@ -130,6 +130,7 @@ def test_safe_next_is_a_path_of_this_site_and_never_the_login_page() -> None:
 def test_the_login_url_keeps_the_page_and_its_query_and_may_say_the_login_ended() -> None:
     assert service.login_url("/?session=abc") == "/login?next=/%3Fsession%3Dabc"
     assert (
-        service.login_url("/?session=a&x=1", ended=True) == "/login?next=/%3Fsession%3Da%26x%3D1&reason=ended"
+        service.login_url("/?session=a&x=1", reason=service.LOGIN_ENDED)
+        == "/login?next=/%3Fsession%3Da%26x%3D1&reason=ended"
     )
-    assert service.login_url("//evil.example/", ended=True) == "/login?next=/&reason=ended"
+    assert service.login_url("//evil.example/", reason=service.LOGIN_ENDED) == "/login?next=/&reason=ended"

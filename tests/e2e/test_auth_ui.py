@@ -15,6 +15,7 @@ from tests.scripted_llm.server import ScriptedServer
 from tests.support import app_env
 from ventapp.auth.service import create_account
 from ventapp.db.engine import make_engine, upgrade_to_head
+from ventapp.i18n import t
 
 TIMEOUT_MS = 30_000
 USER = "auth-e2e"
@@ -37,7 +38,7 @@ def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 @pytest.fixture
 def page(browser: Browser, app: ReflexApp, llm: ScriptedServer) -> Iterator[Page]:
     llm.reset()
-    tab = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    tab = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US").new_page()
     tab.set_default_timeout(TIMEOUT_MS)
     yield tab
     tab.context.close()
@@ -51,10 +52,20 @@ def _log_in(page: Page, url: str, password: str = PASSWORD) -> None:
     page.click("#login-submit")
 
 
+def _lang(page: Page) -> str:
+    """The login page's language once it follows the browser's (``en-US``, the page fixture's)."""
+    expect(page.locator("h1")).to_have_text(t("auth.login_title", "en"))
+    return "en"
+
+
 def test_a_wrong_password_stays_on_the_login_page_with_a_sentence(page: Page, app: ReflexApp) -> None:
+    """Tester: a wrong password also cleared the user name; only the password goes, and the
+    error says why, in the page's language."""
     _log_in(page, app.url, "not the password")
     expect(page).to_have_url(re.compile(r"/login/?\?error=bad_credentials"))
-    expect(page.locator("#login-error")).to_be_visible()
+    expect(page.locator("#login-error")).to_have_text(t("auth.error.bad_credentials", _lang(page)))
+    expect(page.locator("#login-user")).to_have_value(USER)
+    expect(page.locator("#login-password")).to_have_value("")
     assert page.context.cookies() == [] or all(
         c["name"] != "ventagent_session" for c in page.context.cookies()
     )
@@ -79,8 +90,13 @@ def test_log_in_chat_log_out_and_back_shows_no_conversation(page: Page, app: Ref
     with httpx.Client(base_url=app.url, cookies={"ventagent_session": cookie["value"]}) as api:
         assert api.get("/api/sessions").status_code == 401, "the session ended on the server"
 
+    expect(page.locator("#login-notice")).to_have_text(t("auth.notice.logged_out", _lang(page)))
     page.go_back()
-    expect(page).to_have_url(re.compile(r"/login"))
+    # The chat page's login check sends the tab back here (with ``next``): a deliberate logout,
+    # not "your login ended" (tester's item).
+    expect(page).to_have_url(re.compile(r"/login\?next="))
+    assert "reason=ended" not in page.url
+    expect(page.locator("#login-notice")).to_have_text(t("auth.notice.logged_out", _lang(page)))
     expect(page.get_by_text("hello from a verified user")).to_have_count(0)
     expect(page.locator("#login-form")).to_be_visible()
     assert not re.search(r"next=(/|%2F)login", page.url), f"never back to the login page: {page.url}"
@@ -160,6 +176,32 @@ def test_text_in_the_chat_box_survives_the_trip_to_login(
     page.reload()  # used up: it is not put back twice
     expect(page.locator("#user-chip")).to_have_text(USER)
     expect(page.locator("#chat-input")).to_have_value("")
+
+
+def test_a_sidebar_action_after_the_login_ended_keeps_the_draft_too(page: Page, app: ReflexApp) -> None:
+    """Tester: Send kept the chat box's text across the trip to /login; a sidebar action did not."""
+    _log_in(page, app.url)
+    expect(page.locator("#user-chip")).to_have_text(USER)
+    page.fill("#chat-input", "a question for the sidebar test")
+    page.click("#send")
+    expect(page.locator(".msg-assistant").last).to_contain_text("Hello", ignore_case=True)
+    other = page.context.new_page()
+    other.set_default_timeout(TIMEOUT_MS)
+    other.goto(app.url)
+    expect(other.locator("#user-chip")).to_have_text(USER)
+    other.click("#logout")  # this tab's login ends elsewhere
+    expect(other).to_have_url(re.compile(r"/login"))
+
+    draft = "unsent: the fan curve at 1,450 rpm"
+    page.fill("#chat-input", draft)
+    page.locator(".session-item").first.locator(".session-menu").click()
+    page.locator(".session-pin").click()
+    expect(page).to_have_url(re.compile(r"/login\?next=.*&reason=ended"))
+    page.fill("#login-user", USER)
+    page.fill("#login-password", PASSWORD)
+    page.click("#login-submit")
+    expect(page.locator("#user-chip")).to_have_text(USER)
+    expect(page.locator("#chat-input")).to_have_value(draft)
 
 
 def test_the_login_page_has_the_language_and_colour_switches(page: Page, app: ReflexApp) -> None:

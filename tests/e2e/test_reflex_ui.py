@@ -93,3 +93,22 @@ def test_model_error_is_shown_in_place(page: Page, llm: ScriptedServer) -> None:
     _send(page, "this fails")
     expect(page.locator(".chat-error").last).to_contain_text("HTTP 500", timeout=ANSWER_TIMEOUT_MS)
     expect(page.locator(".msg-user").last).to_contain_text("this fails")
+
+
+def test_a_saved_name_the_rule_refuses_is_asked_again_saying_why(browser: Browser, app: ReflexApp) -> None:
+    """Tester: a name saved before the rule (``ops/admin``) got the name dialog with no reason."""
+    context = browser.new_context()
+    context.add_init_script(
+        "if (!sessionStorage.getItem('planted')) { sessionStorage.setItem('planted', '1');"
+        " localStorage.setItem('ventagent_user_name', 'ops/admin'); }"
+    )
+    tab = context.new_page()
+    tab.goto(app.url)
+    error = tab.locator(".name-error")
+    expect(error).to_contain_text("“ops/admin”")
+    expect(error).to_contain_text("“/”")  # the rule's own sentence names the refused character
+    expect(error).to_contain_text("rename-user")
+    tab.locator("#user-name").fill("ops-admin")
+    tab.click("#user-name-save")
+    expect(tab.locator("#user-chip")).to_contain_text("ops-admin")
+    context.close()

@@ -379,3 +379,67 @@ async def test_the_login_page_returns_to_the_page_and_says_when_a_login_ended(
     assert auth.next_path == next_path
     assert zh_notice.startswith(notice) and bool(zh_notice) == bool(notice)
     assert ("Your login has ended" in auth.login_notice) == bool(notice)
+
+
+# --- a logout in this tab, and sidebar actions that find the login gone (tester's items 2, 3) ----
+
+
+async def test_back_after_a_logout_in_this_tab_does_not_say_the_login_ended(alice_tab: _Tab) -> None:
+    """Tester: Back after logging out showed "your login ended"; the tab itself logged out."""
+    other = _Tab(alice_tab.processor, alice_tab.browser)
+    await other.connect(alice_tab.cookie)  # another tab of the same browser, same cookie
+    await other.fire_on(AuthState, "check_login")
+    alice_tab.page = f"/?session={SESSION}"
+    await alice_tab.fire_on(AuthState, "logout")
+    alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
+
+    await alice_tab.fire_on(AuthState, "check_login")  # Back: the chat page mounts again
+    assert _login_redirects(alice_tab) == [f"/login?next=/%3Fsession%3D{SESSION}&reason=logged_out"]
+
+    alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
+    await other.fire_on(AuthState, "check_login")  # that tab's login did end elsewhere
+    assert _login_redirects(other) == ["/login?next=/&reason=ended"]
+
+
+async def test_a_logout_says_so_on_the_login_page(engine: sa.Engine) -> None:
+    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
+    with patched_env({"AUTH_MODE": "local"}):
+        async with processor:
+            tab = _Tab(processor)
+            tab.page = "/login?next=/&reason=logged_out"
+            await tab.connect("")
+            await tab.fire_on(AuthState, "load_login")
+            await tab.fire_on(AuthState, "relocalise_login", lang="zh-CN")
+            zh_notice = (await (await tab.state()).get_state(AuthState)).login_notice
+            await tab.fire_on(AuthState, "relocalise_login", lang="en")
+            en_notice = (await (await tab.state()).get_state(AuthState)).login_notice
+    assert zh_notice.startswith("你已退出登录") and en_notice.startswith("You logged out")
+
+
+# --- sidebar actions that find the login gone (tester's item 3) ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "payload"),
+    [
+        ("set_search", {"query": "calc"}),
+        ("toggle_pin", {"session_id": SESSION, "pinned": False}),
+        ("save_rename", {"form_data": {"title": "renamed"}}),
+        ("confirm_delete", {}),
+        ("set_mode", {"mode": "plan"}),
+        ("remove_attachment", {"path": "/workspace/uploads/a.txt"}),
+    ],
+)
+async def test_a_sidebar_action_that_finds_the_login_gone_keeps_the_draft(
+    alice_tab: _Tab, engine: sa.Engine, name: str, payload: dict[str, Any]
+) -> None:
+    """Tester: Send kept the chat box's text across the trip to /login, the sidebar did not."""
+    service.create_account(engine, "alice", "another good passphrase")  # her sessions end
+    alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
+
+    await alice_tab.fire_on(SessionsState, name, **payload)
+
+    assert _sent_to_login(alice_tab)
+    kept = [s for s in _scripts(alice_tab) if ui_identity.DRAFT_KEY in s and "setItem" in s]
+    assert kept and '"alice"' in kept[0], _scripts(alice_tab)
+    assert (await alice_tab.state()).user_name == ""

@@ -59,6 +59,12 @@ def canonical_session_id(session_id: str) -> str:
         return session_id
 
 
+def user_dir(workspaces_dir: Path, user_name: str) -> Path:
+    """The folder holding every session folder of one user: ``workspaces_dir/<hash(user)>`` (not
+    created). Renaming a user (``python -m ventapp.auth rename-user``) moves it."""
+    return Path(workspaces_dir) / _digest(user_name)
+
+
 def session_dir(workspaces_dir: Path, user_name: str, session_id: str) -> Path:
     """The folder of one user's session: ``workspaces_dir/<hash(user)>/<hash(session)>``.
 
@@ -70,7 +76,7 @@ def session_dir(workspaces_dir: Path, user_name: str, session_id: str) -> Path:
     Returns:
         The path (not created).
     """
-    return Path(workspaces_dir) / _digest(user_name) / _digest(canonical_session_id(session_id))
+    return user_dir(workspaces_dir, user_name) / _digest(canonical_session_id(session_id))
 
 
 def area_dir(workspaces_dir: Path, user_name: str, session_id: str, area: str = WORKSPACE_AREA) -> Path:

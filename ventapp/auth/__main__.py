@@ -3,6 +3,8 @@
     python -m ventapp.auth create-user NAME [--operator] [--no-password]
     python -m ventapp.auth set-role NAME user|operator
     python -m ventapp.auth list-users
+    python -m ventapp.auth rename-user OLD NEW
+    python -m ventapp.auth refused-names
 
 The password is read from the terminal (asked twice, not echoed) or, when stdin is not a
 terminal, from its first line; there is never a default password. ``--no-password`` makes an
@@ -11,6 +13,11 @@ account ``create-user`` resets the password (ending its login sessions; its API 
 keeps its role unless ``--operator`` is given; ``set-role`` demotes. Names follow the rule of every
 route (:mod:`ventapp.agent.identity`): a name with ``/`` or other unsafe characters exits with 2 and
 a sentence saying which character, before any password is asked.
+
+``rename-user`` moves everything stored under ``OLD`` (exactly as stored, even a name the rule now
+refuses) to ``NEW``: rows of every table keyed by ``user_name`` and the workspace folder
+(:mod:`ventapp.auth.rename`). It exits with 2 when ``NEW`` breaks the rule, already has data, or
+``OLD`` has none. ``refused-names`` lists the stored names the rule refuses, with the reason.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ import argparse
 import getpass
 import sys
 
+from ventapp.auth.rename import refused_names, rename_user
 from ventapp.auth.service import AuthRejected, canonical, create_account
 from ventapp.config import get_settings
 from ventapp.db import auth_store
@@ -50,6 +58,12 @@ def main(argv: list[str] | None = None) -> int:
     role.add_argument("name")
     role.add_argument("role", choices=["user", "operator"])
     commands.add_parser("list-users", help="list accounts and roles")
+    rename = commands.add_parser(
+        "rename-user", help="move a user's conversations, usage, schedules, account … to another name"
+    )
+    rename.add_argument("old", help="the name exactly as stored (it may be one the rule now refuses)")
+    rename.add_argument("new", help="the new name (under the user-name rule; must have no data yet)")
+    commands.add_parser("refused-names", help="list stored user names the user-name rule refuses")
     args = parser.parse_args(argv)
 
     settings = get_settings()
@@ -68,6 +82,15 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             auth_store.save_account(engine, existing.user_name, role=args.role)
             print(f"account {existing.user_name!r} is now {args.role}")
+        elif args.command == "rename-user":
+            done = rename_user(engine, settings.workspaces_dir, args.old, args.new)
+            for table, count in sorted(done.rows.items()):
+                print(f"{table}\t{count}")
+            files = "; its workspace folder moved" if done.files_moved else ""
+            print(f"{done.old!r} is now {done.new!r}{files}")
+        elif args.command == "refused-names":
+            for name, why in refused_names(engine):
+                print(f"{name!r}\t{why}")
         else:
             for account in auth_store.list_accounts(engine):
                 kind = "password" if account.password_hash else "no password"

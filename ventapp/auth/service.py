@@ -57,9 +57,10 @@ class AuthRejected(Exception):
     """A refused authentication step.
 
     Attributes:
-        status: 400, 401, 403, 404 or 429.
+        status: 400, 401, 403, 404, 409 or 429.
         code: ``unauthenticated``, ``bad_credentials``, ``forged_identity``, ``throttled``,
-            ``weak_password``, ``forbidden``, ``not_found`` or ``bad_request``.
+            ``weak_password``, ``forbidden``, ``not_found``, ``bad_request`` or ``conflict`` (a
+            rename onto a name that has data: :mod:`ventapp.auth.rename`).
         message: A sentence for people (never the password, never ``str(exc)``).
         retry_after: Seconds to wait, for 429.
     """
@@ -88,20 +89,24 @@ def safe_next(target: str) -> str:
 LOGIN_ENDED = "ended"
 """``/login?reason=`` when a login ended under an open page (a logout elsewhere, an expiry, a
 password reset): the login page says so."""
+LOGGED_OUT = "logged_out"
+"""``/login?reason=`` after the user logged out in this very tab (then Back): the page says they
+logged out, never that their login ended."""
 
 
-def login_url(came_from: str, *, ended: bool = False) -> str:
+def login_url(came_from: str, *, reason: str = "") -> str:
     """The login page, returning to ``came_from`` (path and query) afterwards.
 
     Args:
         came_from: The page being left, e.g. ``"/?session=<id>"``; made safe by :func:`safe_next`.
-        ended: A login ended under that page (adds ``&reason=ended``: the page says why).
+        reason: Why the page is reached, for its notice: :data:`LOGIN_ENDED` (a login ended under
+            that page) or :data:`LOGGED_OUT`; ``""`` adds nothing.
 
     Returns:
         E.g. ``"/login?next=/%3Fsession%3D<id>&reason=ended"``.
     """
     target = f"{LOGIN_PATH}?next={quote(safe_next(came_from))}"
-    return f"{target}&reason={LOGIN_ENDED}" if ended else target
+    return f"{target}&reason={quote(reason)}" if reason else target
 
 
 def canonical(raw: str) -> str:

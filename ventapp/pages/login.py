@@ -3,7 +3,8 @@ proxy signs people in (``#login-off``), with ``none`` that there are no accounts
 
 A plain HTML form posted to ``POST /api/auth/login/form``: the server checks the password and
 answers with the HTTP-only session cookie and a redirect, so no script ever holds the token or
-the password. A refused login comes back here with ``?error=<code>``; a page whose login ended
+the password. A refused login comes back here with ``?error=<code>`` and the name typed before
+already in its field; a page whose login ended
 sends the browser here with ``?reason=ended`` (``#login-notice`` says so) and ``next``, the page
 and its query, to return to.
 """
@@ -16,6 +17,7 @@ from ventapp.pages.components.header import color_mode_button
 from ventapp.pages.components.lang import lang_switch, t
 from ventapp.pages.components.page_frame import starting_notice
 from ventapp.state.auth_state import AuthState
+from ventapp.state.ui_identity import LOGIN_FORM_ID, LOGIN_USER_ID, submit_login_form
 
 
 def _form() -> rx.Component:
@@ -24,7 +26,7 @@ def _form() -> rx.Component:
         rx.vstack(
             rx.el.label(t("auth.user_name"), html_for="login-user"),
             rx.input(
-                id="login-user",
+                id=LOGIN_USER_ID,
                 name="user_name",
                 auto_complete="username",
                 required=True,
@@ -46,10 +48,11 @@ def _form() -> rx.Component:
         ),
         action="/api/auth/login/form",
         method="post",
-        id="login-form",
+        id=LOGIN_FORM_ID,
         # Reflex's forms always cancel the browser's own submit; send it natively, so
-        # the server's answer (cookie + redirect) reaches the browser and no script.
-        on_submit=rx.call_script("document.getElementById('login-form').submit()"),
+        # the server's answer (cookie + redirect) reaches the browser and no script. The name
+        # is kept in this tab: a refused login puts it back (only the password is typed again).
+        on_submit=rx.call_script(submit_login_form()),
         width="100%",
     )
 

@@ -34,6 +34,7 @@ from ventapp.state.ui_identity import (
     came_from,
     had_login,
     restore_draft,
+    restore_login_user,
     runtime_ready,
     verified_caller,
     verified_mode,
@@ -69,7 +70,8 @@ class AuthState(rx.State):
     role: str = ""
     login_error: str = ""
     login_notice: str = ""
-    """Why the login page was reached, when a login ended under an open page (``?reason=ended``)."""
+    """Why the login page was reached: a login ended under an open page (``?reason=ended``), or this
+    tab logged out (``?reason=logged_out``)."""
     next_path: str = "/"
     login_mode: str = "local"
     """``AUTH_MODE`` as the login page last read it: the form only for ``local``; ``header`` says the
@@ -80,6 +82,10 @@ class AuthState(rx.State):
     keys_note: str = ""
     starting: bool = False
     """The server is still starting: identities cannot be checked yet (the pages say so)."""
+    _logged_out: bool = False
+    """This tab logged out (until its next login): Back to a page then says "you logged out",
+    not "your login ended". Per tab, like all state: another tab of the same browser, whose
+    login did end elsewhere, still says so."""
 
     async def _forget(self) -> None:
         """Clear every per-user state, the open conversation included."""
@@ -114,9 +120,12 @@ class AuthState(rx.State):
         if caller is None:
             await self._forget()
             # Path and query: ``/?session=<id>`` must reopen that conversation after the login.
-            yield rx.redirect(service.login_url(came_from(self), ended=had_login(self)))
+            reason = (
+                service.LOGGED_OUT if self._logged_out else service.LOGIN_ENDED if had_login(self) else ""
+            )
+            yield rx.redirect(service.login_url(came_from(self), reason=reason))
             return
-        self.signed_in_as, self.role = caller.name, caller.role
+        self.signed_in_as, self.role, self._logged_out = caller.name, caller.role, False
         for state_cls in USER_STATES:
             state = await self.get_state(state_cls)
             if state.user_name != caller.name:  # type: ignore[attr-defined]
@@ -131,16 +140,19 @@ class AuthState(rx.State):
             await asyncio.to_thread(service.logout, get_runtime().engine, caller.session_hash)
             logger.info("logout of %r from the UI", caller.name)
         await self._forget()
-        return rx.redirect("/login")
+        self._logged_out = True
+        return rx.redirect(f"{service.LOGIN_PATH}?reason={service.LOGGED_OUT}")
 
     @rx.event
-    async def load_login(self) -> None:
-        """The login page: the error code and the page to return to, from the query string."""
+    async def load_login(self) -> rx.event.EventSpec | None:
+        """The login page: the error code and the page to return to, from the query string; after
+        a refused login, the name typed before back in its field."""
         query = self.router.url.query_parameters
         self.next_path = service.safe_next(str(query.get("next", "/")))
         self.login_mode = get_settings().auth.mode
         self.starting = not runtime_ready()
         self._word_login_error(await ui_lang(self))
+        return restore_login_user() if self.login_error else None
 
     @rx.event
     def relocalise_login(self, lang: str) -> None:
@@ -150,8 +162,9 @@ class AuthState(rx.State):
     def _word_login_error(self, lang: str) -> None:
         query = self.router.url.query_parameters
         code = str(query.get("error", ""))
-        ended = self.login_mode == "local" and not code and query.get("reason") == service.LOGIN_ENDED
-        self.login_notice = t("auth.notice.ended", lang) if ended else ""
+        reason = str(query.get("reason", "")) if self.login_mode == "local" and not code else ""
+        notices = {service.LOGIN_ENDED: "auth.notice.ended", service.LOGGED_OUT: "auth.notice.logged_out"}
+        self.login_notice = t(notices[reason], lang) if reason in notices else ""
         if self.login_mode != "local":
             self.login_error = ""  # the page says how sign-in works here instead of showing a form
         elif code == "throttled":

@@ -235,9 +235,7 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
         self.model_name = settings.model_name
         self.demo_mode = settings.demo_mode
         self.model_configured = settings.model_configured
-        stored, _ = clean_user_name(self.user_name, self.lang) if self.user_name else ("", "")
-        if stored != self.user_name:
-            self.user_name = stored  # kept before the rule existed: normalised, or asked again ("")
+        self._recheck_saved_name()  # kept before the rule existed: normalised, or asked again, saying why
         if not self.user_name:
             return None
         self.sessions = await load_sessions(self.user_name, self.lang)

@@ -11,6 +11,7 @@ from typing import Any
 
 import reflex as rx
 
+from ventapp.i18n import t
 from ventapp.state.chat_data import clean_user_name, load_sessions, session_url_script
 from ventapp.state.ui_identity import verified_mode
 
@@ -20,6 +21,21 @@ class NameDialog(rx.State, mixin=True):
 
     name_dialog_open: bool = False
     name_error: str = ""
+
+    def _recheck_saved_name(self) -> None:
+        """On page load: a name this browser saved before the rule existed is normalised, or —
+        when the rule refuses it (say it holds ``/``) — forgotten, and the dialog says why, with
+        the rule's own sentence naming the refused character, and that its conversations wait on
+        the server for an operator's ``rename-user``."""
+        saved = self.user_name
+        if not saved:
+            return
+        name, problem = clean_user_name(saved, self.lang)
+        if name == saved:
+            return
+        self.user_name = name
+        if problem:
+            self.name_error = t("name.saved_refused", self.lang, name=saved, reason=problem)
 
     @rx.event
     def open_name_dialog(self) -> None:

@@ -90,6 +90,8 @@ class SessionsState(rx.State):
     """The session in the delete dialog is answering: the dialog says so, and deleting stops it first."""
     _delete_after_stop: str = ""
     """The session "Stop and delete" stopped, deleted once its run has ended (:meth:`delete_when_stopped`)."""
+    _gone_user: str = ""
+    """Whose login :meth:`_acting` found gone (the chat's name is cleared by then)."""
     upload_error: str = ""
     uploading: bool = False
 
@@ -97,12 +99,20 @@ class SessionsState(rx.State):
         return await self.get_state(ChatState)
 
     async def _acting(self) -> ChatState | None:
-        """The chat, or None (the chat cleared) when this tab's login ended on the server."""
+        """The chat, or None (the chat cleared; the caller returns :meth:`_to_login`) when this
+        tab's login ended on the server."""
         chat = await self._chat()
         if await login_gone(self, chat.user_name):
+            self._gone_user = chat.user_name
             chat.reset()
             return None
         return chat
+
+    def _to_login(self) -> Any:
+        """The trip to ``/login`` after :meth:`_acting` found the login gone, keeping the chat box's
+        draft for the user whose login it was — as Send does (:func:`to_login`)."""
+        user_name, self._gone_user = self._gone_user, ""
+        return to_login(came_from(self), user_name)
 
     async def _refresh(self, chat: ChatState) -> None:
         chat.sessions = await load_sessions(chat.user_name, chat.lang)
@@ -119,7 +129,7 @@ class SessionsState(rx.State):
         """Filter the sidebar by title as the user types (blank shows every session)."""
         self.search_query = query.strip()[:MAX_TITLE_CHARS]
         if (chat := await self._acting()) is None:
-            return to_login(came_from(self))
+            return self._to_login()
         self.search_results = (
             await search_sessions(chat.user_name, self.search_query, chat.lang) if self.search_query else []
         )
@@ -128,7 +138,7 @@ class SessionsState(rx.State):
     async def toggle_pin(self, session_id: str, pinned: bool) -> Any:
         """Pin a session to the top of the list, or unpin it."""
         if (chat := await self._acting()) is None:
-            return to_login(came_from(self))
+            return self._to_login()
         runtime = _runtime()
         if runtime is None:
             return None
@@ -157,7 +167,7 @@ class SessionsState(rx.State):
     async def save_rename(self, form_data: dict[str, Any]) -> Any:
         """Save the title typed in the rename dialog (1–200 characters after trimming)."""
         if (chat := await self._acting()) is None:
-            return to_login(came_from(self))
+            return self._to_login()
         title, problem = clean_title(str(form_data.get("title") or ""), chat.lang)
         if problem:
             self.rename_error = problem
@@ -199,7 +209,7 @@ class SessionsState(rx.State):
         """Delete the session everywhere (graph state, files, rows); leave it if it was open."""
         session_id, self.delete_id = self.delete_id, ""
         if (chat := await self._acting()) is None:
-            return to_login(came_from(self))
+            return self._to_login()
         runtime = _runtime()
         if runtime is None or not session_id:
             return None
@@ -265,7 +275,7 @@ class SessionsState(rx.State):
         if mode not in SESSION_MODES:
             return None
         if (chat := await self._acting()) is None:
-            return to_login(came_from(self))
+            return self._to_login()
         chat.mode = str(mode)
         runtime = _runtime()
         if runtime is not None and chat.session_id:
@@ -280,7 +290,7 @@ class SessionsState(rx.State):
         Before the first message of a new chat the session gets its id here (``draft_session_id``).
         """
         if (chat := await self._acting()) is None:
-            return to_login(came_from(self))
+            return self._to_login()
         runtime = _runtime()
         self.upload_error = ""
         if runtime is None:
@@ -309,7 +319,7 @@ class SessionsState(rx.State):
     async def remove_attachment(self, path: str) -> Any:
         """Take a file off the next message and delete it (it was never sent)."""
         if (chat := await self._acting()) is None:
-            return to_login(came_from(self))
+            return self._to_login()
         if path in chat.attachments:
             chat.attachments.remove(path)
             await discard_attachments(chat.user_name, chat.session_id or chat.draft_session_id, [path])

@@ -15,6 +15,8 @@ the states use this module, built on the same :mod:`ventapp.auth.service`:
 * :func:`to_login` / :func:`restore_draft` — the trip to ``/login`` keeps what the user typed in
   the chat box (this tab's ``sessionStorage``, tagged with the user's name); the first chat page
   after logging in again as that user puts it back, and nobody else ever sees it.
+* :func:`submit_login_form` / :func:`restore_login_user` — a refused login keeps the name typed
+  on the login form (this tab's ``sessionStorage``); only the password is typed again.
 """
 
 from __future__ import annotations
@@ -27,13 +29,25 @@ from typing import Any
 import reflex as rx
 
 from ventapp.agent.runtime import get_runtime
-from ventapp.auth.service import Caller, is_trusted_proxy, login_url, proxy_user, role_of, session_caller
+from ventapp.auth.service import (
+    LOGIN_ENDED,
+    Caller,
+    is_trusted_proxy,
+    login_url,
+    proxy_user,
+    role_of,
+    session_caller,
+)
 from ventapp.config import get_settings
 from ventapp.i18n import t
 from ventapp.state.drop_confirm import COMPOSER_ID
 
 DRAFT_KEY = "ventagent_chat_draft"
 """``sessionStorage`` key of the chat box's text kept across a trip to ``/login``: ``{user, text}``."""
+LOGIN_USER_KEY = "ventagent_login_user"
+"""``sessionStorage`` key of the name last typed on the login form: a refused login puts it back
+(the form is posted natively, so the page comes back empty otherwise)."""
+LOGIN_FORM_ID, LOGIN_USER_ID = "login-form", "login-user"
 SESSION_COOKIE = "ventagent_session"
 """Same cookie as the API's (``ventapp.api.deps.SESSION_COOKIE``; the layers keep them apart)."""
 STORAGE_NAME = "ventagent_user_name"
@@ -160,7 +174,7 @@ def to_login(back: str = "/", user_name: str = "", draft: str | None = None) -> 
         draft: The text to keep (a message refused because the login ended); None keeps what
             the chat box holds, if this page has one.
     """
-    login = rx.redirect(login_url(back, ended=True))
+    login = rx.redirect(login_url(back, reason=LOGIN_ENDED))
     if not user_name:
         return login
     keep = f"""(() => {{ try {{
@@ -189,5 +203,31 @@ def restore_draft(user_name: str) -> Any:
   const setter = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set;
   setter.call(box, String(kept.text));
   box.dispatchEvent(new Event("input", {{bubbles: true}}));
+}} catch (_) {{}} }})()"""
+    )
+
+
+def submit_login_form() -> str:
+    """The login form's submit script: remember the typed name in this tab, then post the form
+    natively (the server's cookie and redirect reach the browser, never a script)."""
+    return f"""(() => {{
+  const form = document.getElementById({json.dumps(LOGIN_FORM_ID)});
+  try {{ sessionStorage.setItem({json.dumps(LOGIN_USER_KEY)}, form.elements.user_name.value); }} catch (_) {{}}
+  form.submit();
+}})()"""
+
+
+def restore_login_user() -> Any:
+    """After a refused login: the name typed before back in the (empty) user-name field, and the
+    cursor in the password field — only the password has to be typed again."""
+    return rx.call_script(
+        f"""(() => {{ try {{
+  const name = sessionStorage.getItem({json.dumps(LOGIN_USER_KEY)});
+  const box = document.getElementById({json.dumps(LOGIN_USER_ID)});
+  if (!name || !box || box.value) return;
+  const setter = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set;
+  setter.call(box, name);
+  box.dispatchEvent(new Event("input", {{bubbles: true}}));
+  document.getElementById("login-password")?.focus();
 }} catch (_) {{}} }})()"""
     )

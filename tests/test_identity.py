@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ventapp.agent.identity import DEFAULT_USER, InvalidUserName, normalize_user_name
+from ventapp.identity import DEFAULT_USER, InvalidUserName, normalize_user_name
 
 
 @pytest.mark.parametrize(

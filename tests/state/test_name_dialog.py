@@ -1,0 +1,39 @@
+"""The name dialog (AUTH_MODE=none): a name saved before the rule existed (tester's item 4a)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.state.test_chat_state import Client, client  # noqa: F401  # client is a fixture
+
+
+@pytest.mark.parametrize(
+    ("saved", "said"),
+    [
+        ("ops/admin", "不能包含“/”"),
+        ("a\u200bb", "不可见（零宽）字符"),
+    ],
+)
+async def test_a_saved_name_the_rule_refuses_is_asked_again_saying_why(
+    client: Client,  # noqa: F811
+    saved: str,
+    said: str,
+) -> None:
+    (await client.state()).user_name = saved  # what this browser kept before the rule
+
+    await client.fire("load_page")
+
+    state = await client.state()
+    assert state.user_name == "", "the dialog asks again: the name is refused on every route"
+    assert f"此浏览器保存的名字“{saved}”已不再被接受" in state.name_error  # the page's language
+    assert said in state.name_error, "the rule's own sentence, naming what is refused"
+    assert "rename-user" in state.name_error, "where the conversations under the old name went"
+
+
+async def test_a_saved_name_that_only_needs_normalising_is_kept_silently(client: Client) -> None:  # noqa: F811
+    (await client.state()).user_name = " Li \t Wei "
+
+    await client.fire("load_page")
+
+    state = await client.state()
+    assert (state.user_name, state.name_error) == ("Li Wei", "")
