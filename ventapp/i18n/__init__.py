@@ -1,6 +1,7 @@
 """Message catalogues for every user-facing string of the UI, keyed by stable ids.
 
-One catalogue per language (:mod:`ventapp.i18n.zh_cn` first, :mod:`ventapp.i18n.en`);
+One catalogue per language (:mod:`ventapp.i18n.zh_cn` first, :mod:`ventapp.i18n.en`; the
+schedules page's messages in :mod:`~ventapp.i18n.zh_cn_schedules` and :mod:`~ventapp.i18n.en_schedules`);
 components and states ask for a message by id and never hold the sentence. Simplified
 Chinese is the default; English is the second language. Every id exists in both
 catalogues with the same ``str.format`` placeholders (a test checks it), and the
@@ -15,7 +16,9 @@ it reports codes and data, and the UI words them.
 from __future__ import annotations
 
 from ventapp.i18n.en import MESSAGES as _EN
+from ventapp.i18n.en_schedules import MESSAGES as _EN_SCHEDULES
 from ventapp.i18n.zh_cn import MESSAGES as _ZH
+from ventapp.i18n.zh_cn_schedules import MESSAGES as _ZH_SCHEDULES
 
 DEFAULT_LANG = "zh-CN"
 """The language of a browser that prefers neither Chinese nor English, and of the server's texts."""
@@ -24,7 +27,8 @@ LANGS = ("zh-CN", "en")
 LANG_NAMES = {"zh-CN": "中文", "en": "English"}
 """Each language named in itself (the header's switch)."""
 
-MESSAGES: dict[str, dict[str, str]] = {"zh-CN": _ZH, "en": _EN}
+MESSAGES: dict[str, dict[str, str]] = {"zh-CN": {**_ZH, **_ZH_SCHEDULES}, "en": {**_EN, **_EN_SCHEDULES}}
+"""Language -> id -> message; a page's messages may live in their own module pair (``<lang>_schedules``)."""
 
 
 def resolve_lang(value: str | None) -> str:
