@@ -228,7 +228,9 @@ def _interrupt_on(hitl_tools: Sequence[str]) -> dict[str, Any] | None:
     return {
         name: {
             "allowed_decisions": ["approve", "edit", "reject"],
-            "description": approval_reason(name),  # English for the legacy API; the UI gets the reason_code
+            "description": approval_reason(
+                name
+            ),  # read as reason_code; clients get it worded in their language
             "when": needs_review,
         }
         for name in names

@@ -47,6 +47,39 @@ def resolve_lang(value: str | None) -> str:
     return DEFAULT_LANG
 
 
+def accept_language(header: str | None) -> str:
+    """The language an API request's ``Accept-Language`` header asks for, as the UI picks one.
+
+    The first of its languages (by ``q``, then by order) that is English or Chinese; ``zh-CN``
+    when none is, or with no header (spec: Chinese is the default).
+
+    Args:
+        header: E.g. ``"en-US,en;q=0.9,zh-CN;q=0.8"``, ``"de, zh;q=0.5"``, or None.
+
+    Returns:
+        ``"zh-CN"`` or ``"en"``.
+    """
+    ranked: list[tuple[float, int, str]] = []
+    for index, part in enumerate((header or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        quality = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        if tag.strip() and quality > 0:
+            ranked.append((-quality, index, tag.strip().lower()))
+    for _, _, tag in sorted(ranked):
+        if tag == "en" or tag.startswith("en-"):
+            return "en"
+        if tag == "zh" or tag.startswith("zh-"):
+            return DEFAULT_LANG
+    return DEFAULT_LANG
+
+
 def t(key: str, lang: str = DEFAULT_LANG, **fields: object) -> str:
     """The message ``key`` in ``lang`` (other catalogues and finally the key itself as fallbacks).
 
