@@ -10,7 +10,9 @@ formats of numbers, dates and units come from :mod:`ventapp.i18n.formats` (Babel
 The browser UI reads the language a person chose (or their browser's) from
 ``LangState`` (``ventapp.state.lang_state``); server code that shows text takes the
 language as an argument. Code below the UI (agent, tools) never calls :func:`t`:
-it reports codes and data, and the UI words them.
+it reports codes and data, and the UI words them; the one exception is text a tool draws
+into a file (the network solver's figures), worded in the run's language
+(:mod:`ventapp.tools.run_language`), and the API words its frames per request (``Accept-Language``).
 """
 
 from __future__ import annotations
