@@ -39,7 +39,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 # (HOST likewise, as --backend-host).
 unexport PORT HOST
 
-.PHONY: setup serve-setup run dev api serve-multi ui-export demo migrate test lint chromium system-packages servers llama-server clean help
+.PHONY: setup serve-setup fonts run dev api serve-multi ui-export demo migrate test lint chromium system-packages servers llama-server clean help
 
 help:
 	@echo "make run        set up and serve UI + /api on one port (default 3000); the UI is rebuilt only when it changed"
@@ -59,11 +59,18 @@ $(NODE):
 	cd .tools && npm install --no-save --no-audit --no-fund --prefix . node@22 >/dev/null
 	$(NODE) --version
 
-setup: $(VENV_STAMP) $(NODE) migrate
+setup: $(VENV_STAMP) $(NODE) fonts migrate
 
 # What serving needs: the app migrates its own database when it starts (AgentRuntime.open), so the
 # serving targets skip the separate `alembic upgrade head` (a second Python start, ~1 s of CPU).
-serve-setup: $(VENV_STAMP) $(NODE)
+serve-setup: $(VENV_STAMP) $(NODE) fonts
+
+# Debian's Noto CJK: the network solver's figures are drawn with a font of this machine, and their
+# Chinese words need one (without it they are drawn in English, with a warning in the log). Once:
+# later runs only ask dpkg. Where apt-get cannot run, a note says so and set-up goes on.
+fonts:
+	@dpkg -s fonts-noto-cjk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null; } \
+		|| echo "note: fonts-noto-cjk is not installed: the solver's figures are drawn in English" >&2
 
 migrate: $(VENV_STAMP)
 	$(PY) -m alembic upgrade head
@@ -136,9 +143,8 @@ demo: serve-setup
 
 # Debian's Chromium for the browser tests, and Noto CJK so Chinese renders as glyphs, not boxes
 # (screenshots and the accessibility check read real text).
-chromium:
+chromium: fonts
 	@test -x /usr/bin/chromium || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
-	@dpkg -s fonts-noto-cjk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq fonts-noto-cjk >/dev/null; }
 
 # What `make test` needs from apt in one apt-get, before anything runs in parallel (two apt-gets at
 # once would fight over dpkg's lock): Chromium and Noto CJK for the browser tests, g++ for

@@ -96,3 +96,22 @@ async def test_the_model_is_asked_to_answer_in_the_ui_language() -> None:
     assert "Interface language" not in systems[1]
     assert answers[0].startswith("你好！我是脚本演示模型"), answers[0]
     assert answers[1].startswith("Hello! I am the scripted demo model"), answers[1]
+
+
+def test_tools_see_the_turns_ui_language() -> None:
+    """The figures a tool draws follow the UI language: the agent installs the tools' resolver."""
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    from ventapp.tools import run_language
+
+    settings = load_settings(
+        {"DEEP_AGENT_ENV_PRIORITY": "none", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "x"}
+    )
+    build_agent(build_model(settings), InMemorySaver(), workspaces_dir=Path(tempfile.mkdtemp()))
+    for configurable, expected in (({middleware.UI_LANG_KEY: "en"}, "en"), ({}, "zh-CN")):
+        token = var_child_runnable_config.set({"configurable": configurable})
+        try:
+            assert run_language.run_language() == expected
+        finally:
+            var_child_runnable_config.reset(token)
+    assert run_language.run_language() == "zh-CN", "outside a run"

@@ -48,6 +48,53 @@ def _tool_messages(llm: ScriptedServer) -> list[dict[str, Any]]:
     return [m for m in llm.requests()[-1]["messages"] if m.get("role") == "tool"]
 
 
+ZH_REASON = "计算器需要你批准后才会运行。"
+EN_REASON = "Calculator needs your approval before it runs."
+
+
+@pytest.mark.parametrize(
+    ("accept", "expected", "other"),
+    [
+        (None, ZH_REASON, EN_REASON),
+        ("zh-CN,zh;q=0.9,en;q=0.8", ZH_REASON, EN_REASON),
+        ("de-DE,en;q=0.8,zh;q=0.5", EN_REASON, ZH_REASON),
+    ],
+)
+def test_an_approval_reason_is_one_sentence_in_the_requests_language(
+    hitl_api: ApiServer, llm: ScriptedServer, accept: str | None, expected: str, other: str
+) -> None:
+    """Tester: the frame's reason read "计算器 (calculate) needs your approval…" (two languages)."""
+    llm.reset()
+    headers = {"Accept-Language": accept} if accept else {}
+    with httpx.Client(base_url=hitl_api.url, timeout=30, headers=headers) as client:
+        session_id, frame = _paused(client, "please calculate 2+3")
+        approval = frame["tool_approval"]
+        assert approval["reason"] == approval["requests"][0]["reason"] == expected
+        assert approval["reason_code"] == "needs_approval", "kept for clients that word it themselves"
+
+        pending = client.get("/api/chat/interrupt", params={"session_id": session_id}).json()
+        assert (
+            pending["tool_approval"]["reason"]
+            == pending["tool_approval"]["requests"][0]["reason"]
+            == expected
+        )
+        flipped = "en" if expected == ZH_REASON else "zh-CN"
+        again = client.get(
+            "/api/chat/interrupt", params={"session_id": session_id}, headers={"Accept-Language": flipped}
+        ).json()
+        assert again["tool_approval"]["reason"] == other, "worded per request, not once per run"
+
+        with client.stream(
+            "GET", "/api/chat/stream", params={"session_id": session_id}, headers={"Accept-Language": flipped}
+        ) as joined:
+            assert joined.status_code == 200
+            lines = "".join(joined.iter_text()).splitlines()  # "id: <seq>" then "data: {json}"
+        interrupts = [
+            json.loads(line[6:]) for line in lines if line.startswith("data: ") and '"interrupt"' in line
+        ]
+        assert [f["tool_approval"]["reason"] for f in interrupts] == [other]
+
+
 def test_approve_runs_the_tool_once_and_streams_the_answer(http: httpx.Client, llm: ScriptedServer) -> None:
     session_id, frame = _paused(http, "please calculate (12+8)*3")
     approval = frame["tool_approval"]
@@ -57,7 +104,7 @@ def test_approve_runs_the_tool_once_and_streams_the_answer(http: httpx.Client, l
         and approval["count"] == 1
     )
     assert frame["kind"] == "tool_approval" and frame["interrupt_token"] and frame["tool_call_ids"]
-    assert approval["reason"] == "计算器 (calculate) needs your approval before it runs."  # legacy clients
+    assert approval["reason"] == "计算器需要你批准后才会运行。"  # no Accept-Language: zh-CN
     assert approval["reason_code"] == approval["requests"][0]["reason_code"] == "needs_approval"
     pending = http.get("/api/chat/interrupt", params={"session_id": session_id})
     assert pending.status_code == 200 and pending.json()["interrupt_token"] == frame["interrupt_token"]

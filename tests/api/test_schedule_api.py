@@ -105,6 +105,23 @@ def test_a_bad_cron_is_422_with_one_sentence_and_its_cause(
     assert all(item["name"] != "x" for item in listed), "nothing was created"
 
 
+def test_a_bad_cron_points_errors_loc_at_the_cron_field_the_api_takes(http: httpx.Client) -> None:
+    """Tester: ``errors[].loc`` was ``["body", "minute"]``, a field the body has not got."""
+    response = http.post("/api/schedules", json={**ALICE, "name": "x", "prompt": "y", "cron": "*/0 * * * *"})
+    body = response.json()
+    assert response.status_code == 422 and body["field"] == "minute", "field still names the cron part"
+    assert body["errors"] == [{"type": "bad_cron", "loc": ["body", "cron"], "msg": body["message"]}]
+
+
+def test_a_never_firing_cron_reason_agrees_with_its_message(http: httpx.Client) -> None:
+    """Tester: for ``0 0 31 2 *`` the reason said 30 February and the message 31."""
+    body = http.post(
+        "/api/schedules", json={**ALICE, "name": "x", "prompt": "y", "cron": "0 0 31 2 *"}
+    ).json()
+    assert "'31'" in body["reason"] and "day 31" in body["message"]
+    assert "30" not in body["reason"] + body["message"]
+
+
 def test_other_bad_fields_are_422(http: httpx.Client) -> None:
     for body, field in [
         ({"name": "", "prompt": "p", "cron": "0 9 * * *"}, "name"),

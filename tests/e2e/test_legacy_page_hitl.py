@@ -29,7 +29,8 @@ def hitl_api(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> I
 @pytest.fixture
 def page(browser: Browser, hitl_api: ApiServer, llm: ScriptedServer) -> Iterator[Page]:
     llm.reset()
-    context = browser.new_context()
+    # A Chinese browser (Accept-Language zh-CN): the English test page still asks for English.
+    context = browser.new_context(locale="zh-CN")
     tab = context.new_page()
     tab.set_default_timeout(TIMEOUT_MS)
     violations = watch_csp(tab)
@@ -48,6 +49,8 @@ def _paused(page: Page, user: str) -> None:
     card = bubble.locator(".interrupt")
     expect(card).to_have_attribute("data-kind", "tool_approval")
     expect(card.locator(".approval-args")).to_contain_text("(12+8)*3")
+    # Tester: "计算器 (calculate) needs your approval…"; one language, the page's own.
+    expect(card.locator(".approval-reason")).to_have_text("Calculator needs your approval before it runs.")
     expect(bubble.locator(".status")).to_have_text("waiting for you")
 
 

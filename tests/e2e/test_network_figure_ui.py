@@ -1,13 +1,14 @@
 """A ventilation network in the Reflex UI, in a real browser: attach the topology, the agent
-calls solve_ventilation_network, and the figures it wrote show inline in its tool card, loaded
-through the owner-checked ``GET /api/sessions/{id}/files``."""
+calls solve_ventilation_network, and the figures it wrote show inline, loaded through the
+owner-checked ``GET /api/sessions/{id}/files``: each once (the one the answer embeds in the
+answer, the other in the tool card), while the answer streams and after a reload alike."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.domain.network.benchmark_data import DATA_DIR
 from tests.e2e.browser import chromium, open_chat
@@ -24,6 +25,31 @@ def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     data_dir = tmp_path_factory.mktemp("reflex-network")
     with ReflexApp({**app_env(data_dir, llm.base_url), "DEMO_MODE": "1"}, data_dir / "reflex.log") as running:
         yield running
+
+
+NETWORK_PNG = "mine-network.png"
+
+
+def _loaded(page: Page, image: Locator) -> None:
+    """Loaded, not a broken-image placeholder: the route served the PNG to its owner."""
+    expect(image).to_be_visible()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 300", arg=image.element_handle())
+
+
+def _each_figure_once(page: Page, answer: Locator) -> None:
+    # Tester: the network figure showed twice, in the tool card and again in the answer.
+    card = answer.locator(".tool-card", has=page.locator("text=solve_ventilation_network"))
+    inline = answer.locator(".md-body img[alt='network']")
+    expect(inline).to_have_count(1)
+    figures = card.locator("img.tool-figure")
+    expect(figures).to_have_count(1)
+    assert "fan-curve.png" in (figures.first.get_attribute("src") or ""), (
+        "the card keeps what the answer lacks"
+    )
+    expect(answer.locator(f"img[src*='{NETWORK_PNG}']")).to_have_count(1)
+    for image in (inline, figures.first):
+        _loaded(page, image)
+    assert "/api/sessions/" in (figures.first.get_attribute("src") or "")
 
 
 def test_solved_network_figures_show_inline_in_the_answer(app: ReflexApp, llm: ScriptedServer) -> None:
@@ -50,26 +76,25 @@ def test_solved_network_figures_show_inline_in_the_answer(app: ReflexApp, llm: S
             },
             {
                 "content": "The network converged; the figures are below.\n\n"
-                "![network](/workspace/results/mine-network.png)"
+                f"![network](/workspace/results/{NETWORK_PNG})\n\n" + "The flows are balanced. " * 40
             },
         )
-        page.fill("#chat-input", "solve the attached network")
-        page.click("#send")
+        llm.delay_ms = 40  # the answer streams for a few seconds: look at the live bubble meanwhile
+        try:
+            page.fill("#chat-input", "solve the attached network")
+            page.click("#send")
+            live = page.locator(".msg-live")
+            expect(live.locator(".md-body img[alt='network']")).to_have_count(1, timeout=60_000)
+            expect(live.locator("img.tool-figure")).to_have_count(1)
+            expect(live.locator(f"img[src*='{NETWORK_PNG}']")).to_have_count(1)
+        finally:
+            llm.delay_ms = 0
         answer = page.locator(".msg-assistant:not(.msg-live)").last
         expect(answer).to_contain_text("The network converged", timeout=60_000)
-        card = answer.locator(".tool-card", has=page.locator("text=solve_ventilation_network"))
-        expect(card).to_have_attribute("data-state", "done")
-        figures = card.locator("img.tool-figure")
-        expect(figures).to_have_count(2)
-        for index in range(2):
-            figure = figures.nth(index)
-            expect(figure).to_be_visible()
-            # Loaded, not a broken-image placeholder: the route served the PNG to its owner.
-            page.wait_for_function(
-                "img => img.complete && img.naturalWidth > 300", arg=figure.element_handle()
-            )
-        assert "/api/sessions/" in (figures.first.get_attribute("src") or "")
-        # The answer's own Markdown image (the network skill asks the model for one) loads too.
-        inline = answer.locator(".md-body img[alt='network']")
-        expect(inline).to_have_count(1)
-        page.wait_for_function("img => img.complete && img.naturalWidth > 300", arg=inline.element_handle())
+        expect(answer.locator(".tool-card").first).to_have_attribute("data-state", "done")
+        _each_figure_once(page, answer)
+
+        page.reload()
+        answer = page.locator(".msg-assistant:not(.msg-live)").last
+        expect(answer).to_contain_text("The network converged")
+        _each_figure_once(page, answer)

@@ -77,7 +77,7 @@ def test_schedules_story(page: Page, llm: ScriptedServer, tmp_path_factory: pyte
     )
     page.fill("#schedule-cron", "0 0 31 2 *")
     expect(page.locator("#cron-error")).to_have_text(
-        "This expression never fires: none of the chosen months has that day (e.g. 31 February)."
+        "This expression never fires: none of the chosen months (2) has day 31."
     )
     page.fill("#schedule-cron", "0 8 * * 1-5")
     expect(page.locator("#cron-error")).to_have_count(0)

@@ -6,7 +6,9 @@ import re
 import string
 from pathlib import Path
 
-from ventapp.i18n import DEFAULT_LANG, LANGS, MESSAGES, resolve_lang, t
+import pytest
+
+from ventapp.i18n import DEFAULT_LANG, LANGS, MESSAGES, accept_language, resolve_lang, t
 
 PROJECT = Path(__file__).resolve().parents[2]
 
@@ -82,3 +84,22 @@ def test_no_english_message_hedges_its_plural_with_parentheses() -> None:
     """ "1 scheduled run(s) are waiting" (a tester): counts take ``tn`` with ``_one``/``_other`` forms."""
     hedged = sorted(key for key, text in MESSAGES["en"].items() if re.search(r"\w\(s\)", text))
     assert hedged == []
+
+
+@pytest.mark.parametrize(
+    ("header", "lang"),
+    [
+        (None, "zh-CN"),
+        ("", "zh-CN"),
+        ("en-US,en;q=0.9", "en"),
+        ("zh-CN,zh;q=0.9,en;q=0.8", "zh-CN"),
+        ("de-DE, en;q=0.8, zh;q=0.5", "en"),
+        ("fr, de", "zh-CN"),
+        ("zh;q=0.4, en;q=0.6", "en"),
+        ("en;q=0, zh-TW", "zh-CN"),
+        ("*", "zh-CN"),
+        ("en;q=abc, zh", "zh-CN"),
+    ],
+)
+def test_an_api_requests_accept_language_picks_chinese_or_english(header: str | None, lang: str) -> None:
+    assert accept_language(header) == lang

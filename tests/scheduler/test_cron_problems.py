@@ -67,6 +67,19 @@ def test_a_never_firing_expression_is_not_blamed_on_the_field_count() -> None:
     assert "5 段" not in zh and "5 fields" not in en and "never" not in zh
 
 
+@pytest.mark.parametrize(
+    ("expression", "day", "month"), [("0 0 31 2 *", "31", "2"), ("0 0 30 2 *", "30", "2")]
+)
+def test_a_never_firing_reason_and_sentence_name_the_same_date(expression: str, day: str, month: str) -> None:
+    """Tester: for ``0 0 31 2 *`` the reason said "e.g. 30 February" while the message said 31."""
+    problem = _refusal(expression)
+    zh, en = cron_message(problem, "zh-CN"), cron_message(problem, "en")
+    assert f"day {day!r}" in problem.reason and f"month in {month!r}" in problem.reason
+    assert f"({month}) has day {day}." in en and f"（{month}）里没有 {day} 日" in zh
+    other = "30" if day == "31" else "31"
+    assert other not in problem.reason + en + zh, "no second, different date anywhere"
+
+
 def test_month_names_and_steps_still_parse() -> None:
     for expression in ("0 8 * jan-mar *", "*/5 * * * *", "0 8 1-31/2 * *", "0 8 * * mon-fri"):
         parse_cron(expression, SHANGHAI)

@@ -109,7 +109,7 @@ async def test_editing_to_a_never_firing_cron_is_said_once_in_chinese(
     await tab.fire("type_cron", value="0 0 31 2 *")
     await tab.fire("save", form_data={"name": "夜班检查", "prompt": "计算 1+1", "cron": "0 0 31 2 *"})
 
-    assert await _errors(tab) == ("这个表达式永远不会触发：所选月份里没有这一天（如 2 月 31 日）。", "")
+    assert await _errors(tab) == ("这个表达式永远不会触发：所选月份（2）里没有 31 日。", "")
     assert (await service.owned(created.id, USER)).cron == "0 8 * * *"
 
 
@@ -119,3 +119,61 @@ async def test_other_refusals_still_show_under_the_form(tab: Tab) -> None:
 
     cron_error, form_error = await _errors(tab)
     assert cron_error == "" and form_error != ""
+
+
+@pytest.mark.parametrize(
+    ("lang", "form_data", "expected"),
+    [
+        ("zh-CN", {"name": "   ", "prompt": "p"}, "请给定时任务起个名称。"),
+        ("zh-CN", {"name": "n", "prompt": ""}, "请填写智能体要运行的提示词。"),
+        ("zh-CN", {"name": "n" * 201, "prompt": "p"}, "名称最多 200 个字符。"),
+        ("en", {"name": "", "prompt": "p"}, "Give the schedule a name."),
+    ],
+)
+async def test_other_refusals_under_the_form_are_in_the_pages_language(
+    tab: Tab, service: ScheduleService, lang: str, form_data: dict[str, str], expected: str
+) -> None:
+    """Tester: an empty name read "name must be non-empty text." in the Chinese UI."""
+    await tab.fire("relocalise", lang=lang)
+    await tab.fire("open_new")
+    await tab.fire("save", form_data={**form_data, "cron": "0 8 * * *"})
+
+    assert await _errors(tab) == ("", expected)
+    assert await service.list_for(USER) == []
+
+
+async def test_a_refused_action_on_the_table_is_in_the_pages_language(
+    tab: Tab, service: ScheduleService
+) -> None:
+    """A row's action on a schedule deleted meanwhile (another tab) says so in Chinese, not the API's English."""
+    created = await service.create(USER, {"name": "夜班检查", "prompt": "计算 1+1", "cron": "0 8 * * *"})
+    await tab.fire("relocalise", lang="zh-CN")
+    await service.delete(created.id, USER)
+    await tab.fire("toggle_enabled", schedule_id=created.id, enabled=False)
+
+    assert (await tab.state()).notice == "这个定时任务已不存在，或属于其他用户。"
+
+
+@pytest.mark.parametrize(
+    ("code", "stored", "lang", "expected"),
+    [
+        (
+            "overlap",
+            "The previous execution of this schedule was still running …",
+            "zh-CN",
+            "上一次执行仍在运行，本次未运行。",
+        ),
+        ("quota", "Daily token quota exceeded.", "zh-CN", "额度已用完"),
+        ("weird", "Something English.", "zh-CN", "本次执行未成功（错误码 weird）。"),
+        (None, None, "zh-CN", ""),
+    ],
+)
+def test_a_runs_error_is_worded_by_its_code(
+    code: str | None, stored: str | None, lang: str, expected: str
+) -> None:
+    """The runs table showed the stored English ``error`` (a refused or missed run) in the Chinese UI."""
+    from ventapp.state.schedules_state import run_error_text
+
+    text = run_error_text(code, stored, lang)
+    assert (expected in text) if expected else text == ""
+    assert stored is None or stored not in text

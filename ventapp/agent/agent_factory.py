@@ -45,6 +45,7 @@ from ventapp.agent.middleware import (
     DynamicTimeMiddleware,
     PlanModeMiddleware,
     PreferencesMiddleware,
+    turn_ui_lang,
 )
 from ventapp.agent.prompts import RESEARCHER_PROMPT, main_system_prompt
 from ventapp.agent.tool_profiles import LEAN_TOOLS, TOOLS_PROFILES, LeanToolsMiddleware
@@ -58,7 +59,7 @@ from ventapp.agent.workspace import (
     SessionFilesystemBackend,
 )
 from ventapp.config import get_settings
-from ventapp.tools import registry, workspace_files
+from ventapp.tools import registry, run_language, workspace_files
 from ventapp.tools.mcp_tools import MODULE_PREFIX
 
 __all__ = ["GENERAL_PURPOSE", "RESEARCHER", "SKILLS_DIR", "build_agent", "middleware_stack", "subagent_names"]
@@ -228,7 +229,9 @@ def _interrupt_on(hitl_tools: Sequence[str]) -> dict[str, Any] | None:
     return {
         name: {
             "allowed_decisions": ["approve", "edit", "reject"],
-            "description": approval_reason(name),  # English for the legacy API; the UI gets the reason_code
+            "description": approval_reason(
+                name
+            ),  # read as reason_code; clients get it worded in their language
             "when": needs_review,
         }
         for name in names
@@ -287,6 +290,7 @@ def build_agent(
         workspaces_dir or get_settings().workspaces_dir, WORKSPACE_AREA
     )
     workspace_files.set_workspace_resolver(lambda: session_workspace.cwd)
+    run_language.set_language_resolver(turn_ui_lang)  # the words of the figures tools draw
     return create_deep_agent(
         model=model,
         tools=_main_tools(tools_profile),

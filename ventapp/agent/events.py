@@ -119,9 +119,11 @@ class Interrupt(_Event):
 
     ``tool_approval``: ``{tool, args, reason, reason_code, side_effect, count, requests: [{tool,
     args, reason, reason_code}]}`` — every call of the batch, in order (one decision each on
-    resume); ``reason`` is an English sentence, ``reason_code`` says what it means so a client can
-    word it in its own language: ``needs_approval`` (our approval rule), ``default`` (the
-    framework's generic reason) or ``""`` (a reason of its own: show ``reason``);
+    resume); ``reason`` is one sentence in one language: the API words ``needs_approval`` and
+    ``default`` reasons in the request's ``Accept-Language`` (default zh-CN) when it writes the
+    frame (:mod:`ventapp.api.wording`); ``reason_code`` says what it means so a client can word
+    it in its own language: ``needs_approval`` (our approval rule), ``default`` (the framework's
+    generic reason) or ``""`` (a reason of its own: show ``reason``);
     ``ask_user``: ``{questions: [...]}``; ``message``: the plan text when ``kind == "plan"``.
     ``interrupt_token`` must come back unchanged in ``POST /api/chat/resume``.
     """

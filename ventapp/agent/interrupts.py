@@ -30,7 +30,9 @@ from ventapp.tools.registry import is_rememberable, tool_label
 REJECT_REASON = "The user rejected this action."
 
 APPROVAL_REASON_TAIL = "needs your approval before it runs."
-"""End of the reason our approval requests carry (English, for the legacy API's clients)."""
+"""End of the description our approval requests carry in the graph (how :func:`reason_code`
+recognises them, in new and stored checkpoints alike); clients never see it: the API words the
+reason per request (:mod:`ventapp.api.wording`), the UI by ``reason_code``."""
 REASON_NEEDS_APPROVAL = "needs_approval"
 """``reason_code`` of a call paused by our approval rule (``HITL_TOOLS``, the registry's
 ``requires_approval``): clients word it themselves, in their language."""
@@ -40,8 +42,9 @@ _DEFAULT_REASON_HEAD = "Tool execution requires approval"
 
 
 def approval_reason(name: str) -> str:
-    """The English reason our approval request for tool ``name`` carries, e.g.
-    ``"计算器 (calculate) needs your approval before it runs."`` (the legacy API shows it as is)."""
+    """The description our approval request for tool ``name`` carries in the graph, e.g.
+    ``"计算器 (calculate) needs your approval before it runs."``: a marker for :func:`reason_code`,
+    never shown as is (it mixes languages)."""
     return f"{tool_label(name)} ({name}) {APPROVAL_REASON_TAIL}"
 
 

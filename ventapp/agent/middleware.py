@@ -93,6 +93,14 @@ class DynamicTimeMiddleware(AgentMiddleware):
 UI_LANG_KEY = "ui_lang"
 """``configurable`` key: the language of the browser UI the turn came from (absent for API clients)."""
 
+
+def turn_ui_lang() -> str | None:
+    """The running turn's browser UI language (``configurable.ui_lang``); None for API and scheduled
+    runs, and outside a graph run (tools word their files with it: :mod:`ventapp.tools.run_language`)."""
+    value = _configurable().get(UI_LANG_KEY)
+    return str(value) if value else None
+
+
 LANGUAGE_NOTES = {
     "zh-CN": "Interface language: Simplified Chinese (zh-CN). Answer in Simplified Chinese unless the user "
     "writes in another language.",

@@ -38,6 +38,7 @@ from ventapp.agent.uploads import (
 from ventapp.api.deps import CurrentUser, FormUser, RuntimeDep
 from ventapp.api.openapi import SSE_RESPONSE, errors
 from ventapp.api.sse import stream_run
+from ventapp.api.wording import RequestLang
 from ventapp.db import chat_store
 from ventapp.db.models import iso_utc
 
@@ -170,6 +171,7 @@ async def chat(
     http_request: Request,
     runtime: RuntimeDep,
     user_name: FormUser,
+    lang: RequestLang,
     message: Annotated[
         str, Form(min_length=1, description="The user's message; may start with #skill:/#session:")
     ],
@@ -214,7 +216,8 @@ async def chat(
     422 (no message field, bad mode, negative or empty ``fork_turn``), 429 (limits).
     Failures after it starts are ``error`` frames. Each frame carries ``seq``, its number
     in the run. A client that disconnects stops the run, unless it sent ``detach=1``: then
-    the run goes on and ``GET /api/chat/stream`` joins it.
+    the run goes on and ``GET /api/chat/stream`` joins it. An ``interrupt`` frame's approval
+    ``reason`` is in the ``Accept-Language`` (default zh-CN), ``reason_code`` beside it.
     """
     del file  # read from the form itself: several parts and raw file names matter (see _one_upload)
     form = await http_request.form()
@@ -244,7 +247,7 @@ async def chat(
         await _discard_uploads(runtime, request)  # a refused turn leaves nothing behind
         raise
 
-    return await stream_run(run, detach=detach)
+    return await stream_run(run, detach=detach, lang=lang)
 
 
 class Stopped(BaseModel):

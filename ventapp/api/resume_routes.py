@@ -13,6 +13,7 @@ from ventapp.agent.resume import ResumeRequest, pending_interrupt, start_resume
 from ventapp.api.deps import USER_NAME_HELP, CurrentUser, RuntimeDep, caller_name
 from ventapp.api.openapi import SSE_RESPONSE, errors
 from ventapp.api.sse import stream_run
+from ventapp.api.wording import RequestLang, worded
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
 
@@ -46,7 +47,9 @@ class ResumeBody(BaseModel):
     response_class=StreamingResponse,
     responses={**SSE_RESPONSE, **errors(404, 409, 429, state_changing=True)},
 )
-async def resume(body: ResumeBody, runtime: RuntimeDep, http: Request) -> StreamingResponse:
+async def resume(
+    body: ResumeBody, runtime: RuntimeDep, http: Request, lang: RequestLang
+) -> StreamingResponse:
     """Continue a paused run and stream the rest (same SSE contract as ``/api/chat``).
 
     JSON errors before streaming: 404 (not the user's session), 409 (session busy, nothing
@@ -65,16 +68,19 @@ async def resume(body: ResumeBody, runtime: RuntimeDep, http: Request) -> Stream
         answer=answer,
     )
 
-    return await stream_run(await start_resume(runtime, request), detach=body.detach)
+    return await stream_run(await start_resume(runtime, request), detach=body.detach, lang=lang)
 
 
 @router.get(
     "/interrupt",
     responses={204: {"description": "Nothing is pending"}, **errors(404)},
 )
-async def interrupt(runtime: RuntimeDep, user_name: CurrentUser, session_id: str = Query()) -> Any:
-    """The pending interrupt of the session (200, same shape as the frame) or 204 when none."""
+async def interrupt(
+    runtime: RuntimeDep, user_name: CurrentUser, lang: RequestLang, session_id: str = Query()
+) -> Any:
+    """The pending interrupt of the session (200, same shape as the frame, its approval reasons in the
+    ``Accept-Language``) or 204 when none."""
     pending = await pending_interrupt(runtime, session_id, user_name)
     if pending is None:
         return Response(status_code=204)
-    return {**pending.to_wire(), "session_id": session_id}
+    return {**worded(pending, lang).to_wire(), "session_id": session_id}

@@ -7,6 +7,9 @@ ignores it). ``GET /api/chat/stream`` adds the standard ``id: <seq>`` line befor
 ``POST /api/chat`` and ``/api/chat/resume`` keep exactly the legacy ``data: {json}\\n\\n``.
 
 Every stream reads the run's log (:mod:`ventapp.agent.live_runs`), never the run itself.
+An ``interrupt`` frame's approval reasons are worded in the language of the request that
+streams it (``Accept-Language``, :mod:`ventapp.api.wording`), so it is encoded per stream;
+every other frame's bytes are encoded once and shared by every client that follows the run.
 While the model is silent (a long first token, a slow tool) the stream sends an SSE
 comment, ``: keep-alive\\n\\n``, every ``SSE_KEEPALIVE_S`` seconds without a frame, so
 proxies with an idle timeout do not cut it; SSE parsers ignore comment lines.
@@ -25,6 +28,8 @@ from ventapp.agent.errors import CLIENT_GONE
 from ventapp.agent.events import ContractEvent
 from ventapp.agent.live_runs import go_live
 from ventapp.agent.run_log import LogFrame, LoggedRun, RunLog
+from ventapp.api.wording import needs_wording, worded
+from ventapp.i18n import DEFAULT_LANG
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 """Headers every event stream carries (no proxy buffering, no caching)."""
@@ -56,52 +61,65 @@ def sse_frame(
     return b"data: " + _payload(event, session_id, trace_id, seq) + b"\n\n"
 
 
-def log_frame(frame: LogFrame, run: LoggedRun, *, with_id: bool = False) -> bytes:
+def log_frame(frame: LogFrame, run: LoggedRun, *, with_id: bool = False, lang: str = DEFAULT_LANG) -> bytes:
     """Encode a logged frame (its JSON once per frame, however many clients follow the run).
 
     Args:
         frame: The numbered event.
         run: Its run (the session and trace the frame names).
         with_id: Put ``id: <seq>`` before the ``data:`` line (the join route).
+        lang: The request's language (``zh-CN`` | ``en``): an approval's reasons are worded in it.
     """
-    if frame.encoded is None:
-        frame.encoded = b"data: " + _payload(frame.event, run.session_id, run.trace_id, frame.seq) + b"\n\n"
+    if needs_wording(frame.event):
+        encoded = b"data: " + _payload(worded(frame.event, lang), run.session_id, run.trace_id, frame.seq)
+        encoded += b"\n\n"
+    else:
+        if frame.encoded is None:
+            frame.encoded = (
+                b"data: " + _payload(frame.event, run.session_id, run.trace_id, frame.seq) + b"\n\n"
+            )
+        encoded = frame.encoded
     if with_id:
-        return b"id: %d\n" % frame.seq + frame.encoded
-    return frame.encoded
+        return b"id: %d\n" % frame.seq + encoded
+    return encoded
 
 
 async def encode_frames(
-    batches: AsyncIterator[list[LogFrame] | None], run: LoggedRun, *, with_id: bool = False
+    batches: AsyncIterator[list[LogFrame] | None],
+    run: LoggedRun,
+    *,
+    with_id: bool = False,
+    lang: str = DEFAULT_LANG,
 ) -> AsyncIterator[bytes]:
     """Frames read from a run's log (:meth:`RunLog.batches`) as SSE bytes.
 
     The frames a client is behind by go out in one chunk — one write to the socket instead
     of one per frame — each still a frame of its own with its ``seq`` (and ``id:`` line), so
     ``Last-Event-ID`` and the 1.5 frontend's parser see exactly what they saw one by one
-    (issue 18). A keep-alive comment for each silence (``None``).
+    (issue 18). A keep-alive comment for each silence (``None``). ``lang``: as :func:`log_frame`.
     """
     async for batch in batches:
         if batch is None:
             yield KEEPALIVE
         elif len(batch) == 1:
-            yield log_frame(batch[0], run, with_id=with_id)
+            yield log_frame(batch[0], run, with_id=with_id, lang=lang)
         else:
-            yield b"".join([log_frame(frame, run, with_id=with_id) for frame in batch])
+            yield b"".join([log_frame(frame, run, with_id=with_id, lang=lang) for frame in batch])
 
 
 def _headers(run: LoggedRun) -> dict[str, str]:
     return {**SSE_HEADERS, "X-Session-Id": run.session_id, "X-Trace-Id": run.trace_id, "X-Run-Id": run.run_id}
 
 
-async def stream_run(run: ChatRun, *, detach: bool = False) -> StreamingResponse:
+async def stream_run(run: ChatRun, *, detach: bool = False, lang: str = DEFAULT_LANG) -> StreamingResponse:
     """Start an admitted run and answer with its frames as SSE (``/api/chat``, ``/api/chat/resume``).
 
     The run goes on in a task of its own and the response follows its log. When the client
     goes away the run is stopped (``cancelled``, partial answer kept, spec 002), unless
     ``detach``: then it runs to its end and the client may come back through
     ``GET /api/chat/stream``. The response ends right after the closing frame (``done``,
-    ``error`` or ``interrupt``), which the run sends only after saving its answer.
+    ``error`` or ``interrupt``), which the run sends only after saving its answer. ``lang``:
+    the request's language, which an ``interrupt`` frame's approval reasons are worded in.
     """
     runtime = run.runtime
     after = await go_live(runtime.run_log, run)
@@ -111,7 +129,7 @@ async def stream_run(run: ChatRun, *, detach: bool = False) -> StreamingResponse
         finished = False
         try:
             source = runtime.run_log.batches(run.run_id, after, idle_s=runtime.settings.sse_keepalive_s)
-            async for chunk in encode_frames(source, logged):
+            async for chunk in encode_frames(source, logged, lang=lang):
                 yield chunk
             finished = True
         finally:
@@ -121,10 +139,12 @@ async def stream_run(run: ChatRun, *, detach: bool = False) -> StreamingResponse
     return StreamingResponse(frames(), media_type="text/event-stream", headers=_headers(logged))
 
 
-def stream_join(log: RunLog, run: LoggedRun, after: int, keepalive_s: float) -> StreamingResponse:
+def stream_join(
+    log: RunLog, run: LoggedRun, after: int, keepalive_s: float, lang: str = DEFAULT_LANG
+) -> StreamingResponse:
     """A joiner's SSE: the frames after ``after`` with ``id:`` lines, then the live ones, then the end.
 
-    Leaving never stops the run.
+    Leaving never stops the run. ``lang``: as :func:`stream_run`.
 
     Raises:
         KeyError: The run's log is gone.
@@ -132,5 +152,7 @@ def stream_join(log: RunLog, run: LoggedRun, after: int, keepalive_s: float) -> 
     """
     source = log.batches(run.run_id, after, idle_s=keepalive_s)
     return StreamingResponse(
-        encode_frames(source, run, with_id=True), media_type="text/event-stream", headers=_headers(run)
+        encode_frames(source, run, with_id=True, lang=lang),
+        media_type="text/event-stream",
+        headers=_headers(run),
     )

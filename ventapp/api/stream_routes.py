@@ -20,6 +20,7 @@ from ventapp.agent.run_log import LogGap
 from ventapp.api.deps import MAX_WHOLE, CurrentUser, RuntimeDep
 from ventapp.api.openapi import SSE_JOIN_RESPONSE, errors
 from ventapp.api.sse import stream_join
+from ventapp.api.wording import RequestLang
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
 
@@ -38,6 +39,7 @@ _GONE = "The frames after that number are no longer kept; read the session's his
 async def join(
     runtime: RuntimeDep,
     user_name: CurrentUser,
+    lang: RequestLang,
     session_id: Annotated[str, Query(description="The session whose run to join")],
     after: Annotated[
         int | None, Query(ge=0, le=MAX_WHOLE, description="The last seq already received (default 0)")
@@ -70,7 +72,7 @@ async def join(
         return Response(status_code=204)
     start = last_event_id if last_event_id is not None else (after or 0)
     try:
-        return stream_join(runtime.run_log, state.run, start, runtime.settings.sse_keepalive_s)
+        return stream_join(runtime.run_log, state.run, start, runtime.settings.sse_keepalive_s, lang)
     except LogGap as gap:
         raise ChatRejected(410, "gone", f"{_GONE} (oldest kept: {gap.first_seq})") from None
     except KeyError:  # expired between the two reads

@@ -1,6 +1,7 @@
 """Message catalogues for every user-facing string of the UI, keyed by stable ids.
 
-One catalogue per language (:mod:`ventapp.i18n.zh_cn` first, :mod:`ventapp.i18n.en`);
+One catalogue per language (:mod:`ventapp.i18n.zh_cn` first, :mod:`ventapp.i18n.en`; the
+schedules page's messages in :mod:`~ventapp.i18n.zh_cn_schedules` and :mod:`~ventapp.i18n.en_schedules`);
 components and states ask for a message by id and never hold the sentence. Simplified
 Chinese is the default; English is the second language. Every id exists in both
 catalogues with the same ``str.format`` placeholders (a test checks it), and the
@@ -9,13 +10,17 @@ formats of numbers, dates and units come from :mod:`ventapp.i18n.formats` (Babel
 The browser UI reads the language a person chose (or their browser's) from
 ``LangState`` (``ventapp.state.lang_state``); server code that shows text takes the
 language as an argument. Code below the UI (agent, tools) never calls :func:`t`:
-it reports codes and data, and the UI words them.
+it reports codes and data, and the UI words them; the one exception is text a tool draws
+into a file (the network solver's figures), worded in the run's language
+(:mod:`ventapp.tools.run_language`), and the API words its frames per request (``Accept-Language``).
 """
 
 from __future__ import annotations
 
 from ventapp.i18n.en import MESSAGES as _EN
+from ventapp.i18n.en_schedules import MESSAGES as _EN_SCHEDULES
 from ventapp.i18n.zh_cn import MESSAGES as _ZH
+from ventapp.i18n.zh_cn_schedules import MESSAGES as _ZH_SCHEDULES
 
 DEFAULT_LANG = "zh-CN"
 """The language of a browser that prefers neither Chinese nor English, and of the server's texts."""
@@ -24,7 +29,8 @@ LANGS = ("zh-CN", "en")
 LANG_NAMES = {"zh-CN": "中文", "en": "English"}
 """Each language named in itself (the header's switch)."""
 
-MESSAGES: dict[str, dict[str, str]] = {"zh-CN": _ZH, "en": _EN}
+MESSAGES: dict[str, dict[str, str]] = {"zh-CN": {**_ZH, **_ZH_SCHEDULES}, "en": {**_EN, **_EN_SCHEDULES}}
+"""Language -> id -> message; a page's messages may live in their own module pair (``<lang>_schedules``)."""
 
 
 def resolve_lang(value: str | None) -> str:
@@ -40,6 +46,39 @@ def resolve_lang(value: str | None) -> str:
     tag = (value or "").strip().lower().replace("_", "-")
     if tag == "en" or tag.startswith("en-"):
         return "en"
+    return DEFAULT_LANG
+
+
+def accept_language(header: str | None) -> str:
+    """The language an API request's ``Accept-Language`` header asks for, as the UI picks one.
+
+    The first of its languages (by ``q``, then by order) that is English or Chinese; ``zh-CN``
+    when none is, or with no header (spec: Chinese is the default).
+
+    Args:
+        header: E.g. ``"en-US,en;q=0.9,zh-CN;q=0.8"``, ``"de, zh;q=0.5"``, or None.
+
+    Returns:
+        ``"zh-CN"`` or ``"en"``.
+    """
+    ranked: list[tuple[float, int, str]] = []
+    for index, part in enumerate((header or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        quality = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        if tag.strip() and quality > 0:
+            ranked.append((-quality, index, tag.strip().lower()))
+    for _, _, tag in sorted(ranked):
+        if tag == "en" or tag.startswith("en-"):
+            return "en"
+        if tag == "zh" or tag.startswith("zh-"):
+            return DEFAULT_LANG
     return DEFAULT_LANG
 
 

@@ -151,8 +151,14 @@ def parse_cron(expression: str, tz: tzinfo) -> BaseTrigger:
     else:
         trigger = CronTrigger(**values, timezone=tz)
     if trigger.get_next_fire_time(None, datetime.now(tz)) is None:
+        # The reason and the sentence name the same fields, as typed (never an unrelated example).
+        day, month = parts[2], parts[3]
         raise CronInvalid(
-            "cron", "this expression never fires (no such date, e.g. 30 February)", "never_fires"
+            "cron",
+            f"this expression never fires: no month in {month!r} has a day {day!r}",
+            "never_fires",
+            day=day,
+            month=month,
         )
     return trigger
 

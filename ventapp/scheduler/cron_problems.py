@@ -10,7 +10,7 @@ checked here first and each problem gets a stable ``cause``:
 ``out_of_range``    a number outside the field's bounds (``value``, ``low``, ``high``)
 ``backwards_range`` a range whose start is after its end (``value``)
 ``unrecognized``    anything else the field cannot read (``value``)
-``never_fires``     valid fields, but no date ever matches (31 February)
+``never_fires``     valid fields, but no date ever matches (``day``, ``month`` as typed: 31, 2)
 ``not_text``        the expression is not a string
 ``too_long``        longer than the limit (``limit``)
 ==================  ===========================================================

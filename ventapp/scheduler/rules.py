@@ -1,8 +1,10 @@
 """What a schedule may hold, and the refusals the schedule routes answer with.
 
 Refusals are :class:`ScheduleRejected`, a :class:`~ventapp.agent.pipeline.ChatRejected`,
-so both the API (``{detail, message, code}`` with the status) and the UI (the sentence)
-show them the way they show any other refused request.
+so both the API (``{detail, message, code}`` with the status) and the UI show them the way
+they show any other refused request. Each refusal of ours carries its catalogue id
+(``schedules.error.*``, or its :class:`CronInvalid`): the API's ``message`` is that message in
+English, and the schedules page words it in its own language with :func:`refusal_text`.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 from ventapp.agent.pipeline import MAX_MESSAGE_CHARS, ChatRejected
 from ventapp.db.schedule_models import SCHEDULE_MODES
+from ventapp.i18n import formats, has_message, t
 from ventapp.scheduler.cron import parse_cron
 from ventapp.scheduler.cron_problems import CronInvalid, cron_message
 
@@ -25,29 +28,93 @@ class ScheduleRejected(ChatRejected):
     """A schedule request refused before anything changed (400, 404, 409, 422, 429, 503).
 
     Attributes:
-        cron_problem: For ``bad_cron``, the refusal itself, so the UI can word it in the page's
-            language (``message`` is English, for the API); None otherwise.
+        key: The catalogue id that words the refusal (``""`` for a refusal passed on from the
+            pipeline, worded by its ``code``); ``message`` is it in English, for the API.
+        params: The values ``key``'s sentence names (e.g. ``limit``).
+        cron_problem: For ``bad_cron``, the refusal itself (worded with
+            :func:`~ventapp.scheduler.cron_problems.cron_message`); None otherwise.
     """
 
-    cron_problem: CronInvalid | None = None
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        retry_after: int | None = None,
+        details: dict[str, Any] | None = None,
+        key: str = "",
+        params: dict[str, object] | None = None,
+    ) -> None:
+        super().__init__(status, code, message, retry_after=retry_after, details=details)
+        self.key = key
+        self.params = dict(params or {})
+        self.cron_problem: CronInvalid | None = None
+
+
+def refusal(
+    status: int, code: str, key: str, *, field: str | None = None, **params: object
+) -> ScheduleRejected:
+    """A refusal worded by catalogue id ``key`` (``message``: English; ``field``: the body field at fault).
+
+    Args:
+        status: HTTP status (404, 409, 422).
+        code: The API's ``code`` (``bad_request``, ``not_found``, ``schedule_busy``).
+        key: A ``schedules.error.*`` id, the same in both catalogues.
+        field: The JSON field refused (422 adds ``field`` and ``errors[].loc``), or None.
+        **params: The values the message names.
+    """
+    details = {"field": field} if code == "bad_request" and status == 422 else None
+    message = t(key, "en", **_worded(params, "en"))
+    return ScheduleRejected(status, code, message, details=details, key=key, params=params)
+
+
+def _worded(params: dict[str, object], lang: str) -> dict[str, object]:
+    """Numbers written per language (``100,000``); anything else as is."""
+    return {name: formats.number(v, lang) if isinstance(v, int) else v for name, v in params.items()}
+
+
+def refusal_text(refused: ChatRejected, lang: str) -> str:
+    """The sentence a person sees for a refused schedule request, in ``lang``.
+
+    Our refusals by their catalogue id (a bad cron by its cause); the pipeline's (a "run now"
+    refused for quota, a full server, an unpriced model) by ``error.<code>``; a code with no
+    sentence by the generic ``schedules.error.refused`` naming it. Never the English ``message``.
+    """
+    if isinstance(refused, ScheduleRejected):
+        if refused.cron_problem is not None:
+            return cron_message(refused.cron_problem, lang)
+        if refused.key:
+            return t(refused.key, lang, **_worded(refused.params, lang))
+    if has_message(f"error.{refused.code}"):
+        return t(f"error.{refused.code}", lang)
+    return t("schedules.error.refused", lang, code=refused.code)
 
 
 def not_found() -> ScheduleRejected:
     """The one answer for a schedule that does not exist or is another user's."""
-    return ScheduleRejected(404, "not_found", "Schedule not found.")
+    return refusal(404, "not_found", "schedules.error.not_found")
 
 
 def bad_cron(problem: CronInvalid) -> ScheduleRejected:
     """422 ``bad_cron``: one English sentence for the cause, plus ``field``, ``cause`` and ``reason``.
 
     ``cause`` is the code the UI words in the page's language (see
-    :mod:`ventapp.scheduler.cron_problems`); ``reason`` is the parser's detail, for logs.
+    :mod:`ventapp.scheduler.cron_problems`); ``reason`` is the parser's detail, for logs;
+    ``field`` names the part of the expression at fault (``minute`` … or ``cron``), while
+    ``errors[].loc`` points at the body's ``cron``, the field the API takes.
     """
+    message = cron_message(problem, "en")
     refused = ScheduleRejected(
         422,
         "bad_cron",
-        cron_message(problem, "en"),
-        details={"field": problem.field, "cause": problem.cause, "reason": problem.reason},
+        message,
+        details={
+            "field": problem.field,
+            "cause": problem.cause,
+            "reason": problem.reason,
+            "errors": [{"type": "bad_cron", "loc": ["body", "cron"], "msg": message}],
+        },
     )
     refused.cron_problem = problem
     return refused
@@ -56,11 +123,9 @@ def bad_cron(problem: CronInvalid) -> ScheduleRejected:
 def _text(fields: dict[str, Any], key: str, limit: int) -> str:
     value = fields[key]
     if not isinstance(value, str) or not value.strip():
-        raise ScheduleRejected(422, "bad_request", f"{key} must be non-empty text.", details={"field": key})
+        raise refusal(422, "bad_request", f"schedules.error.{key}_empty", field=key)
     if len(value) > limit:
-        raise ScheduleRejected(
-            422, "bad_request", f"{key} must be at most {limit} characters.", details={"field": key}
-        )
+        raise refusal(422, "bad_request", f"schedules.error.{key}_too_long", field=key, limit=limit)
     return value.strip() if key == "name" else value
 
 
@@ -81,8 +146,8 @@ def validated(fields: dict[str, Any], tz: tzinfo, *, partial: bool) -> dict[str,
     if not partial:
         missing = [key for key in ("name", "prompt", "cron") if key not in fields]
         if missing:
-            raise ScheduleRejected(
-                422, "bad_request", f"Missing field(s): {', '.join(missing)}.", details={"field": missing[0]}
+            raise refusal(
+                422, "bad_request", "schedules.error.missing", field=missing[0], fields=", ".join(missing)
             )
     values: dict[str, Any] = {}
     if "name" in fields:
@@ -109,18 +174,12 @@ def validated(fields: dict[str, Any], tz: tzinfo, *, partial: bool) -> dict[str,
         values["cron"] = " ".join(cron.split())
     if "mode" in fields:
         if fields["mode"] not in SCHEDULE_MODES:
-            raise ScheduleRejected(
-                422, "bad_request", "mode must be 'plan' or 'full'.", details={"field": "mode"}
-            )
+            raise refusal(422, "bad_request", "schedules.error.mode", field="mode")
         values["mode"] = fields["mode"]
     if "enabled" in fields:
         if not isinstance(fields["enabled"], bool):
-            raise ScheduleRejected(
-                422, "bad_request", "enabled must be true or false.", details={"field": "enabled"}
-            )
+            raise refusal(422, "bad_request", "schedules.error.enabled", field="enabled")
         values["enabled"] = fields["enabled"]
     if partial and not values:
-        raise ScheduleRejected(
-            422, "bad_request", f"Send at least one of: {', '.join(WRITABLE)}.", details={"field": None}
-        )
+        raise refusal(422, "bad_request", "schedules.error.nothing", fields=", ".join(WRITABLE))
     return values

@@ -34,7 +34,7 @@ from ventapp.db.schedule_models import Schedule
 from ventapp.db.schedule_store import RunRecord
 from ventapp.scheduler.cron import CronInvalid, latest_fire_between, next_fire_times, parse_cron
 from ventapp.scheduler.execution import Executions, Handoff, execute
-from ventapp.scheduler.rules import ScheduleRejected, not_found, validated
+from ventapp.scheduler.rules import ScheduleRejected, not_found, refusal, validated
 
 logger = logging.getLogger(__name__)
 
@@ -333,9 +333,7 @@ class ScheduleService:
                 refused.status, refused.code, refused.message, retry_after=refused.retry_after
             )
         if handoff.claim.outcome != "claimed" or handoff.run_id is None:
-            raise ScheduleRejected(
-                409, "schedule_busy", "This schedule is still running. Wait for that execution to finish."
-            )
+            raise refusal(409, "schedule_busy", "schedules.error.schedule_busy")
         return handoff
 
     async def runs(self, schedule_id: str, user_name: str, limit: int = 50) -> list[RunRecord]:

@@ -3,8 +3,9 @@
 Reads and changes go through :class:`~ventapp.scheduler.service.ScheduleService` (never
 HTTP to our own API); the user is the browser-stored ``ventagent_user_name`` the chat
 page uses. Every sentence shown comes from :mod:`ventapp.i18n` in ``lang`` (the browser's
-``LangState``, read on load and on a switch); refusals (:class:`ChatRejected`) show their own
-sentence. Times are shown in ``SCHEDULER_TZ``, formatted per language.
+``LangState``, read on load and on a switch), refusals (:class:`ChatRejected`) too
+(:func:`~ventapp.scheduler.rules.refusal_text`; their ``message`` is the API's English).
+Times are shown in ``SCHEDULER_TZ``, formatted per language.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ import reflex as rx
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.db.schedule_models import Schedule
 from ventapp.db.schedule_store import RunRecord
-from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t, tn
+from ventapp.i18n import DEFAULT_LANG, formats, has_message, resolve_lang, t, tn
 from ventapp.scheduler.cron import describe
 from ventapp.scheduler.cron_problems import CronInvalid, cron_message
-from ventapp.scheduler.rules import ScheduleRejected
+from ventapp.scheduler.rules import ScheduleRejected, refusal_text
 from ventapp.scheduler.service import ScheduleService, get_service
 from ventapp.state.lang_state import ui_lang
 from ventapp.state.ui_identity import came_from, login_gone, to_login, user_name_var
@@ -95,6 +96,25 @@ def schedule_view(
     )
 
 
+RUN_ERRORS = ("overlap", "interrupted", "missed")
+"""Why a run did not happen, recorded by the scheduler itself (``runs.error.<code>``)."""
+
+
+def run_error_text(code: str | None, stored: str | None, lang: str) -> str:
+    """Why a run failed or did not run, in ``lang`` (the stored ``error`` is English, for the API).
+
+    The scheduler's own codes (:data:`RUN_ERRORS`), then the pipeline's (``error.<code>``: quota,
+    an unreachable model …), then a sentence naming the code; ``""`` for a run without error.
+    """
+    if not code and not stored:
+        return ""
+    if code in RUN_ERRORS:
+        return t(f"runs.error.{code}", lang)
+    if code and has_message(f"error.{code}"):
+        return t(f"error.{code}", lang)
+    return t("runs.error.other", lang, code=code or "internal")
+
+
 def run_view(record: RunRecord, service: ScheduleService, lang: str) -> RunView:
     """A run as its table row shows it."""
     tokens = record.input_tokens + record.output_tokens
@@ -105,7 +125,7 @@ def run_view(record: RunRecord, service: ScheduleService, lang: str) -> RunView:
         status=record.status,
         label=t(f"status.{record.status}", lang),
         tokens=formats.number(tokens, lang) if tokens else "",
-        error=record.error or "",
+        error=run_error_text(record.error_code, record.error, lang),
         href=f"/?session={record.session_id}" if record.session_id else "",
     )
 
@@ -254,7 +274,7 @@ class SchedulesState(rx.State):
         try:
             await action(service)
         except ChatRejected as refused:
-            self.notice = refused.message
+            self.notice = refusal_text(refused, self.lang)
             return False
         await self._reload(service)
         return True
@@ -331,10 +351,11 @@ class SchedulesState(rx.State):
 
     def _refused_save(self, cron: str, refused: ChatRejected) -> None:
         """Show a refused save once: a bad expression in the cron callout, in the page's
-        language (the refusal's ``message`` is the API's English); anything else under the form."""
+        language (the refusal's ``message`` is the API's English); anything else under the form,
+        in the page's language too."""
         problem = refused.cron_problem if isinstance(refused, ScheduleRejected) else None
         if problem is None:
-            self.form_error = refused.message
+            self.form_error = refusal_text(refused, self.lang)
             return
         # What was submitted may be newer than the debounced check's last look at the field.
         self.form_cron, self.form_error = cron, ""

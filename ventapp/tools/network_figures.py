@@ -2,7 +2,10 @@
 
 Rendered with matplotlib's Agg backend (no display, no font downloads) through the
 object-oriented API (no pyplot global state, safe in worker threads), and networkx for the
-layout and drawing. Labels use airway and node ids, which every font can draw.
+layout and drawing. Titles, axes and legends are worded in the run's language from the
+message catalogues (``figure.*``); Chinese needs a CJK font on this machine
+(:mod:`ventapp.tools.figure_fonts`), without one the figure is drawn in English.
+Node and airway ids are drawn as they are.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
 from ventapp.domain.network import Network, NetworkSolution
+from ventapp.i18n import t
+from ventapp.tools.figure_fonts import cjk_family, families
 
 _LABEL_LIMIT = 60
 _DPI = 110
@@ -32,17 +37,30 @@ def _layout(graph: nx.DiGraph) -> dict:
     return nx.spring_layout(graph.to_undirected(), seed=7, iterations=60)
 
 
-def network_diagram(network: Network, solution: NetworkSolution, path: Path) -> Path:
-    """Draw the network: airways coloured by |flow|, arrows in the flow direction, fans in red.
+def drawable_lang(lang: str) -> str:
+    """``lang`` if this machine can draw it: ``"en"`` for Chinese without a CJK font (never boxes)."""
+    return lang if lang == "en" or cjk_family() is not None else "en"
+
+
+def network_diagram(network: Network, solution: NetworkSolution, path: Path, lang: str = "zh-CN") -> Path:
+    """Draw the network (:func:`draw_network`) into a PNG at ``path``; returns ``path``."""
+    draw_network(network, solution, lang).savefig(path, format="png")
+    return path
+
+
+def draw_network(network: Network, solution: NetworkSolution, lang: str = "zh-CN") -> Figure:
+    """The network: airways coloured by |flow|, arrows in the flow direction, fans in red.
 
     Args:
         network: The solved network.
         solution: Its solution.
-        path: Where to write the PNG.
+        lang: ``"zh-CN"`` or ``"en"``: the language of the title, the colour bar and fan labels
+            (see :func:`drawable_lang`).
 
     Returns:
-        ``path``.
+        The figure (Agg canvas, laid out).
     """
+    lang = drawable_lang(lang)
     graph = nx.DiGraph()
     graph.add_nodes_from(network.nodes)
     flows = solution.flows_m3_s
@@ -77,45 +95,70 @@ def network_diagram(network: Network, solution: NetworkSolution, path: Path) -> 
             graph, positions, ax=ax, edgelist=fans, edge_color="#d62728", width=3.5, arrowsize=16
         )
         fan_ids = {(a.from_node, a.to_node): a.edge_id for a in network.airways if a.fan is not None}
-        labels = {e: f"fan {fan_ids.get(e) or fan_ids.get(e[::-1])}" for e in fans}
+        labels = {e: t("figure.fan", lang, edge_id=fan_ids.get(e) or fan_ids.get(e[::-1])) for e in fans}
         nx.draw_networkx_edge_labels(
-            graph, positions, ax=ax, edge_labels=labels, font_color="#d62728", font_size=8
+            graph,
+            positions,
+            ax=ax,
+            edge_labels=labels,
+            font_color="#d62728",
+            font_size=8,
+            font_family=families(),  # networkx names its family: pass the CJK fallback along
         )
     if not small:
         nx.draw_networkx_labels(graph, positions, ax=ax, font_size=7)
     mappable = matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap)
-    figure.colorbar(mappable, ax=ax, label="airflow |q| (m³/s)", shrink=0.8)
-    status = "converged" if solution.converged else "NOT converged"
+    figure.colorbar(mappable, ax=ax, label=t("figure.flow_colorbar", lang), shrink=0.8)
+    status = t("figure.converged" if solution.converged else "figure.not_converged", lang)
     ax.set_title(
-        f"Airflow network: {len(network.airways)} airways, {len(solution.reversed_edges)} reversed, {status}"
+        t(
+            "figure.network_title",
+            lang,
+            airways=len(network.airways),
+            reversed=len(solution.reversed_edges),
+            status=status,
+        )
     )
     ax.set_axis_off()
     figure.tight_layout()
+    return figure
+
+
+def fan_system_curves(
+    network: Network, solution: NetworkSolution, path: Path, lang: str = "zh-CN"
+) -> Path | None:
+    """Plot the curves (:func:`draw_curves`) into a PNG at ``path``; ``path``, or None when there are none."""
+    figure = draw_curves(network, solution, lang)
+    if figure is None:
+        return None
     figure.savefig(path, format="png")
     return path
 
 
-def fan_system_curves(network: Network, solution: NetworkSolution, path: Path) -> Path | None:
-    """Plot each fan's curve with the system curve through its duty point (p = R·q²).
+def draw_curves(network: Network, solution: NetworkSolution, lang: str = "zh-CN") -> Figure | None:
+    """Each fan's curve with the system curve through its duty point (p = R·q²).
 
-    Without fans, plots the network's own system curve through the fixed total flow and the
-    boundary pressure (what a main fan would have to supply). Returns None when there is
-    neither a fan nor a fixed total flow.
+    Without fans, the network's own system curve through the fixed total flow and the
+    boundary pressure (what a main fan would have to supply). None when there is neither a
+    fan nor a fixed total flow. ``lang``: as :func:`draw_network`.
     """
+    lang = drawable_lang(lang)
     duties: list[tuple[str, float, float, np.ndarray | None]] = []
     curves = {a.edge_id: a.fan for a in network.airways if a.fan is not None}
     for fan in solution.fans:
         curve = curves[fan.edge_id]
         duties.append(
             (
-                f"fan {fan.edge_id}",
+                t("figure.fan", lang, edge_id=fan.edge_id),
                 fan.flow_m3_s,
                 fan.fan_pressure_pa,
                 np.array([curve.a0_pa, curve.a1_pa_s_m3, curve.a2_pa_s2_m6]),
             )
         )
     if not duties and solution.total_flow_m3_s and solution.boundary_pressure_pa is not None:
-        duties.append(("network", solution.total_flow_m3_s, solution.boundary_pressure_pa, None))
+        duties.append(
+            (t("figure.network", lang), solution.total_flow_m3_s, solution.boundary_pressure_pa, None)
+        )
     if not duties:
         return None
     figure = Figure(figsize=(8, 5.5), dpi=_DPI)
@@ -128,20 +171,21 @@ def fan_system_curves(network: Network, solution: NetworkSolution, path: Path) -
                 q,
                 p_duty / q_duty**2 * q**2,
                 "--",
-                label=f"{label}: system curve p = {p_duty / q_duty**2:.4g}·q²",
+                label=t("figure.system_curve", lang, label=label, r=f"{p_duty / q_duty**2:.4g}"),
             )
         if coefficients is not None:
             a0, a1, a2 = coefficients
-            ax.plot(q, a0 + a1 * q + a2 * q**2, "-", label=f"{label}: fan curve {a0:g} {a1:+g}q {a2:+g}q²")
-        ax.plot(
-            [q_duty], [p_duty], "o", markersize=8, label=f"{label}: duty {q_duty:.2f} m³/s, {p_duty:.1f} Pa"
-        )
-    ax.set_xlabel("airflow q (m³/s)")
-    ax.set_ylabel("pressure p (Pa)")
-    ax.set_title("Fan and system characteristics at the solved duty")
+            curve = f"{a0:g} {a1:+g}q {a2:+g}q²"
+            ax.plot(
+                q, a0 + a1 * q + a2 * q**2, "-", label=t("figure.fan_curve", lang, label=label, curve=curve)
+            )
+        duty = t("figure.duty", lang, label=label, q=f"{q_duty:.2f}", p=f"{p_duty:.1f}")
+        ax.plot([q_duty], [p_duty], "o", markersize=8, label=duty)
+    ax.set_xlabel(t("figure.axis_flow", lang))
+    ax.set_ylabel(t("figure.axis_pressure", lang))
+    ax.set_title(t("figure.curves_title", lang))
     ax.grid(True, alpha=0.3)
     ax.set_ylim(bottom=min(0.0, ax.get_ylim()[0]))
     ax.legend(fontsize=8)
     figure.tight_layout()
-    figure.savefig(path, format="png")
-    return path
+    return figure

@@ -12,6 +12,7 @@ from ventapp.domain.regulations import VELOCITY_LIMITS
 from ventapp.tools import workspace_files
 from ventapp.tools.network_figures import fan_system_curves, network_diagram
 from ventapp.tools.registry import register, source, sourced
+from ventapp.tools.run_language import run_language
 
 TOP_FLOWS = 10
 LIST_LIMIT = 20
@@ -119,8 +120,9 @@ def solve_ventilation_network(path: str, total_flow: float | None = None) -> dic
     folder = workspace_files.results_dir()
     stem = _stem(real)
     airways_csv, nodes_csv = _write_csvs(network, solution, folder, stem)
-    figures = [network_diagram(network, solution, folder / f"{stem}-network.png")]
-    curves = fan_system_curves(network, solution, folder / f"{stem}-fan-curve.png")
+    lang = run_language()  # the figures' words: the person's UI language (zh-CN by default)
+    figures = [network_diagram(network, solution, folder / f"{stem}-network.png", lang)]
+    curves = fan_system_curves(network, solution, folder / f"{stem}-fan-curve.png", lang)
     if curves is not None:
         figures.append(curves)
     largest = sorted(solution.flows_m3_s.items(), key=lambda kv: -abs(kv[1]))[:TOP_FLOWS]

@@ -307,7 +307,7 @@ def assistant_bubble(message: rx.Var[ChatMessageView], last: rx.Var[bool] | bool
     pending = rx.cond(message.status == "waiting", WAITING_FOR_YOU, t("tool.no_result"))
     return _assistant_shell(
         _reasoning(message.reasoning),
-        tool_cards(message.tools, pending),
+        tool_cards(message.tools, pending, message.content),
         todo_list(message.todos),
         rx.cond(message.content != "", rx.box(markdown(with_workspace_links(message.content)), width="100%")),
         rx.cond(
@@ -343,7 +343,7 @@ def live_bubble() -> rx.Component:
     live_text = shown_text(ChatState.live_id)
     return _assistant_shell(
         _reasoning(ChatState.live_reasoning, live=True),
-        tool_cards(ChatState.live_tools, pending),
+        tool_cards(ChatState.live_tools, pending, live_text),
         todo_list(ChatState.live_todos),
         rx.cond(live_text != "", rx.box(markdown(with_workspace_links(live_text)), width="100%")),
         rx.cond(

@@ -5,7 +5,8 @@ DOM hooks: ``.tool-card`` with ``id="tool-<tool_call_id>"``, ``data-tool-call-id
 done | error | pending | rejected | dropped); the result is ``.tool-result`` inside the collapsed
 ``.tool-result-box`` (its one line ``.tool-summary``); an edit shows ``.tool-args-old`` → ``.tool-args``.
 A sub-agent's card is also ``.subagent-card`` (``.tool-label``, ``.subagent-description``) with its
-own calls' cards inside ``.subagent-steps``; an answered plan is ``.answered-plan``.
+own calls' cards inside ``.subagent-steps``; an answered plan is ``.answered-plan``. A figure the
+result lists is ``img.tool-figure``, unless the answer embeds it (then it shows there, once).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import reflex as rx
+from reflex.vars import VarData
 
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import PRE_STYLE, markdown
@@ -174,15 +176,39 @@ def _figure(path: rx.Var[str]) -> rx.Component:
     )
 
 
-def _figures(card: rx.Var[ToolCardView]) -> rx.Component:
+# True when the answer's Markdown embeds figure `p` as an image: `![…](p)` or `![…](p "title")`.
+_EMBEDS = (
+    r"((p) => new RegExp('!\\[[^\\]]*\\]\\(' + p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')"
+    r" + '(\\)|\\s)').test(String(TEXT ?? '')))"
+)
+
+
+def shown_figures(figures: rx.Var[list[str]], text: rx.Var[str] | None) -> rx.Var[list[str]]:
+    """The card's figures less those the answer's text embeds as Markdown images.
+
+    The network skill asks the model to show its figure in the answer (``![network](/workspace/…)``),
+    where it reads with its explanation: the card then leaves it out, so the figure shows once.
+    A figure the answer does not embed stays in the card, so none is lost. Worked out in the
+    browser from the same text the bubble renders (the live buffer while streaming, the stored
+    answer after a reload), so both agree.
+    """
+    if text is None:
+        return figures
+    embeds = _EMBEDS.replace("TEXT", str(text))
+    var_data = VarData.merge(figures._get_all_var_data(), text._get_all_var_data())
+    return rx.Var(f"({figures}).filter((p) => !{embeds}(p))", _var_data=var_data).to(list[str])
+
+
+def _figures(card: rx.Var[ToolCardView], text: rx.Var[str] | None) -> rx.Component:
+    figures = shown_figures(card.figures, text)
     return rx.cond(
-        card.figures.length() > 0,  # type: ignore[attr-defined]
-        rx.vstack(rx.foreach(card.figures, _figure), spacing="2", margin_top="0.5rem", width="100%"),
+        figures.length() > 0,  # type: ignore[attr-defined]
+        rx.vstack(rx.foreach(figures, _figure), spacing="2", margin_top="0.5rem", width="100%"),
     )
 
 
 def _subagent_steps(
-    card: rx.Var[ToolCardView], pending: Label, cards: rx.Var[list[ToolCardView]]
+    card: rx.Var[ToolCardView], pending: Label, cards: rx.Var[list[ToolCardView]], text: rx.Var[str] | None
 ) -> rx.Component:
     """A sub-agent's own tool cards inside its card: open while it works, collapsed once done."""
     return rx.el.details(
@@ -194,7 +220,9 @@ def _subagent_steps(
         rx.vstack(
             rx.foreach(
                 cards,
-                lambda child: rx.cond(child.parent == card.tool_call_id, tool_card(child, pending)),
+                lambda child: rx.cond(
+                    child.parent == card.tool_call_id, tool_card(child, pending, text=text)
+                ),
             ),
             spacing="2",
             width="100%",
@@ -209,7 +237,10 @@ def _subagent_steps(
 
 
 def tool_card(
-    card: rx.Var[ToolCardView], pending: Label = "", cards: rx.Var[list[ToolCardView]] | None = None
+    card: rx.Var[ToolCardView],
+    pending: Label = "",
+    cards: rx.Var[list[ToolCardView]] | None = None,
+    text: rx.Var[str] | None = None,
 ) -> rx.Component:
     """One card per ``tool_call_id``: the same tool called twice gives two cards.
 
@@ -219,6 +250,7 @@ def tool_card(
             "Waiting for you" while the run is paused); ``""`` shows "Running".
         cards: The answer's cards, for a sub-agent (``task``) card to nest the calls its
             sub-agent made (``parent``); None for a nested card.
+        text: The answer's Markdown: figures it embeds are left out of the card (:func:`shown_figures`).
     """
     pending = rx.Var.create(pending)
     is_task = card.tool == "task"
@@ -247,8 +279,8 @@ def tool_card(
         _arguments(card),
         _plan(card),
         rx.box(_result(card)),
-        _figures(card),
-        *([rx.cond(is_task, _subagent_steps(card, pending, cards))] if cards is not None else []),
+        _figures(card, text),
+        *([rx.cond(is_task, _subagent_steps(card, pending, cards, text))] if cards is not None else []),
         class_name=rx.cond(is_task, "tool-card subagent-card", "tool-card"),
         id=f"tool-{card.tool_call_id}",
         data_tool_call_id=card.tool_call_id,
@@ -269,16 +301,19 @@ def tool_card(
     )
 
 
-def tool_cards(cards: rx.Var[list[ToolCardView]], pending: Label = "") -> rx.Component:
+def tool_cards(
+    cards: rx.Var[list[ToolCardView]], pending: Label = "", text: rx.Var[str] | None = None
+) -> rx.Component:
     """An answer's cards: top-level calls, each sub-agent's calls inside its card; ``write_todos``
-    is the todo panel instead."""
+    is the todo panel instead. ``text``: the answer's Markdown (its embedded figures leave the cards)."""
     return rx.cond(
         cards.length() > 0,
         rx.vstack(
             rx.foreach(
                 cards,
                 lambda card: rx.cond(
-                    (card.parent == "") & (card.tool != "write_todos"), tool_card(card, pending, cards)
+                    (card.parent == "") & (card.tool != "write_todos"),
+                    tool_card(card, pending, cards, text),
                 ),
             ),
             spacing="2",

@@ -1,0 +1,99 @@
+"""The solver's figures speak the run's language, and Chinese draws as glyphs (a CJK font is found)."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from io import BytesIO
+from pathlib import Path
+
+import pytest
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+from tests.domain.network.benchmark_data import DATA_DIR
+from ventapp.domain.network import read_topology, solve_network
+from ventapp.tools import run_language, workspace_files
+from ventapp.tools.figure_fonts import cjk_family
+from ventapp.tools.network_figures import draw_curves, draw_network
+from ventapp.tools.network_tool import solve_ventilation_network
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+_ENGLISH_WORD = re.compile(
+    r"\b(airflow|airways|reversed|converged|fan|system|curve|duty|pressure|network)\b", re.I
+)
+
+FAN_NETWORK = (
+    "edge_id,from,to,r_N_s2_m8,is_fan,a0_Pa,a1_Pa_s_m3,a2_Pa_s2_m6\n"
+    "f,1,2,0.05,1,200,30,-0.8\n"
+    "a,2,3,0.3,0,,,\n"
+    "b,1,3,0.3,0,,,\n"
+    "c,3,4,0.3,0,,,\n"
+)
+
+
+def _texts(figure: Figure) -> list[str]:
+    return [text.get_text() for text in figure.findobj(Text) if text.get_text().strip()]
+
+
+def _solved(tmp_path: Path):
+    path = tmp_path / "fan.csv"
+    path.write_text(FAN_NETWORK, encoding="utf-8")
+    network = read_topology(path)
+    return network, solve_network(network, None)
+
+
+def test_a_cjk_font_is_found_on_this_machine() -> None:
+    """The set-up installs fonts-noto-cjk; matplotlib's cache predates it, so it must be found on disk."""
+    assert cjk_family() is not None
+
+
+def test_chinese_figures_carry_chinese_words_and_draw_every_glyph(tmp_path: Path) -> None:
+    """Tester: the figures had English titles, axes and legends in the Chinese UI."""
+    network, solution = _solved(tmp_path)
+    diagram, curves = draw_network(network, solution, "zh-CN"), draw_curves(network, solution, "zh-CN")
+    assert curves is not None
+    words = " ".join(_texts(diagram) + _texts(curves))
+    assert "通风网络" in words and "风量 |q|（m³/s）" in words and "风机 f" in words
+    assert "风机特性曲线" in words and "工况点" in words and "风压 p（Pa）" in words
+    assert not _ENGLISH_WORD.search(words), words
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns "Glyph … missing from font(s)" for boxes
+        for figure in (diagram, curves):
+            figure.savefig(BytesIO(), format="png")
+
+
+def test_english_figures_carry_no_chinese(tmp_path: Path) -> None:
+    network, solution = _solved(tmp_path)
+    curves = draw_curves(network, solution, "en")
+    assert curves is not None
+    words = " ".join(_texts(draw_network(network, solution, "en")) + _texts(curves))
+    assert "Airflow network" in words and "fan curve" in words and not _HAN.search(words)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path):
+    root = tmp_path / "ws"
+    (root / "uploads").mkdir(parents=True)
+    workspace_files.set_workspace_resolver(lambda: root)
+    yield root
+    workspace_files.set_workspace_resolver(None)
+    run_language.set_language_resolver(None)
+
+
+@pytest.mark.parametrize(("ui_lang", "lang"), [("en", "en"), ("zh-CN", "zh-CN"), (None, "zh-CN")])
+def test_the_tool_draws_in_the_runs_language(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, ui_lang: str | None, lang: str
+) -> None:
+    """The agent's resolver gives the turn's UI language; API and scheduled runs (None) get zh-CN."""
+    import ventapp.tools.network_tool as tool
+
+    drawn: list[str] = []
+    real = tool.network_diagram
+    monkeypatch.setattr(tool, "network_diagram", lambda *args: drawn.append(args[3]) or real(*args))
+    run_language.set_language_resolver(lambda: ui_lang)
+    (workspace / "uploads" / "a.csv").write_bytes(
+        (DATA_DIR / "A_hongshagang_1" / "topology.csv").read_bytes()
+    )
+    solve_ventilation_network("/workspace/uploads/a.csv", 151.295)
+    assert drawn == [lang]

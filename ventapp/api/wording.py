@@ -1,0 +1,72 @@
+"""The language of an API request, and the sentences the API words in it (approval reasons).
+
+The API has no UI language: a request states one with ``Accept-Language`` (the first English
+or Chinese language it lists; none, or no header, reads as ``zh-CN``, the spec's default).
+An ``interrupt`` frame's approval ``reason`` is worded in it, in one language, wherever the
+frame goes out (``POST /api/chat``, ``/api/chat/resume``, ``GET /api/chat/stream`` and
+``GET /api/chat/interrupt``); ``reason_code`` stays beside it for clients that word it themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Depends, Header
+
+from ventapp.agent import events as ev
+from ventapp.agent.interrupts import REASON_DEFAULT, REASON_NEEDS_APPROVAL
+from ventapp.agent.kernel import label_for
+from ventapp.i18n import accept_language, t
+
+_WORDED_CODES = (REASON_NEEDS_APPROVAL, REASON_DEFAULT)
+"""Reasons we word (ours, and the framework's generic English one); a reason of its own stays as written."""
+
+
+def request_lang(
+    accept: Annotated[
+        str | None,
+        Header(
+            alias="Accept-Language",
+            description="The language of sentences the answer carries (approval reasons): "
+            "the first English or Chinese one listed; default zh-CN",
+        ),
+    ] = None,
+) -> str:
+    """``"zh-CN"`` or ``"en"`` from the request's ``Accept-Language`` (see :func:`~ventapp.i18n.accept_language`)."""
+    return accept_language(accept)
+
+
+RequestLang = Annotated[str, Depends(request_lang)]
+
+
+def _worded_request(request: dict[str, Any], lang: str) -> dict[str, Any]:
+    if request.get("reason_code") not in _WORDED_CODES:
+        return request
+    tool = str(request.get("tool") or "")
+    return {**request, "reason": t("approval.reason_needs_approval", lang, tool=label_for(tool, lang))}
+
+
+def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
+    """``event`` with its approval reasons in ``lang`` (any other event, or a reason of its own, as is).
+
+    Args:
+        event: A contract event; only an ``interrupt`` with ``tool_approval`` changes.
+        lang: ``"zh-CN"`` or ``"en"``.
+
+    Returns:
+        A copy whose ``tool_approval.reason`` and each ``requests[].reason`` with a ``reason_code``
+        of ``needs_approval`` or ``default`` read e.g. ``"计算器需要你批准后才会运行。"`` /
+        ``"Calculator needs your approval before it runs."``; the same object otherwise.
+    """
+    if not isinstance(event, ev.Interrupt) or not event.tool_approval:
+        return event
+    approval = _worded_request(event.tool_approval, lang)
+    requests = approval.get("requests")
+    if isinstance(requests, list):
+        approval = {**approval, "requests": [_worded_request(dict(r), lang) for r in requests]}
+    return event.model_copy(update={"tool_approval": approval})
+
+
+def needs_wording(event: ev.ContractEvent) -> bool:
+    """Whether :func:`worded` may change ``event`` (its encoded frame then differs per language)."""
+    return isinstance(event, ev.Interrupt) and bool(event.tool_approval)
