@@ -86,11 +86,11 @@ def test_the_tool_draws_in_the_runs_language(
     workspace: Path, monkeypatch: pytest.MonkeyPatch, ui_lang: str | None, lang: str
 ) -> None:
     """The agent's resolver gives the turn's UI language; API and scheduled runs (None) get zh-CN."""
-    import ventapp.tools.network_tool as tool
+    import ventapp.tools.network_figures as figures
 
     drawn: list[str] = []
-    real = tool.network_diagram
-    monkeypatch.setattr(tool, "network_diagram", lambda *args: drawn.append(args[3]) or real(*args))
+    real = figures.network_diagram
+    monkeypatch.setattr(figures, "network_diagram", lambda *args: drawn.append(args[3]) or real(*args))
     run_language.set_language_resolver(lambda: ui_lang)
     (workspace / "uploads" / "a.csv").write_bytes(
         (DATA_DIR / "A_hongshagang_1" / "topology.csv").read_bytes()

@@ -16,8 +16,6 @@ Three settings are not optional (DESIGN.md, verified facts):
 
 from __future__ import annotations
 
-from langchain_openai import ChatOpenAI
-
 from ventapp.agent.openai_compat import CompatChatOpenAI, resolve_compat
 from ventapp.agent.thinking import DEFAULT_LEVEL, model_kwargs, resolve_control
 from ventapp.config import Settings
@@ -46,8 +44,7 @@ def build_model(
     """
     route = route or settings.main_route
     kwargs = model_kwargs(route, thinking or route.thinking_level or DEFAULT_LEVEL)
-    known = ChatOpenAI(model=kwargs["model"], api_key=UNCONFIGURED_KEY).profile
-    return CompatChatOpenAI(
+    model = CompatChatOpenAI(
         **kwargs,
         base_url=route.base_url or None,
         api_key=route.api_key or UNCONFIGURED_KEY,
@@ -56,7 +53,10 @@ def build_model(
         max_retries=settings.model_max_retries,
         stream_usage=True,
         use_responses_api=False,
-        profile={**(known or {}), "max_input_tokens": route.context_limit},
         compat=resolve_compat(settings.openai_compat, route.base_url),
         echo_reasoning=resolve_control(route) == "deepseek",
     )
+    # The profile langchain-openai knows for the model name, with the route's context window. Set
+    # after construction: a second ChatOpenAI just to read it built clients for nothing (~0.1 s).
+    model.profile = {**(model.profile or {}), "max_input_tokens": route.context_limit}
+    return model

@@ -10,7 +10,6 @@ from ventapp.domain.demand import check_velocity
 from ventapp.domain.network import Network, NetworkError, NetworkSolution, read_topology, solve_network
 from ventapp.domain.regulations import VELOCITY_LIMITS
 from ventapp.tools import workspace_files
-from ventapp.tools.network_figures import fan_system_curves, network_diagram
 from ventapp.tools.registry import register, source, sourced
 from ventapp.tools.run_language import run_language
 
@@ -121,8 +120,12 @@ def solve_ventilation_network(path: str, total_flow: float | None = None) -> dic
     stem = _stem(real)
     airways_csv, nodes_csv = _write_csvs(network, solution, folder, stem)
     lang = run_language()  # the figures' words: the person's UI language (zh-CN by default)
-    figures = [network_diagram(network, solution, folder / f"{stem}-network.png", lang)]
-    curves = fan_system_curves(network, solution, folder / f"{stem}-fan-curve.png", lang)
+    # matplotlib and networkx load with the first figure, not with the app: ~0.6 s of CPU that
+    # every start-up paid before its first request (issue 18).
+    from ventapp.tools import network_figures
+
+    figures = [network_figures.network_diagram(network, solution, folder / f"{stem}-network.png", lang)]
+    curves = network_figures.fan_system_curves(network, solution, folder / f"{stem}-fan-curve.png", lang)
     if curves is not None:
         figures.append(curves)
     largest = sorted(solution.flows_m3_s.items(), key=lambda kv: -abs(kv[1]))[:TOP_FLOWS]
