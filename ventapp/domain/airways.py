@@ -19,16 +19,21 @@ this project, so the friction-factor rows below come only from tables whose text
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ventapp.domain.units import Quantity
+from ventapp.domain import units
 
 STANDARD_DENSITY_KG_M3 = 1.2
 """Air density at which tabulated friction factors are quoted (McPherson §5.3)."""
 
-_K_IMPERIAL = float(Quantity(1e-10, "lbf * min**2 / ft**4").to("kg / m**3").magnitude)
+
+@functools.cache
+def _k_imperial() -> float:
+    # kg/m³ per 10⁻¹⁰ lbf·min²/ft⁴, from pint at the first use (not at import: issue 18).
+    return float(units.registry().Quantity(1e-10, "lbf * min**2 / ft**4").to("kg / m**3").magnitude)
 
 
 @dataclass(frozen=True)
@@ -55,7 +60,7 @@ class FrictionFactor:
     @property
     def k_kg_m3(self) -> float:
         """The factor in kg/m³ at standard density (1.2 kg/m³)."""
-        return self.k_imperial * _K_IMPERIAL
+        return self.k_imperial * _k_imperial()
 
 
 _TIEN_42 = "Tien, Practical Mine Ventilation Engineering, ch. 4, Table 4-2 (straight, clean)"
