@@ -50,6 +50,50 @@ async def test_gaps_within_the_bound_pass_every_item_and_no_bound_means_none() -
     assert [item async for item in chunks_within(_items([0.05, 0.2], []), None, None)] == [0, 1]
 
 
+async def test_the_task_goes_on_after_a_timeout_and_time_spent_between_waits_does_not_count() -> None:
+    with pytest.raises(StreamChunkTimeoutError):
+        async for _ in chunks_within(_items([0, 5], []), 0.1, None):
+            pass
+    task = asyncio.current_task()
+    assert task is not None and task.cancelling() == 0, "the watch's cancellation was withdrawn"
+    await asyncio.sleep(0.01)  # and no cancellation is left to land later
+
+    received = []
+    async for item in chunks_within(_items([0, 0.02, 0.02], []), 0.1, None):
+        received.append(item)
+        await asyncio.sleep(0.25)  # the consumer is slow; each wait for the source is short
+    assert received == [0, 1, 2]
+
+
+async def test_a_long_stream_arms_one_timer_not_one_per_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    loop = asyncio.get_running_loop()
+    armed: list[float] = []
+    real_call_at = loop.call_at
+
+    def counting_call_at(when: float, *args: object, **kwargs: object) -> asyncio.TimerHandle:
+        armed.append(when)
+        return real_call_at(when, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loop, "call_at", counting_call_at)
+    received = [item async for item in chunks_within(_items([0] * 500, []), 30, None)]
+    assert len(received) == 500 and len(armed) == 1
+
+
+async def test_a_cancellation_from_outside_stays_a_cancellation() -> None:
+    closed: list[bool] = []
+
+    async def consume() -> None:
+        async for _ in chunks_within(_items([0, 5], closed), 10, None):
+            pass
+
+    task = asyncio.create_task(consume())
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert closed == [True]
+
+
 async def test_the_sources_own_timeout_error_is_not_taken_for_the_bound() -> None:
     async def failing() -> AsyncIterator[int]:
         yield 1

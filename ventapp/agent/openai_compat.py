@@ -184,25 +184,61 @@ def reasoning_of(delta: Any) -> str:
     return ""
 
 
+class _StallWatch:
+    """One timer per stream that cancels the waiting task once a single wait lasts ``timeout_s``.
+
+    The timer wakes at most once per ``timeout_s`` while the stream flows: per chunk, the
+    stream only notes when its wait started (no timer, task or future per chunk).
+    """
+
+    __slots__ = ("fired", "handle", "loop", "since", "task", "timeout_s")
+
+    def __init__(self, timeout_s: float) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.timeout_s = timeout_s
+        self.since: float | None = None
+        self.task: asyncio.Task[Any] | None = None
+        self.fired = False
+        self.handle = self.loop.call_at(self.loop.time() + timeout_s, self._check)
+
+    def waiting(self) -> None:
+        """A wait for the next chunk starts now, on the current task."""
+        self.since = self.loop.time()
+        self.task = asyncio.current_task()
+
+    def _check(self) -> None:
+        since, now = self.since, self.loop.time()
+        # A millisecond of slack: a loop's timers may fire up to one clock tick early.
+        if since is not None and self.task is not None and now - since >= self.timeout_s - 0.001:
+            self.fired = True
+            self.task.cancel()
+            return
+        self.handle = self.loop.call_at((now if since is None else since) + self.timeout_s, self._check)
+
+    def took_the_task(self) -> bool:
+        """After an exception out of a wait: True if it is this watch's cancellation (then withdrawn)."""
+        return self.fired and self.task is not None and self.task.uncancel() == 0
+
+
 async def chunks_within(
     source: AsyncIterator[T], timeout_s: float | None, model: str | None
 ) -> AsyncIterator[T]:
-    """``source``'s items, each of which must come within ``timeout_s`` seconds of the one before.
+    """``source``'s items, each of which must come within ``timeout_s`` seconds of asking for it.
 
     langchain-openai's ``stream_chunk_timeout`` (default 120 s, ``LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S``)
     wraps every chunk's wait in ``asyncio.wait_for``, which on Python 3.11 starts a task per
     chunk: a quarter of the CPU of streaming a bare graph here (``bench.profile_turn --target
-    ceiling``, issue 18). This bounds each wait with ``asyncio.timeout`` on the same task
-    instead: the same rule and the same error, without the task.
+    ceiling``, issue 18). This keeps the same rule and raises the same error with one timer per
+    stream (:class:`_StallWatch`), cancelling the waiting task the way ``asyncio.timeout`` does.
 
     Args:
         source: The stream (generation chunks).
-        timeout_s: Seconds allowed between two items; ``None`` or ``<= 0``: no bound.
+        timeout_s: Seconds allowed for each wait; ``None`` or ``<= 0``: no bound.
         model: The model's name, for the error.
 
     Raises:
-        StreamChunkTimeoutError: Nothing came for ``timeout_s`` seconds (a ``TimeoutError``,
-            as langchain-openai raises it). The source is closed.
+        StreamChunkTimeoutError: A wait lasted ``timeout_s`` seconds (a ``TimeoutError``, as
+            langchain-openai raises it). The source is closed.
     """
     if not timeout_s or timeout_s <= 0:
         async for item in source:
@@ -210,24 +246,27 @@ async def chunks_within(
         return
     received = 0
     iterator = aiter(source)
+    watch = _StallWatch(timeout_s)
     try:
         while True:
-            bound = asyncio.timeout(timeout_s)
+            watch.waiting()
             try:
-                async with bound:
-                    item = await anext(iterator)
+                item = await anext(iterator)
             except StopAsyncIteration:
                 return
-            except TimeoutError as exc:
-                if not bound.expired():
-                    raise  # the source's own timeout, not the bound's
+            except BaseException as exc:
+                if not watch.took_the_task():
+                    raise
                 logger.warning(
                     "model stream silent for %s s after %d chunks (%s)", timeout_s, received, model
                 )
                 raise StreamChunkTimeoutError(timeout_s, model_name=model, chunks_received=received) from exc
+            finally:
+                watch.since = None
             received += 1
             yield item
     finally:
+        watch.handle.cancel()
         await iterator.aclose()
 
 
