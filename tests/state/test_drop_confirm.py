@@ -184,3 +184,20 @@ async def test_a_session_without_a_pause_sends_at_once(
     state = await client.state()
     assert [(r.message, r.fork_turn) for r in pipeline.requests] == [("hello", 0)]
     assert state.drop_confirm_text == "" and state.messages[-1].content == "Hi again"
+
+
+async def test_a_send_where_nothing_is_stored_as_waiting_skips_the_checkpoint(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,  # noqa: F811
+    server: SimpleNamespace,
+) -> None:
+    """Hot path: no stored pause, no checkpoint read; the message goes at once."""
+    await client.fire("open_session", session_id=SESSION)
+    reads = resume.reads
+    pipeline.events = [ev.Token(content="ok"), ev.Done(duration_ms=1, usage=USAGE)]
+
+    await client.fire("send", form_data={"message": "next"})
+
+    assert resume.reads == reads, "the checkpoint was not read"
+    assert [r.message for r in pipeline.requests] == ["next"]
