@@ -115,8 +115,12 @@ class ChatControls(rx.State, mixin=True):
         return self._begin(sent[-1].content, fork_turn=len(sent) - 1)  # type: ignore[attr-defined]
 
     @rx.event
-    def retry(self) -> Any:
-        """Retry: a refused message is sent again (the box is emptied); a failed answer is regenerated."""
+    async def retry(self) -> Any:
+        """Retry: a refused message is sent again (the box is emptied); a failed answer is regenerated.
+
+        Sending again asks first, as Send does, when the session waits on a card (maybe one
+        another tab left meanwhile: ``DropConfirm``); Cancel then puts the text back in the box.
+        """
         messages = self.messages  # type: ignore[attr-defined]
         last_user = next((m for m in reversed(messages) if m.role == "user"), None)
         if last_user is None or self.is_streaming:  # type: ignore[attr-defined]
@@ -124,5 +128,9 @@ class ChatControls(rx.State, mixin=True):
         if not last_user.unsent:
             return type(self).regenerate  # type: ignore[attr-defined]
         self.messages = messages[: messages.index(last_user)]  # type: ignore[attr-defined]
+        emptied = rx.set_value("chat-input", "")
+        held = await self._ask_before_dropping(last_user.content)  # type: ignore[attr-defined]
+        if held is not None:
+            return [emptied, *held]
         follow = self._begin(last_user.content)  # type: ignore[attr-defined]
-        return [rx.set_value("chat-input", ""), *([follow] if follow is not None else [])]
+        return [emptied, *([follow] if follow is not None else [])]
