@@ -46,6 +46,8 @@ class ChatControls(rx.State, mixin=True):
     """The user bubble being edited in place ("" for none)."""
     edit_attachments: list[str] = []
     """The files the edited message is sent with: the replaced message's; the person may remove them."""
+    edit_draft: str = ""
+    """What the edit box opens with instead of the message (a refused edit's text); "" for the message."""
 
     def _mark_unsent(self) -> None:
         """The last user bubble was refused before it ran (inside ``async with``)."""
@@ -74,7 +76,7 @@ class ChatControls(rx.State, mixin=True):
     def start_edit(self, message_id: str) -> None:
         """Open a sent message for editing (not while an answer streams)."""
         if not self.is_streaming:  # type: ignore[attr-defined]
-            self.editing_id = message_id
+            self.editing_id, self.edit_draft = message_id, ""
             messages: list[ChatMessageView] = self.messages  # type: ignore[attr-defined]
             edited = next((m for m in messages if m.id == message_id), None)
             self.edit_attachments = list(edited.attachments) if edited is not None else []
@@ -82,7 +84,7 @@ class ChatControls(rx.State, mixin=True):
     @rx.event
     def cancel_edit(self) -> None:
         """Close the edit box; the message stays as it was."""
-        self.editing_id = ""
+        self.editing_id, self.edit_draft = "", ""
         self.edit_attachments = []
 
     @rx.event
@@ -101,6 +103,7 @@ class ChatControls(rx.State, mixin=True):
         if held is not None:  # a card waits: the box stays open
             return held or None
         keep, self.editing_id, self.edit_attachments = list(self.edit_attachments), "", []
+        self.edit_draft = ""
         return self._begin(text, fork_turn=turn, keep=keep)  # type: ignore[attr-defined]
 
     @rx.event

@@ -71,6 +71,7 @@ class DropConfirm(rx.State, mixin=True):
                 return None
             if fork_turn is not None and self.editing_id:  # type: ignore[attr-defined]  # the re-read bubble
                 self.editing_id = sent_turns(self.messages)[fork_turn].id  # type: ignore[attr-defined]
+                self.edit_draft = text  # type: ignore[attr-defined]  # the box opens again with what was typed
         self.drop_confirm_text = text
         self.drop_confirm_fork = -1 if fork_turn is None else fork_turn
         return events

@@ -98,7 +98,7 @@ def edit_form(message: rx.Var[ChatMessageView]) -> rx.Component:
         rx.vstack(
             rx.text_area(
                 name="edited",
-                default_value=message.content,
+                default_value=rx.cond(ChatState.edit_draft != "", ChatState.edit_draft, message.content),
                 class_name="edit-input",
                 aria_label=t("message.edit_label"),
                 auto_focus=True,
