@@ -13,6 +13,7 @@ from typing import Any
 
 import reflex as rx
 
+from ventapp.state.chat_data import edit_into_view
 from ventapp.state.ui_identity import came_from, to_login
 from ventapp.state.views import ChatMessageView, sent_turns
 
@@ -73,13 +74,15 @@ class ChatControls(rx.State, mixin=True):
         return to_login(back, user_name, draft)
 
     @rx.event
-    def start_edit(self, message_id: str) -> None:
-        """Open a sent message for editing (not while an answer streams)."""
-        if not self.is_streaming:  # type: ignore[attr-defined]
-            self.editing_id, self.edit_draft = message_id, ""
-            messages: list[ChatMessageView] = self.messages  # type: ignore[attr-defined]
-            edited = next((m for m in messages if m.id == message_id), None)
-            self.edit_attachments = list(edited.attachments) if edited is not None else []
+    def start_edit(self, message_id: str) -> Any:
+        """Open a sent message for editing (not while an answer streams); its box scrolls into view."""
+        if self.is_streaming:  # type: ignore[attr-defined]
+            return None
+        self.editing_id, self.edit_draft = message_id, ""
+        messages: list[ChatMessageView] = self.messages  # type: ignore[attr-defined]
+        edited = next((m for m in messages if m.id == message_id), None)
+        self.edit_attachments = list(edited.attachments) if edited is not None else []
+        return edit_into_view()
 
     @rx.event
     def cancel_edit(self) -> None:

@@ -23,7 +23,7 @@ import reflex as rx
 
 from ventapp.i18n import resolve_lang, t
 from ventapp.state import turns
-from ventapp.state.chat_data import load_session, load_sessions
+from ventapp.state.chat_data import edit_into_view, load_session, load_sessions
 from ventapp.state.interrupt_view import interrupt_view
 from ventapp.state.live_answer import LiveAnswer, live_from_message
 from ventapp.state.turns import apply_live
@@ -135,6 +135,7 @@ class ServerView(rx.State, mixin=True):
         if turn is not None and turn.content != text:  # an edit (a regenerate resends the turn as it is)
             self.editing_id, self.edit_draft = turn.id, text  # type: ignore[attr-defined]  # ChatControls
             self.edit_attachments = [p for p in turn.attachments if p in keep]  # type: ignore[attr-defined]
+            events.append(edit_into_view())
         return events
 
 
