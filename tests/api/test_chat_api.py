@@ -184,6 +184,10 @@ def test_health_reports_model_and_subsystems(client: httpx.Client) -> None:
 def test_legacy_test_page_is_served(client: httpx.Client) -> None:
     response = client.get("/static/index.html")
     assert response.status_code == 200 and "/api/chat" in response.text
+    style, restore = client.get("/static/legacy.css"), client.get("/static/legacy-restore.js")
+    assert style.status_code == 200 and style.headers["content-type"].startswith("text/css")
+    assert restore.status_code == 200 and restore.headers["content-type"].startswith("text/javascript")
+    assert "/api/chat/history/" in restore.text and "/api/chat/interrupt" in restore.text
 
 
 def test_errors_share_one_json_shape(client: httpx.Client) -> None:

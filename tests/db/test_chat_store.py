@@ -117,3 +117,40 @@ def test_crashed_run_keeps_its_partial_answer_and_booked_usage(engine: sa.Engine
     run = chat_store.get_run(engine, "r4")
     assert run is not None and run.status == "interrupted" and run.partial is None
     assert (run.input_tokens, run.output_tokens) == (120, 9)
+
+
+def _paused_turn(engine: sa.Engine, session_id: str, run_id: str, answer: str | None) -> None:
+    """A turn whose run paused for a person, as the run writes it (``answer``: its text so far, if any)."""
+    turn_writes.open_turn(
+        engine,
+        session_id=session_id,
+        run_id=run_id,
+        user_name="u",
+        trace_id="trace",
+        kind="chat",
+        message="calculate 1+2",
+        new_session=("u", "t", None) if run_id.endswith("1") else None,
+    )
+    saved = (
+        {"session_id": session_id, "content": answer, "tool_calls": [], "citations": [], "usage": {}}
+        | {"status": "waiting"}
+        if answer is not None
+        else None
+    )
+    turn_writes.finalise_run(engine, run_id, "waiting_input", answer=saved)
+
+
+def test_session_waits_on_a_paused_run_with_or_without_an_answer(engine: sa.Engine) -> None:
+    """The cheap check before the checkpoint is read for a pending interrupt (issue: send hot path)."""
+    session = "00000000-0000-0000-0000-000000000009"
+    assert chat_store.session_waits(engine, session) is False, "an unknown session waits on nothing"
+
+    _paused_turn(engine, session, "run-1", "Let me calculate that.")
+    assert chat_store.session_waits(engine, session) is True
+
+    turn_writes.abandon_waiting_runs(engine, session)  # a new message instead of an answer
+    assert chat_store.session_waits(engine, session) is False
+
+    _paused_turn(engine, session, "run-2", None)  # paused before a word was written
+    assert chat_store.session_waits(engine, session) is True
+    assert chat_store.session_waits(engine, "00000000-0000-0000-0000-000000000010") is False

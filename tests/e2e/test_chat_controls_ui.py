@@ -282,3 +282,75 @@ def test_page_titles_follow_the_language(browser: Browser, app: ReflexApp) -> No
     page.goto(app.url)
     expect(page).to_have_title("VentAgent")
     page.context.close()
+
+
+_GAP_TO_TOP = """(index) => {
+    const transcript = document.getElementById('transcript');
+    transcript.scrollTop = transcript.scrollHeight;
+    const bubble = document.querySelectorAll('.msg-user')[index];
+    return bubble.getBoundingClientRect().top - transcript.getBoundingClientRect().top;
+}"""
+_EDIT_BOX_IN_TRANSCRIPT = """async () => {
+    for (let i = 0; i < 4; i++) await new Promise((done) => requestAnimationFrame(done));
+    await new Promise((done) => setTimeout(done, 200));
+    const box = document.getElementById('edit-form').getBoundingClientRect();
+    const area = document.getElementById('transcript').getBoundingClientRect();
+    return {box: [box.top, box.bottom], area: [area.top, area.bottom]};
+}"""
+
+
+def _bubble_just_below_the_top(page: Page, index: int) -> None:
+    """Size the window so that, scrolled to its end, the transcript shows user bubble ``index`` at its top."""
+    for _ in range(4):
+        gap = float(page.evaluate(_GAP_TO_TOP, index))
+        if 4 <= gap <= 30:
+            return
+        size = page.viewport_size or {"width": 1280, "height": 900}
+        page.set_viewport_size({"width": size["width"], "height": int(size["height"] - gap + 12)})
+        page.wait_for_timeout(100)  # the transcript follows the new size (a resize observer)
+    pytest.fail(f"could not place the bubble at the transcript's top (gap {gap} px)")
+
+
+def test_the_edit_box_of_an_earlier_message_opens_fully_in_view(
+    browser: Browser, app: ReflexApp, llm: ScriptedServer
+) -> None:
+    """Tester: editing an earlier message, the box (taller than the bubble) went partly off the top."""
+    llm.reset()
+    page = _open(browser, app, "edit-scroll-e2e")
+    _exchange(page, "first question", 1, "You said: first question")
+    _exchange(page, "long answer please", 2, "pollutants")
+    _bubble_just_below_the_top(page, 1)  # the transcript is at its end, as after an answer
+
+    page.locator(".edit-message").nth(1).click()
+
+    expect(page.locator(".edit-form textarea")).to_have_value("long answer please")
+    shown = page.evaluate(_EDIT_BOX_IN_TRANSCRIPT)
+    (top, bottom), (area_top, area_bottom) = shown["box"], shown["area"]
+    assert area_top - 1 <= top and bottom <= area_bottom + 1, f"edit box {shown['box']} in {shown['area']}"
+    page.context.close()
+
+
+def test_a_refused_edit_shows_the_conversation_again_with_its_text_in_the_box(
+    browser: Browser, app: ReflexApp, llm: ScriptedServer
+) -> None:
+    """Tester: a refused edit left the edited turn and what followed removed until a reload."""
+    llm.reset()
+    user = "edit-refused-e2e"
+    page = _open(browser, app, user)
+    _exchange(page, "first question", 1, "You said: first question")
+    _exchange(page, "second question", 2, "You said: second question")
+    quota = f"{app.url}/api/usage/quota"
+    assert httpx.put(quota, params={"user_name": user}, json={"daily_token_limit": 1}).status_code == 200
+    sent = len(llm.requests())
+
+    page.locator(".edit-message").first.click()
+    page.fill(".edit-form textarea", "first, edited")
+    page.click(".edit-send")
+
+    expect(page.locator(".resend-refused")).to_contain_text("Nothing was sent")
+    expect(page.locator(".edit-form textarea")).to_have_value("first, edited")
+    expect(page.locator(".msg-assistant:not(.msg-live)")).to_have_count(2)
+    assert _transcript(page) == ["second question"], "every turn is back (the first one in its box)"
+    expect(page.locator(".unsent-badge")).to_have_count(0)
+    assert len(llm.requests()) == sent
+    page.context.close()

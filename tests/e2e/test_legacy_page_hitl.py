@@ -96,3 +96,54 @@ def test_a_new_message_closes_the_card_it_dropped(page: Page) -> None:
     expect(first.locator(".status").first).to_contain_text("dropped")
     expect(first.locator(".interrupt button.approve")).to_be_disabled()
     expect(first.locator(".tool-result")).to_have_text("—")
+
+
+def test_a_reload_shows_the_conversation_and_its_waiting_card_again(page: Page, llm: ScriptedServer) -> None:
+    """Tester: the page forgot its session on a reload, so a waiting approval could not be answered."""
+    page.fill("#user", "legacy-reloader")
+    page.fill("#message", "hello first")
+    page.click("#send")
+    expect(page.locator(".bubble.assistant").last).to_have_attribute("data-state", "done")
+    _paused(page, "legacy-reloader")
+    session = _session(page)
+
+    page.reload()
+
+    expect(page.locator("#session")).to_have_text(f"session {session}")
+    expect(page.locator(".bubble.user")).to_have_text(["hello first", "please calculate (12+8)*3"])
+    answers = page.locator(".bubble.assistant")
+    expect(answers).to_have_count(2)
+    expect(answers.first).to_have_attribute("data-state", "done")
+    expect(answers.first).to_contain_text("hello first")
+    paused = answers.nth(1)
+    expect(paused).to_have_attribute("data-state", "waiting")
+    expect(paused.locator(".status")).to_have_text("waiting for you")
+    expect(paused.locator(".interrupt .approval-args")).to_contain_text("(12+8)*3")
+    expect(page.locator("#send")).to_be_enabled()
+
+    paused.locator(".interrupt button.approve").click()
+
+    answer = page.locator(".bubble.assistant").last
+    expect(answer).to_have_attribute("data-state", "done")
+    expect(answer).to_contain_text("The result is 60.")
+    expect(paused).to_have_attribute("data-state", "answered")
+
+    page.fill("#message", "and after that?")  # the reloaded page goes on in the same session
+    page.click("#send")
+    expect(page.locator(".bubble.assistant").last).to_have_attribute("data-state", "done")
+    user_texts = [str(m["content"]) for m in llm.requests()[-1]["messages"] if m.get("role") == "user"]
+    assert user_texts[0] == "hello first" and user_texts[-1] == "and after that?"
+    expect(page.locator("#session")).to_have_text(f"session {session}")
+
+
+def test_new_chat_is_not_undone_by_a_reload(page: Page) -> None:
+    page.fill("#user", "legacy-new-chat")
+    page.fill("#message", "hello there")
+    page.click("#send")
+    expect(page.locator(".bubble.assistant").last).to_have_attribute("data-state", "done")
+    page.click("#new-chat")
+
+    page.reload()
+
+    expect(page.locator("#session")).to_have_text("new conversation")
+    expect(page.locator(".bubble")).to_have_count(0)

@@ -51,7 +51,7 @@ RESUMED = [
 @pytest.fixture
 def resume(monkeypatch: pytest.MonkeyPatch, pipeline: SimpleNamespace) -> SimpleNamespace:  # noqa: F811
     """Replace ``start_resume``, ``pending_interrupt`` and ``stop_run`` as the UI calls them."""
-    fake = SimpleNamespace(requests=[], events=list(RESUMED), reject=None, pending=None, stops=[])
+    fake = SimpleNamespace(requests=[], events=list(RESUMED), reject=None, pending=None, stops=[], reads=0)
 
     async def start_resume(runtime: object, request: Any) -> FakeRun:
         fake.requests.append(request)
@@ -60,7 +60,11 @@ def resume(monkeypatch: pytest.MonkeyPatch, pipeline: SimpleNamespace) -> Simple
         return FakeRun(fake.events, 0.0)
 
     async def pending_interrupt(runtime: object, session_id: str, user_name: str) -> ev.Interrupt | None:
+        fake.reads += 1  # the checkpoint read
         return fake.pending
+
+    def session_waits(engine: object, session_id: str) -> bool:
+        return fake.pending is not None  # a pause is stored as a waiting run
 
     async def stop_run(runtime: object, session_id: str, user_name: str) -> bool:
         fake.stops.append((session_id, user_name))
@@ -68,6 +72,7 @@ def resume(monkeypatch: pytest.MonkeyPatch, pipeline: SimpleNamespace) -> Simple
 
     monkeypatch.setattr(turns, "start_resume", start_resume)
     monkeypatch.setattr(turns, "pending_interrupt", pending_interrupt)
+    monkeypatch.setattr(turns.chat_store, "session_waits", session_waits)
     monkeypatch.setattr(turns, "stop_run", stop_run)
     return fake
 

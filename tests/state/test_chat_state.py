@@ -178,6 +178,9 @@ class FakeRun:
 class FakeRuntime:
     """What the UI reaches of the runtime: a real in-process run log."""
 
+    engine: Any = None
+    """No database: the tests replace the store reads the UI makes."""
+
     def __init__(self) -> None:
         self.run_log = MemoryRunLog()
         self.active_runs: dict[str, Any] = {}

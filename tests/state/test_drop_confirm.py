@@ -22,6 +22,7 @@ from tests.state.test_chat_state import (  # noqa: F401  # client and pipeline a
     pipeline,
 )
 from ventapp.agent import events as ev
+from ventapp.agent.pipeline import ChatRejected
 from ventapp.state import chat_state as cs
 from ventapp.state import server_view
 from ventapp.state.views import ChatMessageView, ToolCardView
@@ -184,3 +185,47 @@ async def test_a_session_without_a_pause_sends_at_once(
     state = await client.state()
     assert [(r.message, r.fork_turn) for r in pipeline.requests] == [("hello", 0)]
     assert state.drop_confirm_text == "" and state.messages[-1].content == "Hi again"
+
+
+async def test_a_send_where_nothing_is_stored_as_waiting_skips_the_checkpoint(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,  # noqa: F811
+    server: SimpleNamespace,
+) -> None:
+    """Hot path: no stored pause, no checkpoint read; the message goes at once."""
+    await client.fire("open_session", session_id=SESSION)
+    reads = resume.reads
+    pipeline.events = [ev.Token(content="ok"), ev.Done(duration_ms=1, usage=USAGE)]
+
+    await client.fire("send", form_data={"message": "next"})
+
+    assert resume.reads == reads, "the checkpoint was not read"
+    assert [r.message for r in pipeline.requests] == ["next"]
+
+
+async def test_retry_of_a_refused_message_asks_first_like_send(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,  # noqa: F811
+    server: SimpleNamespace,
+) -> None:
+    """Retry goes through Send's check: another tab paused the session meanwhile, so the dialog asks."""
+    await client.fire("open_session", session_id=SESSION)
+    pipeline.reject = ChatRejected(429, "quota", "Daily token quota exhausted.")
+    await client.fire("send", form_data={"message": "once more"})
+    assert (await client.state()).messages[-2].unsent, "refused: the bubble offers Retry"
+    server.messages, resume.pending = [*HELLO, *CALC], APPROVAL  # another tab's pause
+    pipeline.reject = None
+
+    await client.fire("retry")
+
+    state = await client.state()
+    assert len(pipeline.requests) == 1, "nothing is sent again before the person confirms"
+    assert (state.drop_confirm_text, state.drop_confirm_fork) == ("once more", -1)
+    assert (state.interrupt.kind, state.interrupt.token) == ("tool_approval", TOKEN), "the card shows"
+    assert [m.id for m in state.messages] == ["u1", "a1", "u2"], "as the server has it, no unsent copy"
+
+    await client.fire("cancel_drop")
+    assert client.browser.values[client.token][-1] == ("ref_chat_input", "once more"), "back in the box"
+    assert len(pipeline.requests) == 1

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from reflex.event import Event
 from reflex.istate.manager.memory import StateManagerMemory
 from reflex.istate.manager.token import BaseStateToken
@@ -25,9 +26,11 @@ from reflex_base.utils.format import format_event_handler
 from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
 from tests.state.test_chat_state import Browser, browser_text
+from ventapp.agent import resume
 from ventapp.agent.runtime import AgentRuntime, set_runtime
 from ventapp.config import load_settings
 from ventapp.db import chat_store
+from ventapp.db.models import ExecutionRun
 from ventapp.state.chat_state import ChatState
 
 USER = "Ann"
@@ -221,3 +224,35 @@ async def test_a_reload_while_streaming_gets_the_text_so_far_in_one_put(tabs: tu
     assert puts, "the reloaded page is sent the whole text once"
     await sending
     assert (await a.state()).messages[-1].content == long_answer()
+
+
+async def test_a_message_where_nothing_waits_does_not_read_the_checkpoint(
+    tabs: tuple[Tab, Tab], runtime: AgentRuntime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hot path: the ask-before-drop check reads the graph checkpoint only when a pause may wait."""
+    reads: list[str] = []
+    real_pending = resume._pending
+
+    async def pending(opened: AgentRuntime, session_id: str) -> Any:
+        reads.append(session_id)
+        return await real_pending(opened, session_id)
+
+    monkeypatch.setattr(resume, "_pending", pending)
+    a, _ = tabs
+    await a.fire("send", form_data={"message": "hello"})
+    session_id = (await a.state()).session_id
+
+    await a.fire("send", form_data={"message": "hello again"})
+
+    assert reads == [], "no stored pause: the checkpoint is not read"
+    assert [m.content for m in (await a.state()).messages if m.role == "user"] == ["hello", "hello again"]
+
+    with runtime.engine.begin() as connection:  # as a run that paused leaves it
+        runs = ExecutionRun.__table__
+        connection.execute(
+            sa.update(runs).where(runs.c.session_id == session_id).values(status="waiting_input")
+        )
+    await a.fire("send", form_data={"message": "and again"})
+
+    assert reads == [session_id], "a stored pause: the checkpoint says whether it still waits"
+    assert (await a.state()).messages[-2].content == "and again", "nothing waited there: sent at once"

@@ -8,12 +8,15 @@ yielding real contract events; the stored transcript is built from rows as ``loa
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from tests.state.test_chat_resume import resume  # noqa: F401  # a fixture
 from tests.state.test_chat_state import (  # noqa: F401  # client and pipeline are fixtures
+    SESSION,
     USAGE,
     Client,
     client,
@@ -21,12 +24,12 @@ from tests.state.test_chat_state import (  # noqa: F401  # client and pipeline a
     tokens,
 )
 from ventapp.agent import events as ev
-from ventapp.agent.pipeline import CANCELLED_MARKER
+from ventapp.agent.pipeline import CANCELLED_MARKER, ChatRejected
 from ventapp.state import chat_state as cs
 from ventapp.state import server_view
 from ventapp.state.live_answer import LiveAnswer
 from ventapp.state.server_view import differs_from_stored
-from ventapp.state.views import message_from_row
+from ventapp.state.views import ChatMessageView, message_from_row
 
 
 def _stored(status: str, content: str) -> Any:
@@ -103,3 +106,73 @@ async def test_a_language_switch_while_streaming_rewords_the_answer_when_it_ends
 
     assert state.messages[-1].footer.startswith("1.2秒 · 1,234 token（输入 1,100 · 输出 134）")
     assert [s.title for s in state.sessions] == ["worded in zh-CN"], "the list too"
+
+
+TURNS = [
+    ChatMessageView(id="u1", role="user", content="hello", attachments=["/workspace/uploads/a.csv"]),
+    ChatMessageView(id="a1", role="assistant", content="Hi!", status="done"),
+    ChatMessageView(id="u2", role="user", content="what is a fan curve?"),
+    ChatMessageView(id="a2", role="assistant", content="A fan curve is …", status="done"),
+]
+QUOTA_NOTE = (
+    "Nothing was sent: You have used today's token allowance. It resets at midnight (Beijing time). "
+    "The conversation is as it was."
+)
+
+
+@pytest.fixture
+def stored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The session as the server keeps it, for opening and re-reading it alike."""
+
+    async def load_session(session_id: str, user_name: str, lang: str = "en") -> Any:
+        return [dataclasses.replace(m) for m in TURNS], "full"
+
+    monkeypatch.setattr(cs, "load_session", load_session)
+    monkeypatch.setattr(server_view, "load_session", load_session)
+
+
+async def test_a_refused_edit_shows_the_transcript_again_and_its_text_in_the_box(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,  # noqa: F811
+    stored: None,
+) -> None:
+    """Tester: the edited turn and what followed stayed removed until a reload."""
+    await client.fire("open_session", session_id=SESSION)
+    await client.fire("start_edit", message_id="u1")
+    pipeline.reject = ChatRejected(429, "quota", "Daily token quota exhausted.")
+
+    await client.fire("send_edit", form_data={"edited": "hello there"})
+
+    state = await client.state()
+    assert [(m.id, m.status, m.unsent) for m in state.messages] == [(m.id, m.status, False) for m in TURNS], (
+        "as the server has it: no cut, no unsent copy, no failed answer"
+    )
+    assert state.refused_note == QUOTA_NOTE and not state.is_streaming
+    assert (state.editing_id, state.edit_draft) == ("u1", "hello there"), "the edit box is open with the text"
+    assert state.edit_attachments == ["/workspace/uploads/a.csv"]
+    assert ("ref_chat_input", "hello there") not in client.browser.values.get(client.token, [])
+
+    pipeline.reject = None
+    pipeline.events = [ev.Token(content="Hi there"), ev.Done(duration_ms=1, usage=USAGE)]
+    await client.fire("send_edit", form_data={"edited": "hello there"})  # sent again from its box
+
+    state = await client.state()
+    assert [(r.message, r.fork_turn) for r in pipeline.requests] == [("hello there", 0)] * 2
+    assert state.refused_note == "" and [m.content for m in state.messages] == ["hello there", "Hi there"]
+
+
+async def test_a_refused_regenerate_shows_the_transcript_again(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,  # noqa: F811
+    stored: None,
+) -> None:
+    await client.fire("open_session", session_id=SESSION)
+    pipeline.reject = ChatRejected(429, "quota", "Daily token quota exhausted.")
+
+    await client.fire("regenerate")
+
+    state = await client.state()
+    assert [m.id for m in state.messages] == [m.id for m in TURNS]
+    assert state.refused_note == QUOTA_NOTE and state.editing_id == ""

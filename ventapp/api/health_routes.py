@@ -136,6 +136,18 @@ async def legacy_test_page() -> FileResponse:
     return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
 
 
+@router.get("/static/legacy.css", include_in_schema=False, openapi_extra=PUBLIC)
+async def legacy_test_page_style() -> FileResponse:
+    """The test page's stylesheet."""
+    return FileResponse(STATIC_DIR / "legacy.css", media_type="text/css")
+
+
+@router.get("/static/legacy-restore.js", include_in_schema=False, openapi_extra=PUBLIC)
+async def legacy_test_page_restore() -> FileResponse:
+    """The test page's script that shows its session (and a waiting card) again after a reload."""
+    return FileResponse(STATIC_DIR / "legacy-restore.js", media_type="text/javascript")
+
+
 @router.get(
     "/api/kb/{doc_id}",
     responses={200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}, **errors(404)},

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -142,6 +143,38 @@ def waiting_answer(engine: Engine, session_id: str) -> ChatMessage | None:
             )
             .order_by(col(ChatMessage.created_at).desc())
         ).first()
+
+
+_MESSAGES, _RUNS = ChatMessage.__table__, ExecutionRun.__table__
+# Built once with a bound parameter (as in turn_writes): the check runs before every message sent
+# from a tab showing no card, so it is one indexed Core select, no ORM objects.
+_SESSION_WAITS = sa.select(
+    sa.or_(
+        sa.exists().where(
+            _MESSAGES.c.session_id == sa.bindparam("p_session"),
+            _MESSAGES.c.role == "assistant",
+            _MESSAGES.c.status == "waiting",
+        ),
+        sa.exists().where(_RUNS.c.session_id == sa.bindparam("p_session"), _RUNS.c.status == "waiting_input"),
+    )
+)
+
+
+def session_waits(engine: Engine, session_id: str) -> bool:
+    """Whether the session may wait on a person: a stored ``waiting`` answer, or a ``waiting_input`` run.
+
+    The cheap check before the graph's checkpoint is read for the pending interrupt
+    (:func:`ventapp.agent.resume.pending_interrupt`): a run that paused ends as a ``waiting_input``
+    run (with its answer so far, when there is one), so False means nothing waits. (A pause whose
+    end the database refused is parked in the spool until it is written back; meanwhile it reads
+    as not waiting.) Ownership is not checked here.
+
+    Args:
+        engine: The relational store.
+        session_id: Any session id (an unknown one is False).
+    """
+    with engine.connect() as connection:
+        return bool(connection.execute(_SESSION_WAITS, {"p_session": session_id}).scalar())
 
 
 def reopen_waiting_run(engine: Engine, session_id: str) -> str | None:

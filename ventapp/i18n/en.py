@@ -148,6 +148,7 @@ MESSAGES: dict[str, str] = {
     "live.dropped": "You sent a new message instead: the pending call here was dropped.",
     "live.changed_elsewhere": "Nothing was sent: this conversation changed in another tab or client, and it now waits for your decision here. Look it over, then answer or try again.",
     "live.drop_refused": "Your message was not sent: {reason} The pending call still waits for your decision.",
+    "live.resend_refused": "Nothing was sent: {reason} The conversation is as it was.",
     "live.failed_stored": "This answer did not finish because the run failed.",
     "live.lost_stored": "This answer was lost: the server stopped while it was being written.",
     "live.subagent_failed": "{agent}: {message}",

@@ -147,6 +147,7 @@ MESSAGES: dict[str, str] = {
     "live.dropped": "你发送了新消息：这里待确认的调用已作废。",
     "live.changed_elsewhere": "没有发出：这个对话在另一个标签页或客户端中有了变化，现在在这里等你决定。请先看一下，再作答或重试。",
     "live.drop_refused": "消息没有发出：{reason}待确认的调用仍在等你决定。",
+    "live.resend_refused": "没有发出：{reason}对话保持原样。",
     "live.failed_stored": "运行失败，这个回答没有完成。",
     "live.lost_stored": "这个回答已丢失：写入过程中服务器停止了。",
     "live.subagent_failed": "{agent}：{message}",

@@ -70,6 +70,24 @@ def live_elsewhere_notice() -> rx.Component:
     )
 
 
+def refused_note() -> rx.Component:
+    """``.resend-refused``: an edit or regenerate was not sent; the conversation is shown as it was."""
+    return rx.cond(
+        ChatState.refused_note != "",
+        rx.callout.root(
+            rx.callout.icon(rx.icon("triangle_alert")),
+            rx.callout.text(ChatState.refused_note),
+            class_name="resend-refused",
+            role="alert",
+            color_scheme="amber",
+            size="1",
+            width="100%",
+            max_width=CONTENT_MAX_WIDTH,
+            margin_x="auto",
+        ),
+    )
+
+
 VISUALLY_HIDDEN = {
     "position": "absolute",
     "width": "1px",
@@ -100,6 +118,7 @@ def chat_page() -> rx.Component:
             endpoint_banner(),
             transcript(),
             live_elsewhere_notice(),
+            refused_note(),
             session_bar(),
             composer(),
             direction="column",

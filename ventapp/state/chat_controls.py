@@ -13,6 +13,7 @@ from typing import Any
 
 import reflex as rx
 
+from ventapp.state.chat_data import edit_into_view
 from ventapp.state.ui_identity import came_from, to_login
 from ventapp.state.views import ChatMessageView, sent_turns
 
@@ -46,6 +47,8 @@ class ChatControls(rx.State, mixin=True):
     """The user bubble being edited in place ("" for none)."""
     edit_attachments: list[str] = []
     """The files the edited message is sent with: the replaced message's; the person may remove them."""
+    edit_draft: str = ""
+    """What the edit box opens with instead of the message (a refused edit's text); "" for the message."""
 
     def _mark_unsent(self) -> None:
         """The last user bubble was refused before it ran (inside ``async with``)."""
@@ -71,18 +74,20 @@ class ChatControls(rx.State, mixin=True):
         return to_login(back, user_name, draft)
 
     @rx.event
-    def start_edit(self, message_id: str) -> None:
-        """Open a sent message for editing (not while an answer streams)."""
-        if not self.is_streaming:  # type: ignore[attr-defined]
-            self.editing_id = message_id
-            messages: list[ChatMessageView] = self.messages  # type: ignore[attr-defined]
-            edited = next((m for m in messages if m.id == message_id), None)
-            self.edit_attachments = list(edited.attachments) if edited is not None else []
+    def start_edit(self, message_id: str) -> Any:
+        """Open a sent message for editing (not while an answer streams); its box scrolls into view."""
+        if self.is_streaming:  # type: ignore[attr-defined]
+            return None
+        self.editing_id, self.edit_draft = message_id, ""
+        messages: list[ChatMessageView] = self.messages  # type: ignore[attr-defined]
+        edited = next((m for m in messages if m.id == message_id), None)
+        self.edit_attachments = list(edited.attachments) if edited is not None else []
+        return edit_into_view()
 
     @rx.event
     def cancel_edit(self) -> None:
         """Close the edit box; the message stays as it was."""
-        self.editing_id = ""
+        self.editing_id, self.edit_draft = "", ""
         self.edit_attachments = []
 
     @rx.event
@@ -101,6 +106,7 @@ class ChatControls(rx.State, mixin=True):
         if held is not None:  # a card waits: the box stays open
             return held or None
         keep, self.editing_id, self.edit_attachments = list(self.edit_attachments), "", []
+        self.edit_draft = ""
         return self._begin(text, fork_turn=turn, keep=keep)  # type: ignore[attr-defined]
 
     @rx.event
@@ -115,8 +121,12 @@ class ChatControls(rx.State, mixin=True):
         return self._begin(sent[-1].content, fork_turn=len(sent) - 1)  # type: ignore[attr-defined]
 
     @rx.event
-    def retry(self) -> Any:
-        """Retry: a refused message is sent again (the box is emptied); a failed answer is regenerated."""
+    async def retry(self) -> Any:
+        """Retry: a refused message is sent again (the box is emptied); a failed answer is regenerated.
+
+        Sending again asks first, as Send does, when the session waits on a card (maybe one
+        another tab left meanwhile: ``DropConfirm``); Cancel then puts the text back in the box.
+        """
         messages = self.messages  # type: ignore[attr-defined]
         last_user = next((m for m in reversed(messages) if m.role == "user"), None)
         if last_user is None or self.is_streaming:  # type: ignore[attr-defined]
@@ -124,5 +134,9 @@ class ChatControls(rx.State, mixin=True):
         if not last_user.unsent:
             return type(self).regenerate  # type: ignore[attr-defined]
         self.messages = messages[: messages.index(last_user)]  # type: ignore[attr-defined]
+        emptied = rx.set_value("chat-input", "")
+        held = await self._ask_before_dropping(last_user.content)  # type: ignore[attr-defined]
+        if held is not None:
+            return [emptied, *held]
         follow = self._begin(last_user.content)  # type: ignore[attr-defined]
-        return [rx.set_value("chat-input", ""), *([follow] if follow is not None else [])]
+        return [emptied, *([follow] if follow is not None else [])]

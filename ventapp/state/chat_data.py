@@ -110,6 +110,29 @@ def session_url_script(session_id: str) -> Any:
     )
 
 
+EDIT_FORM_ID = "edit-form"
+"""The open edit box's form (one at a time)."""
+# The transcript (rx.auto_scroll) keeps its bottom in place while it is scrolled to its end, so the
+# box, taller than the bubble it replaces, grew upwards past the top. Once the box is rendered (a
+# few frames after the event) it is brought fully into view, moving the transcript as little as
+# can be; the scroll event sent at once tells the auto-scroll the reader left the end.
+_EDIT_INTO_VIEW = f"""(() => {{
+  let frames = 0;
+  const show = () => {{
+    const box = document.getElementById("{EDIT_FORM_ID}");
+    if (!box || frames < 2) {{ if (++frames < 60) requestAnimationFrame(show); return; }}
+    box.scrollIntoView({{block: "nearest"}});
+    document.getElementById("transcript")?.dispatchEvent(new Event("scroll"));
+  }};
+  requestAnimationFrame(show);
+}})()"""
+
+
+def edit_into_view() -> Any:
+    """The event that scrolls the edit box, once rendered, fully into the transcript's view."""
+    return rx.call_script(_EDIT_INTO_VIEW)
+
+
 async def discard_attachments(user_name: str, session_id: str, paths: list[str]) -> None:
     """Delete uploaded files that were never sent (the chat they were for was left)."""
     runtime = turns.current_runtime()

@@ -180,6 +180,8 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
         self._live_text = ""
         if self.interrupt.kind:
             self.interrupt = InterruptView()
+        if self.refused_note:
+            self.refused_note = ""
 
     def _new_live(self) -> None:
         """A new live bubble: the browser's text of any earlier one no longer shows."""
@@ -325,15 +327,22 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
             )
             if run is None:
                 final = refused or final
-                async with self:
-                    self._mark_unsent()
-                yield rx.set_value("chat-input", message)  # refused before it ran: the text is kept
+                if fork < 0:  # an edit's text goes back into its box (keep_transcript)
+                    async with self:
+                        self._mark_unsent()
+                    yield rx.set_value("chat-input", message)  # refused before it ran: the text is kept
                 if rejection is not None and attachments:  # nothing ran: the files wait for the next message
                     async with self:
                         self.attachments = [*attachments, *self.attachments]
                 if await turns.answering_elsewhere(rejection, session_id, user_name):
                     async with self:
                         self._answered_elsewhere()
+                    if fork < 0:
+                        return
+                if fork >= 0:  # the server still has the turns this tab cut off: show them again
+                    async with self:
+                        self.is_streaming = False
+                    yield ChatState.keep_transcript(final.error_code, final.error, fork, message, keep)
                     return
                 if dropped and rejection is not None:  # the server still keeps the pending call: show it
                     async with self:

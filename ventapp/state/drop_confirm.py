@@ -24,6 +24,7 @@ import reflex as rx
 
 from ventapp.i18n import t
 from ventapp.state import turns
+from ventapp.state.chat_data import edit_into_view
 from ventapp.state.views import sent_turns
 
 CHANGED_ELSEWHERE = "live.changed_elsewhere"
@@ -71,6 +72,8 @@ class DropConfirm(rx.State, mixin=True):
                 return None
             if fork_turn is not None and self.editing_id:  # type: ignore[attr-defined]  # the re-read bubble
                 self.editing_id = sent_turns(self.messages)[fork_turn].id  # type: ignore[attr-defined]
+                self.edit_draft = text  # type: ignore[attr-defined]  # the box opens again with what was typed
+                events.append(edit_into_view())
         self.drop_confirm_text = text
         self.drop_confirm_fork = -1 if fork_turn is None else fork_turn
         return events

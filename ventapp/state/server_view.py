@@ -9,7 +9,9 @@ they see after a reload (issue 12), and a few moments would otherwise part the t
   language changed, or dropped a pending card: the stored answers carry the footer and notes a
   reload shows (:meth:`ServerView.settle`);
 * a message that would have dropped a pending card was refused (:meth:`ServerView.keep_card`):
-  the server still keeps the pending call, so the card comes back, saying why nothing was sent.
+  the server still keeps the pending call, so the card comes back, saying why nothing was sent;
+* an edit or a regenerate was refused (:meth:`ServerView.keep_transcript`): the tab had cut its
+  transcript at the replaced turn, the server kept every turn, so they come back, saying why.
 """
 
 from __future__ import annotations
@@ -21,15 +23,21 @@ import reflex as rx
 
 from ventapp.i18n import resolve_lang, t
 from ventapp.state import turns
-from ventapp.state.chat_data import load_session, load_sessions
+from ventapp.state.chat_data import edit_into_view, load_session, load_sessions
 from ventapp.state.interrupt_view import interrupt_view
 from ventapp.state.live_answer import LiveAnswer, live_from_message
 from ventapp.state.turns import apply_live
-from ventapp.state.views import STATUS_WAITING, ChatMessageView, worded_error
+from ventapp.state.views import STATUS_WAITING, ChatMessageView, sent_turns, worded_error
+
+RESEND_REFUSED = "live.resend_refused"
+"""Message id: an edit or regenerate was refused; the conversation is shown as it was."""
 
 
 class ServerView(rx.State, mixin=True):
     """Re-read the open session's transcript and card; the language switch."""
+
+    refused_note: str = ""
+    """Why an edit or regenerate was not sent (``.resend-refused``); "" for none, cleared by the next send."""
 
     def _show_session(self, session_id: str, loaded: tuple[list[ChatMessageView], str] | None) -> None:
         messages, mode = loaded or ([], "full")
@@ -99,6 +107,35 @@ class ServerView(rx.State, mixin=True):
             reason = worded_error(code, message, self.lang)[0]  # type: ignore[attr-defined]
             error = t("live.drop_refused", self.lang, reason=reason)  # type: ignore[attr-defined]
             self.interrupt = dataclasses.replace(self.interrupt, error=error)  # type: ignore[attr-defined]
+        return events
+
+    @rx.event
+    async def keep_transcript(self, code: str, message: str, fork: int, text: str, keep: list[str]) -> Any:
+        """An edit or regenerate was refused: the turns this tab cut off come back, saying why.
+
+        The stored transcript (and card, if one waits) is shown again with a line saying why
+        nothing was sent; an edit's text goes back into its box, open again on the same turn.
+
+        Args:
+            code: The refusal's code (``quota``, ``busy`` …).
+            message: The refusal's own sentence (kept behind the worded one).
+            fork: The user turn (0-based) the message was to replace.
+            text: The message that was refused.
+            keep: The replaced turn's files the edit kept.
+        """
+        events = await self._reread()
+        reason = worded_error(code, message, self.lang)[0]  # type: ignore[attr-defined]
+        if self.interrupt.kind:  # type: ignore[attr-defined]  # the card says it (ServerView.keep_card)
+            error = t("live.drop_refused", self.lang, reason=reason)  # type: ignore[attr-defined]
+            self.interrupt = dataclasses.replace(self.interrupt, error=error)  # type: ignore[attr-defined]
+        elif not self.live_elsewhere:  # type: ignore[attr-defined]  # that notice says it already
+            self.refused_note = t(RESEND_REFUSED, self.lang, reason=reason)  # type: ignore[attr-defined]
+        sent = sent_turns(self.messages)  # type: ignore[attr-defined]
+        turn = sent[fork] if 0 <= fork < len(sent) else None
+        if turn is not None and turn.content != text:  # an edit (a regenerate resends the turn as it is)
+            self.editing_id, self.edit_draft = turn.id, text  # type: ignore[attr-defined]  # ChatControls
+            self.edit_attachments = [p for p in turn.attachments if p in keep]  # type: ignore[attr-defined]
+            events.append(edit_into_view())
         return events
 
 

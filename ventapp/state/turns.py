@@ -339,11 +339,18 @@ async def stop_turn(session_id: str, user_name: str) -> bool:
 
 
 async def load_interrupt(session_id: str, user_name: str) -> ev.Interrupt | None:
-    """The pause the session waits on (as its ``interrupt`` event), or None; never raises."""
+    """The pause the session waits on (as its ``interrupt`` event), or None; never raises.
+
+    Every message sent from a tab that shows no card asks this first (``DropConfirm``), and
+    almost always nothing waits: one indexed row check (:func:`chat_store.session_waits`)
+    answers that, and only a session that may wait has its graph checkpoint read.
+    """
     runtime = current_runtime()
     if runtime is None or not session_id:
         return None
     try:
+        if not await asyncio.to_thread(chat_store.session_waits, runtime.engine, session_id):
+            return None
         return await pending_interrupt(runtime, session_id, user_name)
     except ChatRejected:
         return None

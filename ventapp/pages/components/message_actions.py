@@ -11,6 +11,7 @@ from __future__ import annotations
 import reflex as rx
 
 from ventapp.pages.components.lang import t
+from ventapp.state.chat_data import EDIT_FORM_ID
 from ventapp.state.chat_state import ChatState
 from ventapp.state.views import ChatMessageView
 
@@ -98,7 +99,7 @@ def edit_form(message: rx.Var[ChatMessageView]) -> rx.Component:
         rx.vstack(
             rx.text_area(
                 name="edited",
-                default_value=message.content,
+                default_value=rx.cond(ChatState.edit_draft != "", ChatState.edit_draft, message.content),
                 class_name="edit-input",
                 aria_label=t("message.edit_label"),
                 auto_focus=True,
@@ -127,6 +128,7 @@ def edit_form(message: rx.Var[ChatMessageView]) -> rx.Component:
             width="100%",
         ),
         on_submit=ChatState.send_edit,
+        id=EDIT_FORM_ID,
         class_name="edit-form",
         width=["90%", "80%", "75%"],
     )

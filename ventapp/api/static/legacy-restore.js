@@ -1,0 +1,64 @@
+// The test page after a reload: the tab's session (kept in sessionStorage by index.html) is read
+// again through GET /api/chat/history/{id} and drawn as the live page draws it, through the same
+// handleEvent. If the session waits on a pause, GET /api/chat/interrupt gives its card back with
+// the interrupt_token, so it can still be answered through POST /api/chat/resume.
+(function () {
+  "use strict";
+  var page = window.ventLegacy;
+  if (!page) return;
+  var FINISHED = { complete: "done", waiting: "waiting" };
+
+  function query(params) {
+    return Object.keys(params).map(function (k) {
+      return encodeURIComponent(k) + "=" + encodeURIComponent(params[k]);
+    }).join("&");
+  }
+
+  function drawAnswer(row) {
+    var bubble = page.newBubble();
+    (row.tool_calls || []).forEach(function (call) {
+      var base = { tool: call.tool, cn_tool: call.cn_tool, tool_call_id: call.tool_call_id };
+      page.handleEvent(bubble, Object.assign({ type: "tool_call", args: call.args }, base));
+      if (call.content != null)
+        page.handleEvent(bubble, Object.assign({ type: "tool_result", content: call.content, error: call.error }, base));
+    });
+    if (row.content) page.handleEvent(bubble, { type: "token", content: row.content });
+    if (row.citations && row.citations.length) page.handleEvent(bubble, { type: "citations", items: row.citations });
+    var state = FINISHED[row.status];
+    if (!state) page.handleEvent(bubble, { type: "error", message: "this answer did not finish", code: row.status });
+    else if (row.usage && row.usage.total_tokens) page.handleEvent(bubble, { type: "done", usage: row.usage });
+    bubble.dataset.state = state || "error";
+    return bubble;
+  }
+
+  async function restore(sessionId) {
+    var user = page.user();
+    var history = await fetch("/api/chat/history/" + encodeURIComponent(sessionId) + "?" + query({ user_name: user }));
+    if (!history.ok) { page.setSession(null); return; }  // gone, or another user's
+    var body = await history.json();
+    page.setSession(body.session_id);
+    var last = null;
+    (body.messages || []).forEach(function (row) {
+      if (row.role === "user") { page.log.appendChild(page.el("div", "bubble user", row.content)); last = null; }
+      else last = drawAnswer(row);
+    });
+    var pending = await fetch("/api/chat/interrupt?" + query({ session_id: body.session_id, user_name: user }));
+    if (pending.status !== 200) {  // 204: nothing waits (any more)
+      if (last && last.dataset.state === "waiting") last.dataset.state = "done";
+      return;
+    }
+    var bubble = last && last.dataset.state === "waiting" ? last : page.newBubble();
+    page.handleEvent(bubble, Object.assign({}, await pending.json(), { type: "interrupt" }));
+    bubble.dataset.state = "waiting";
+  }
+
+  var stored = page.storedSession();
+  if (!stored) { page.setSession(null); return; }
+  page.setBusy(true);
+  restore(stored).catch(function (e) {
+    if (window.console) console.warn("restoring the session failed", e);
+  }).finally(function () {
+    page.setBusy(false);
+    window.scrollTo(0, document.body.scrollHeight);
+  });
+})();
