@@ -119,6 +119,8 @@ def test_a_reload_shows_the_conversation_and_its_waiting_card_again(page: Page, 
     expect(paused).to_have_attribute("data-state", "waiting")
     expect(paused.locator(".status")).to_have_text("waiting for you")
     expect(paused.locator(".interrupt .approval-args")).to_contain_text("(12+8)*3")
+    # The browser asks for zh-CN; the page is English and asks for its own language, as on the stream.
+    expect(paused.locator(".approval-reason")).to_have_text("Calculator needs your approval before it runs.")
     expect(page.locator("#send")).to_be_enabled()
 
     paused.locator(".interrupt button.approve").click()

@@ -42,7 +42,9 @@
       if (row.role === "user") { page.log.appendChild(page.el("div", "bubble user", row.content)); last = null; }
       else last = drawAnswer(row);
     });
-    var pending = await fetch("/api/chat/interrupt?" + query({ session_id: body.session_id, user_name: user }));
+    var pending = await fetch("/api/chat/interrupt?" + query({ session_id: body.session_id, user_name: user }), {
+      headers: { "Accept-Language": document.documentElement.lang || "en" },  // the page's language, as on the stream
+    });
     if (pending.status !== 200) {  // 204: nothing waits (any more)
       if (last && last.dataset.state === "waiting") last.dataset.state = "done";
       return;
