@@ -94,6 +94,30 @@ async def test_a_cancellation_from_outside_stays_a_cancellation() -> None:
     assert closed == [True]
 
 
+@pytest.mark.parametrize("timeout_s", [30.0, None])
+async def test_each_item_reaches_another_task_before_the_next_is_read(timeout_s: float | None) -> None:
+    """A source that never waits (a whole answer in one socket read) must not starve the reader."""
+    read: list[int] = []
+    seen: list[tuple[int, int]] = []  # (item, items read by then)
+    queue: asyncio.Queue[int | None] = asyncio.Queue()
+
+    async def burst() -> AsyncIterator[int]:
+        for index in range(5):
+            read.append(index)
+            yield index
+
+    async def reader() -> None:
+        while (item := await queue.get()) is not None:
+            seen.append((item, len(read)))
+
+    task = asyncio.create_task(reader())
+    async for item in chunks_within(burst(), timeout_s, None):
+        queue.put_nowait(item)
+    queue.put_nowait(None)
+    await task
+    assert seen == [(index, index + 1) for index in range(5)]
+
+
 async def test_the_sources_own_timeout_error_is_not_taken_for_the_bound() -> None:
     async def failing() -> AsyncIterator[int]:
         yield 1

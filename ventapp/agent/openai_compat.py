@@ -225,6 +225,11 @@ async def chunks_within(
 ) -> AsyncIterator[T]:
     """``source``'s items, each of which must come within ``timeout_s`` seconds of asking for it.
 
+    Between two items the loop is handed over once (``asyncio.sleep(0)``): a fast local server's
+    answer arrives in one socket read, and parsing it never waits, so without this the first
+    token reached the client only after the whole answer was parsed (first token +60 ms in
+    ``bench.bench_load``). langchain-openai's per-chunk ``wait_for`` did this as a side effect.
+
     langchain-openai's ``stream_chunk_timeout`` (default 120 s, ``LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S``)
     wraps every chunk's wait in ``asyncio.wait_for``, which on Python 3.11 starts a task per
     chunk: a quarter of the CPU of streaming a bare graph here (``bench.profile_turn --target
@@ -243,6 +248,7 @@ async def chunks_within(
     if not timeout_s or timeout_s <= 0:
         async for item in source:
             yield item
+            await asyncio.sleep(0)  # let this chunk's token go out before the next is parsed
         return
     received = 0
     iterator = aiter(source)
@@ -265,6 +271,7 @@ async def chunks_within(
                 watch.since = None
             received += 1
             yield item
+            await asyncio.sleep(0)  # let this chunk's token go out before the next is parsed
     finally:
         watch.handle.cancel()
         await iterator.aclose()
