@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import uuid
+from typing import Any
 
 import httpx
 import pytest
@@ -64,3 +66,29 @@ def test_an_absent_name_is_default_on_every_route(client: httpx.Client) -> None:
     assert client.get(f"/api/chat/history/{session_id}").status_code == 200
     own = client.get(f"/api/chat/history/{session_id}", params={"user_name": "default"})
     assert own.status_code == 200
+
+
+def _dependency_calls(dependant: Any) -> list[Any]:
+    calls = []
+    for sub in dependant.dependencies:
+        calls += [sub.call, *_dependency_calls(sub)]
+    return calls
+
+
+def test_no_route_dependency_runs_on_a_worker_thread() -> None:
+    """FastAPI runs a plain ``def`` dependency on a worker thread: a thread hop per request (issue 18).
+
+    Every dependency here is quick and never blocks, so each is ``async def``.
+    """
+    from fastapi.routing import APIRoute
+
+    from ventapp.api.app import create_api
+
+    sync = {
+        f"{route.path}: {call.__qualname__}"
+        for route in create_api().routes
+        if isinstance(route, APIRoute)
+        for call in _dependency_calls(route.dependant)
+        if call is not None and not inspect.iscoroutinefunction(call)
+    }
+    assert sync == set()

@@ -26,7 +26,7 @@ from ventapp.api.deps import (
     RuntimeDep,
     client_address,
     current_settings,
-    runtime_dep,
+    running_runtime,
 )
 from ventapp.api.openapi import errors
 from ventapp.auth import service
@@ -106,7 +106,7 @@ def _me(caller: Caller, settings: Settings) -> dict[str, Any]:
 async def _login(request: Request, user_name: str, password: str) -> tuple[Caller, str, Settings]:
     settings = current_settings()
     _require_mode(settings, "local")
-    runtime = runtime_dep()
+    runtime = running_runtime()
     caller, token = await asyncio.to_thread(
         service.login, runtime.engine, settings.auth, user_name, password, client_address(request, settings)
     )

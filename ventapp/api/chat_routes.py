@@ -137,7 +137,7 @@ async def _discard_uploads(runtime: AgentRuntime, request: ChatRequest) -> None:
         )
 
 
-def _require_form(request: Request) -> None:
+async def _require_form(request: Request) -> None:
     """415 for a JSON body, before its fields are judged missing (a route dependency runs first)."""
     if request.headers.get("content-type", "").startswith("application/json"):
         raise ChatRejected(

@@ -67,12 +67,21 @@ def user_identity(raw: str | None) -> str:
         raise ChatRejected(400, "bad_request", exc.message) from None
 
 
-def runtime_dep() -> AgentRuntime:
+def running_runtime() -> AgentRuntime:
     """The process-wide runtime, or 503 while the app is starting or stopping."""
     try:
         return get_runtime()
     except RuntimeError:
         raise ChatRejected(503, "busy", "The server is starting; retry shortly.", retry_after=2) from None
+
+
+async def runtime_dep() -> AgentRuntime:
+    """:func:`running_runtime` as a route dependency.
+
+    Dependencies here are ``async def`` although none waits: FastAPI runs a plain ``def``
+    dependency on a worker thread, a thread hop per request (issue 18).
+    """
+    return running_runtime()
 
 
 def current_settings() -> Settings:
@@ -168,7 +177,7 @@ async def authenticate(request: Request) -> Caller | None:
     settings = current_settings()
     if settings.auth.mode == "none":
         return None
-    runtime = runtime_dep()
+    runtime = running_runtime()
     caller = await asyncio.to_thread(_identify, request, settings, runtime)
     request.state.caller = caller
     return caller
@@ -200,7 +209,7 @@ def caller_name(request: Request, stated: str | None) -> str:
     return caller.name
 
 
-def resolve_user(
+async def resolve_user(
     request: Request, user_name: Annotated[str | None, Query(description=USER_NAME_HELP)] = None
 ) -> str:
     """The caller's user name (``none`` mode: from the query string; absent: ``default``)."""
@@ -232,7 +241,7 @@ CallerDep = Annotated[Caller, Depends(resolve_caller)]
 """The caller and their role (:func:`resolve_caller`)."""
 
 
-def resolve_operator(caller: CallerDep) -> str:
+async def resolve_operator(caller: CallerDep) -> str:
     """The caller of an operator action (thinking level, reload, others' quotas and usage).
 
     Raises:

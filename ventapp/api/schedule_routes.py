@@ -24,7 +24,7 @@ from ventapp.scheduler.service import ScheduleService, get_service
 router = APIRouter(prefix="/api/schedules", tags=["schedules"])
 
 
-def service_dep() -> ScheduleService:
+async def service_dep() -> ScheduleService:
     """The schedule service, or 503 while the app is starting or stopping."""
     try:
         return get_service()

@@ -22,7 +22,7 @@ _WORDED_CODES = (REASON_NEEDS_APPROVAL, REASON_DEFAULT)
 """Reasons we word (ours, and the framework's generic English one); a reason of its own stays as written."""
 
 
-def request_lang(
+async def request_lang(
     accept: Annotated[
         str | None,
         Header(
