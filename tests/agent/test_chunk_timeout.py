@@ -95,14 +95,19 @@ async def test_a_cancellation_from_outside_stays_a_cancellation() -> None:
 
 
 @pytest.mark.parametrize("timeout_s", [30.0, None])
-async def test_each_item_reaches_another_task_before_the_next_is_read(timeout_s: float | None) -> None:
+async def test_a_burst_reaches_another_task_as_it_is_parsed_the_first_item_at_once(
+    timeout_s: float | None,
+) -> None:
     """A source that never waits (a whole answer in one socket read) must not starve the reader."""
     read: list[int] = []
     seen: list[tuple[int, int]] = []  # (item, items read by then)
     queue: asyncio.Queue[int | None] = asyncio.Queue()
 
     async def burst() -> AsyncIterator[int]:
-        for index in range(5):
+        for index in range(40):
+            until = time.monotonic() + 0.0005  # parsing a chunk takes CPU, never a wait
+            while time.monotonic() < until:
+                pass
             read.append(index)
             yield index
 
@@ -115,7 +120,11 @@ async def test_each_item_reaches_another_task_before_the_next_is_read(timeout_s:
         queue.put_nowait(item)
     queue.put_nowait(None)
     await task
-    assert seen == [(index, index + 1) for index in range(5)]
+    assert [item for item, _ in seen] == list(range(40))
+    assert seen[0] == (0, 1), "the first token goes out before the next chunk is parsed"
+    batches = sorted({count for _, count in seen})
+    assert len(batches) >= 5, f"a 20 ms burst goes out every few ms, not at its end: {batches}"
+    assert batches[-1] - batches[0] < 40
 
 
 async def test_the_sources_own_timeout_error_is_not_taken_for_the_bound() -> None:

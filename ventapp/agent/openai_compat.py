@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
@@ -184,6 +185,10 @@ def reasoning_of(delta: Any) -> str:
     return ""
 
 
+HANDOVER_S = 0.002
+"""Longest a model stream parses a burst of chunks before it lets their tokens go out (seconds)."""
+
+
 class _StallWatch:
     """One timer per stream that cancels the waiting task once a single wait lasts ``timeout_s``.
 
@@ -225,10 +230,13 @@ async def chunks_within(
 ) -> AsyncIterator[T]:
     """``source``'s items, each of which must come within ``timeout_s`` seconds of asking for it.
 
-    Between two items the loop is handed over once (``asyncio.sleep(0)``): a fast local server's
-    answer arrives in one socket read, and parsing it never waits, so without this the first
-    token reached the client only after the whole answer was parsed (first token +60 ms in
-    ``bench.bench_load``). langchain-openai's per-chunk ``wait_for`` did this as a side effect.
+    The loop is handed over (``asyncio.sleep(0)``) after an item when :data:`HANDOVER_S` passed
+    since the last time: a fast local server's answer arrives in one socket read and parsing it
+    never waits, so without this the first token reached the client only after the whole answer
+    was parsed (first token +60 ms in ``bench.bench_load``; langchain-openai's per-chunk
+    ``wait_for`` handed over as a side effect). The first item always goes out at once, as does
+    any item after a wait for the network; the items of a burst go out every couple of
+    milliseconds, together (the run's queue joins their tokens into one frame, issue 18).
 
     langchain-openai's ``stream_chunk_timeout`` (default 120 s, ``LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S``)
     wraps every chunk's wait in ``asyncio.wait_for``, which on Python 3.11 starts a task per
@@ -245,10 +253,13 @@ async def chunks_within(
         StreamChunkTimeoutError: A wait lasted ``timeout_s`` seconds (a ``TimeoutError``, as
             langchain-openai raises it). The source is closed.
     """
+    handed = 0.0
     if not timeout_s or timeout_s <= 0:
         async for item in source:
             yield item
-            await asyncio.sleep(0)  # let this chunk's token go out before the next is parsed
+            if time.monotonic() - handed >= HANDOVER_S:
+                await asyncio.sleep(0)
+                handed = time.monotonic()
         return
     received = 0
     iterator = aiter(source)
@@ -271,7 +282,9 @@ async def chunks_within(
                 watch.since = None
             received += 1
             yield item
-            await asyncio.sleep(0)  # let this chunk's token go out before the next is parsed
+            if time.monotonic() - handed >= HANDOVER_S:
+                await asyncio.sleep(0)
+                handed = time.monotonic()
     finally:
         watch.handle.cancel()
         await iterator.aclose()
