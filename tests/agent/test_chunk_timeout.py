@@ -1,9 +1,11 @@
-"""The model stream's per-chunk timeout, kept by the product instead of langchain-openai (issue 18).
+"""The model stream's per-chunk timeout and its hand-over of the loop, kept by the product (issue 18).
 
 langchain-openai bounds the wait for each streamed chunk with ``asyncio.wait_for``, which starts a
 task per chunk on Python 3.11 (a quarter of a bare graph's streaming CPU here).
-:func:`~ventapp.agent.openai_compat.chunks_within` keeps the same rule, value and error on the
-stream's own task. These tests hold the rule, and that no ``wait_for`` runs per chunk any more.
+:func:`~ventapp.agent.openai_compat.chunks_within` keeps the same rule, value and error with one
+timer per stream; :func:`~ventapp.agent.openai_compat.handing_over` lets the tokens of a burst
+out as it is parsed (which the per-chunk task did as a side effect). These tests hold the rule,
+the hand-over, and that no ``wait_for`` runs per chunk any more.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ import time
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessageChunk, HumanMessage
+from langchain_core.outputs import ChatGenerationChunk
 from langchain_openai import StreamChunkTimeoutError
 from langchain_openai.chat_models import _client_utils
 
 from tests.scripted_llm.server import ScriptedServer
 from ventapp.agent.errors import classify
-from ventapp.agent.openai_compat import CompatChatOpenAI, chunks_within
+from ventapp.agent.openai_compat import CompatChatOpenAI, chunks_within, handing_over
 
 
 async def _items(gaps_s: list[float], closed: list[bool]) -> AsyncIterator[int]:
@@ -94,37 +97,35 @@ async def test_a_cancellation_from_outside_stays_a_cancellation() -> None:
     assert closed == [True]
 
 
-@pytest.mark.parametrize("timeout_s", [30.0, None])
-async def test_a_burst_reaches_another_task_as_it_is_parsed_the_first_item_at_once(
-    timeout_s: float | None,
-) -> None:
+async def test_a_burst_reaches_another_task_as_it_is_parsed_the_first_words_at_once() -> None:
     """A source that never waits (a whole answer in one socket read) must not starve the reader."""
     read: list[int] = []
-    seen: list[tuple[int, int]] = []  # (item, items read by then)
+    seen: list[tuple[int, int]] = []  # (chunk, chunks read by then)
     queue: asyncio.Queue[int | None] = asyncio.Queue()
 
-    async def burst() -> AsyncIterator[int]:
-        for index in range(40):
+    async def burst() -> AsyncIterator[ChatGenerationChunk]:
+        for index in range(41):
             until = time.monotonic() + 0.0005  # parsing a chunk takes CPU, never a wait
             while time.monotonic() < until:
                 pass
             read.append(index)
-            yield index
+            # The first chunk names the role and says nothing, as OpenAI's first chunk does.
+            yield ChatGenerationChunk(message=AIMessageChunk(content=f"w{index} " if index else ""))
 
     async def reader() -> None:
         while (item := await queue.get()) is not None:
             seen.append((item, len(read)))
 
     task = asyncio.create_task(reader())
-    async for item in chunks_within(burst(), timeout_s, None):
-        queue.put_nowait(item)
+    async for chunk in handing_over(burst()):
+        queue.put_nowait(int(chunk.text[1:]) if chunk.text else 0)
     queue.put_nowait(None)
     await task
-    assert [item for item, _ in seen] == list(range(40))
-    assert seen[0] == (0, 1), "the first token goes out before the next chunk is parsed"
+    assert [item for item, _ in seen] == list(range(41))
+    assert seen[:2] == [(0, 1), (1, 2)], "the first words go out before the next chunk is parsed"
     batches = sorted({count for _, count in seen})
-    assert len(batches) >= 5, f"a 20 ms burst goes out every few ms, not at its end: {batches}"
-    assert batches[-1] - batches[0] < 40
+    assert len(batches) >= 6, f"a 20 ms burst goes out every few ms, not at its end: {batches}"
+    assert len(batches) < 30, f"not a loop pass per chunk either: {batches}"
 
 
 async def test_the_sources_own_timeout_error_is_not_taken_for_the_bound() -> None:

@@ -230,14 +230,6 @@ async def chunks_within(
 ) -> AsyncIterator[T]:
     """``source``'s items, each of which must come within ``timeout_s`` seconds of asking for it.
 
-    The loop is handed over (``asyncio.sleep(0)``) after an item when :data:`HANDOVER_S` passed
-    since the last time: a fast local server's answer arrives in one socket read and parsing it
-    never waits, so without this the first token reached the client only after the whole answer
-    was parsed (first token +60 ms in ``bench.bench_load``; langchain-openai's per-chunk
-    ``wait_for`` handed over as a side effect). The first item always goes out at once, as does
-    any item after a wait for the network; the items of a burst go out every couple of
-    milliseconds, together (the run's queue joins their tokens into one frame, issue 18).
-
     langchain-openai's ``stream_chunk_timeout`` (default 120 s, ``LANGCHAIN_OPENAI_STREAM_CHUNK_TIMEOUT_S``)
     wraps every chunk's wait in ``asyncio.wait_for``, which on Python 3.11 starts a task per
     chunk: a quarter of the CPU of streaming a bare graph here (``bench.profile_turn --target
@@ -253,13 +245,9 @@ async def chunks_within(
         StreamChunkTimeoutError: A wait lasted ``timeout_s`` seconds (a ``TimeoutError``, as
             langchain-openai raises it). The source is closed.
     """
-    handed = 0.0
     if not timeout_s or timeout_s <= 0:
         async for item in source:
             yield item
-            if time.monotonic() - handed >= HANDOVER_S:
-                await asyncio.sleep(0)
-                handed = time.monotonic()
         return
     received = 0
     iterator = aiter(source)
@@ -282,12 +270,37 @@ async def chunks_within(
                 watch.since = None
             received += 1
             yield item
-            if time.monotonic() - handed >= HANDOVER_S:
-                await asyncio.sleep(0)
-                handed = time.monotonic()
     finally:
         watch.handle.cancel()
         await iterator.aclose()
+
+
+def _says_something(chunk: ChatGenerationChunk) -> bool:
+    message = chunk.message
+    return bool(chunk.text or getattr(message, "tool_call_chunks", None) or message.additional_kwargs)
+
+
+async def handing_over(source: AsyncIterator[ChatGenerationChunk]) -> AsyncIterator[ChatGenerationChunk]:
+    """``source``'s chunks, letting the event loop run between them often enough for streaming.
+
+    A fast local server's answer arrives in one socket read and parsing it never waits, so a
+    stream that never hands the loop over holds every token until the whole answer is parsed
+    (first token +60 ms in ``bench.bench_load``; langchain-openai's per-chunk ``wait_for`` handed
+    over as a side effect). Here the loop is handed over (``asyncio.sleep(0)``) after every chunk
+    until the first that says something (text, reasoning, a tool call: it goes out at once), then
+    whenever :data:`HANDOVER_S` has passed since the last time: a lone chunk after a wait for the
+    network goes out at once, and the chunks of a burst go out every couple of milliseconds,
+    together (the run's queue joins their tokens into one frame, issue 18).
+    """
+    handed, spoke = 0.0, False
+    async for chunk in source:
+        yield chunk
+        if not spoke:
+            spoke = _says_something(chunk)
+        elif time.monotonic() - handed < HANDOVER_S:
+            continue
+        await asyncio.sleep(0)
+        handed = time.monotonic()
 
 
 class CompatChatOpenAI(ChatOpenAI):
@@ -389,12 +402,24 @@ class CompatChatOpenAI(ChatOpenAI):
     ) -> AsyncIterator[ChatGenerationChunk]:
         if self.compat == "strict":
             source = super()._astream(messages, stop, run_manager, **kwargs)
-            async for chunk in chunks_within(source, self._chunk_timeout_s, self.model_name):
+            async for chunk in handing_over(chunks_within(source, self._chunk_timeout_s, self.model_name)):
                 yield chunk
             return
         names = ToolNameDeduper()
         source = super()._astream(messages, stop, None, **kwargs)
-        async for chunk in chunks_within(source, self._chunk_timeout_s, self.model_name):
+        async for chunk in handing_over(
+            self._fixed(chunks_within(source, self._chunk_timeout_s, self.model_name), run_manager, names)
+        ):
+            yield chunk
+
+    async def _fixed(
+        self,
+        source: AsyncIterator[ChatGenerationChunk],
+        run_manager: AsyncCallbackManagerForLLMRun | None,
+        names: ToolNameDeduper,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        # Fixed before the callbacks see them: LangGraph's "messages" stream is fed by on_llm_new_token.
+        async for chunk in source:
             chunk = names.fix(chunk)
             if run_manager:
                 await run_manager.on_llm_new_token(
