@@ -188,6 +188,9 @@ def reasoning_of(delta: Any) -> str:
 HANDOVER_S = 0.002
 """Longest a model stream parses a burst of chunks before it lets their tokens go out (seconds)."""
 
+FIRST_WORDS_CHUNKS = 16
+"""Chunks after the first that says something that still hand the loop over one by one."""
+
 
 class _StallWatch:
     """One timer per stream that cancels the waiting task once a single wait lasts ``timeout_s``.
@@ -287,16 +290,20 @@ async def handing_over(source: AsyncIterator[ChatGenerationChunk]) -> AsyncItera
     stream that never hands the loop over holds every token until the whole answer is parsed
     (first token +60 ms in ``bench.bench_load``; langchain-openai's per-chunk ``wait_for`` handed
     over as a side effect). Here the loop is handed over (``asyncio.sleep(0)``) after every chunk
-    until the first that says something (text, reasoning, a tool call: it goes out at once), then
-    whenever :data:`HANDOVER_S` has passed since the last time: a lone chunk after a wait for the
-    network goes out at once, and the chunks of a burst go out every couple of milliseconds,
-    together (the run's queue joins their tokens into one frame, issue 18).
+    until :data:`FIRST_WORDS_CHUNKS` chunks after the first that says something (text, reasoning,
+    a tool call) — the first words pass several tasks on their way out (the graph's stream, the
+    run's queue, its log, the transport), one per pass of the loop — and then whenever
+    :data:`HANDOVER_S` has passed since the last time: a lone chunk after a wait for the network
+    goes out at once, and the rest of a burst every couple of milliseconds, together (the run's
+    queue joins their tokens into one frame, issue 18).
     """
-    handed, spoke = 0.0, False
+    handed, early = 0.0, FIRST_WORDS_CHUNKS
     async for chunk in source:
         yield chunk
-        if not spoke:
-            spoke = _says_something(chunk)
+        if early == FIRST_WORDS_CHUNKS and not _says_something(chunk):
+            pass  # nothing said yet: every chunk hands over
+        elif early > 0:
+            early -= 1
         elif time.monotonic() - handed < HANDOVER_S:
             continue
         await asyncio.sleep(0)
