@@ -416,3 +416,18 @@ def test_a_named_mcp_tool_is_called_with_the_json_after_its_name() -> None:
     assert named_tool_call("use site__read_airflow", offered) == ("site__read_airflow", {})
     assert named_tool_call("use web__read_airflow", offered) is None, "only offered tools"
     assert named_tool_call("use site__read_airflow {broken", offered) == ("site__read_airflow", {})
+
+
+def test_the_network_demo_reads_total_airflow_and_says_a_refusal_whole() -> None:
+    """Tester: "total airflow" (the refusal's own words) was not understood; the refusal was cut."""
+    from tests.scripted_llm.network_demo import network_call, summarise_network
+
+    for text in (
+        "solve /workspace/uploads/a.csv, total airflow 151.295",
+        "求解 /workspace/uploads/a.csv 总风量 151.295",
+    ):
+        assert network_call(text) == {"path": "/workspace/uploads/a.csv", "total_flow": 151.295}
+    refusal = (
+        "Tool 'solve_ventilation_network' failed: [no_driver] " + "Nothing drives the air. " * 20 + "(end)"
+    )
+    assert summarise_network(refusal, "en") == f"The solver did not run: {refusal}"

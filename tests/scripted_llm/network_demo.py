@@ -2,7 +2,7 @@
 
 A message that asks to solve and carries an uploaded ``.csv`` or ``.xlsx`` (the pipeline lists it as
 ``Attached files (read them with read_file): /workspace/uploads/<name>``) calls
-``solve_ventilation_network`` on it; a number after "total flow" / "总风量" is passed as
+``solve_ventilation_network`` on it; a number after "total flow", "total airflow" or "总风量" is passed as
 ``total_flow`` (m³/s). The tool's result is summarised with its own figures and its first figure.
 """
 
@@ -15,7 +15,9 @@ from typing import Any
 
 _SOLVE = re.compile(r"\bsolve\b|解算|求解", re.IGNORECASE)
 _UPLOAD = re.compile(r"/workspace/uploads/[^\s,;]+\.(?:csv|xlsx)", re.IGNORECASE)
-_TOTAL_FLOW = re.compile(r"(?:total[ _]flow|总风量)\D{0,5}(\d+(?:\.\d+)?)", re.IGNORECASE)
+_TOTAL_FLOW = re.compile(
+    r"(?:total[ _]air[ _]?flow|total[ _]flow|总风量)\D{0,5}(\d+(?:\.\d+)?)", re.IGNORECASE
+)
 
 
 def network_call(text: str) -> dict[str, Any] | None:
@@ -34,9 +36,7 @@ def summarise_network(content: str, lang: str) -> str | None:
     try:
         data = json.loads(content).get("data")
     except (ValueError, AttributeError):  # the tool refused (no driver, a bad file): say why
-        return (
-            f"解算未完成：{content[:300]}" if lang == "zh-CN" else f"The solver did not run: {content[:300]}"
-        )
+        return f"解算未完成：{content}" if lang == "zh-CN" else f"The solver did not run: {content}"
     if not isinstance(data, Mapping):
         return None
     largest = (data.get("largest_flows") or [{}])[0]
