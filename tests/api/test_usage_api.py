@@ -223,3 +223,23 @@ def test_chat_with_unpriced_model_is_503_before_the_model_is_called(
         billing_store.upsert_price(
             engine, saved.model, saved.input_micros_per_mtok, saved.output_micros_per_mtok, saved.currency
         )
+
+
+def test_put_quota_takes_the_caller_from_the_body_and_refuses_unknown_fields(client: httpx.Client) -> None:
+    """Tester: ``{"user_name": …}`` in the body was ignored and ``default``'s quota changed instead."""
+    user = _user()
+
+    named = client.put("/api/usage/quota", json={"user_name": user, "daily_token_limit": 1_000})
+    assert named.status_code == 200 and named.json()["user_name"] == user
+    assert billing_store.get_quota(_engine(), user) is not None
+    assert billing_store.get_quota(_engine(), "default") is None
+
+    twice = client.put(
+        "/api/usage/quota", params={"user_name": _user()}, json={"user_name": user, "daily_token_limit": 5}
+    )
+    unknown = client.put(
+        "/api/usage/quota", params={"user_name": user}, json={"daily_token_limit": 5, "bogus": 1}
+    )
+    assert twice.status_code == 422 and twice.json()["code"] == "bad_request"
+    assert unknown.status_code == 422 and unknown.json()["unknown_fields"] == ["bogus"]
+    assert billing_store.get_quota(_engine(), user).daily_token_limit == 1_000, "nothing changed"

@@ -14,7 +14,16 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
-from ventapp.api.deps import MAX_WHOLE, CallerDep, CurrentUser, Operator, RuntimeDep, user_identity
+from ventapp.api.deps import (
+    MAX_WHOLE,
+    CallerDep,
+    CurrentUser,
+    Operator,
+    RuntimeDep,
+    caller_name,
+    resolve_caller,
+    user_identity,
+)
 from ventapp.api.errors import error_response
 from ventapp.api.openapi import errors
 from ventapp.auth import roles
@@ -114,18 +123,67 @@ async def usage_of_run(run_id: str, runtime: RuntimeDep, user_name: CurrentUser)
     return {"run_id": run_id, "items": items}
 
 
-@router.put("/api/usage/quota", responses=errors(state_changing=True))
+QUOTA_FIELDS = frozenset({"daily_token_limit", "for_user", "user_name"})
+"""What the quota body may carry; anything else is refused rather than ignored."""
+
+QUOTA_BODY = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "required": ["daily_token_limit"],
+                "additionalProperties": False,
+                "properties": {
+                    "daily_token_limit": {
+                        "type": "integer",
+                        "minimum": 0,
+                        "maximum": guard.MAX_DAILY_TOKEN_LIMIT,
+                        "description": "Tokens per day (Asia/Shanghai); 0: unlimited",
+                    },
+                    "for_user": {
+                        "type": "string",
+                        "description": "Whose quota (operators); default: the caller's",
+                    },
+                    "user_name": {
+                        "type": "string",
+                        "description": "The caller (AUTH_MODE=none), as in the query string",
+                    },
+                },
+            }
+        }
+    },
+}
+
+
+@router.put(
+    "/api/usage/quota", responses=errors(state_changing=True), openapi_extra={"requestBody": QUOTA_BODY}
+)
 async def put_quota(request: Request, runtime: RuntimeDep, caller: CallerDep) -> Any:
     """Set a daily token limit (``{"daily_token_limit": N[, "for_user": name]}``, 0 = unlimited).
 
     A user may lower their own quota only; raising it, or setting another user's (``for_user``),
-    is for operators (403 ``operator_only``). 422 on bad input. Returns the new quota:
-    ``{user_name, daily_token_limit, quota_source, used_tokens, remaining_tokens}``.
+    is for operators (403 ``operator_only``). The caller may be named in the body's ``user_name``
+    as on ``/api/chat/resume`` (422 if the query string names someone else). 422 on bad input,
+    unknown fields included (they were ignored, so a quota meant for one user changed another's).
+    Returns the new quota: ``{user_name, daily_token_limit, quota_source, used_tokens,
+    remaining_tokens}``.
     """
     try:
         body = json.loads(await request.body() or b"null")
     except ValueError:
         return error_response(422, "bad_request", QUOTA_PROBLEM)
+    if isinstance(body, dict) and (unknown := sorted(set(body) - QUOTA_FIELDS)):
+        return error_response(422, "bad_request", QUOTA_PROBLEM, details={"unknown_fields": unknown})
+    stated = body.get("user_name") if isinstance(body, dict) else None
+    if stated is not None:
+        queried = request.query_params.get("user_name")
+        if not isinstance(stated, str) or (queried is not None and queried != stated):
+            return error_response(
+                422, "bad_request", "Name the caller once: user_name in the query string or in the body."
+            )
+        if queried is None:
+            caller = await resolve_caller(request, caller_name(request, stated))
     value = body.get("daily_token_limit") if isinstance(body, dict) else None
     if type(value) is not int or not 0 <= value <= guard.MAX_DAILY_TOKEN_LIMIT:
         return error_response(422, "bad_request", QUOTA_PROBLEM)
