@@ -330,3 +330,10 @@ def test_approval_reason_is_worded_by_its_code_in_the_ui_language() -> None:
     # Only the code decides: an English sentence that merely ends like ours is a reason of its own.
     requests[2]["reason"] = "This one needs your approval before it runs."
     assert interrupt_view(event, "en").calls[2].reason == "This one needs your approval before it runs."
+
+
+def test_bad_json_is_said_in_the_page_language_only() -> None:
+    """Tester: the Chinese sentence carried Python's English reason ("Expecting value")."""
+    _, zh = parse_args('{"expression": }')
+    assert zh == "参数不是有效的 JSON（第 1 行，第 16 列）。"
+    assert parse_args('{"expression": }', "en")[1] == "The arguments are not valid JSON (line 1, column 16)."

@@ -221,7 +221,7 @@ MESSAGES: dict[str, str] = {
     "approval.mix_approve": "{count} approve",
     "approval.mix_edit": "{count} edit",
     "approval.mix_reject": "{count} reject",
-    "approval.bad_json": "The arguments are not valid JSON: {reason} (line {line}, column {column}).",
+    "approval.bad_json": "The arguments are not valid JSON (line {line}, column {column}).",
     "approval.not_object": 'The arguments must be a JSON object, e.g. {{"expression": "1+1"}}.',
     "approval.fix_marked": "Fix the marked arguments, then send again.",
     "ask.title_one": "The agent has a question",

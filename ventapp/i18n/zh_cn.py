@@ -220,7 +220,7 @@ MESSAGES: dict[str, str] = {
     "approval.mix_approve": "{count} 项批准",
     "approval.mix_edit": "{count} 项修改",
     "approval.mix_reject": "{count} 项拒绝",
-    "approval.bad_json": "参数不是有效的 JSON：{reason}（第 {line} 行，第 {column} 列）。",
+    "approval.bad_json": "参数不是有效的 JSON（第 {line} 行，第 {column} 列）。",
     "approval.not_object": '参数必须是 JSON 对象，例如 {{"expression": "1+1"}}。',
     "approval.fix_marked": "请修正标出的参数后再提交。",
     "ask.title_one": "智能体有一个问题",

@@ -180,7 +180,7 @@ def parse_args(text: str, lang: str = DEFAULT_LANG) -> tuple[dict[str, Any] | No
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        return None, t("approval.bad_json", lang, reason=exc.msg, line=exc.lineno, column=exc.colno)
+        return None, t("approval.bad_json", lang, line=exc.lineno, column=exc.colno)
     if not isinstance(value, dict):
         return None, t("approval.not_object", lang)
     return value, ""
