@@ -96,3 +96,35 @@ def test_without_a_run_the_workspace_is_unavailable() -> None:
     workspace_files.set_workspace_resolver(None)
     with pytest.raises(ValueError, match="not available"):
         solve_ventilation_network("/workspace/uploads/x.csv")
+
+
+@pytest.mark.parametrize(
+    ("ui_lang", "sentence"),
+    [("zh-CN", "没有东西驱动风流"), (None, "没有东西驱动风流"), ("en", "Nothing drives the air: no fan")],
+)
+def test_a_refusal_speaks_the_turns_language_and_keeps_the_detail(
+    workspace: Path, ui_lang: str | None, sentence: str
+) -> None:
+    """Tester: a Chinese engineer's most common first mistake (no total flow) was answered in English."""
+    from ventapp.tools import run_language
+
+    run_language.set_language_resolver(lambda: ui_lang)
+    path = _upload(workspace, DATA_DIR / "A_hongshagang_1" / "topology.csv")
+    try:
+        with pytest.raises(ValueError) as refused:
+            solve_ventilation_network(path)
+    finally:
+        run_language.set_language_resolver(None)
+    text = str(refused.value)
+    assert text.startswith("[no_driver] ") and sentence in text
+    assert "(Nothing drives the air: the network has no fan" in text, "the domain's detail stays"
+
+
+def test_every_refusal_code_has_a_sentence_in_both_languages() -> None:
+    from typing import get_args
+
+    from ventapp.domain.network.model import ErrorCode
+    from ventapp.i18n import en, zh_cn
+
+    keys = {f"solver.refused.{code}" for code in get_args(ErrorCode)}
+    assert keys <= set(zh_cn.MESSAGES) and keys <= set(en.MESSAGES)

@@ -9,6 +9,7 @@ from pathlib import Path
 from ventapp.domain.demand import check_velocity
 from ventapp.domain.network import Network, NetworkError, NetworkSolution, read_topology, solve_network
 from ventapp.domain.regulations import VELOCITY_LIMITS
+from ventapp.i18n import t
 from ventapp.tools import workspace_files
 from ventapp.tools.registry import register, source, sourced
 from ventapp.tools.run_language import run_language
@@ -82,6 +83,15 @@ def _velocity_findings(network: Network, solution: NetworkSolution) -> tuple[lis
     return low, fast
 
 
+def refusal(exc: NetworkError, lang: str) -> str:
+    """Why the solver refused, for the person and the model: ``[code] sentence (detail)``.
+
+    The sentence is the catalogue's, in the turn's UI language; the detail (which row, which
+    airway) is the domain's, in English.
+    """
+    return f"[{exc.code}] {t(f'solver.refused.{exc.code}', lang)} ({exc})"
+
+
 @register(
     group="通风网络",
     label="通风网络解算",
@@ -115,7 +125,7 @@ def solve_ventilation_network(path: str, total_flow: float | None = None) -> dic
         network = read_topology(real)
         solution = solve_network(network, total_flow)
     except NetworkError as exc:
-        raise ValueError(f"[{exc.code}] {exc}") from None
+        raise ValueError(refusal(exc, run_language())) from None
     folder = workspace_files.results_dir()
     stem = _stem(real)
     airways_csv, nodes_csv = _write_csvs(network, solution, folder, stem)
