@@ -176,3 +176,27 @@ async def test_a_refused_regenerate_shows_the_transcript_again(
     state = await client.state()
     assert [m.id for m in state.messages] == [m.id for m in TURNS]
     assert state.refused_note == QUOTA_NOTE and state.editing_id == ""
+
+
+async def test_a_card_answered_or_dropped_elsewhere_gives_way_to_the_servers_session(
+    client: Client,  # noqa: F811
+    pipeline: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,  # noqa: F811
+    stored: None,
+) -> None:
+    """Tester: after another tab edited an earlier message, this tab's stale card stayed answerable,
+    showing "approved by you" and "waiting for you" side by side over the old transcript."""
+    from tests.state.test_chat_resume import APPROVAL
+
+    pipeline.events = [ev.Token(content="Hi"), APPROVAL]
+    await client.fire("open_session", session_id=SESSION)
+    await client.fire("send", form_data={"message": "please calculate (12+8)*3"})
+    assert (await client.state()).interrupt.kind == "tool_approval"
+    resume.reject = ChatRejected(409, "no_interrupt", "Nothing is waiting for an answer in this session.")
+
+    await client.fire("submit_approval", form_data={})
+
+    state = await client.state()
+    assert state.interrupt.kind == "" and not state.is_streaming, "the server has no card: none is shown"
+    assert [m.id for m in state.messages] == [m.id for m in TURNS], "the transcript as the server has it"
+    assert state.refused_note == "Nothing is waiting for an answer in this conversation any more."

@@ -452,7 +452,11 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
             yield await self._drop_login()
             return
         lang = paused.lang
-        run, problem = await turns.admit_resume(request, lang)
+        try:
+            run, problem = await turns.admit_resume(request, lang)
+        except turns.CardGone as gone:  # what this tab shows is out of date: show the server's
+            yield ChatState.card_gone(str(gone))
+            return
         if run is None:  # refused (already answered, out of date, invalid): say so on the card
             async with self:
                 self.interrupt = dataclasses.replace(self.interrupt, submitting=False, error=problem)

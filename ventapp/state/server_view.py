@@ -110,6 +110,23 @@ class ServerView(rx.State, mixin=True):
         return events
 
     @rx.event
+    async def card_gone(self, sentence: str) -> Any:
+        """An answer to this tab's card was refused because its pause is gone: show the server's session.
+
+        Another tab or client answered it, or a newer message dropped it (an edit forked the
+        session). The stored transcript comes back with the server's card if one waits (saying
+        why on it), else with a line under the transcript.
+        """
+        self.interrupt = dataclasses.replace(self.interrupt, submitting=False)  # type: ignore[attr-defined]
+        self.is_streaming = False  # type: ignore[attr-defined]
+        events = await self._reread()
+        if self.interrupt.kind:  # type: ignore[attr-defined]
+            self.interrupt = dataclasses.replace(self.interrupt, error=sentence)  # type: ignore[attr-defined]
+        else:
+            self.refused_note = sentence  # type: ignore[attr-defined]
+        return events
+
+    @rx.event
     async def keep_transcript(self, code: str, message: str, fork: int, text: str, keep: list[str]) -> Any:
         """An edit or regenerate was refused: the turns this tab cut off come back, saying why.
 

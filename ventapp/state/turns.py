@@ -303,16 +303,25 @@ async def answering_elsewhere(rejection: ChatRejected | None, session_id: str | 
     return await live_run(session_id, user_name) is not None
 
 
+class CardGone(Exception):
+    """The card's pause is no longer the session's (answered elsewhere, or dropped by a newer message)."""
+
+
 class EndedMeanwhile(Exception):
     """The run ended while the tab read the transcript: read it again."""
+
+
+PAUSE_GONE = frozenset({"no_interrupt", "stale_interrupt"})
+"""Refusals saying the card's pause is no longer the session's: the tab must read the session again."""
 
 
 async def admit_resume(request: ResumeRequest, lang: str = DEFAULT_LANG) -> tuple[ChatRun | None, str]:
     """Admit the answer to a card: ``(run, "")``, or ``(None, sentence to show on the card)``.
 
     The sentence words :class:`ChatRejected`'s code in ``lang``: 409 when the pause was
-    already answered or is out of date, 422 when the answer does not fit it (its own
-    sentence), 429 when busy.
+    already answered or is out of date (the sentence then starts the tab's re-read, see
+    :data:`PAUSE_GONE` and :meth:`~ventapp.state.server_view.ServerView.card_gone`), 422 when
+    the answer does not fit it (its own sentence), 429 when busy.
     """
     runtime = current_runtime()
     if runtime is None:
@@ -321,6 +330,8 @@ async def admit_resume(request: ResumeRequest, lang: str = DEFAULT_LANG) -> tupl
         return await start_resume(runtime, request), ""
     except ChatRejected as exc:
         plain, detail = worded_error(exc.code, exc.message, lang)
+        if exc.code in PAUSE_GONE:
+            raise CardGone(plain) from None
         return None, f"{plain} ({detail})" if exc.code == "bad_request" and detail else plain
     except Exception:
         logger.exception("resuming session %s failed", request.session_id)
