@@ -233,10 +233,14 @@ def test_reload_brings_the_card_back_and_it_answers_once(
     _expect_one_finished_answer(page)
     expect(page.locator(".interrupt-error")).to_have_count(0)
 
-    other.click("#approve-all")  # its card is out of date now: the server refuses, the card says so
-    expect(other.locator(".interrupt-error")).to_contain_text(
+    # Its card is out of date now: the server refuses, and the tab shows the session as the server
+    # has it (answered, no card), with a line saying why (tester: a live card stayed over it).
+    other.click("#approve-all")
+    expect(other.locator(".resend-refused")).to_contain_text(
         re.compile("already answered|Nothing is waiting")
     )
+    expect(other.locator(".interrupt-card")).to_have_count(0)
+    _expect_one_finished_answer(other)
     page.reload()
     _expect_one_finished_answer(page)
     other.context.close()
