@@ -78,5 +78,6 @@ def test_rename_user_moves_a_refused_name_and_refuses_a_bad_or_taken_target(tmp_
 
     assert renamed.returncode == 0, renamed.stderr
     assert renamed.stdout.splitlines() == ["chat_sessions\t1", "'ops/admin' is now 'ops-admin'"]
-    assert _run(tmp_path, "refused-names").stdout == ""
+    clean = _run(tmp_path, "refused-names")
+    assert clean.stdout == "" and "Every stored user name passes the rule." in clean.stderr
     assert _run(tmp_path, "rename-user", "ops/admin", "ops-admin-2").returncode == 2, "nothing left to move"

@@ -89,8 +89,11 @@ def main(argv: list[str] | None = None) -> int:
             files = "; its workspace folder moved" if done.files_moved else ""
             print(f"{done.old!r} is now {done.new!r}{files}")
         elif args.command == "refused-names":
-            for name, why in refused_names(engine):
+            refused = refused_names(engine)
+            for name, why in refused:
                 print(f"{name!r}\t{why}")
+            if not refused:  # said on stderr: stdout stays the (empty) list for scripts
+                print("Every stored user name passes the rule.", file=sys.stderr)
         else:
             for account in auth_store.list_accounts(engine):
                 kind = "password" if account.password_hash else "no password"
