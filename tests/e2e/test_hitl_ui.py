@@ -70,11 +70,8 @@ def _paused_card(page: Page) -> None:
 def test_sending_while_a_card_waits_asks_first_then_drops_the_call_quietly(
     browser: Browser, app: ReflexApp
 ) -> None:
-    page = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 900}).new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    page.goto(app.url)
-    page.locator("#user-name").fill("hitl-drop")
-    page.click("#user-name-save")
+    # open_chat waits for the page's load event: a message sent before it can be lost (a CI flake).
+    page = open_chat(browser, app.url, "hitl-drop", TIMEOUT_MS, locale="zh-CN")
     _send(page, "请计算 (12+8)*3")
     expect(page.locator(".interrupt-card")).to_have_attribute("data-kind", "tool_approval")
     expect(page.locator(".approval-reason")).to_have_text("计算器需要你批准后才会运行。")

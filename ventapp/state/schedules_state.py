@@ -212,12 +212,12 @@ class SchedulesState(rx.State):
         return tn("schedules.waiting_banner", self.waiting_count, self.lang)
 
     async def _reload(self, service: ScheduleService) -> None:
+        if self.runs_for:  # first: the "last run" read after it is never older than the runs table
+            await self._load_runs(service, self.runs_for)
         schedules = await service.list_for(self.user_name)
         last = await service.last_runs(schedules)
         self.schedules = [schedule_view(s, last.get(s.id), service, self.lang) for s in schedules]
         self.waiting_count = len(await service.waiting(self.user_name))
-        if self.runs_for:
-            await self._load_runs(service, self.runs_for)
 
     async def _load_runs(self, service: ScheduleService, schedule_id: str) -> None:
         try:
