@@ -103,11 +103,16 @@ class ServerView(rx.State, mixin=True):
             message: The refusal's own sentence (kept behind the worded one).
         """
         events = await self._reread()
-        if self.interrupt.kind:  # type: ignore[attr-defined]
-            reason = worded_error(code, message, self.lang)[0]  # type: ignore[attr-defined]
-            error = t("live.drop_refused", self.lang, reason=reason)  # type: ignore[attr-defined]
-            self.interrupt = dataclasses.replace(self.interrupt, error=error)  # type: ignore[attr-defined]
+        reason = worded_error(code, message, self.lang)[0]  # type: ignore[attr-defined]
+        self._say_why(t("live.drop_refused", self.lang, reason=reason), "")  # type: ignore[attr-defined]
         return events
+
+    def _say_why(self, on_card: str, under_transcript: str) -> None:
+        """After a re-read: the reason on the server's card if one waits, else under the transcript ("": none)."""
+        if self.interrupt.kind:  # type: ignore[attr-defined]
+            self.interrupt = dataclasses.replace(self.interrupt, error=on_card)  # type: ignore[attr-defined]
+        elif under_transcript:
+            self.refused_note = under_transcript  # type: ignore[attr-defined]
 
     @rx.event
     async def card_gone(self, sentence: str) -> Any:
@@ -120,10 +125,7 @@ class ServerView(rx.State, mixin=True):
         self.interrupt = dataclasses.replace(self.interrupt, submitting=False)  # type: ignore[attr-defined]
         self.is_streaming = False  # type: ignore[attr-defined]
         events = await self._reread()
-        if self.interrupt.kind:  # type: ignore[attr-defined]
-            self.interrupt = dataclasses.replace(self.interrupt, error=sentence)  # type: ignore[attr-defined]
-        else:
-            self.refused_note = sentence  # type: ignore[attr-defined]
+        self._say_why(sentence, sentence)
         return events
 
     @rx.event
@@ -142,11 +144,11 @@ class ServerView(rx.State, mixin=True):
         """
         events = await self._reread()
         reason = worded_error(code, message, self.lang)[0]  # type: ignore[attr-defined]
-        if self.interrupt.kind:  # type: ignore[attr-defined]  # the card says it (ServerView.keep_card)
-            error = t("live.drop_refused", self.lang, reason=reason)  # type: ignore[attr-defined]
-            self.interrupt = dataclasses.replace(self.interrupt, error=error)  # type: ignore[attr-defined]
-        elif not self.live_elsewhere:  # type: ignore[attr-defined]  # that notice says it already
-            self.refused_note = t(RESEND_REFUSED, self.lang, reason=reason)  # type: ignore[attr-defined]
+        self._say_why(
+            t("live.drop_refused", self.lang, reason=reason),  # type: ignore[attr-defined]
+            # The "answering elsewhere" notice says it already when it shows.
+            "" if self.live_elsewhere else t(RESEND_REFUSED, self.lang, reason=reason),  # type: ignore[attr-defined]
+        )
         sent = sent_turns(self.messages)  # type: ignore[attr-defined]
         turn = sent[fork] if 0 <= fork < len(sent) else None
         if turn is not None and turn.content != text:  # an edit (a regenerate resends the turn as it is)
