@@ -443,3 +443,33 @@ async def test_a_sidebar_action_that_finds_the_login_gone_keeps_the_draft(
     kept = [s for s in _scripts(alice_tab) if ui_identity.DRAFT_KEY in s and "setItem" in s]
     assert kept and '"alice"' in kept[0], _scripts(alice_tab)
     assert (await alice_tab.state()).user_name == ""
+
+
+# --- New chat and a history click after the login ended elsewhere (tester's F12) -----------------
+
+
+async def test_new_chat_after_the_login_ended_goes_to_login_saying_why(alice_tab: _Tab) -> None:
+    """Tester: "New chat" after a logout in another tab did nothing visible."""
+    other = _Tab(alice_tab.processor, alice_tab.browser)
+    await other.connect(alice_tab.cookie)
+    await other.fire_on(AuthState, "logout")
+    alice_tab.page = f"/?session={SESSION}"
+    alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
+
+    await alice_tab.fire("new_chat")
+
+    assert _login_redirects(alice_tab) == ["/login?next=/&reason=ended"], "back to a new chat after login"
+    assert (await alice_tab.state()).user_name == ""
+
+
+async def test_a_history_click_after_the_login_ended_returns_to_the_clicked_conversation(
+    alice_tab: _Tab, engine: sa.Engine
+) -> None:
+    """Tester: the login after a sidebar click landed on the page the click was made on."""
+    service.create_account(engine, "alice", "another good passphrase")  # her sessions end
+    alice_tab.page = "/"
+    alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
+
+    await alice_tab.fire("open_session", session_id="clicked-one")
+
+    assert _login_redirects(alice_tab) == ["/login?next=/%3Fsession%3Dclicked-one&reason=ended"]

@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 from typing import Any
+from urllib.parse import quote
 
 import reflex as rx
 
@@ -100,6 +101,11 @@ def last_context(messages: list[ChatMessageView]) -> tuple[int, int]:
         if message.context_limit:
             return message.context_tokens, message.context_limit
     return 0, 0
+
+
+def session_url(session_id: str) -> str:
+    """The chat page's address of a session (``/?session=<id>``; ``"/"`` for a new chat)."""
+    return f"/?session={quote(session_id)}" if session_id else "/"
 
 
 def session_url_script(session_id: str) -> Any:

@@ -49,6 +49,7 @@ from ventapp.state.chat_data import (
     last_context,
     load_session,
     load_sessions,
+    session_url,
     session_url_script,
 )
 from ventapp.state.drop_confirm import DropConfirm
@@ -76,7 +77,7 @@ from ventapp.state.turns import (
     apply_live,
     current_live,
 )
-from ventapp.state.ui_identity import came_from, login_gone, to_login, user_name_var
+from ventapp.state.ui_identity import login_gone, to_login, user_name_var
 from ventapp.state.views import (
     ChatMessageView,
     CitationView,
@@ -482,6 +483,9 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
         """Start an empty conversation (the next message opens a new session)."""
         if self.is_streaming:
             return None
+        if await login_gone(self, user := self.user_name):
+            self.reset()
+            return to_login("/", user)
         await self._leave_drafts()
         self._show_session("", None)
         return [session_url_script(""), ModelState.follow_session("", self.user_name)]
@@ -492,6 +496,6 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
         if self.is_streaming:
             return None
         if await login_gone(self, user := self.user_name):
-            self.reset()
-            return to_login(came_from(self), user)
+            self.reset()  # back after the login to the conversation clicked, not the page it was clicked on
+            return to_login(session_url(session_id), user)
         return await self._open(session_id)
