@@ -154,3 +154,27 @@ def test_session_waits_on_a_paused_run_with_or_without_an_answer(engine: sa.Engi
     _paused_turn(engine, session, "run-2", None)  # paused before a word was written
     assert chat_store.session_waits(engine, session) is True
     assert chat_store.session_waits(engine, "00000000-0000-0000-0000-000000000010") is False
+
+
+def test_session_mark_changes_with_every_turn_written_and_every_run_finalised(engine: sa.Engine) -> None:
+    """A tab compares it before sending: a turn finished elsewhere must change it (tester's F3)."""
+    session = "00000000-0000-0000-0000-000000000011"
+    empty = chat_store.session_mark(engine, session)
+    _paused_turn(engine, session, "run-1", "Let me calculate that.")
+    paused = chat_store.session_mark(engine, session)
+    assert paused != empty
+    assert chat_store.session_mark(engine, session) == paused, "nothing written: the same mark"
+
+    chat_store.reopen_waiting_run(engine, session)  # answered: the same answer row goes on
+    turn_writes.finalise_run(
+        engine,
+        "run-1",
+        "success",
+        answer={"session_id": session, "content": " 3.", "tool_calls": [], "citations": [], "usage": {}}
+        | {"status": "complete"},
+    )
+    resumed = chat_store.session_mark(engine, session)
+    assert resumed != paused, "a resumed answer is updated in place; its run's end moves the mark"
+
+    chat_store.add_message(engine, session, "user", "another turn")
+    assert chat_store.session_mark(engine, session) not in {empty, paused, resumed}

@@ -211,6 +211,11 @@ def pipeline(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     monkeypatch.setattr(turns, "current_runtime", lambda: fake.runtime)
     monkeypatch.setattr(turns, "start_chat", start_chat)
 
+    async def session_mark(session_id: str) -> str:
+        return ""  # nothing stored changes behind the tab's back
+
+    monkeypatch.setattr(turns, "session_mark", session_mark)
+
     async def load_session(session_id: str, user_name: str, lang: str = "zh-CN") -> None:
         return None  # nothing stored: a settled answer stays as it was shown live
 

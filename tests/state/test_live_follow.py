@@ -181,17 +181,21 @@ async def test_sending_from_a_stale_tab_says_the_session_answers_elsewhere_and_o
     await b.fire("open_session", session_id=session_id)  # B shows the session, idle
     sending, _ = await send_and_wait_mid_answer(a)
 
-    await b.fire("send", form_data={"message": "me too"})
+    refused = asyncio.create_task(b.fire("send", form_data={"message": "me too"}))  # waits for A's end
 
+    async def b_refused() -> bool:
+        return (await b.state()).live_elsewhere
+
+    await until(b_refused)
     state = await b.state()
-    assert state.live_elsewhere and not state.is_streaming
+    assert not state.is_streaming and not state.elsewhere_ended
     assert [m.content for m in state.messages if m.role == "user"] == ["hello"], "not sent, not shown as sent"
     assert not any(m.status == "error" for m in state.messages)
 
     await b.fire("follow_elsewhere")
-    await sending
+    await asyncio.gather(sending, refused)
     state = await b.state()
-    assert not state.live_elsewhere
+    assert not state.live_elsewhere, "followed: the notice went, and the end of that answer leaves it gone"
     assert transcript(state) == transcript(await a.state())
 
 

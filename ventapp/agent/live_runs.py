@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator
 
 from ventapp.agent.chat_run import ChatRun
 from ventapp.agent.events import ContractEvent
-from ventapp.agent.run_log import LoggedRun, LogState, RunLog
+from ventapp.agent.run_log import LogGap, LoggedRun, LogState, RunLog
 
 logger = logging.getLogger(__name__)
 
@@ -103,3 +103,23 @@ async def live_state(log: RunLog, session_id: str, user_name: str) -> LogState |
     if state is None or state.run.user_name != user_name:
         return None
     return state
+
+
+async def until_closed(log: RunLog, run_id: str, after: int, pace_s: float = 0.5) -> None:
+    """Return once the run's log is closed (it ended, paused, or its log expired).
+
+    For a reader that only needs the end (a tab whose message the run refused): it wakes at most
+    about every ``pace_s`` however fast the run streams, each wake taking the whole backlog in one
+    batch, so a waiting tab costs the run nothing per token.
+
+    Args:
+        log: The runtime's run log.
+        run_id: The run.
+        after: A ``seq`` the run has reached (frames before it are not read).
+        pace_s: Seconds between two reads of the log, > 0.
+    """
+    try:
+        async for _ in log.batches(run_id, after):
+            await asyncio.sleep(pace_s)
+    except (KeyError, LogGap):  # expired, or trimmed/resumed past ``after``: look again
+        return

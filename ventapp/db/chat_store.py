@@ -177,6 +177,36 @@ def session_waits(engine: Engine, session_id: str) -> bool:
         return bool(connection.execute(_SESSION_WAITS, {"p_session": session_id}).scalar())
 
 
+_IN_SESSION = sa.bindparam("p_session")
+# What a tab remembers of the transcript it shows: every turn written (a message added, a fork's
+# rewrite: count and newest), and every run that ended or ended again (a resumed answer is updated
+# in place, its run finalised anew). One indexed Core select, run once per message a tab sends.
+_SESSION_MARK = sa.select(
+    sa.select(sa.func.count()).where(_MESSAGES.c.session_id == _IN_SESSION).scalar_subquery(),
+    sa.select(sa.func.max(_MESSAGES.c.created_at))
+    .where(_MESSAGES.c.session_id == _IN_SESSION)
+    .scalar_subquery(),
+    sa.select(sa.func.max(_RUNS.c.finished_at)).where(_RUNS.c.session_id == _IN_SESSION).scalar_subquery(),
+)
+
+
+def session_mark(engine: Engine, session_id: str) -> str:
+    """A short string that changes whenever the session's stored transcript may have changed.
+
+    It covers a message written (a turn admitted, an answer saved), messages replaced (an edit or
+    regenerate forks the session) and a run finalised (a resumed answer is updated in place).
+    Equal marks mean a tab showing the transcript read at the first still shows the stored one.
+    Ownership is not checked here.
+
+    Args:
+        engine: The relational store.
+        session_id: Any session id (an unknown one has the mark of an empty session).
+    """
+    with engine.connect() as connection:
+        row = connection.execute(_SESSION_MARK, {"p_session": session_id}).one()
+    return "|".join(str(value) for value in row)
+
+
 def reopen_waiting_run(engine: Engine, session_id: str) -> str | None:
     """Set the session's newest ``waiting_input`` run back to ``running``; its id, or None."""
     with Session(engine) as db:

@@ -16,6 +16,8 @@ MESSAGES: dict[str, str] = {
     "chat.live_elsewhere": "This conversation is answering in another tab or client, so your message "
     "was not sent (it is back in the box). Follow that answer here, then send yours.",
     "chat.follow_live": "Follow the answer",
+    "chat.live_elsewhere_ended": "The answer in the other tab or client has finished (shown above). Your "
+    "message was not sent; it is still in the box: you can send it now.",
     "nav.chat": "Chat",
     "nav.back_to_chat": "Back to chat",
     "nav.usage": "Usage",

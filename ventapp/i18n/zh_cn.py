@@ -16,6 +16,8 @@ MESSAGES: dict[str, str] = {
     "chat.live_elsewhere": "这个对话正在另一个标签页或客户端中回答，所以你的消息没有发出（已放回输入框）。"
     "先在这里跟随那个回答，再发送你的消息。",
     "chat.follow_live": "跟随回答",
+    "chat.live_elsewhere_ended": "另一个标签页或客户端中的回答已经结束（已显示在上方）。你的消息还没有发出，"
+    "仍在输入框里：现在可以发送。",
     "nav.chat": "对话",
     "nav.back_to_chat": "返回对话",
     "nav.usage": "用量",

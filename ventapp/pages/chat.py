@@ -47,20 +47,30 @@ def transcript() -> rx.Component:
 
 
 def live_elsewhere_notice() -> rx.Component:
-    """``.live-elsewhere``: a message was refused because the session answers elsewhere; ``#follow-live`` follows it."""
+    """``.live-elsewhere``: a message was refused because the session answers elsewhere; ``#follow-live``
+    follows it. Once that answer ended (``.live-elsewhere-ended``) it says the message can be sent now."""
     return rx.cond(
         ChatState.live_elsewhere,
         rx.callout.root(
             rx.callout.icon(rx.icon("radio")),
-            rx.callout.text(t("chat.live_elsewhere")),
-            rx.button(
-                t("chat.follow_live"),
-                id="follow-live",
-                size="1",
-                variant="soft",
-                on_click=ChatState.follow_elsewhere,
+            rx.callout.text(
+                rx.cond(ChatState.elsewhere_ended, t("chat.live_elsewhere_ended"), t("chat.live_elsewhere"))
             ),
-            class_name="live-elsewhere",
+            rx.cond(
+                ChatState.elsewhere_ended,
+                rx.fragment(),
+                rx.button(
+                    t("chat.follow_live"),
+                    id="follow-live",
+                    size="1",
+                    variant="soft",
+                    on_click=ChatState.follow_elsewhere,
+                ),
+            ),
+            class_name=rx.cond(
+                ChatState.elsewhere_ended, "live-elsewhere live-elsewhere-ended", "live-elsewhere"
+            ),
+            role="status",
             color_scheme="amber",
             size="1",
             width="100%",

@@ -57,14 +57,6 @@ class ChatControls(rx.State, mixin=True):
             messages[-1].unsent = True
             self.messages = messages  # type: ignore[attr-defined]
 
-    def _answered_elsewhere(self) -> None:
-        """The message was refused: the session answers in another tab or client (inside ``async with``)."""
-        if self.messages and self.messages[-1].role == "user":  # type: ignore[attr-defined]
-            self.messages.pop()  # type: ignore[attr-defined]
-        self._reset_live()  # type: ignore[attr-defined]
-        self.is_streaming = False  # type: ignore[attr-defined]
-        self.live_elsewhere = True  # type: ignore[attr-defined]
-
     async def _drop_login(self, draft: str | None = None) -> Any:
         """(Background task) This tab's login ended on the server: forget it; the event to ``/login``
         (keeping ``draft``, the message it refused, for the user's next login)."""

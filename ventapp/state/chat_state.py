@@ -29,15 +29,12 @@ Every action taken as the user first checks the login is still live on the serve
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import uuid
 from typing import Any
 
 import reflex as rx
 
-from ventapp.agent.interrupts import ResumeAnswer
-from ventapp.agent.resume import ResumeRequest
 from ventapp.config import Settings, get_settings
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state import turns, usage_words
@@ -58,13 +55,13 @@ from ventapp.state.lang_state import ui_lang
 from ventapp.state.live_answer import (
     LiveAnswer,
     announcement,
-    continued,
     failed_answer,
     to_message,
 )
 from ventapp.state.live_text import put_text
 from ventapp.state.model_state import ModelState
 from ventapp.state.name_dialog import NameDialog
+from ventapp.state.other_tabs import OtherTabs
 from ventapp.state.schedules_state import HandoffState
 from ventapp.state.server_view import ServerView, differs_from_stored
 from ventapp.state.turns import (
@@ -98,7 +95,7 @@ def _settings() -> Settings:
     return runtime.settings if runtime is not None else get_settings()
 
 
-class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, rx.State):
+class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, OtherTabs, ServerView, rx.State):
     """State of the chat page (route ``/``)."""
 
     user_name: str = user_name_var()
@@ -122,8 +119,6 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
     """The live answer's id: the browser shows its text buffer only for this id (``live_text``)."""
     _live_text: str = ""
     """The live answer's text as the browser has it; the browser gets only what is new."""
-    live_elsewhere: bool = False
-    """A message was refused because the session answers elsewhere (another tab or client)."""
     live_reasoning: str = ""
     live_status: str = ""
     live_tools: list[ToolCardView] = []
@@ -196,16 +191,20 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
             Events to send: the URL, the paused answer's text, or the follower to start.
         """
         live = await turns.live_run(session_id, self.user_name)  # before the transcript: see follow_plan
+        mark = await turns.session_mark(session_id)  # before it too: see OtherTabs
         loaded = await load_session(session_id, self.user_name, self.lang)
         await self._leave_drafts()
-        self._show_session(session_id, loaded)
-        self.live_elsewhere = False
+        self._show_session(session_id, loaded, mark)
+        self._clear_elsewhere()
         plan = None
         if loaded is not None:
             try:
                 plan = await turns.follow_plan(live, {message.id for message in self.messages})
             except EndedMeanwhile:
-                self._show_session(session_id, await load_session(session_id, self.user_name, self.lang))
+                mark = await turns.session_mark(session_id)
+                self._show_session(
+                    session_id, await load_session(session_id, self.user_name, self.lang), mark
+                )
         route = ModelState.follow_session(self.session_id, self.user_name)
         if plan is None:
             return [session_url_script(self.session_id), route, *await self._restore_interrupt()]
@@ -277,7 +276,7 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
         self._pending_message, self._pending_fork = text, -1 if fork_turn is None else fork_turn
         self._pending_attachments, self.attachments = list(self.attachments), []
         self._new_live()
-        self.live_elsewhere = False
+        self._clear_elsewhere()
         self.live_status = t(THINKING, self.lang)
         self.is_streaming = True
         self._stop_requested = False
@@ -307,13 +306,17 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
             user_name, mode, lang = self.user_name, self.mode, self.lang
             session_id = self.session_id or self.draft_session_id or None
             new_session = not self.session_id and bool(self.draft_session_id)
+            seen = self._seen_mark
             picker = await self.get_state(ModelState)
             model = picker.route if picker.has_choice else None
         if await login_gone(self, user_name):  # logged out or reset elsewhere: nothing runs as them
             yield await self._drop_login(message)
             return
         final = failed_answer(t(UI_FAILURE, lang), "ui_failure", lang)
-        try:
+        try:  # turns finished elsewhere since this tab read the session: shown once this one is admitted
+            behind = (
+                bool(session_id) and not new_session and await turns.session_mark(session_id or "") != seen
+            )
             run, refused, rejection = await turns.admit_turn(
                 message,
                 user_name,
@@ -338,7 +341,8 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
                 if await turns.answering_elsewhere(rejection, session_id, user_name):
                     async with self:
                         self._answered_elsewhere()
-                    if fork < 0:
+                    if fork < 0:  # once that answer ends, the notice says so and it is shown
+                        yield await self._when_elsewhere_ends(session_id or "", user_name)
                         return
                 if fork >= 0:  # the server still has the turns this tab cut off: show them again
                     async with self:
@@ -360,6 +364,8 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
                     stop = self._stop_requested
                 if stop:  # Stop was pressed before the run was admitted
                     run.request_stop()
+                if behind:
+                    await self._catch_up(run.session_id, user_name, lang)
                 # The session's dropped card (if any) no longer waits: the badges follow at once.
                 yield [session_url_script(run.session_id), HandoffState.refresh]
                 follower = Follower(run.run_id, after, LiveAnswer(status=t(THINKING, lang), lang=lang))
@@ -386,10 +392,14 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
         final = follower.final
         async with self:
             lang = self.lang  # the page's now: it may have been switched while the answer streamed
+            session_id = self.session_id
         sessions = await load_sessions(user_name, lang)  # a new title, the order after it
+        mark = await turns.session_mark(session_id)  # with the answer just saved (OtherTabs)
         async with self:
             self._finish(final, sessions, user_name)
             shown_session = self.session_id
+            if shown_session == session_id:
+                self._seen_mark = mark
             reread = dropped or differs_from_stored(final, self.lang)
         # A message in a scheduled run's session may have closed its pending question.
         yield [
@@ -397,13 +407,6 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
             HandoffState.refresh,
             *([ChatState.settle] if reread else []),
         ]
-
-    @rx.event
-    async def follow_elsewhere(self) -> Any:
-        """The notice's "Follow it": read the session again and follow the run it answers."""
-        if self.is_streaming or not self.session_id:
-            return None
-        return await self._open(self.session_id)
 
     @rx.event(background=True)
     async def follow_live(self) -> Any:
@@ -435,40 +438,6 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, ServerView, 
             self.draft_session_id = ""
         if sessions is not None and self.user_name == user_name:
             self.sessions = sessions
-
-    @rx.event(background=True)
-    async def resume_agent(self) -> Any:
-        """Resume the paused run with the card's answer, streaming into the same bubble."""
-        async with self:
-            request = ResumeRequest(
-                session_id=self.session_id,
-                interrupt_token=self.interrupt.token,
-                user_name=self.user_name,
-                answer=ResumeAnswer(**self._resume_answer),
-                lang=self.lang,
-            )
-            self._resume_answer = {}
-            paused = current_live(self)
-        if await login_gone(self, request.user_name):
-            yield await self._drop_login()
-            return
-        lang = paused.lang
-        try:
-            run, problem = await turns.admit_resume(request, lang)
-        except turns.CardGone as gone:  # what this tab shows is out of date: show the server's
-            yield ChatState.card_gone(str(gone))
-            return
-        if run is None:  # refused (already answered, out of date, invalid): say so on the card
-            async with self:
-                self.interrupt = dataclasses.replace(self.interrupt, submitting=False, error=problem)
-                self.is_streaming = False
-            return
-        follower = Follower(run.run_id, await turns.start(run), continued(paused, t(THINKING, lang)))
-        async with self:
-            self.interrupt = InterruptView()  # the card goes; the bubble keeps streaming
-        shown = dataclasses.replace(paused, paused=False)
-        async for events in self._follow_to_end(follower, shown, request.user_name):
-            yield events  # at the end an answered scheduled run no longer waits (HandoffState)
 
     @rx.event
     async def stop(self) -> None:

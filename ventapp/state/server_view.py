@@ -39,8 +39,12 @@ class ServerView(rx.State, mixin=True):
     refused_note: str = ""
     """Why an edit or regenerate was not sent (``.resend-refused``); "" for none, cleared by the next send."""
 
-    def _show_session(self, session_id: str, loaded: tuple[list[ChatMessageView], str] | None) -> None:
+    def _show_session(
+        self, session_id: str, loaded: tuple[list[ChatMessageView], str] | None, mark: str = ""
+    ) -> None:
+        """Show ``loaded`` (None: an empty chat); ``mark``: the session's mark read before it (OtherTabs)."""
         messages, mode = loaded or ([], "full")
+        self._seen_mark = mark if loaded is not None else ""  # type: ignore[attr-defined]  # OtherTabs
         self.messages = messages  # type: ignore[attr-defined]  # on ChatState
         self.session_id = session_id if loaded is not None else ""  # type: ignore[attr-defined]
         self.mode = mode  # type: ignore[attr-defined]
@@ -68,10 +72,11 @@ class ServerView(rx.State, mixin=True):
         """Show the open session's stored transcript and pending card again (not while it streams)."""
         if self.is_streaming or not self.session_id or self.interrupt.submitting:  # type: ignore[attr-defined]
             return []
+        mark = await turns.session_mark(self.session_id)  # type: ignore[attr-defined]  # before: see OtherTabs
         loaded = await load_session(self.session_id, self.user_name, self.lang)  # type: ignore[attr-defined]
         if loaded is None:
             return []
-        self._show_session(self.session_id, loaded)
+        self._show_session(self.session_id, loaded, mark)
         return await self._restore_interrupt()
 
     @rx.event

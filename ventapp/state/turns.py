@@ -30,7 +30,7 @@ from typing import Any
 
 from ventapp.agent import events as ev
 from ventapp.agent.chat_run import ChatRun
-from ventapp.agent.live_runs import go_live, live_state
+from ventapp.agent.live_runs import go_live, live_state, until_closed
 from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat, stop_run
 from ventapp.agent.prefixes import apply_prefixes
 from ventapp.agent.resume import ResumeRequest, pending_interrupt, start_resume
@@ -301,6 +301,40 @@ async def answering_elsewhere(rejection: ChatRejected | None, session_id: str | 
     if admitted is not None and admitted.user_name == user_name:
         return True  # admitted, perhaps not yet writing to its log
     return await live_run(session_id, user_name) is not None
+
+
+async def until_run_ends(session_id: str, user_name: str, pace_s: float = 0.5) -> None:
+    """Return once the user's session answers no more (its run ended or paused); never raises.
+
+    What a tab whose message the session refused waits for (:mod:`ventapp.state.other_tabs`):
+    the run's log is read at most about every ``pace_s``, whatever its token rate.
+    """
+    runtime = current_runtime()
+    if runtime is None or not session_id:
+        return
+    try:
+        while True:
+            state = await live_state(runtime.run_log, session_id, user_name)
+            if state is not None and not state.ended:
+                await until_closed(runtime.run_log, state.run.run_id, state.last_seq, pace_s)
+                return
+            if not await is_running(session_id, user_name):
+                return
+            await asyncio.sleep(pace_s)  # admitted but not logging yet, or logged its end but not released
+    except Exception:
+        logger.exception("waiting for the run of session %s to end failed", session_id)
+
+
+async def session_mark(session_id: str) -> str:
+    """:func:`chat_store.session_mark` of a session ("" for none, or when it cannot be read); never raises."""
+    runtime = current_runtime()
+    if runtime is None or not session_id:
+        return ""
+    try:
+        return await asyncio.to_thread(chat_store.session_mark, runtime.engine, session_id)
+    except Exception:
+        logger.exception("reading the mark of session %s failed", session_id)
+        return ""
 
 
 class CardGone(Exception):

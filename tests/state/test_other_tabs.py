@@ -1,0 +1,104 @@
+"""What another tab did to the open session, shown when this tab touches it (tester's F2, F3).
+
+Two tabs of one user on one session, headless, with the real runtime and the scripted model
+(the fixtures of ``test_live_follow``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from tests.scripted_llm.script import long_answer
+from tests.state.test_live_follow import (  # noqa: F401  # llm, runtime and tabs are fixtures
+    Tab,
+    llm,
+    runtime,
+    send_and_wait_mid_answer,
+    tabs,
+    transcript,
+    until,
+)
+from ventapp.state import other_tabs
+
+
+async def test_the_elsewhere_notice_says_when_that_answer_ended_and_the_tab_shows_it(
+    tabs: tuple[Tab, Tab],  # noqa: F811
+) -> None:
+    """F2: the notice kept saying "still answering" after the other run had ended."""
+    a, b = tabs
+    await a.fire("send", form_data={"message": "hello"})
+    session_id = (await a.state()).session_id
+    await b.fire("open_session", session_id=session_id)
+    sending, _ = await send_and_wait_mid_answer(a)
+    refused = asyncio.create_task(b.fire("send", form_data={"message": "me too"}))
+
+    async def b_refused() -> bool:
+        return (await b.state()).live_elsewhere
+
+    await until(b_refused)
+    assert not (await b.state()).elsewhere_ended, "A still answers"
+    await sending
+
+    async def b_knows_it_ended() -> bool:
+        return (await b.state()).elsewhere_ended
+
+    await until(b_knows_it_ended)
+    await refused
+    state = await b.state()
+    assert state.live_elsewhere and not state.is_streaming, "the notice stays, saying it can be sent now"
+    assert transcript(state) == transcript(await a.state()), "A's finished turn is shown without a reload"
+    assert state.messages[-1].content == long_answer()
+
+    await b.fire("send", form_data={"message": "me too"})
+    state = await b.state()
+    assert not state.live_elsewhere and not state.elsewhere_ended, "sent: the notice goes"
+    assert [m.content for m in state.messages if m.role == "user"] == ["hello", "long answer please", "me too"]
+
+
+async def test_sending_shows_the_turns_another_tab_finished_before_this_message(
+    tabs: tuple[Tab, Tab],  # noqa: F811
+) -> None:
+    """F3: a tab never showed turns finished in another tab, even after it sent."""
+    a, b = tabs
+    await a.fire("send", form_data={"message": "hello"})
+    session_id = (await a.state()).session_id
+    await b.fire("open_session", session_id=session_id)  # B shows the session, idle
+    await a.fire("send", form_data={"message": "from tab A"})  # finished while B looked elsewhere
+
+    await b.fire("send", form_data={"message": "from tab B"})
+
+    state_a, state_b = await a.state(), await b.state()
+    users = [m.content for m in state_b.messages if m.role == "user"]
+    assert users == ["hello", "from tab A", "from tab B"], "the server's order, A's turn included"
+    assert len(state_b.messages) == 6 and state_b.messages[-1].status == "done"
+    await a.fire("open_session", session_id=session_id)  # a reload of A shows the server's transcript
+    assert transcript(await b.state()) == transcript(await a.state()), state_a.messages
+
+
+async def test_a_send_with_nothing_changed_elsewhere_does_not_read_the_transcript_again(
+    tabs: tuple[Tab, Tab],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The check is one small read per message; the transcript is read again only when it changed."""
+    reads: list[str] = []
+    real_load = other_tabs.load_session
+
+    async def load_session(session_id: str, user_name: str, lang: str = "zh-CN") -> Any:
+        reads.append(session_id)
+        return await real_load(session_id, user_name, lang)
+
+    monkeypatch.setattr(other_tabs, "load_session", load_session)
+    a, b = tabs
+    await a.fire("send", form_data={"message": "hello"})
+    await a.fire("send", form_data={"message": "hello again"})
+    await a.fire("send", form_data={"message": "and again"})
+    assert reads == [], "this tab's own turns are not news to it"
+
+    session_id = (await a.state()).session_id
+    await b.fire("open_session", session_id=session_id)
+    await b.fire("send", form_data={"message": "from B"})
+    await a.fire("send", form_data={"message": "A again"})
+    assert reads == [session_id], "B's turn is news to A: read once"

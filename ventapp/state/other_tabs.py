@@ -1,0 +1,90 @@
+"""What other tabs and clients did to the open session, shown when this tab touches it.
+
+A mixin of :class:`~ventapp.state.chat_state.ChatState`. A person may have one conversation open
+in two tabs (or a tab and an API client); a tab shows what the server has whenever it acts on the
+session, never a transcript a reload would change:
+
+* a message refused because the session answers elsewhere (409 ``busy``) goes back into the box,
+  and a notice offers to follow that answer (``live_elsewhere``). It is not put in the transcript
+  marked "not sent" (as a quota refusal is): the answer going on elsewhere comes before it, and the
+  person usually wants to read it before sending. The tab then waits for that run to end
+  (:func:`~ventapp.state.turns.until_run_ends`, a few log reads a second, nothing per token),
+  shows the session as the server has it, and the notice says the message can be sent now
+  (``elsewhere_ended``);
+* the tab keeps a mark of the stored transcript it shows (``_seen_mark``,
+  :func:`~ventapp.db.chat_store.session_mark`: read before the transcript, so a turn written in
+  between reads as new). A message sent while the mark differs (turns finished in another tab)
+  shows the stored transcript once admitted, before its answer streams (:meth:`_catch_up`): one
+  indexed read per message sent; a re-read only when something changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reflex as rx
+
+from ventapp.state import turns
+from ventapp.state.chat_data import load_session
+
+
+class OtherTabs(rx.State, mixin=True):
+    """The "answering elsewhere" notice and what the tab knows of the stored transcript."""
+
+    live_elsewhere: bool = False
+    """A message was refused because the session answers elsewhere (another tab or client)."""
+    elsewhere_ended: bool = False
+    """With ``live_elsewhere``: that answer has ended since, and is shown; the message can be sent now."""
+    _seen_mark: str = ""
+    """:func:`~ventapp.db.chat_store.session_mark` of the stored transcript the tab shows ("" for none)."""
+
+    def _clear_elsewhere(self) -> None:
+        """The notice goes (a message sent, a session opened); only what is set is assigned."""
+        if self.live_elsewhere:
+            self.live_elsewhere = False
+        if self.elsewhere_ended:
+            self.elsewhere_ended = False
+
+    def _answered_elsewhere(self) -> None:
+        """The message was refused: the session answers in another tab or client (inside ``async with``)."""
+        if self.messages and self.messages[-1].role == "user":  # type: ignore[attr-defined]  # ChatState
+            self.messages.pop()  # type: ignore[attr-defined]
+        self._reset_live()  # type: ignore[attr-defined]
+        self.is_streaming = False  # type: ignore[attr-defined]
+        self.live_elsewhere, self.elsewhere_ended = True, False
+
+    async def _when_elsewhere_ends(self, session_id: str, user_name: str) -> Any:
+        """(Background, after :meth:`_answered_elsewhere`) wait for that run's end; the event showing it."""
+        await turns.until_run_ends(session_id, user_name)
+        return self.__class__.elsewhere_over(session_id)  # self is a StateProxy here: its type is not ours
+
+    @rx.event
+    async def elsewhere_over(self, session_id: str) -> Any:
+        """The answer that refused this tab's message ended: show the session as the server has it.
+
+        Nothing happens when the notice went meanwhile (a message sent, Follow, another session).
+        """
+        if not self.live_elsewhere or self.elsewhere_ended or self.session_id != session_id:  # type: ignore[attr-defined]
+            return None
+        if self.is_streaming:  # type: ignore[attr-defined]
+            return None
+        events = await self._reread()  # type: ignore[attr-defined]  # ServerView
+        self.elsewhere_ended = True
+        return events
+
+    @rx.event
+    async def follow_elsewhere(self) -> Any:
+        """The notice's "Follow it": read the session again and follow the run it answers."""
+        if self.is_streaming or not self.session_id:  # type: ignore[attr-defined]
+            return None
+        return await self._open(self.session_id)  # type: ignore[attr-defined]
+
+    async def _catch_up(self, session_id: str, user_name: str, lang: str) -> None:
+        """(Background, once a message is admitted) show the stored transcript, which has turns this tab
+        did not show: it ends with the message just admitted; the live bubble goes on after it."""
+        loaded = await load_session(session_id, user_name, lang)
+        if loaded is None:
+            return
+        async with self:
+            if self.session_id == session_id and self.user_name == user_name:  # type: ignore[attr-defined]
+                self.messages = loaded[0]  # type: ignore[attr-defined]
