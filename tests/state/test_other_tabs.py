@@ -55,7 +55,11 @@ async def test_the_elsewhere_notice_says_when_that_answer_ended_and_the_tab_show
     await b.fire("send", form_data={"message": "me too"})
     state = await b.state()
     assert not state.live_elsewhere and not state.elsewhere_ended, "sent: the notice goes"
-    assert [m.content for m in state.messages if m.role == "user"] == ["hello", "long answer please", "me too"]
+    assert [m.content for m in state.messages if m.role == "user"] == [
+        "hello",
+        "long answer please",
+        "me too",
+    ]
 
 
 async def test_sending_shows_the_turns_another_tab_finished_before_this_message(
