@@ -21,7 +21,7 @@ from tests.state.test_live_follow import (  # noqa: F401  # llm, runtime and tab
     transcript,
     until,
 )
-from ventapp.state import other_tabs
+from ventapp.state import other_tabs, server_view
 
 
 async def test_the_elsewhere_notice_says_when_that_answer_ended_and_the_tab_shows_it(
@@ -106,3 +106,32 @@ async def test_a_send_with_nothing_changed_elsewhere_does_not_read_the_transcrip
     await b.fire("send", form_data={"message": "from B"})
     await a.fire("send", form_data={"message": "A again"})
     assert reads == [session_id], "B's turn is news to A: read once"
+
+
+async def test_the_focus_coming_back_shows_turns_finished_elsewhere_and_nothing_else(
+    tabs: tuple[Tab, Tab],  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """F3: switching back to a tab shows what another tab finished meanwhile; a focus alone reads nothing more."""
+    reads: list[str] = []
+    real_load = server_view.load_session
+
+    async def load_session(session_id: str, user_name: str, lang: str = "zh-CN") -> Any:
+        reads.append(session_id)
+        return await real_load(session_id, user_name, lang)
+
+    monkeypatch.setattr(server_view, "load_session", load_session)  # the re-read's
+    a, b = tabs
+    await a.fire("send", form_data={"message": "hello"})
+    session_id = (await a.state()).session_id
+    await b.fire("open_session", session_id=session_id)
+    await b.fire("catch_up_on_focus")
+    assert reads == [], "nothing changed: the transcript is not read again"
+
+    await a.fire("send", form_data={"message": "from tab A"})
+    await b.fire("catch_up_on_focus")
+
+    assert reads == [session_id]
+    assert transcript(await b.state()) == transcript(await a.state()) != []
+    await b.fire("catch_up_on_focus")
+    assert reads == [session_id], "shown: the next focus reads nothing more"

@@ -138,6 +138,7 @@ def chat_page() -> rx.Component:
         ),
         name_dialog(),
         announcer(),
+        rx.window_event_listener(on_focus=ChatState.catch_up_on_focus),
         height="100dvh",
         width="100%",
         overflow="hidden",

@@ -15,7 +15,8 @@ session, never a transcript a reload would change:
   :func:`~ventapp.db.chat_store.session_mark`: read before the transcript, so a turn written in
   between reads as new). A message sent while the mark differs (turns finished in another tab)
   shows the stored transcript once admitted, before its answer streams (:meth:`_catch_up`): one
-  indexed read per message sent; a re-read only when something changed.
+  indexed read per message sent; a re-read only when something changed. The same check runs when
+  the tab gets the focus back (:meth:`OtherTabs.catch_up_on_focus`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import reflex as rx
 
 from ventapp.state import turns
 from ventapp.state.chat_data import load_session
+from ventapp.state.ui_identity import came_from, login_gone, to_login
 
 
 class OtherTabs(rx.State, mixin=True):
@@ -78,6 +80,25 @@ class OtherTabs(rx.State, mixin=True):
         if self.is_streaming or not self.session_id:  # type: ignore[attr-defined]
             return None
         return await self._open(self.session_id)  # type: ignore[attr-defined]
+
+    @rx.event
+    async def catch_up_on_focus(self) -> Any:
+        """The tab has the focus again: show turns finished elsewhere meanwhile, if any.
+
+        One indexed read (the mark) per focus; the transcript is read again only when it changed,
+        and not while this tab streams, shows a card or an edit box (typed answers stay), nor
+        while the session answers elsewhere (a send says so, and Follow shows it).
+        """
+        if not self.session_id or self.is_streaming or self.interrupt.kind or self.editing_id:  # type: ignore[attr-defined]
+            return None
+        if await turns.session_mark(self.session_id) == self._seen_mark:  # type: ignore[attr-defined]
+            return None
+        if await login_gone(self, user := self.user_name):  # type: ignore[attr-defined]
+            self.reset()
+            return to_login(came_from(self), user)
+        if await turns.is_running(self.session_id, user):  # type: ignore[attr-defined]
+            return None
+        return await self._reread()  # type: ignore[attr-defined]  # ServerView
 
     async def _catch_up(self, session_id: str, user_name: str, lang: str) -> None:
         """(Background, once a message is admitted) show the stored transcript, which has turns this tab
