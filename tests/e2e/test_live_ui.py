@@ -201,3 +201,40 @@ def test_a_streamed_answer_renders_exactly_as_the_finished_and_the_reloaded_one(
     assert reloaded == done, "and exactly as the answer read back from the server"
     assert tab.csp_violations == []  # type: ignore[attr-defined]
     tab.context.close()
+
+
+def test_a_message_refused_while_another_tab_answers_waits_in_the_box_until_that_answer_ends(
+    browser: Browser, app: ReflexApp, slow_llm: ScriptedServer
+) -> None:
+    """Tester's F2/F3: the notice kept saying "still answering" after the other answer ended, and
+    the tab did not show that answer until a reload."""
+    slow_llm.reset()
+    slow_llm.push({"content": "A short first answer."}, {"content": long_answer(WORDS // 3)})
+    a = _tab(browser, app)
+    _send(a, "first")
+    expect(a.locator(".msg-assistant:not(.msg-live)")).to_have_count(1, timeout=TIMEOUT_MS)
+    session_id = _session_id(a)
+    b = _tab(browser, app)
+    b.goto(f"{app.url}/?session={session_id}")
+    expect(b.locator(".msg-user")).to_have_text(["first"])
+    _send(a, "long answer please")
+    expect(a.locator(".msg-live")).to_have_attribute("data-state", "streaming")
+
+    _send(b, "me too")
+
+    notice = b.locator(".live-elsewhere")
+    expect(notice.locator("#follow-live")).to_be_visible()
+    expect(b.locator("#chat-input")).to_have_value("me too")
+    expect(b.locator(".msg-user")).to_have_text(["first"])  # not sent: not in the transcript
+    expect(notice).to_have_class(re.compile(r"live-elsewhere-ended"), timeout=2 * TIMEOUT_MS)
+    expect(notice.locator("#follow-live")).to_have_count(0)
+    expect(b.locator(".msg-user")).to_have_text(["first", "long answer please"])
+    expect(b.locator(".msg-assistant .md-body").last).to_have_text(long_answer(WORDS // 3))
+    assert _bubbles(a) == _bubbles(b), "the other tab's answer is shown without a reload"
+
+    b.click("#send")  # the text is still in the box
+    expect(b.locator(".live-elsewhere")).to_have_count(0)
+    expect(b.locator(".msg-user")).to_have_text(["first", "long answer please", "me too"])
+    expect(b.locator(".msg-assistant:not(.msg-live)")).to_have_count(3, timeout=TIMEOUT_MS)
+    a.context.close()
+    b.context.close()
