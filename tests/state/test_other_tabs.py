@@ -135,3 +135,33 @@ async def test_the_focus_coming_back_shows_turns_finished_elsewhere_and_nothing_
     assert transcript(await b.state()) == transcript(await a.state()) != []
     await b.fire("catch_up_on_focus")
     assert reads == [session_id], "shown: the next focus reads nothing more"
+
+
+async def test_an_edit_refused_while_another_tab_answers_says_too_when_that_answer_ended(
+    tabs: tuple[Tab, Tab],  # noqa: F811
+) -> None:
+    """F2 for an edit: its notice changed neither; the edit box keeps the text throughout."""
+    a, b = tabs
+    await a.fire("send", form_data={"message": "hello"})
+    session_id = (await a.state()).session_id
+    await b.fire("open_session", session_id=session_id)
+    first = (await b.state()).messages[0].id
+    sending, _ = await send_and_wait_mid_answer(a)
+    await b.fire("start_edit", message_id=first)
+    refused = asyncio.create_task(b.fire("send_edit", form_data={"edited": "hello, edited"}))
+
+    async def b_refused() -> bool:
+        state = await b.state()
+        return state.live_elsewhere and state.editing_id == first
+
+    await until(b_refused)
+    await sending
+
+    async def b_knows_it_ended() -> bool:
+        return (await b.state()).elsewhere_ended
+
+    await until(b_knows_it_ended)
+    await refused
+    state = await b.state()
+    assert transcript(state) == transcript(await a.state())
+    assert (state.editing_id, state.edit_draft) == (first, "hello, edited"), "the edit waits in its box"

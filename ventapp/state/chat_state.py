@@ -338,16 +338,17 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, OtherTabs, S
                 if rejection is not None and attachments:  # nothing ran: the files wait for the next message
                     async with self:
                         self.attachments = [*attachments, *self.attachments]
-                if await turns.answering_elsewhere(rejection, session_id, user_name):
+                elsewhere = await turns.answering_elsewhere(rejection, session_id, user_name)
+                if elsewhere:
                     async with self:
                         self._answered_elsewhere()
-                    if fork < 0:  # once that answer ends, the notice says so and it is shown
-                        yield await self._when_elsewhere_ends(session_id or "", user_name)
-                        return
                 if fork >= 0:  # the server still has the turns this tab cut off: show them again
                     async with self:
                         self.is_streaming = False
                     yield ChatState.keep_transcript(final.error_code, final.error, fork, message, keep)
+                if elsewhere:  # once that answer ends, the notice says so and it is shown
+                    yield await self._when_elsewhere_ends(session_id or "", user_name)
+                if elsewhere or fork >= 0:
                     return
                 if dropped and rejection is not None:  # the server still keeps the pending call: show it
                     async with self:
