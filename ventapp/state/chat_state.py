@@ -15,7 +15,9 @@ Streaming rules (DESIGN.md, "UI streaming"; issues 11 and 18):
   small ``add`` events (:mod:`ventapp.state.live_text`), never as a growing state var;
 * ``messages`` (the transcript) is untouched while a run streams: the answer is appended once.
 
-Opening a session (load, reload, sidebar, back/forward) reads it afresh and follows a live run.
+Opening a session (load, reload, sidebar, back/forward) reads it afresh and follows a live run;
+what other tabs did to it meanwhile shows when this one sends or gets the focus back
+(:mod:`ventapp.state.other_tabs`).
 
 Approvals, questions and plans: a paused run keeps its bubble (``live_*``) with a card
 (``interrupt``, :mod:`ventapp.state.interrupt_view`) whose answer chains into
