@@ -29,7 +29,12 @@ export PATH := $(NODE_BIN):$(CURDIR)/.venv/bin:$(PATH)
 export REFLEX_USE_NPM := 1
 export REFLEX_TELEMETRY_ENABLED := false
 export REFLEX_CHECK_LATEST_VERSION := 0
-export NPM_CONFIG_REGISTRY ?= $(shell npm config get registry 2>/dev/null || echo https://registry.npmjs.org/)
+# Reflex probes two registries' latency (network) unless NPM_CONFIG_REGISTRY is set, so the targets
+# that build the UI get npm's own setting. Asking npm starts Node (~0.4 s): it is asked at most once
+# per make, and only by those targets (`make api` never builds the UI).
+NPM_REGISTRY_GIVEN := $(NPM_CONFIG_REGISTRY)
+NPM_REGISTRY = $(eval NPM_REGISTRY := $(or $(NPM_REGISTRY_GIVEN),$(shell npm config get registry 2>/dev/null),https://registry.npmjs.org/))$(NPM_REGISTRY)
+run dev demo ui-export test: export NPM_CONFIG_REGISTRY = $(NPM_REGISTRY)
 export NPM_CONFIG_FUND := false
 export NPM_CONFIG_AUDIT := false
 export PYTHONDONTWRITEBYTECODE := 1
@@ -75,24 +80,26 @@ fonts:
 migrate: $(VENV_STAMP)
 	$(PY) -m alembic upgrade head
 
-# Port: `make api PORT=8123`; otherwise PORT from .env / the environment via ventapp.config.
-APP_PORT = $(or $(PORT),$(shell $(PY) -c "from ventapp.config import get_settings; print(get_settings().port)"))
-# Listen address: `make run HOST=0.0.0.0`, else HOST from .env / the environment (default 127.0.0.1: this machine only);
-# `HOST=0.0.0.0` opens the app to the network, where anyone can claim any user_name.
-APP_HOST = $(or $(HOST),$(shell $(PY) -c "from ventapp.config import get_settings; print(get_settings().host)"))
+# Port: `make api PORT=8123`; otherwise PORT from .env / the environment via ventapp.config (a Python
+# start, ~0.2 s: made at most once per make, and not at all when PORT is given).
+APP_PORT = $(eval APP_PORT := $(or $(PORT),$(shell $(PY) -c "from ventapp.config import get_settings; print(get_settings().port)")))$(APP_PORT)
+# Listen address: `make run HOST=0.0.0.0`, else HOST from .env / the environment (default 127.0.0.1:
+# this machine only), which rxconfig.py gives Reflex; `HOST=0.0.0.0` opens the app to the network,
+# where anyone can claim any user_name.
+HOST_FLAG = $(if $(HOST),--backend-host $(HOST))
 
 # `make run` and `make demo` rebuild the production UI only when its sources, Reflex, Node or the
 # build settings changed (ventapp/ui_build.py: a fingerprint stamped in .web); `make clean` forgets it.
 REFLEX_RUN := $(PY) -m ventapp.ui_build run
 
 run: serve-setup
-	$(REFLEX_RUN) --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) --backend-host $(APP_HOST)
+	$(REFLEX_RUN) --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) $(HOST_FLAG)
 
 dev: serve-setup
-	.venv/bin/reflex run --env dev --backend-host $(APP_HOST)
+	.venv/bin/reflex run --env dev $(HOST_FLAG)
 
 api: serve-setup
-	.venv/bin/reflex run --env prod --backend-only --backend-port $(APP_PORT) --backend-host $(APP_HOST)
+	.venv/bin/reflex run --env prod --backend-only --backend-port $(APP_PORT) $(HOST_FLAG)
 
 # N backend processes (API + Reflex event backend), one Granian worker each, on ports BASE_PORT,
 # BASE_PORT+1, …, for a load balancer in front (README "Several processes": nginx example; the UI it
@@ -115,7 +122,7 @@ serve-multi: serve-setup
 		  trap stop TERM INT; \
 		  while true; do \
 			GRANIAN_WORKERS=1 setsid .venv/bin/reflex run --env prod --backend-only \
-				--backend-port $$port --backend-host $(APP_HOST) & pid=$$!; \
+				--backend-port $$port $(HOST_FLAG) & pid=$$!; \
 			wait $$pid; kill -KILL -- -$$pid 2>/dev/null; \
 			echo "worker on $$port exited; restarting" >&2; sleep 1; \
 		  done ) & \
@@ -145,7 +152,7 @@ demo: serve-setup
 	trap 'kill $$llm 2>/dev/null; wait $$llm 2>/dev/null' EXIT; trap 'exit 0' INT TERM; \
 	DEEP_AGENT_ENV_PRIORITY=process OPENAI_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 OPENAI_API_KEY=scripted \
 	MODEL_NAME=scripted-demo DEMO_MODE=1 DATA_DIR=$(DEMO_DATA_DIR) \
-	$(REFLEX_RUN) --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) --backend-host $(APP_HOST); \
+	$(REFLEX_RUN) --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) $(HOST_FLAG); \
 	status=$$?; [ $$status -eq 130 ] && exit 0; exit $$status
 
 # Debian's Chromium for the browser tests, and Noto CJK so Chinese renders as glyphs, not boxes
