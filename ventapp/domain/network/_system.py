@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
-from scipy.sparse import csgraph
 
 from ventapp.domain.network.model import Network, NetworkError
+
+if TYPE_CHECKING:
+    # SciPy's sparse package costs ~0.3 s of import: the app loads this module with its tools at
+    # start-up, so the functions below import it at the first solve.
+    import scipy.sparse as sp
+    import scipy.sparse.linalg as spla
 
 ATMOSPHERE = 0
 """Merged index of the intakes (reference pressure 0 Pa)."""
@@ -165,6 +169,9 @@ def build_system(network: Network, total_flow_m3_s: float | None) -> System:
     a1 = np.array([f.a1_pa_s_m3 if f else 0.0 for f in fans])
     a2 = np.array([f.a2_pa_s2_m6 if f else 0.0 for f in fans])
     nvp = np.array([a.nvp_pa for a in free_airways])
+    import scipy.sparse as sp  # first solve: see TYPE_CHECKING above
+    import scipy.sparse.linalg as spla
+
     ft, fh = tail[free], head[free]
     m_free = len(free_airways)
     cols = np.arange(m_free)
@@ -201,6 +208,9 @@ def laminar_start(system: System) -> np.ndarray:
     """Flows of the same network under a linear law ``p = R·q`` (always conserves at every node)."""
     if not np.any(system.supply):
         return np.zeros(len(system.resistance))
+    import scipy.sparse as sp  # first solve: see TYPE_CHECKING above
+    import scipy.sparse.linalg as spla
+
     weight = 1.0 / np.maximum(system.resistance, 1e-9 * max(float(system.resistance.max()), 1e-12))
     a = system.incidence
     lam = spla.spsolve((a @ sp.diags(weight) @ a.T).tocsc(), system.supply[1:])
@@ -215,6 +225,9 @@ def max_flow_start(system: System) -> np.ndarray | None:
     with SciPy's Dinic algorithm on capacities scaled to integers (the first conservation
     correction of the iteration removes the rounding).
     """
+    import scipy.sparse as sp  # first solve: see TYPE_CHECKING above
+    from scipy.sparse import csgraph
+
     supply = system.supply
     m_free = len(system.resistance)
     if not np.any(supply):

@@ -44,8 +44,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from ventapp.domain.network._system import EXIT, System, build_system, laminar_start, max_flow_start
 from ventapp.domain.network.model import Network, NetworkError
@@ -229,6 +227,9 @@ def _newton_step(system: System, laws: _Laws, q: np.ndarray, flow_floor_m3_s: fl
     law = laws.law(q)
     if a.shape[0] == 0:
         return -inverse * law
+    import scipy.sparse as sp  # at the first solve, like _system
+    import scipy.sparse.linalg as spla
+
     lam = spla.splu((a @ sp.diags(inverse) @ a.T).tocsc()).solve(a @ (inverse * law))
     return system.conserve(inverse * (a.T @ lam - law), np.zeros(system.n_nodes))
 
