@@ -144,8 +144,10 @@ def test_the_edit_box_grows_with_a_long_message_then_scrolls(
     page = _open(browser, app, "edit-tall-e2e")
     fifteen = "\n".join(f"line {i}" for i in range(1, 16))
     _send(page, fifteen)
-    expect(page.locator(".msg-assistant:not(.msg-live)")).to_have_count(1)
+    answer = page.locator(".msg-assistant:not(.msg-live)")
+    expect(answer).to_have_count(1)
     expect(page.locator("#send")).to_be_visible()
+    assert "You said: line 1\nline 2\nline 3" in answer.inner_text(), "the demo's echo keeps line breaks"
 
     page.locator(".msg-user").first.hover()
     page.locator(".edit-message").first.click()
