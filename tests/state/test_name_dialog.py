@@ -37,3 +37,29 @@ async def test_a_saved_name_that_only_needs_normalising_is_kept_silently(client:
 
     state = await client.state()
     assert (state.user_name, state.name_error) == ("Li Wei", "")
+
+
+async def test_the_saved_name_explanation_follows_the_language_switch(client: Client) -> None:  # noqa: F811
+    """It stayed in the page-load language after the header's switch."""
+    (await client.state()).user_name = "ops/admin"
+    await client.fire("load_page")
+    assert "此浏览器保存的名字“ops/admin”已不再被接受" in (await client.state()).name_error
+
+    await client.fire("relocalise", lang="en")
+    english = (await client.state()).name_error
+    assert english.startswith("The name this browser saved, “ops/admin”, is no longer accepted: ")
+    assert "“/”" in english and "rename-user" in english and "此" not in english
+
+    await client.fire("relocalise", lang="zh-CN")
+    assert "此浏览器保存的名字“ops/admin”已不再被接受" in (await client.state()).name_error
+
+
+async def test_a_typed_name_refusal_follows_the_language_switch_too(client: Client) -> None:  # noqa: F811
+    await client.fire("relocalise", lang="en")
+    await client.fire("save_user_name", form_data={"user_name": "ops/admin"})
+    english = (await client.state()).name_error
+    assert "“/”" in english and "不" not in english
+
+    await client.fire("relocalise", lang="zh-CN")
+    chinese = (await client.state()).name_error
+    assert "不能包含“/”" in chinese and chinese != english
