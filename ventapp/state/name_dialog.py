@@ -16,26 +16,36 @@ from ventapp.state.chat_data import clean_user_name, load_sessions, session_url_
 from ventapp.state.ui_identity import verified_mode
 
 
+def _refusal(kind: str, name: str, lang: str) -> str:
+    """The dialog's sentence for a refused ``name`` (``kind``: ``typed``, ``saved`` or ``""``) in ``lang``."""
+    if not kind:
+        return ""
+    _, problem = clean_user_name(name, lang)
+    return t("name.saved_refused", lang, name=name, reason=problem) if kind == "saved" else problem
+
+
 class NameDialog(rx.State, mixin=True):
     """Events of the name dialog; the name rule is the API's (:func:`clean_user_name`)."""
 
     name_dialog_open: bool = False
     refused_name: str = ""
-    """The name the dialog last refused, worded in :attr:`name_error` (in the page's language now)."""
+    """The name the dialog last refused (``name_error_en`` / ``name_error_zh`` say why)."""
     refused_kind: str = ""
     """Whose that name was: ``""`` (nothing refused), ``typed`` (in the dialog) or ``saved`` (kept by
     this browser before the name rule existed)."""
 
+    # Why, in both languages: the dialog shows the one of the browser's language (``LangState``),
+    # so the sentence follows a switch at once, made in this tab or synced from another (the open
+    # dialog covers the header; a one-language sentence stayed in the page-load language).
     @rx.var
-    def name_error(self) -> str:
-        """Why the dialog refused a name, worded from the refused name on every render, so it
-        follows the header's language switch (it stayed in the page-load language)."""
-        if not self.refused_kind:
-            return ""
-        _, problem = clean_user_name(self.refused_name, self.lang)
-        if self.refused_kind == "saved":
-            return t("name.saved_refused", self.lang, name=self.refused_name, reason=problem)
-        return problem
+    def name_error_en(self) -> str:
+        """Why the dialog refused a name, in English (``""``: nothing refused)."""
+        return _refusal(self.refused_kind, self.refused_name, "en")
+
+    @rx.var
+    def name_error_zh(self) -> str:
+        """Why the dialog refused a name, in Chinese (``""``: nothing refused)."""
+        return _refusal(self.refused_kind, self.refused_name, "zh-CN")
 
     def _refuse(self, name: str, kind: str) -> None:
         self.refused_name, self.refused_kind = name, kind
