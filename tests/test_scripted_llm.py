@@ -16,6 +16,7 @@ import pytest
 from langchain_core.messages import AIMessageChunk, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
+from markdown_it import MarkdownIt
 
 from tests.scripted_llm import ScriptedServer, ToolCallsReply, rule_reply, script
 from tests.scripted_llm.script import extract_expression, split_arguments
@@ -316,6 +317,19 @@ def test_rules_for_user_messages() -> None:
     markdown = rule_reply({"messages": [user("markdown")]}).content
     assert all(marker in markdown for marker in ("# ", "\n- ", "| --- |", "```python\n", "\n```"))
     assert rule_reply({"messages": [user("error please")]}).status == 500
+
+
+def test_the_echo_keeps_the_messages_line_breaks_as_the_chat_renders_it() -> None:
+    """The demo model's echo of a multi-line message read as one line in the chat (Markdown
+    turns a lone newline into a space): each line break is a hard break, blank lines stay."""
+    said = rule_reply({"messages": [user("first line\r\nsecond line\n\nnew paragraph")]}).content
+    html = MarkdownIt("commonmark").render(said)
+    assert html == (
+        "<p>Hello! I am the scripted demo model. You said: first line<br />\nsecond line</p>\n"
+        "<p>new paragraph</p>\n"
+    )
+    one_line = rule_reply({"messages": [user("hi there")]}).content
+    assert one_line == "Hello! I am the scripted demo model. You said: hi there", "unchanged"
 
 
 def test_plan_rule_writes_todos_in_the_ui_language_then_answers() -> None:

@@ -136,6 +136,34 @@ def test_approve_runs_the_tool_once_and_streams_the_answer(http: httpx.Client, l
     assert "60" in history[-1]["content"]
 
 
+def _join(http: httpx.Client, session_id: str, **headers: str) -> tuple[int, list[int], list[dict[str, Any]]]:
+    """``GET /api/chat/stream``: (status, the ``id:`` numbers, the frames)."""
+    with http.stream("GET", "/api/chat/stream", params={"session_id": session_id}, headers=headers) as joined:
+        lines = "".join(joined.iter_text()).splitlines()
+    ids = [int(line[4:]) for line in lines if line.startswith("id: ")]
+    return joined.status_code, ids, [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
+
+
+def test_a_join_without_last_event_id_after_a_resume_reads_the_resumed_part(http: httpx.Client) -> None:
+    """F10: a "from now" join right after an approval got 410 (the paused part's frames are dropped)."""
+    session_id, frame = _paused(http, "please calculate 4*5")
+    paused_last = frame["seq"]
+    response, resumed = _resume(
+        http, session_id=session_id, interrupt_token=frame["interrupt_token"], decisions=[{"type": "approve"}]
+    )
+    assert response.status_code == 200 and resumed[-1]["type"] == "done"
+
+    status, ids, frames = _join(http, session_id)
+    assert status == 200, "no Last-Event-ID names no dropped frame: not 410"
+    assert ids == [f["seq"] for f in resumed] and ids[0] == paused_last + 1, "the kept frames, in order"
+    assert frames[-1]["type"] == "done" and any(f["type"] == "tool_result" for f in frames)
+
+    status, _, _ = _join(http, session_id, **{"Last-Event-ID": "1"})
+    assert status == 410, "a Last-Event-ID inside the dropped paused part is still a gap"
+    status, ids, _ = _join(http, session_id, **{"Last-Event-ID": str(paused_last)})
+    assert status == 200 and ids == [f["seq"] for f in resumed]
+
+
 def test_reject_never_runs_the_tool_and_the_model_sees_why(http: httpx.Client, llm: ScriptedServer) -> None:
     session_id, frame = _paused(http, "please calculate 7*6")
     reason = "Use the metric handbook value instead."

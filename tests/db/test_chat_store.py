@@ -178,3 +178,18 @@ def test_session_mark_changes_with_every_turn_written_and_every_run_finalised(en
 
     chat_store.add_message(engine, session, "user", "another turn")
     assert chat_store.session_mark(engine, session) not in {empty, paused, resumed}
+
+
+def test_session_waits_on_a_pause_whose_end_is_parked_when_told_its_run(engine: sa.Engine) -> None:
+    """A pause whose ``waiting_input`` end the database refused still reads ``running``: the
+    caller names the parked runs (from the spool) and the check counts them, for their session only."""
+    session, other = "00000000-0000-0000-0000-000000000011", "00000000-0000-0000-0000-000000000012"
+    for sid, run_id in ((session, "run-p1"), (other, "run-p2")):
+        turn_writes.open_turn(
+            engine, session_id=sid, run_id=run_id, user_name="u", trace_id="t", kind="chat",
+            message="calculate 1+2", new_session=("u", "t", None),
+        )  # fmt: skip
+    assert chat_store.session_waits(engine, session) is False, "a running run is no pause"
+    assert chat_store.session_waits(engine, session, frozenset({"run-p1"})) is True
+    assert chat_store.session_waits(engine, session, frozenset({"run-p2"})) is False, "another session's"
+    assert chat_store.session_waits(engine, other, ["run-p1", "run-p2"]) is True

@@ -129,6 +129,45 @@ def test_edit_a_sent_message_forks_the_conversation(
     page.context.close()
 
 
+def _box_size(page: Page) -> dict[str, float]:
+    return page.locator(".edit-form textarea").evaluate(
+        "e => ({client: e.clientHeight, scroll: e.scrollHeight,"
+        " line: parseFloat(getComputedStyle(e).lineHeight)})"
+    )
+
+
+def test_the_edit_box_grows_with_a_long_message_then_scrolls(
+    browser: Browser, app: ReflexApp, llm: ScriptedServer
+) -> None:
+    """F11: a 15-line message opened for editing sat in a 70 px box, three lines at a time."""
+    llm.reset()
+    page = _open(browser, app, "edit-tall-e2e")
+    fifteen = "\n".join(f"line {i}" for i in range(1, 16))
+    _send(page, fifteen)
+    answer = page.locator(".msg-assistant:not(.msg-live)")
+    expect(answer).to_have_count(1)
+    expect(page.locator("#send")).to_be_visible()
+    assert "You said: line 1\nline 2\nline 3" in answer.inner_text(), "the demo's echo keeps line breaks"
+
+    page.locator(".msg-user").first.hover()
+    page.locator(".edit-message").first.click()
+    box = page.locator(".edit-form textarea")
+    expect(box).to_have_value(fifteen)
+    size = _box_size(page)
+    assert size["client"] >= 15 * size["line"], size
+    assert size["scroll"] <= size["client"], f"all 15 lines show without scrolling: {size}"
+
+    box.fill(fifteen + "".join(f"\nmore {i}" for i in range(40)))
+    size = _box_size(page)
+    assert 18 * size["line"] <= size["client"] <= 22 * size["line"], f"grows to about 20 lines: {size}"
+    assert size["scroll"] > size["client"], f"then scrolls: {size}"
+
+    box.fill("short")
+    size = _box_size(page)
+    assert 3 * size["line"] <= size["client"] <= 5 * size["line"], f"shrinks back to three lines: {size}"
+    page.context.close()
+
+
 def test_the_edit_form_shows_the_attachment_it_resends_and_it_can_be_left_out(
     browser: Browser, app: ReflexApp, llm: ScriptedServer
 ) -> None:

@@ -98,8 +98,8 @@ def test_model_error_is_shown_in_place(page: Page, llm: ScriptedServer) -> None:
 def test_a_saved_name_the_rule_refuses_is_asked_again_saying_why(browser: Browser, app: ReflexApp) -> None:
     """Tester: a name saved before the rule (``ops/admin``) got the name dialog with no reason."""
     context = browser.new_context()
-    context.add_init_script(
-        "if (!sessionStorage.getItem('planted')) { sessionStorage.setItem('planted', '1');"
+    context.add_init_script(  # once per context: a second page must not plant it again
+        "if (!localStorage.getItem('planted')) { localStorage.setItem('planted', '1');"
         " localStorage.setItem('ventagent_user_name', 'ops/admin'); }"
     )
     tab = context.new_page()
@@ -108,6 +108,16 @@ def test_a_saved_name_the_rule_refuses_is_asked_again_saying_why(browser: Browse
     expect(error).to_contain_text("“ops/admin”")
     expect(error).to_contain_text("“/”")  # the rule's own sentence names the refused character
     expect(error).to_contain_text("rename-user")
+    # The open dialog covers the header: a switch comes from another tab (synced through
+    # localStorage), and the reason follows it (it stayed in the page-load language).
+    expect(error).to_contain_text("The name this browser saved")
+    other = context.new_page()
+    other.goto(f"{app.url}/favicon.ico")  # same origin, no app: only the stored choice changes
+    other.evaluate("localStorage.setItem('ventagent_lang', 'zh-CN')")
+    expect(error).to_contain_text("此浏览器保存的名字“ops/admin”已不再被接受")
+    expect(error).to_contain_text("“/”")
+    other.evaluate("localStorage.setItem('ventagent_lang', 'en')")
+    expect(error).to_contain_text("The name this browser saved")
     tab.locator("#user-name").fill("ops-admin")
     tab.click("#user-name-save")
     expect(tab.locator("#user-chip")).to_contain_text("ops-admin")

@@ -408,9 +408,20 @@ def _rule_reply(body: Mapping[str, Any]) -> Reply:
             return _tool_or_unavailable(
                 body, "knowledge_search", {"query": _search_query(user_text, trigger), "limit": 3}, lang
             )
+    said = echo(user_text[:80])
     if lang == "zh-CN":
-        return TextReply(content=f"你好！我是脚本演示模型。你说：{user_text[:80]}")
-    return TextReply(content=f"Hello! I am the scripted demo model. You said: {user_text[:80]}")
+        return TextReply(content=f"你好！我是脚本演示模型。你说：{said}")
+    return TextReply(content=f"Hello! I am the scripted demo model. You said: {said}")
+
+
+def echo(text: str) -> str:
+    """The user's text as Markdown that shows its line breaks (the chat renders answers as Markdown).
+
+    A lone newline is a soft break in Markdown (shown as a space), so each one that ends a line
+    of text becomes a hard break (two spaces before it); blank lines stay paragraph breaks, and a
+    one-line message comes back unchanged.
+    """
+    return re.sub(r"(?<=\S)[ \t\r]*\n(?=[^\r\n])", "  \n", text)
 
 
 class Script:

@@ -63,7 +63,7 @@ def resume(monkeypatch: pytest.MonkeyPatch, pipeline: SimpleNamespace) -> Simple
         fake.reads += 1  # the checkpoint read
         return fake.pending
 
-    def session_waits(engine: object, session_id: str) -> bool:
+    def session_waits(engine: object, session_id: str, parked_pauses: object = ()) -> bool:
         return fake.pending is not None  # a pause is stored as a waiting run
 
     async def stop_run(runtime: object, session_id: str, user_name: str) -> bool:

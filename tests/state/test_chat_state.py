@@ -30,6 +30,7 @@ from ventapp.agent import events as ev
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.run_log import MemoryRunLog
 from ventapp.config import get_settings
+from ventapp.db.spool import Spool
 from ventapp.state import chat_state as cs
 from ventapp.state import name_dialog, server_view, turns
 from ventapp.state.live_answer import LiveAnswer, reduce_event
@@ -183,6 +184,7 @@ class FakeRuntime:
 
     def __init__(self) -> None:
         self.run_log = MemoryRunLog()
+        self.spool = Spool(get_settings().data_dir / f"no-spool-{uuid.uuid4()}.jsonl")  # never written
         self.active_runs: dict[str, Any] = {}
         self.tasks: list[asyncio.Task[Any]] = []
 

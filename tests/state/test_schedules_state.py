@@ -21,6 +21,7 @@ from reflex_base.utils.format import format_event_handler
 
 from ventapp.agent.runtime import AgentRuntime, set_runtime
 from ventapp.config import load_settings
+from ventapp.scheduler.cron import describe
 from ventapp.scheduler.service import ScheduleService, set_service
 from ventapp.state.schedules_state import SchedulesState
 
@@ -177,3 +178,24 @@ def test_a_runs_error_is_worded_by_its_code(
     text = run_error_text(code, stored, lang)
     assert (expected in text) if expected else text == ""
     assert stored is None or stored not in text
+
+
+@pytest.mark.parametrize(("lang", "other"), [("en", "zh-CN"), ("zh-CN", "en")])
+async def test_the_cron_description_is_in_the_pages_language_only(
+    tab: Tab, service: ScheduleService, lang: str, other: str
+) -> None:
+    """The form showed the expression's description in Chinese and in English at once (the table
+    row kept the other language as its tooltip): one language at a time, the page's."""
+    cron = "0 8 * * 1-5"
+    await service.create(USER, {"name": "Morning gas", "prompt": "hello", "cron": cron})
+    (await tab.state()).user_name = USER  # as the fixture: the browser's stored name
+    await tab.fire("relocalise", lang=lang)  # re-reads the table
+    await tab.fire("open_new")
+    await tab.fire("type_cron", value=cron)
+
+    state = await tab.state()
+    assert state.cron_description == describe(cron, lang) != describe(cron, other)
+    (row,) = state.schedules
+    assert row.description == describe(cron, lang)
+    shown = [*vars(state).values(), *vars(row).values()]
+    assert describe(cron, other) not in shown, "no description in the other language"

@@ -123,6 +123,21 @@ def parked_run_ids(spool: Spool) -> set[str]:
     return {str(entry.payload.get("run_id")) for entry in spool.pending() if entry.kind == RUN}
 
 
+def parked_pauses(spool: Spool) -> frozenset[str]:
+    """Runs that paused for a person but whose ``waiting_input`` end is still parked in the spool.
+
+    Cheap on the send path: the spool keeps its count in memory, so the file is read only while
+    it holds entries (the database refused writes lately).
+    """
+    if not spool.count():
+        return frozenset()
+    return frozenset(
+        str(entry.payload.get("run_id"))
+        for entry in spool.pending()
+        if entry.kind == RUN and entry.payload.get("status") == "waiting_input"
+    )
+
+
 async def writeback_loop(engine: Engine, spool: Spool, interval_s: float) -> None:
     """Every ``interval_s`` seconds, write back whatever the spool holds, until cancelled."""
     while True:

@@ -2,8 +2,8 @@
 
 A client that lost its connection, or one that never had it (a second tab, another
 device), reads the run's numbered frames from its log: those after ``Last-Event-ID`` (or
-``?after=``), then the live ones, then the end — no gap and no duplicate. Leaving never
-stops the run.
+``?after=``; without either, from the oldest frame still kept), then the live ones, then the
+end — no gap and no duplicate. Leaving never stops the run.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from fastapi.responses import StreamingResponse
 
 from ventapp.agent.live_runs import live_state
 from ventapp.agent.pipeline import ChatRejected, owned_session
-from ventapp.agent.run_log import LogGap
+from ventapp.agent.run_log import LogGap, LoggedRun, RunLog
 from ventapp.api.deps import MAX_WHOLE, CurrentUser, RuntimeDep
 from ventapp.api.openapi import SSE_JOIN_RESPONSE, errors
 from ventapp.api.sse import stream_join
@@ -42,7 +42,12 @@ async def join(
     lang: RequestLang,
     session_id: Annotated[str, Query(description="The session whose run to join")],
     after: Annotated[
-        int | None, Query(ge=0, le=MAX_WHOLE, description="The last seq already received (default 0)")
+        int | None,
+        Query(
+            ge=0,
+            le=MAX_WHOLE,
+            description="The last seq already received (default: from the oldest frame still kept)",
+        ),
     ] = None,
     last_event_id: Annotated[
         int | None,
@@ -58,8 +63,9 @@ async def join(
 
     SSE with an ``id: <seq>`` line per frame; the frames are those of ``POST /api/chat`` (with
     ``seq``). 204 when no run is running or ended within ``RUN_LOG_TTL_S``; 404 for another
-    user's or an unknown session; 410 when the frames after ``after`` were dropped (older than
-    ``RUN_LOG_MAX_FRAMES``, or the paused part of a resumed run).
+    user's or an unknown session; 410 when the frames after a given ``after`` (or
+    ``Last-Event-ID``) were dropped (older than ``RUN_LOG_MAX_FRAMES``, or the paused part of a
+    resumed run). Without either, the join starts at the oldest frame still kept.
     """
     try:
         canonical = str(uuid.UUID(session_id))
@@ -70,10 +76,23 @@ async def join(
     if state is None:
         await owned_session(runtime, canonical, user_name)  # 404 unless it is the user's session
         return Response(status_code=204)
-    start = last_event_id if last_event_id is not None else (after or 0)
+    start = last_event_id if last_event_id is not None else after
+    keepalive = runtime.settings.sse_keepalive_s
     try:
-        return stream_join(runtime.run_log, state.run, start, runtime.settings.sse_keepalive_s, lang)
+        if start is None:
+            # No cursor: "from what is kept". After a resume (or a trim) the oldest kept frame is
+            # past 1, and a joiner that named no frame asked for none of the dropped ones (F10).
+            return _join_kept(runtime.run_log, state.run, state.first_seq - 1, keepalive, lang)
+        return stream_join(runtime.run_log, state.run, start, keepalive, lang)
     except LogGap as gap:
         raise ChatRejected(410, "gone", f"{_GONE} (oldest kept: {gap.first_seq})") from None
     except KeyError:  # expired between the two reads
         return Response(status_code=204)
+
+
+def _join_kept(log: RunLog, run: LoggedRun, after: int, keepalive_s: float, lang: str) -> Response:
+    """:func:`stream_join` from ``after``, or from the oldest kept frame if a trim passed it meanwhile."""
+    try:
+        return stream_join(log, run, after, keepalive_s, lang)
+    except LogGap as gap:
+        return stream_join(log, run, gap.first_seq - 1, keepalive_s, lang)

@@ -6,7 +6,7 @@ them through ``asyncio.to_thread`` so a slow query never blocks the event loop.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -160,21 +160,38 @@ _SESSION_WAITS = sa.select(
 )
 
 
-def session_waits(engine: Engine, session_id: str) -> bool:
+# A parked pause: its run's end waits in the spool, so the row still reads ``running``.
+_PARKED_WAITS = sa.select(
+    sa.exists().where(
+        _RUNS.c.session_id == sa.bindparam("p_session"),
+        _RUNS.c.id.in_(sa.bindparam("p_runs", expanding=True)),
+    )
+)
+
+
+def session_waits(engine: Engine, session_id: str, parked_pauses: Collection[str] = ()) -> bool:
     """Whether the session may wait on a person: a stored ``waiting`` answer, or a ``waiting_input`` run.
 
     The cheap check before the graph's checkpoint is read for the pending interrupt
     (:func:`ventapp.agent.resume.pending_interrupt`): a run that paused ends as a ``waiting_input``
-    run (with its answer so far, when there is one), so False means nothing waits. (A pause whose
-    end the database refused is parked in the spool until it is written back; meanwhile it reads
-    as not waiting.) Ownership is not checked here.
+    run (with its answer so far, when there is one), so False means nothing waits. A pause whose
+    end the database refused is parked in the spool until it is written back; its run reads
+    ``running`` meanwhile, so the caller names such runs in ``parked_pauses``. Ownership is not
+    checked here.
 
     Args:
         engine: The relational store.
         session_id: Any session id (an unknown one is False).
+        parked_pauses: Run ids whose ``waiting_input`` end is parked in the spool (almost always
+            empty: then the check is the one prepared select).
     """
     with engine.connect() as connection:
-        return bool(connection.execute(_SESSION_WAITS, {"p_session": session_id}).scalar())
+        if connection.execute(_SESSION_WAITS, {"p_session": session_id}).scalar():
+            return True
+        if not parked_pauses:
+            return False
+        params = {"p_session": session_id, "p_runs": list(parked_pauses)}
+        return bool(connection.execute(_PARKED_WAITS, params).scalar())
 
 
 _IN_SESSION = sa.bindparam("p_session")

@@ -65,7 +65,6 @@ def _row(schedule: rx.Var[ScheduleView]) -> rx.Component:
                     size="1",
                     color_scheme="gray",
                     class_name="schedule-description",
-                    title=schedule.description_alt,
                 ),
                 spacing="1",
             )
@@ -284,7 +283,6 @@ def _form() -> rx.Component:
                         ),
                         rx.vstack(
                             rx.text(SchedulesState.cron_description, size="2", id="cron-description"),
-                            rx.text(SchedulesState.cron_description_alt, size="1", color_scheme="gray"),
                             rx.text(t("form.preview"), size="1", weight="medium"),
                             rx.list.unordered(
                                 rx.foreach(

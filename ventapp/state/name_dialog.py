@@ -16,11 +16,39 @@ from ventapp.state.chat_data import clean_user_name, load_sessions, session_url_
 from ventapp.state.ui_identity import verified_mode
 
 
+def _refusal(kind: str, name: str, lang: str) -> str:
+    """The dialog's sentence for a refused ``name`` (``kind``: ``typed``, ``saved`` or ``""``) in ``lang``."""
+    if not kind:
+        return ""
+    _, problem = clean_user_name(name, lang)
+    return t("name.saved_refused", lang, name=name, reason=problem) if kind == "saved" else problem
+
+
 class NameDialog(rx.State, mixin=True):
     """Events of the name dialog; the name rule is the API's (:func:`clean_user_name`)."""
 
     name_dialog_open: bool = False
-    name_error: str = ""
+    refused_name: str = ""
+    """The name the dialog last refused (``name_error_en`` / ``name_error_zh`` say why)."""
+    refused_kind: str = ""
+    """Whose that name was: ``""`` (nothing refused), ``typed`` (in the dialog) or ``saved`` (kept by
+    this browser before the name rule existed)."""
+
+    # Why, in both languages: the dialog shows the one of the browser's language (``LangState``),
+    # so the sentence follows a switch at once, made in this tab or synced from another (the open
+    # dialog covers the header; a one-language sentence stayed in the page-load language).
+    @rx.var
+    def name_error_en(self) -> str:
+        """Why the dialog refused a name, in English (``""``: nothing refused)."""
+        return _refusal(self.refused_kind, self.refused_name, "en")
+
+    @rx.var
+    def name_error_zh(self) -> str:
+        """Why the dialog refused a name, in Chinese (``""``: nothing refused)."""
+        return _refusal(self.refused_kind, self.refused_name, "zh-CN")
+
+    def _refuse(self, name: str, kind: str) -> None:
+        self.refused_name, self.refused_kind = name, kind
 
     def _recheck_saved_name(self) -> None:
         """On page load: a name this browser saved before the rule existed is normalised, or —
@@ -35,11 +63,11 @@ class NameDialog(rx.State, mixin=True):
             return
         self.user_name = name
         if problem:
-            self.name_error = t("name.saved_refused", self.lang, name=saved, reason=problem)
+            self._refuse(saved, "saved")
 
     @rx.event
     def open_name_dialog(self) -> None:
-        self.name_error = ""
+        self._refuse("", "")
         self.name_dialog_open = True
 
     @rx.event
@@ -47,7 +75,7 @@ class NameDialog(rx.State, mixin=True):
         """Close the dialog, unless no name has been saved yet (the first visit must set one)."""
         if self.user_name:
             self.name_dialog_open = False
-            self.name_error = ""
+            self._refuse("", "")
 
     @rx.event
     def on_name_dialog_change(self, is_open: bool) -> None:
@@ -56,7 +84,7 @@ class NameDialog(rx.State, mixin=True):
             self.name_dialog_open = True
         elif self.user_name:
             self.name_dialog_open = False
-            self.name_error = ""
+            self._refuse("", "")
 
     @rx.event
     async def save_user_name(self, form_data: dict[str, Any]) -> Any:
@@ -67,11 +95,12 @@ class NameDialog(rx.State, mixin=True):
         """
         if verified_mode():
             return None
-        name, problem = clean_user_name(str(form_data.get("user_name") or ""), self.lang)
+        typed = str(form_data.get("user_name") or "")
+        name, problem = clean_user_name(typed, self.lang)
         if problem:
-            self.name_error = problem
+            self._refuse(typed, "typed")
             return None
-        self.name_error = ""
+        self._refuse("", "")
         self.name_dialog_open = False
         if name == self.user_name:
             return None

@@ -30,8 +30,6 @@ from ventapp.state.ui_identity import came_from, login_gone, to_login, user_name
 
 logger = logging.getLogger(__name__)
 
-OTHER_LANG = {"en": "zh-CN", "zh-CN": "en"}
-
 
 @dataclass
 class ScheduleView:
@@ -43,7 +41,6 @@ class ScheduleView:
     cron: str = ""
     mode: str = "full"
     description: str = ""
-    description_alt: str = ""
     next_run: str = ""
     last_status: str = ""
     last_label: str = ""
@@ -88,7 +85,6 @@ def schedule_view(
         cron=schedule.cron,
         mode=schedule.mode,
         description=describe(schedule.cron, lang),
-        description_alt=describe(schedule.cron, OTHER_LANG.get(lang, "zh-CN")),
         next_run=local_time(service.next_run_at(schedule), service, lang) or t("schedules.paused", lang),
         last_status=status,
         last_label=t(f"status.{status}", lang),
@@ -188,7 +184,6 @@ class SchedulesState(rx.State):
     form_error: str = ""
     cron_error: str = ""
     cron_description: str = ""
-    cron_description_alt: str = ""
     cron_preview: list[str] = []
 
     @rx.var
@@ -341,12 +336,11 @@ class SchedulesState(rx.State):
             times = service.preview(cron)
         except CronInvalid as problem:
             self.cron_error = cron_message(problem, self.lang)
-            self.cron_description = self.cron_description_alt = ""
+            self.cron_description = ""
             self.cron_preview = []
             return
         self.cron_error = ""
         self.cron_description = describe(cron, self.lang)
-        self.cron_description_alt = describe(cron, OTHER_LANG.get(self.lang, "zh-CN"))
         self.cron_preview = [local_time(moment, service, self.lang) for moment in times]
 
     def _refused_save(self, cron: str, refused: ChatRejected) -> None:
@@ -360,7 +354,7 @@ class SchedulesState(rx.State):
         # What was submitted may be newer than the debounced check's last look at the field.
         self.form_cron, self.form_error = cron, ""
         self.cron_error = cron_message(problem, self.lang)
-        self.cron_description = self.cron_description_alt = ""
+        self.cron_description = ""
         self.cron_preview = []
 
     @rx.event

@@ -36,6 +36,7 @@ from ventapp.agent.prefixes import apply_prefixes
 from ventapp.agent.resume import ResumeRequest, pending_interrupt, start_resume
 from ventapp.agent.run_log import LogState
 from ventapp.agent.runtime import AgentRuntime, get_runtime
+from ventapp.agent.writeback import parked_pauses
 from ventapp.db import chat_store
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.live_answer import (
@@ -383,18 +384,25 @@ async def stop_turn(session_id: str, user_name: str) -> bool:
         return False
 
 
+def _may_wait(runtime: AgentRuntime, session_id: str) -> bool:
+    # A pause parked in the spool (the database refused its end) waits too; the spool's count
+    # is in memory, so this reads no file unless something is parked.
+    return chat_store.session_waits(runtime.engine, session_id, parked_pauses(runtime.spool))
+
+
 async def load_interrupt(session_id: str, user_name: str) -> ev.Interrupt | None:
     """The pause the session waits on (as its ``interrupt`` event), or None; never raises.
 
     Every message sent from a tab that shows no card asks this first (``DropConfirm``), and
-    almost always nothing waits: one indexed row check (:func:`chat_store.session_waits`)
-    answers that, and only a session that may wait has its graph checkpoint read.
+    almost always nothing waits: one indexed row check (:func:`chat_store.session_waits`, which
+    also counts a pause parked in the spool) answers that, and only a session that may wait has
+    its graph checkpoint read.
     """
     runtime = current_runtime()
     if runtime is None or not session_id:
         return None
     try:
-        if not await asyncio.to_thread(chat_store.session_waits, runtime.engine, session_id):
+        if not await asyncio.to_thread(_may_wait, runtime, session_id):
             return None
         return await pending_interrupt(runtime, session_id, user_name)
     except ChatRejected:

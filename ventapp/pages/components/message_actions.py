@@ -89,22 +89,48 @@ def _edit_attachment(path: rx.Var[str]) -> rx.Component:
     )
 
 
+EDIT_MIN_ROWS = 3
+EDIT_MAX_ROWS = 20
+EDIT_INPUT_STYLE = {
+    # The box grows with the text as it is typed or pasted (Chromium 123+, Safari 26+), from three
+    # lines up to EDIT_MAX_ROWS lines (plus padding), then scrolls: a long message
+    # opened in a fixed 3-row box showed three of its lines at a time (F11).
+    "& textarea": {
+        "field_sizing": "content",
+        "min_height": f"calc({EDIT_MIN_ROWS}lh + 2 * var(--text-area-padding-y))",
+        "max_height": f"calc({EDIT_MAX_ROWS}lh + 2 * var(--text-area-padding-y))",
+        "overflow_y": "auto",
+    },
+}
+"""Style of ``.edit-input`` (a Radix TextArea: the class sits on its wrapper, the box is its ``textarea``)."""
+
+
+def _edit_rows(text: rx.Var[str]) -> rx.Var[str]:
+    """Rows for ``text``: one per line, from EDIT_MIN_ROWS to EDIT_MAX_ROWS (wrapped lines not counted)."""
+    lines = text.split("\n").length()
+    rows = rx.cond(lines < EDIT_MIN_ROWS, EDIT_MIN_ROWS, rx.cond(lines > EDIT_MAX_ROWS, EDIT_MAX_ROWS, lines))
+    return rows.to_string()
+
+
 def edit_form(message: rx.Var[ChatMessageView]) -> rx.Component:
     """A sent message opened for editing: sending it replaces that turn and everything after it.
 
     The files it carried are shown as chips (``.edit-attachment``): they go with the edited message
     unless removed.
     """
+    text = rx.cond(ChatState.edit_draft != "", ChatState.edit_draft, message.content)
     return rx.form(
         rx.vstack(
             rx.text_area(
                 name="edited",
-                default_value=rx.cond(ChatState.edit_draft != "", ChatState.edit_draft, message.content),
+                default_value=text,
                 class_name="edit-input",
                 aria_label=t("message.edit_label"),
                 auto_focus=True,
                 width="100%",
-                rows="3",
+                # Browsers without ``field-sizing`` (Firefox) open it with a row per line of the text.
+                rows=_edit_rows(text),
+                style=EDIT_INPUT_STYLE,
             ),
             rx.cond(
                 ChatState.edit_attachments.length() > 0,

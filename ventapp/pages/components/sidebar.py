@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import reflex as rx
 
-from ventapp.pages.components.lang import t
+from ventapp.pages.components.lang import IS_EN, t
 from ventapp.pages.components.styles import SIDEBAR_WIDTH
 from ventapp.state.chat_state import ChatState
 from ventapp.state.schedules_state import HandoffState
@@ -321,8 +321,13 @@ def name_dialog() -> rx.Component:
                         width="100%",
                     ),
                     rx.cond(
-                        ChatState.name_error != "",
-                        rx.text(ChatState.name_error, size="1", color_scheme="red", class_name="name-error"),
+                        ChatState.name_error_en != "",
+                        rx.text(
+                            rx.cond(IS_EN, ChatState.name_error_en, ChatState.name_error_zh),
+                            size="1",
+                            color_scheme="red",
+                            class_name="name-error",
+                        ),
                     ),
                     rx.hstack(
                         rx.cond(
