@@ -35,6 +35,7 @@ from typing import Any
 from deepagents import FilesystemPermission, HarnessProfile, create_deep_agent, register_harness_profile
 from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend
 from deepagents.middleware.skills import SkillsMiddleware
+from deepagents.middleware.summarization import create_summarization_middleware
 from langchain.agents.middleware import TodoListMiddleware
 from langchain_core.language_models import BaseChatModel
 from langgraph.types import Checkpointer
@@ -49,6 +50,7 @@ from ventapp.agent.middleware import (
 )
 from ventapp.agent.prompts import RESEARCHER_PROMPT, main_system_prompt
 from ventapp.agent.tool_profiles import LEAN_TOOLS, TOOLS_PROFILES, LeanToolsMiddleware
+from ventapp.agent.tool_schemas import summarisation_counters
 from ventapp.agent.turn_context import needs_review
 from ventapp.agent.workspace import (
     HISTORY_AREA,
@@ -238,6 +240,19 @@ def _interrupt_on(hitl_tools: Sequence[str]) -> dict[str, Any] | None:
     } or None
 
 
+def _summarisation(model: BaseChatModel, backend: CompositeBackend) -> Any:
+    """deepagents' own summarisation middleware (its defaults for ``model``), whose token count
+    measures each tool's schema once per tool instead of at every model call (issue 18).
+
+    Passed in ``middleware``, it takes the default's place by name (``create_deep_agent``).
+    """
+    counter, partial_counter = summarisation_counters(model)
+    middleware = create_summarization_middleware(model, backend, token_counter=counter)
+    # langchain gives a custom counter the partial counts too; its default uses an unscaled one.
+    middleware._lc_helper._partial_token_counter = partial_counter
+    return middleware
+
+
 def _exclude_summarisation(model: BaseChatModel) -> None:
     # Invariant 5: compaction is the framework's middleware; switching it off goes through the
     # harness profile (a second SummarizationMiddleware would be rejected as a duplicate). The
@@ -300,6 +315,7 @@ def build_agent(
         backend=backend,
         permissions=_permissions(),
         middleware=[
+            *([_summarisation(model, backend)] if compaction_enabled else []),
             *_planning(tools_profile),
             PlanModeMiddleware(),
             AnswerLanguageMiddleware(),
