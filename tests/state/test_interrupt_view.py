@@ -129,6 +129,18 @@ def test_approval_answer_all_approved_by_default() -> None:
     assert answer is not None and answer.decisions == [{"type": "approve"}, {"type": "approve"}]
 
 
+def test_a_reject_without_reason_gives_the_model_one_in_the_cards_language() -> None:
+    for lang, reason in (
+        ("zh-CN", "用户拒绝了这次操作，没有说明原因。"),
+        ("en", "The user rejected this action without giving a reason."),
+    ):
+        answer, _ = approval_answer(
+            with_mode(interrupt_view(approval("1"), lang), 0, "reject"), {"reason_0": " "}
+        )
+
+        assert answer is not None and answer.decisions == [{"type": "reject", "message": reason}]
+
+
 def test_approval_answer_invalid_edit_json_is_an_error_on_that_call() -> None:
     view = with_mode(interrupt_view(approval("1", "2"), "en"), 0, "edit")
 

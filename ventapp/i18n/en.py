@@ -422,4 +422,6 @@ MESSAGES: dict[str, str] = {
     "auth.col.quota": "Daily quota",
     "auth.col.remaining": "Remaining",
     "auth.unlimited": "unlimited",
+    # --- words7: rejections, run errors, figures ---
+    "approval.reject_default_reason": "The user rejected this action without giving a reason.",
 }

@@ -420,4 +420,6 @@ MESSAGES: dict[str, str] = {
     "auth.col.quota": "每日额度",
     "auth.col.remaining": "剩余",
     "auth.unlimited": "不限",
+    # --- words7: 拒绝、运行错误、图 ---
+    "approval.reject_default_reason": "用户拒绝了这次操作，没有说明原因。",
 }

@@ -203,7 +203,9 @@ def approval_answer(view: InterruptView, form: FormData) -> tuple[ResumeAnswer |
             args, error = parse_args(edit_text, view.lang)
             decisions.append({"type": EDIT, "args": args})
         elif call.mode == REJECT:
-            decisions.append({"type": REJECT, "message": reject_reason})
+            # Without a reason the model reads one in the card's language (not the framework's English).
+            message = reject_reason or t("approval.reject_default_reason", view.lang)
+            decisions.append({"type": REJECT, "message": message})
         else:
             decisions.append({"type": APPROVE})
         calls.append(dataclasses.replace(call, edit_text=edit_text, reject_reason=reject_reason, error=error))
