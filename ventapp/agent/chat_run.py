@@ -60,6 +60,9 @@ logger = logging.getLogger(__name__)
 CANCELLED_MARKER = "\n\n[stopped]"
 """Appended to a partial answer saved after a stop or a disconnect."""
 
+THINKING_MESSAGE = "正在思考…"
+"""The status line a run opens with (the API words it per request: :mod:`ventapp.api.wording`)."""
+
 _END = object()
 
 
@@ -194,7 +197,7 @@ class ChatRun:
         timer = asyncio.get_running_loop().call_later(settings.run_timeout_s, self.request_stop, TIMED_OUT)
         try:
             yield ev.AgentStart(agent=MAIN_AGENT, cn_agent=MAIN_AGENT_LABEL)
-            yield ev.Thinking(message="正在思考…", cn_agent=MAIN_AGENT_LABEL)
+            yield ev.Thinking(message=THINKING_MESSAGE, cn_agent=MAIN_AGENT_LABEL)
             if not self.agent.route.configured:
                 failure = UNCONFIGURED
             else:

@@ -1,10 +1,15 @@
-"""The language of an API request, and the sentences the API words in it (approval reasons).
+"""The language of an API request, and the sentences the API words in it (approval reasons,
+the opening status line, a run's closing error).
 
 The API has no UI language: a request states one with ``Accept-Language`` (the first English
 or Chinese language it lists; none, or no header, reads as ``zh-CN``, the spec's default).
 An ``interrupt`` frame's approval ``reason`` is worded in it, in one language, wherever the
 frame goes out (``POST /api/chat``, ``/api/chat/resume``, ``GET /api/chat/stream`` and
 ``GET /api/chat/interrupt``); ``reason_code`` stays beside it for clients that word it themselves.
+So are the run's opening ``thinking`` line and an ``error`` frame whose sentence is fixed by its
+failure (no model configured, stopped, timed out, quota, storage, internal); ``code`` never
+changes. An error that quotes the model server (``model_*``, ``context_overflow``) keeps its
+English sentence: it names settings and the provider's own words, for whoever runs the server.
 """
 
 from __future__ import annotations
@@ -14,9 +19,13 @@ from typing import Annotated, Any
 from fastapi import Depends, Header
 
 from ventapp.agent import events as ev
+from ventapp.agent.chat_run import THINKING_MESSAGE
+from ventapp.agent.errors import CANCELLED, INTERNAL, QUOTA_REACHED, TIMED_OUT, UNCONFIGURED, RunFailure
 from ventapp.agent.interrupts import REASON_DEFAULT, REASON_NEEDS_APPROVAL
 from ventapp.agent.kernel import label_for
+from ventapp.agent.writeback import STORAGE_FAILED
 from ventapp.i18n import accept_language, t
+from ventapp.scheduler.execution import SHUTDOWN
 
 _WORDED_CODES = (REASON_NEEDS_APPROVAL, REASON_DEFAULT)
 """Reasons we word (ours, and the framework's generic English one); a reason of its own stays as written."""
@@ -38,6 +47,18 @@ async def request_lang(
 
 RequestLang = Annotated[str, Depends(request_lang)]
 
+FIXED_FAILURES: dict[RunFailure, str] = {
+    UNCONFIGURED: "run_error.model_unconfigured",
+    CANCELLED: "run_error.cancelled",
+    TIMED_OUT: "run_error.timeout",
+    QUOTA_REACHED: "run_error.quota",
+    STORAGE_FAILED: "run_error.storage",
+    INTERNAL: "run_error.internal",
+    SHUTDOWN: "run_error.shutdown",
+}
+"""Failures whose sentence is fixed, and the catalogue id that words it (the English one is the same text)."""
+_FIXED_ERRORS = {(failure.code, failure.message): key for failure, key in FIXED_FAILURES.items()}
+
 
 def _worded_request(request: dict[str, Any], lang: str) -> dict[str, Any]:
     if request.get("reason_code") not in _WORDED_CODES:
@@ -56,8 +77,14 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
     Returns:
         A copy whose ``tool_approval.reason`` and each ``requests[].reason`` with a ``reason_code``
         of ``needs_approval`` or ``default`` read e.g. ``"计算器需要你批准后才会运行。"`` /
-        ``"Calculator needs your approval before it runs."``; the same object otherwise.
+        ``"Calculator needs your approval before it runs."``; an ``error`` of a fixed failure
+        (:data:`FIXED_FAILURES`) and the opening ``thinking`` line in ``lang``; the same object otherwise.
     """
+    if isinstance(event, ev.Error):
+        key = _FIXED_ERRORS.get((event.code, event.message))
+        return event.model_copy(update={"message": t(key, lang)}) if key else event
+    if isinstance(event, ev.Thinking):
+        return event.model_copy(update={"message": t("live.thinking", lang)}) if _opening(event) else event
     if not isinstance(event, ev.Interrupt) or not event.tool_approval:
         return event
     approval = _worded_request(event.tool_approval, lang)
@@ -67,6 +94,14 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
     return event.model_copy(update={"tool_approval": approval})
 
 
+def _opening(event: ev.Thinking) -> bool:
+    return event.message == THINKING_MESSAGE
+
+
 def needs_wording(event: ev.ContractEvent) -> bool:
     """Whether :func:`worded` may change ``event`` (its encoded frame then differs per language)."""
+    if isinstance(event, ev.Error):
+        return (event.code, event.message) in _FIXED_ERRORS
+    if isinstance(event, ev.Thinking):
+        return _opening(event)
     return isinstance(event, ev.Interrupt) and bool(event.tool_approval)
