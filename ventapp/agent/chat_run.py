@@ -6,8 +6,9 @@ departed client cancels the producer, which cancels the graph (and its in-flight
 request) at once — no further model calls — while the consumer still finalises.
 
 Durability (issue 17): each model call's usage is settled when the call ends (ledger id
-``<run_id>:<call>``, so settling again is harmless), and the answer so far is saved every
-``ANSWER_SAVE_INTERVAL_S`` while it streams, both off the hot path in background tasks;
+``<run_id>:<call>``, so settling again is harmless; :mod:`~ventapp.agent.run_settlement`), and
+the answer so far is saved every ``ANSWER_SAVE_INTERVAL_S`` while it streams, both off the hot
+path in background tasks;
 a crash loses at most that interval. The closing frame is sent only after the answer and
 the run status are saved; when the database refuses them they are parked in the spool
 file (:mod:`ventapp.agent.writeback`) and the run ends with ``error`` code ``storage``.
@@ -45,13 +46,13 @@ from ventapp.agent.errors import (
 from ventapp.agent.kernel import MAIN_AGENT, MAIN_AGENT_LABEL, Kernel
 from ventapp.agent.middleware import UI_LANG_KEY
 from ventapp.agent.run_queue import RunQueue
+from ventapp.agent.run_settlement import CallSettler
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_context import TurnContext, load_turn_context
 from ventapp.agent.writeback import STORAGE_FAILED, park_run
 from ventapp.billing.guard import RunBilling, read_billing
 from ventapp.billing.pricing import Price
-from ventapp.billing.settlement import settle, spool_payload
-from ventapp.billing.usage import CallUsage
+from ventapp.billing.settlement import spool_payload
 from ventapp.db import turn_writes
 from ventapp.db.models import utcnow
 
@@ -145,9 +146,14 @@ class ChatRun:
             edited_args=edited_args,
         )
         self.kernel.transcript.meter.already_counted(counted_message_ids or set())
-        self._settled_calls = 0  # meter.calls[:n] are handed to settlement already
-        self._booked_tokens = 0  # tokens of those now counted in today's total (ledger or pending)
-        self._settling: asyncio.Task[None] | None = None  # the latest of a chain, one at a time
+        self._settler = CallSettler(
+            runtime,
+            run_id=run_id,
+            session_id=session_id,
+            user_name=user_name,
+            model=self.agent.model,
+            trace_id=trace_id,
+        )
         self._saved_size = 0  # of the answer when the partial-answer saver last took it
         self._finalising: asyncio.Task[bool] | None = None
 
@@ -317,7 +323,7 @@ class ChatRun:
         meter = self.kernel.transcript.meter
         return self._billing.quota.exhausted(
             meter.input_tokens + meter.output_tokens,
-            self._booked_tokens,
+            self._settler.booked_tokens,
             self.runtime.booked.total(self.user_name),
         )
 
@@ -361,42 +367,7 @@ class ChatRun:
 
     def _settle_new_calls(self) -> None:
         """Settle the calls that ended since the last time, in the background, one batch at a time."""
-        meter = self.kernel.transcript.meter
-        calls = meter.calls[self._settled_calls :]
-        self._settled_calls = len(meter.calls)
-        if not calls:
-            return
-        previous = self._settling
-
-        async def settle_after_previous() -> None:
-            if previous is not None:
-                with contextlib.suppress(Exception):
-                    await previous
-            await self._settle(list(calls))
-
-        self._settling = self.runtime.track(
-            asyncio.create_task(settle_after_previous(), name=f"settle-{self.run_id}")
-        )
-
-    async def _settle(self, calls: list[CallUsage]) -> None:
-        try:
-            result = await asyncio.to_thread(
-                settle,
-                self.runtime.engine,
-                run_id=self.run_id,
-                session_id=self.session_id,
-                user_name=self.user_name,
-                model=self.agent.model,
-                calls=calls,
-                spool=self.runtime.spool,
-            )
-        except Exception:
-            logger.exception("could not settle run %s (trace %s)", self.run_id, self.trace_id)
-            return
-        if result.status in ("settled", "pending"):  # the quota reads both
-            tokens = sum(call.input_tokens + call.output_tokens for call in calls)
-            self._booked_tokens += tokens
-            self.runtime.booked.add(self.user_name, tokens)
+        self._settler.settle_new(self.kernel.transcript.meter.calls)
 
     def _answer_so_far(self, content: str, usage: ev.Usage, status: str | None = None) -> dict[str, Any]:
         transcript = self.kernel.transcript
@@ -470,14 +441,13 @@ class ChatRun:
         # Billing apart from the message (pitfall 9: this is where the meters meet the ledger):
         # the calls not settled while streaming (the last one, a cut one), after those that were.
         self._settle_new_calls()
-        if self._settling is not None:
-            await self._settling
+        await self._settler.wait()
         return True
 
     async def _park(self, record: dict[str, Any]) -> bool:
         """The database is refusing writes: park the answer, status and all usage together."""
         calls = list(self.kernel.transcript.meter.calls)
-        self._settled_calls = len(calls)  # the parked record books them (ids keep it exactly-once)
+        self._settler.handed_elsewhere(len(calls))  # the parked record books them (ids keep it exactly-once)
         record = {
             **record,
             "finished_at": utcnow().isoformat(),
