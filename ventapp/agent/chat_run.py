@@ -44,7 +44,7 @@ from ventapp.agent.errors import (
     classify,
 )
 from ventapp.agent.kernel import MAIN_AGENT, MAIN_AGENT_LABEL, Kernel
-from ventapp.agent.middleware import UI_LANG_KEY
+from ventapp.agent.middleware import UI_LANG_KEY, WORDS_LANG_KEY
 from ventapp.agent.run_queue import RunQueue
 from ventapp.agent.run_settlement import CallSettler
 from ventapp.agent.runtime import AgentRuntime
@@ -89,6 +89,9 @@ class ChatRun:
         edited_args: ``tool_call_id -> args`` of calls a reviewer edited before they ran.
         lang: The browser UI's language (``zh-CN`` | ``en``) the model is asked to answer in; None
             for API clients.
+        words_lang: The language of the words the run's tools draw into files (the network
+            solver's figures): an API request's ``Accept-Language``, a schedule's; None: ``lang``,
+            else ``zh-CN``.
         agent: The agent to run on (default: the main route's current one). Captured here, so a
             thinking switch or a reload while the run streams does not change it (issue 10).
         billing: The price and quota reservation the admission read; read at start if None.
@@ -111,6 +114,7 @@ class ChatRun:
         prior_cards: list[dict[str, Any]] | None = None,
         edited_args: dict[str, dict[str, Any]] | None = None,
         lang: str | None = None,
+        words_lang: str | None = None,
         agent: BuiltAgent | None = None,
         billing: RunBilling | None = None,
         turn: TurnContext | None = None,
@@ -131,6 +135,7 @@ class ChatRun:
         self._stop: RunFailure | None = None
         self.mode = mode
         self.lang = lang
+        self.words_lang = words_lang or lang
         self._prior_usage = prior_usage or {}
         self._billing = billing
         self._price: Price | None = billing.price if billing is not None else None
@@ -355,6 +360,7 @@ class ChatRun:
                 "user_name": self.user_name,
                 "mode": self.mode,
                 **({UI_LANG_KEY: self.lang} if self.lang else {}),
+                **({WORDS_LANG_KEY: self.words_lang} if self.words_lang else {}),
                 **self._turn.configurable(),
             },
             "metadata": {"run_id": self.run_id, "trace_id": self.trace_id, "user_name": self.user_name},

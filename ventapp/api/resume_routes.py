@@ -80,6 +80,7 @@ async def resume(
         interrupt_token=body.interrupt_token,
         user_name=caller_name(http, body.user_name),
         answer=answer,
+        words_lang=lang,
     )
 
     return await stream_run(await start_resume(runtime, request), detach=body.detach, lang=lang)

@@ -36,8 +36,9 @@ async def request_lang(
         str | None,
         Header(
             alias="Accept-Language",
-            description="The language of sentences the answer carries (approval reasons): "
-            "the first English or Chinese one listed; default zh-CN",
+            description="The language of sentences the answer carries (approval reasons, a run's "
+            "fixed errors, the words of figures its tools draw): the first English or Chinese one "
+            "listed; default zh-CN",
         ),
     ] = None,
 ) -> str:

@@ -36,6 +36,7 @@ from ventapp.agent.runtime import AgentRuntime
 from ventapp.db import schedule_store
 from ventapp.db.schedule_models import Schedule
 from ventapp.db.schedule_store import Claim
+from ventapp.i18n import DEFAULT_LANG
 
 logger = logging.getLogger(__name__)
 
@@ -159,6 +160,7 @@ async def execute(
         mode=schedule.mode,
         title=session_title(schedule, scheduled_for, tz),
         kind="schedule",
+        words_lang=DEFAULT_LANG,  # no language is stored with a schedule: its figures are Chinese
     )
     try:
         run = await start_chat(runtime, request)
