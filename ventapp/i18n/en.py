@@ -432,4 +432,8 @@ MESSAGES: dict[str, str] = {
     "run_error.storage": "The answer could not be saved because the database is not taking writes right now. It is kept on the server and will appear in this chat once the database is back.",
     "run_error.internal": "Something went wrong while running the agent. The error has been logged.",
     "run_error.shutdown": "The server shut down while this scheduled run was in progress; the partial answer has been kept.",
+    "figure.system_title": "The network's system curve and the duty it needs (no fan in the file)",
+    "figure.alt_network": "Ventilation network solution: airways coloured by airflow, arrows in the flow direction, fans in red, node numbers beside the nodes.",
+    "figure.alt_curves": "Pressure–flow chart: the fan curves (where there are fans), the network's system curve and the duty points.",
+    "figure.alt_file": "A figure the agent made: {name}",
 }

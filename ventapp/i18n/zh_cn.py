@@ -430,4 +430,8 @@ MESSAGES: dict[str, str] = {
     "run_error.storage": "数据库暂时不接受写入，回答未能保存。它已保留在服务器上，数据库恢复后会出现在这个对话中。",
     "run_error.internal": "运行智能体时出错了，错误已记录到日志。",
     "run_error.shutdown": "这次定时运行进行中服务器关闭了；已保留目前的部分回答。",
+    "figure.system_title": "网络的系统特性曲线与所需工况点（文件中没有风机）",
+    "figure.alt_network": "通风网络解算图：巷道按风量着色，箭头指向风流方向，红色为风机，节点旁标有编号。",
+    "figure.alt_curves": "风量–风压曲线图：风机特性曲线（有风机时）、网络的系统特性曲线和工况点。",
+    "figure.alt_file": "智能体生成的图：{name}",
 }
