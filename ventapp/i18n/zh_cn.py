@@ -434,4 +434,5 @@ MESSAGES: dict[str, str] = {
     "figure.alt_network": "通风网络解算图：巷道按风量着色，箭头指向风流方向，红色为风机，节点旁标有编号。",
     "figure.alt_curves": "风量–风压曲线图：风机特性曲线（有风机时）、网络的系统特性曲线和工况点。",
     "figure.alt_file": "智能体生成的图：{name}",
+    "a11y.quota": "今天的 token 额度已用完，回答到此停止。额度在北京时间零点重置。",
 }
