@@ -16,6 +16,7 @@ from typing import Any
 import reflex as rx
 from reflex.vars import VarData
 
+from ventapp.pages.components.figure_alt import figure_alt
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import PRE_STYLE, markdown
 from ventapp.state.chat_state import ChatState
@@ -169,7 +170,12 @@ def _figure(path: rx.Var[str]) -> rx.Component:
     )
     return rx.el.a(
         rx.image(
-            src=src, alt=path, class_name="tool-figure", width="100%", max_width="720px", loading="lazy"
+            src=src,
+            alt=figure_alt(path),
+            class_name="tool-figure",
+            width="100%",
+            max_width="720px",
+            loading="lazy",
         ),
         href=src,
         target="_blank",
