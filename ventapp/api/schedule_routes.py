@@ -18,6 +18,7 @@ from fastapi import APIRouter, Depends, Request
 from ventapp.agent.pipeline import MAX_USER_NAME_CHARS
 from ventapp.api.deps import caller_name, user_identity
 from ventapp.api.openapi import errors
+from ventapp.api.wording import RequestLang
 from ventapp.scheduler.public import run_public, schedule_public
 from ventapp.scheduler.rules import refusal
 from ventapp.scheduler.service import ScheduleService, get_service
@@ -85,10 +86,13 @@ async def list_schedules(request: Request, service: ServiceDep) -> dict[str, Any
 
 
 @router.post("", status_code=201, responses=errors(state_changing=True))
-async def create_schedule(request: Request, service: ServiceDep) -> dict[str, Any]:
-    """Create from ``{name, prompt, cron, mode?="full", enabled?=true}``; 201 with the schedule."""
+async def create_schedule(request: Request, service: ServiceDep, lang: RequestLang) -> dict[str, Any]:
+    """Create from ``{name, prompt, cron, mode?="full", enabled?=true}``; 201 with the schedule.
+
+    Its runs word their figures in the request's ``Accept-Language`` (default zh-CN).
+    """
     body = await _body(request)
-    schedule = await service.create(_owner(request, body), body)
+    schedule = await service.create(_owner(request, body), body, lang)
     return (await _public(service, [schedule]))[0]
 
 
