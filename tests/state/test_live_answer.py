@@ -270,7 +270,7 @@ def test_a_quota_stop_is_announced_as_the_quota_not_as_a_failed_answer() -> None
     """Tester: a quota refusal was announced as "回答失败" (answer failed)."""
     quota = LiveAnswer(text="partial", error="quota used up", error_code="quota", lang="zh-CN")
     spoken = announcement(quota, False)
-    assert "额度" in spoken and "零点重置" in spoken and "失败" not in spoken
+    assert "额度" in spoken and "零点" in spoken and "重置" in spoken and "失败" not in spoken
     assert "resets at midnight" in announcement(quota, False, "en") and "failed" not in announcement(
         quota, False, "en"
     )

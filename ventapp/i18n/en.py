@@ -436,5 +436,5 @@ MESSAGES: dict[str, str] = {
     "figure.alt_network": "Ventilation network solution: airways coloured by airflow, arrows in the flow direction, fans in red, node numbers beside the nodes.",
     "figure.alt_curves": "Pressure–flow chart: the fan curves (where there are fans), the network's system curve and the duty points.",
     "figure.alt_file": "A figure the agent made: {name}",
-    "a11y.quota": "Today's token quota is used up, so the answer stopped here. It resets at midnight, Beijing time.",
+    "a11y.quota": "Today's token quota is used up: the agent answers again once it resets at midnight, Beijing time.",
 }
