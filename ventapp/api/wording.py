@@ -20,7 +20,15 @@ from fastapi import Depends, Header
 
 from ventapp.agent import events as ev
 from ventapp.agent.chat_run import THINKING_MESSAGE
-from ventapp.agent.errors import CANCELLED, INTERNAL, QUOTA_REACHED, TIMED_OUT, UNCONFIGURED, RunFailure
+from ventapp.agent.errors import (
+    CANCELLED,
+    CLIENT_GONE,
+    INTERNAL,
+    QUOTA_REACHED,
+    TIMED_OUT,
+    UNCONFIGURED,
+    RunFailure,
+)
 from ventapp.agent.interrupts import REASON_DEFAULT, REASON_NEEDS_APPROVAL
 from ventapp.agent.kernel import label_for
 from ventapp.agent.writeback import STORAGE_FAILED
@@ -51,6 +59,7 @@ RequestLang = Annotated[str, Depends(request_lang)]
 FIXED_FAILURES: dict[RunFailure, str] = {
     UNCONFIGURED: "run_error.model_unconfigured",
     CANCELLED: "run_error.cancelled",
+    CLIENT_GONE: "run_error.client_gone",
     TIMED_OUT: "run_error.timeout",
     QUOTA_REACHED: "run_error.quota",
     STORAGE_FAILED: "run_error.storage",

@@ -427,6 +427,7 @@ MESSAGES: dict[str, str] = {
     # A run's closing error (the API words it per Accept-Language; the same text as ventapp.agent.errors)
     "run_error.model_unconfigured": "No model is configured. Set OPENAI_BASE_URL, OPENAI_API_KEY and MODEL_NAME in .env (see .env.example and the README), or run `make demo` for the scripted demo model, then restart.",
     "run_error.cancelled": "Stopped. The partial answer has been kept.",
+    "run_error.client_gone": "The client disconnected; the partial answer has been kept.",
     "run_error.timeout": "The run took longer than RUN_TIMEOUT_S allows and was stopped. The partial answer has been kept.",
     "run_error.quota": "Your daily token quota is used up, so the answer was stopped. It resets at midnight (Asia/Shanghai).",
     "run_error.storage": "The answer could not be saved because the database is not taking writes right now. It is kept on the server and will appear in this chat once the database is back.",

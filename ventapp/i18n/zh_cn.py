@@ -425,6 +425,7 @@ MESSAGES: dict[str, str] = {
     # 运行结束时的错误（API 按 Accept-Language 措辞；英文与 ventapp.agent.errors 相同）
     "run_error.model_unconfigured": "尚未配置模型。请在 .env 中设置 OPENAI_BASE_URL、OPENAI_API_KEY 和 MODEL_NAME（见 .env.example 和 README），或运行 `make demo` 使用脚本演示模型，然后重启服务。",
     "run_error.cancelled": "已停止，已保留目前的部分回答。",
+    "run_error.client_gone": "发起请求的客户端已断开连接，已保留目前的部分回答。",
     "run_error.timeout": "运行时间超过 RUN_TIMEOUT_S 的上限，已被停止；已保留目前的部分回答。",
     "run_error.quota": "今天的 token 额度已用完，回答已停止。额度在北京时间零点重置。",
     "run_error.storage": "数据库暂时不接受写入，回答未能保存。它已保留在服务器上，数据库恢复后会出现在这个对话中。",
