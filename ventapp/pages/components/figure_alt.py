@@ -2,7 +2,8 @@
 
 The network solver writes ``<name>-network.png`` (the network coloured by airflow) and
 ``<name>-fan-curve.png`` (fan and system curves with the duty points); the model embeds them in
-the answer as ``![network](/workspace/results/…)``, an English word for an alt text. Both the
+the answer with an alt text of its choosing (``![network](/workspace/results/…)`` was an English
+word where a sentence was due). Both the
 tool card's figures and the answer's images of those two files get the catalogue's sentence
 (``figure.alt_*``); any other image the card shows is named by its file. Screen readers read it,
 and a figure that fails to load shows it.

@@ -192,7 +192,7 @@ _EMBEDS = (
 def shown_figures(figures: rx.Var[list[str]], text: rx.Var[str] | None) -> rx.Var[list[str]]:
     """The card's figures less those the answer's text embeds as Markdown images.
 
-    The network skill asks the model to show its figure in the answer (``![network](/workspace/…)``),
+    The network skill asks the model to show its figure in the answer (``![…](/workspace/…)``),
     where it reads with its explanation: the card then leaves it out, so the figure shows once.
     A figure the answer does not embed stays in the card, so none is lost. Worked out in the
     browser from the same text the bubble renders (the live buffer while streaming, the stored
