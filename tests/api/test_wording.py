@@ -95,3 +95,14 @@ def test_a_run_without_a_model_says_so_in_the_requests_language(tmp_path: Path) 
     assert next(f for f in zh if f["type"] == "thinking")["message"] == "正在思考…"
     assert en[-1]["message"].startswith("No model is configured") and en[-1]["code"] == "model_unconfigured"
     assert next(f for f in en if f["type"] == "thinking")["message"] == "Thinking…"
+
+
+def test_an_executing_line_reads_in_english_for_an_english_request() -> None:
+    load_builtin_tools()
+    event = ev.Executing(
+        message="正在调用 计算器", cn_agent="通风智能体", tools=["calculate"], cn_tools=["计算器"]
+    )
+    en = worded(event, "en")
+    assert isinstance(en, ev.Executing) and needs_wording(event)
+    assert en.message == "Calling Calculator…" and en.cn_tools == ["计算器"] and en.tools == ["calculate"]
+    assert worded(event, "zh-CN") is event

@@ -1,12 +1,13 @@
 """The language of an API request, and the sentences the API words in it (approval reasons,
-the opening status line, a run's closing error).
+status lines, a run's closing error).
 
 The API has no UI language: a request states one with ``Accept-Language`` (the first English
 or Chinese language it lists; none, or no header, reads as ``zh-CN``, the spec's default).
 An ``interrupt`` frame's approval ``reason`` is worded in it, in one language, wherever the
 frame goes out (``POST /api/chat``, ``/api/chat/resume``, ``GET /api/chat/stream`` and
 ``GET /api/chat/interrupt``); ``reason_code`` stays beside it for clients that word it themselves.
-So are the run's opening ``thinking`` line and an ``error`` frame whose sentence is fixed by its
+So are the run's opening ``thinking`` line, each ``executing`` line (Chinese as the kernel
+words it, English from the catalogue), and an ``error`` frame whose sentence is fixed by its
 failure (no model configured, stopped, timed out, quota, storage, internal); ``code`` never
 changes. An error that quotes the model server (``model_*``, ``context_overflow``) keeps its
 English sentence: it names settings and the provider's own words, for whoever runs the server.
@@ -88,13 +89,19 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
         A copy whose ``tool_approval.reason`` and each ``requests[].reason`` with a ``reason_code``
         of ``needs_approval`` or ``default`` read e.g. ``"计算器需要你批准后才会运行。"`` /
         ``"Calculator needs your approval before it runs."``; an ``error`` of a fixed failure
-        (:data:`FIXED_FAILURES`) and the opening ``thinking`` line in ``lang``; the same object otherwise.
+        (:data:`FIXED_FAILURES`), the opening ``thinking`` line and an ``executing`` line (``"Calling
+        Calculator…"``; ``cn_tools`` stays Chinese) in ``lang``; the same object otherwise.
     """
     if isinstance(event, ev.Error):
         key = _FIXED_ERRORS.get((event.code, event.message))
         return event.model_copy(update={"message": t(key, lang)}) if key else event
     if isinstance(event, ev.Thinking):
         return event.model_copy(update={"message": t("live.thinking", lang)}) if _opening(event) else event
+    if isinstance(event, ev.Executing):  # the kernel words it in Chinese (the legacy contract's language)
+        if lang == "en":
+            tools = ", ".join(label_for(name, lang) for name in event.tools)
+            return event.model_copy(update={"message": t("live.calling", lang, tools=tools)})
+        return event
     if not isinstance(event, ev.Interrupt) or not event.tool_approval:
         return event
     approval = _worded_request(event.tool_approval, lang)
@@ -114,4 +121,6 @@ def needs_wording(event: ev.ContractEvent) -> bool:
         return (event.code, event.message) in _FIXED_ERRORS
     if isinstance(event, ev.Thinking):
         return _opening(event)
+    if isinstance(event, ev.Executing):
+        return True
     return isinstance(event, ev.Interrupt) and bool(event.tool_approval)
