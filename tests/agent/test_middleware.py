@@ -108,7 +108,12 @@ def test_tools_see_the_turns_ui_language() -> None:
         {"DEEP_AGENT_ENV_PRIORITY": "none", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "x"}
     )
     build_agent(build_model(settings), InMemorySaver(), workspaces_dir=Path(tempfile.mkdtemp()))
-    for configurable, expected in (({middleware.UI_LANG_KEY: "en"}, "en"), ({}, "zh-CN")):
+    for configurable, expected in (
+        ({middleware.UI_LANG_KEY: "en"}, "en"),
+        ({}, "zh-CN"),
+        ({middleware.WORDS_LANG_KEY: "en"}, "en"),  # an API request's Accept-Language, no UI
+        ({middleware.UI_LANG_KEY: "zh-CN", middleware.WORDS_LANG_KEY: "en"}, "en"),
+    ):
         token = var_child_runnable_config.set({"configurable": configurable})
         try:
             assert run_language.run_language() == expected

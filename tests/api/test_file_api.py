@@ -126,3 +126,33 @@ def test_the_demo_model_solves_an_uploaded_network_when_asked(
     assert result["error"] is False and json.loads(result["content"])["data"]["converged"] is True
     answer = "".join(f["content"] for f in frames if f["type"] == "token")
     assert answer.startswith("The network solution converged in ") and "m³/s" in answer and FIGURE in answer
+
+
+@pytest.mark.parametrize(
+    ("accept", "sentence"), [(None, "没有东西驱动风流"), ("en-US,en;q=0.9", "Nothing drives the air: no fan")]
+)
+def test_an_api_run_words_what_its_tools_write_in_the_accept_language(
+    client: httpx.Client, llm: ScriptedServer, accept: str | None, sentence: str
+) -> None:
+    """An API client's tools spoke Chinese whatever Accept-Language said (the figures and refusals)."""
+    llm.push(
+        {
+            "tool_calls": [
+                {
+                    "id": "solve",
+                    "name": "solve_ventilation_network",
+                    "arguments": {"path": "/workspace/uploads/network.csv"},
+                }
+            ]
+        },
+        {"content": "No flow."},
+    )
+    data = (DATA_DIR / "A_hongshagang_1" / "topology.csv").read_bytes()
+    form = {"message": "solve my network", "user_name": f"user-{uuid.uuid4().hex[:8]}"}
+    headers = {"Accept-Language": accept} if accept else {}
+    with client.stream(
+        "POST", "/api/chat", data=form, files={"file": ("network.csv", data)}, headers=headers
+    ) as response:
+        frames = [json.loads(line[6:]) for line in response.iter_lines() if line.startswith("data: ")]
+    (result,) = [f for f in frames if f["type"] == "tool_result" and f["tool_call_id"] == "solve"]
+    assert result["error"] is True and "[no_driver]" in result["content"] and sentence in result["content"]

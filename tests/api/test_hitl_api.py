@@ -28,8 +28,10 @@ def http(hitl_api: ApiServer, llm: ScriptedServer) -> Iterator[httpx.Client]:
         yield client
 
 
-def _resume(http: httpx.Client, **body: Any) -> tuple[httpx.Response, list[dict[str, Any]]]:
-    with http.stream("POST", "/api/chat/resume", json=body) as response:
+def _resume(
+    http: httpx.Client, headers: dict[str, str] | None = None, **body: Any
+) -> tuple[httpx.Response, list[dict[str, Any]]]:
+    with http.stream("POST", "/api/chat/resume", json=body, headers=headers or {}) as response:
         if response.headers.get("content-type", "").startswith("text/event-stream"):
             return response, read_frames(response)
         response.read()
@@ -178,6 +180,33 @@ def test_reject_never_runs_the_tool_and_the_model_sees_why(http: httpx.Client, l
     assert "42" not in contents and any(reason in str(content) for content in contents)
     saved = http.get(f"/api/chat/history/{session_id}").json()["messages"][-1]["tool_calls"][0]
     assert saved["review"] == "rejected", "the stored card says the person rejected it (not a failure)"
+
+
+@pytest.mark.parametrize(
+    ("accept", "reason"),
+    [
+        (None, "用户拒绝了这次操作，没有说明原因。"),
+        ("en", "The user rejected this action without giving a reason."),
+    ],
+)
+def test_a_reject_without_reason_reads_in_the_requests_language(
+    http: httpx.Client, llm: ScriptedServer, accept: str | None, reason: str
+) -> None:
+    session_id, frame = _paused(http, "please calculate 7*6")
+    response, frames = _resume(
+        http,
+        {"Accept-Language": accept} if accept else None,
+        session_id=session_id,
+        interrupt_token=frame["interrupt_token"],
+        decisions=[{"type": "reject"}],
+    )
+    assert response.status_code == 200 and frames[-1]["type"] == "done"
+    assert any(reason in str(m["content"]) for m in _tool_messages(llm)), "the model reads it"
+    result = next(f for f in frames if f["type"] == "tool_result")
+    assert result["content"] == reason, "the result line shows the reason, not langchain's English wrapper"
+    assert result["tool"] == "calculate" and result["error"] is True, "machine-readable fields unchanged"
+    saved = http.get(f"/api/chat/history/{session_id}").json()["messages"][-1]["tool_calls"][0]
+    assert saved["content"] == reason
 
 
 def test_edit_runs_the_tool_with_the_edited_arguments(http: httpx.Client, llm: ScriptedServer) -> None:

@@ -27,7 +27,8 @@ def schedules_api(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory)
 @pytest.fixture
 def http(schedules_api: ApiServer, llm: ScriptedServer) -> Iterator[httpx.Client]:
     llm.reset()
-    with httpx.Client(base_url=schedules_api.url, timeout=30) as client:
+    # The sentences asserted below are English; the default (zh-CN) has a test of its own.
+    with httpx.Client(base_url=schedules_api.url, timeout=30, headers={"Accept-Language": "en"}) as client:
         yield client
 
 
@@ -159,6 +160,33 @@ def test_every_route_needs_user_name_and_hides_other_users_schedules(http: httpx
     assert _runs(http, sid) == [], "bob's run was never started"
     clash = http.post(f"/api/schedules/{sid}/pause", params=ALICE, json=BOB)
     assert clash.status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("accept", "required", "not_object", "bad_cron"),
+    [
+        (None, "缺少 user_name", "请求体必须是一个 JSON 对象。", "分钟"),
+        ("en-GB", "user_name is required", "The body must be a JSON object.", "The minute must be"),
+    ],
+)
+def test_schedule_refusals_follow_the_accept_language(
+    http: httpx.Client, accept: str | None, required: str, not_object: str, bad_cron: str
+) -> None:
+    """Tester: the refusals only the API gives (no owner, a body that is no object) were English."""
+    headers = {"Accept-Language": accept or "de-DE"}  # neither English nor Chinese: the default, zh-CN
+    missing = http.get("/api/schedules", headers=headers)
+    assert missing.status_code == 400 and missing.json()["code"] == "bad_request"
+    assert (
+        missing.json()["message"].startswith(required)
+        and missing.json()["detail"] == missing.json()["message"]
+    )
+    bad_body = http.post("/api/schedules", params=ALICE, content=b"[1, 2]", headers=headers)
+    assert bad_body.status_code == 422 and bad_body.json()["message"] == not_object
+    cron = http.post(
+        "/api/schedules", json={**ALICE, "name": "x", "prompt": "y", "cron": "61 9 * * *"}, headers=headers
+    )
+    assert cron.json()["code"] == "bad_cron" and cron.json()["cause"] == "out_of_range", "the codes stay"
+    assert bad_cron in cron.json()["message"] and cron.json()["errors"][0]["msg"] == cron.json()["message"]
 
 
 def test_run_now_streams_through_the_pipeline_and_is_billed(http: httpx.Client, llm: ScriptedServer) -> None:

@@ -1,10 +1,18 @@
-"""Approval reasons worded per request language (``ventapp.api.wording``), offline."""
+"""Approval reasons, the opening status line and a run's fixed errors worded per request language
+(``ventapp.api.wording``): offline, and one run without a model over real HTTP."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import httpx
+
+from tests.api.sse_client import read_frames
+from tests.support import ApiServer, app_env, patched_env
 from ventapp.agent import events as ev
 from ventapp.agent.interrupts import approval_reason, to_event
-from ventapp.api.wording import worded
+from ventapp.api.wording import FIXED_FAILURES, needs_wording, worded
+from ventapp.i18n import t
 from ventapp.tools.registry import load_builtin_tools
 
 
@@ -46,3 +54,55 @@ def test_coded_reasons_are_worded_in_one_language_and_a_reason_of_its_own_is_kep
 def test_other_events_pass_through_unchanged() -> None:
     token = ev.Token(content="x")
     assert worded(token, "en") is token
+
+
+# --- a run's opening line and closing error (F9) -------------------------------------------
+
+
+def test_every_fixed_failure_is_worded_in_both_languages_and_its_english_is_the_runs() -> None:
+    for failure, key in FIXED_FAILURES.items():
+        error = ev.Error(message=failure.message, code=failure.code)
+        assert needs_wording(error)
+        zh, en = worded(error, "zh-CN"), worded(error, "en")
+        assert isinstance(zh, ev.Error) and isinstance(en, ev.Error)
+        assert en.message == failure.message == t(key, "en"), "English stays the run's own sentence"
+        assert zh.message == t(key, "zh-CN") != failure.message and zh.code == failure.code
+    quoted = ev.Error(message="The model server failed (HTTP 500): boom.", code="model_error")
+    assert worded(quoted, "zh-CN") is quoted and not needs_wording(quoted), "a provider's words stay"
+
+
+def test_a_run_without_a_model_says_so_in_the_requests_language(tmp_path: Path) -> None:
+    with (
+        patched_env(app_env(tmp_path, None)),
+        ApiServer() as server,
+        httpx.Client(base_url=server.url) as http,
+    ):
+        frames = {}
+        for accept in (None, "en-GB,en;q=0.9"):
+            with http.stream(
+                "POST",
+                "/api/chat",
+                files={"message": (None, "hi")},
+                headers={"Accept-Language": accept} if accept else {},
+            ) as response:
+                frames[accept] = read_frames(response)
+    zh, en = frames[None], frames["en-GB,en;q=0.9"]
+    assert [f["type"] for f in zh][-1] == "error" and zh[-1]["code"] == "model_unconfigured"
+    assert (
+        zh[-1]["message"] == t("run_error.model_unconfigured", "zh-CN")
+        and "OPENAI_BASE_URL" in zh[-1]["message"]
+    )
+    assert next(f for f in zh if f["type"] == "thinking")["message"] == "正在思考…"
+    assert en[-1]["message"].startswith("No model is configured") and en[-1]["code"] == "model_unconfigured"
+    assert next(f for f in en if f["type"] == "thinking")["message"] == "Thinking…"
+
+
+def test_an_executing_line_reads_in_english_for_an_english_request() -> None:
+    load_builtin_tools()
+    event = ev.Executing(
+        message="正在调用 计算器", cn_agent="通风智能体", tools=["calculate"], cn_tools=["计算器"]
+    )
+    en = worded(event, "en")
+    assert isinstance(en, ev.Executing) and needs_wording(event)
+    assert en.message == "Calling Calculator…" and en.cn_tools == ["计算器"] and en.tools == ["calculate"]
+    assert worded(event, "zh-CN") is event

@@ -65,6 +65,10 @@ def _paused_card(page: Page) -> None:
     # Worded from the request's reason_code in the page's language (the English sentence is the API's).
     expect(card.locator(".approval-reason")).to_have_text("Calculator needs your approval before it runs.")
     expect(page.locator("#approve-all")).to_have_text(re.compile(r"^\s*Approve\s*$"))
+    # Tester: the header showed the raw name; the catalogue's leads, the raw one stays small.
+    expect(card.locator(".approval-tool")).to_have_text("Calculator")
+    expect(card.locator(".approval-tool-name")).to_have_text("calculate")
+    expect(page.locator("#approve-all .submit-icon-check")).to_have_count(1)
 
 
 def test_sending_while_a_card_waits_asks_first_then_drops_the_call_quietly(
@@ -75,6 +79,7 @@ def test_sending_while_a_card_waits_asks_first_then_drops_the_call_quietly(
     _send(page, "请计算 (12+8)*3")
     expect(page.locator(".interrupt-card")).to_have_attribute("data-kind", "tool_approval")
     expect(page.locator(".approval-reason")).to_have_text("计算器需要你批准后才会运行。")
+    expect(page.locator(".approval-call .approval-tool")).to_have_text("计算器")
 
     _send(page, "算了，换个问题")
     dialog = page.get_by_role("alertdialog")
@@ -287,6 +292,7 @@ def test_batch_with_a_rejected_call_sends_one_decision_each(
     card.locator(".approval-call").nth(1).locator(".reject-call").click()
     card.locator(".approval-call").nth(1).locator(".reject-reason").fill("Not this one.")
     expect(page.locator("#approve-all")).to_have_text(re.compile("Send: 2 approve · 1 reject"))
+    expect(page.locator("#approve-all .submit-icon-send")).to_have_count(1)
     page.screenshot(path=str(tmp_path_factory.getbasetemp() / "hitl-batch-card.png"), full_page=True)
 
     page.click("#approve-all")
@@ -295,6 +301,27 @@ def test_batch_with_a_rejected_call_sends_one_decision_each(
     tool_messages = [m for m in llm.requests()[-1]["messages"] if m.get("role") == "tool"]
     contents = sorted(str(m["content"]) for m in tool_messages)
     assert contents[:2] == ["4", "8"] and "Not this one." in contents[2] and len(contents) == 3
+
+
+def test_a_reject_without_a_reason_reads_as_one_in_the_pages_language(
+    page: Page, llm: ScriptedServer
+) -> None:
+    """Tester: the result line showed langchain's "User rejected the tool call for `calculate` …", and
+    the button that sends the rejection had a ✓."""
+    _paused_card(page)
+    page.click(".reject-call")
+    expect(page.locator("#approve-all .submit-icon-ban")).to_have_count(1)
+    expect(page.locator("#approve-all .submit-icon-check")).to_have_count(0)
+    page.click("#approve-all")
+
+    reason = "The user rejected this action without giving a reason."
+    answer = page.locator(".msg-assistant:not(.msg-live)").last
+    expect(answer.locator(".tool-card")).to_contain_text("Rejected by you", timeout=60_000)
+    expect(answer.locator(".tool-card .tool-summary")).to_have_text(reason)
+    # (the scripted model's own answer echoes what it read, langchain's wrapper included)
+    expect(answer.locator(".tool-card")).not_to_contain_text("User rejected the tool call")
+    tool_messages = [m for m in llm.requests()[-1]["messages"] if m.get("role") == "tool"]
+    assert reason in str(tool_messages[-1]["content"]), "the model reads it too"
 
 
 def test_questions_card_sends_the_answers(page: Page, llm: ScriptedServer) -> None:

@@ -82,6 +82,11 @@ def test_rejecting_skips_the_tool(page: Page, llm: ScriptedServer) -> None:
     expect(page.locator(".interrupt")).to_have_attribute("data-state", "answered")
     tool_results = [m for m in llm.requests()[-1]["messages"] if m.get("role") == "tool"]
     assert tool_results and all("60" not in str(m.get("content")) for m in tool_results), tool_results
+    # Tester: the page sent its own English reason and showed langchain's wrapper round it; the
+    # server words the reason in the page's language (English here), and the line shows only it.
+    reason = "The user rejected this action without giving a reason."
+    assert reason in str(tool_results[-1]["content"])
+    expect(page.locator(".bubble.assistant").last.locator(".tool-result")).to_have_text(reason)
 
 
 def test_a_new_message_closes_the_card_it_dropped(page: Page) -> None:

@@ -28,6 +28,9 @@ def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
 
 
 NETWORK_PNG = "mine-network.png"
+NETWORK_ALT = "img[alt^='Ventilation network solution: airways coloured by airflow']"
+"""Tester: the answer's figure was announced as "network" (the model's alt) and the card's by its path."""
+CURVES_ALT = "Pressure–flow chart: the fan curves (where there are fans), the network's system curve and the duty points."
 
 
 def _loaded(page: Page, image: Locator) -> None:
@@ -39,7 +42,7 @@ def _loaded(page: Page, image: Locator) -> None:
 def _each_figure_once(page: Page, answer: Locator) -> None:
     # Tester: the network figure showed twice, in the tool card and again in the answer.
     card = answer.locator(".tool-card", has=page.locator("text=solve_ventilation_network"))
-    inline = answer.locator(".md-body img[alt='network']")
+    inline = answer.locator(".md-body " + NETWORK_ALT)
     expect(inline).to_have_count(1)
     figures = card.locator("img.tool-figure")
     expect(figures).to_have_count(1)
@@ -50,6 +53,7 @@ def _each_figure_once(page: Page, answer: Locator) -> None:
     for image in (inline, figures.first):
         _loaded(page, image)
     assert "/api/sessions/" in (figures.first.get_attribute("src") or "")
+    assert figures.first.get_attribute("alt") == CURVES_ALT, "what it shows, not its path"
 
 
 def test_solved_network_figures_show_inline_in_the_answer(app: ReflexApp, llm: ScriptedServer) -> None:
@@ -84,7 +88,7 @@ def test_solved_network_figures_show_inline_in_the_answer(app: ReflexApp, llm: S
             page.fill("#chat-input", "solve the attached network")
             page.click("#send")
             live = page.locator(".msg-live")
-            expect(live.locator(".md-body img[alt='network']")).to_have_count(1, timeout=60_000)
+            expect(live.locator(".md-body " + NETWORK_ALT)).to_have_count(1, timeout=60_000)
             expect(live.locator("img.tool-figure")).to_have_count(1)
             expect(live.locator(f"img[src*='{NETWORK_PNG}']")).to_have_count(1)
         finally:

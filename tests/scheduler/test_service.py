@@ -219,3 +219,24 @@ async def test_a_job_apscheduler_found_too_late_is_recorded_missed(opened) -> No
     [record] = await service.runs(schedule.id, USER)
     assert record.status == "missed" and record.scheduled_for == BEIJING_0900_UTC.replace(tzinfo=None)
     assert "SCHEDULER_MISFIRE_GRACE_S" in (record.error or "")
+
+
+async def test_a_schedule_keeps_its_creators_language_for_its_runs_figures(
+    opened: Callable[..., ScheduleService],
+) -> None:
+    """Tester: scheduled runs drew figures in Chinese whatever language the person used."""
+    from zoneinfo import ZoneInfo
+
+    from ventapp.scheduler.execution import schedule_request
+
+    service = opened()
+    english = await service.create(USER, {"name": "en", "prompt": "p", "cron": "0 9 * * *"}, "en-GB")
+    chinese = await service.create(USER, {"name": "zh", "prompt": "p", "cron": "0 9 * * *"}, "zh-CN")
+    unset = await service.create(USER, {"name": "none", "prompt": "p", "cron": "0 9 * * *"})
+    stored = {s.name: s.lang for s in await service.list_for(USER)}
+    assert stored == {"en": "en", "zh": "zh-CN", "none": None}
+    tz, tick = ZoneInfo("Asia/Shanghai"), BEIJING_0900_UTC.replace(tzinfo=None)
+    assert schedule_request(english, tick, tz).words_lang == "en"
+    assert schedule_request(chinese, tick, tz).words_lang == "zh-CN"
+    assert schedule_request(unset, tick, tz).words_lang == "zh-CN", "older rows: the spec's default"
+    assert schedule_request(english, tick, tz).lang is None, "the model is asked nothing: no UI language"

@@ -14,6 +14,7 @@ from ventapp.state.interrupt_view import (
     parse_args,
     plan_answer,
     questions_answer,
+    reject_all,
     submit_label,
     with_mode,
 )
@@ -127,6 +128,37 @@ def test_approval_answer_all_approved_by_default() -> None:
     answer, _ = approval_answer(interrupt_view(approval("1", "2")), {})
 
     assert answer is not None and answer.decisions == [{"type": "approve"}, {"type": "approve"}]
+
+
+def test_a_reject_without_reason_gives_the_model_one_in_the_cards_language() -> None:
+    for lang, reason in (
+        ("zh-CN", "用户拒绝了这次操作，没有说明原因。"),
+        ("en", "The user rejected this action without giving a reason."),
+    ):
+        answer, _ = approval_answer(
+            with_mode(interrupt_view(approval("1"), lang), 0, "reject"), {"reason_0": " "}
+        )
+
+        assert answer is not None and answer.decisions == [{"type": "reject", "message": reason}]
+
+
+def test_the_card_names_each_tool_by_its_catalogue_name_in_the_cards_language() -> None:
+    """Tester: the card's header showed the raw name ``calculate``, not 计算器."""
+    load_builtin_tools()
+    (zh,) = interrupt_view(approval("1")).calls
+    (en,) = interrupt_view(approval("1"), "en").calls
+    assert (zh.label, zh.tool) == ("计算器", "calculate") and en.label == "Calculator"
+
+
+def test_the_submit_button_icon_says_what_it_sends() -> None:
+    """Tester: the button that sends a rejection had a ✓."""
+    view = interrupt_view(approval("1", "2"), "en")
+    assert view.submit_icon == "check"
+    assert with_mode(view, 0, "reject").submit_icon == "send", "a mix"
+    assert with_mode(with_mode(view, 0, "reject"), 1, "reject").submit_icon == "ban"
+    assert reject_all(view).submit_icon == "ban"
+    assert with_mode(interrupt_view(approval("1")), 0, "reject").submit_icon == "ban"
+    assert with_mode(interrupt_view(approval("1")), 0, "edit").submit_icon == "send"
 
 
 def test_approval_answer_invalid_edit_json_is_an_error_on_that_call() -> None:

@@ -264,3 +264,15 @@ def test_announcement_follows_a_language_switched_while_the_answer_streamed() ->
     assert announcement(stopped, False, "zh-CN") == t("a11y.stopped", "zh-CN")
     assert announcement(LiveAnswer(text="done", lang="en"), False, "zh-CN") == t("a11y.done", "zh-CN")
     assert t("a11y.done", "zh-CN") != t("a11y.done", "en")
+
+
+def test_a_quota_stop_is_announced_as_the_quota_not_as_a_failed_answer() -> None:
+    """Tester: a quota refusal was announced as "回答失败" (answer failed)."""
+    quota = LiveAnswer(text="partial", error="quota used up", error_code="quota", lang="zh-CN")
+    spoken = announcement(quota, False)
+    assert "额度" in spoken and "零点" in spoken and "重置" in spoken and "失败" not in spoken
+    assert "resets at midnight" in announcement(quota, False, "en") and "failed" not in announcement(
+        quota, False, "en"
+    )
+    failed = LiveAnswer(text="", error="boom", error_code="internal", lang="zh-CN")
+    assert announcement(failed, False).startswith("回答失败"), "a real failure still says so"

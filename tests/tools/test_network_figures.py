@@ -97,3 +97,37 @@ def test_the_tool_draws_in_the_runs_language(
     )
     solve_ventilation_network("/workspace/uploads/a.csv", 151.295)
     assert drawn == [lang]
+
+
+NO_FAN_NETWORK = "edge_id,from,to,r_N_s2_m8\na,1,2,0.3\nb,2,3,0.3\nc,1,3,0.5\n"
+
+
+@pytest.mark.parametrize(("lang", "title"), [("zh-CN", "没有风机"), ("en", "no fan in the file")])
+def test_the_curves_of_a_network_without_fans_are_titled_for_what_they_show(
+    tmp_path: Path, lang: str, title: str
+) -> None:
+    """Tester: the chart was titled "fan and system" for a network with no fan at all."""
+    path = tmp_path / "nofan.csv"
+    path.write_text(NO_FAN_NETWORK, encoding="utf-8")
+    network = read_topology(path)
+    curves = draw_curves(network, solve_network(network, 20.0), lang)
+    assert curves is not None
+    (ax,) = curves.axes
+    assert title in ax.get_title() and "风机与" not in ax.get_title() and "Fan and" not in ax.get_title()
+    with_fans = draw_curves(*_solved(tmp_path), lang)
+    assert with_fans is not None and title not in with_fans.axes[0].get_title()
+
+
+def test_node_numbers_sit_beside_their_dots_on_a_halo(tmp_path: Path) -> None:
+    """Tester: the node numbers were drawn on the dark dots and could not be read."""
+    network, solution = _solved(tmp_path)
+    figure = draw_network(network, solution, "en")
+    ax = figure.axes[0]
+    nodes = {str(node) for node in network.nodes}
+    labels = [text for text in ax.texts if text.get_text() in nodes]
+    assert sorted(text.get_text() for text in labels) == sorted(nodes)
+    dots = ax.collections[0].get_offsets()  # draw_networkx_nodes: the first collection
+    for text in labels:
+        assert text.get_path_effects(), "a halo keeps the number readable on airways and dots"
+        x, y = text.get_position()
+        assert min(abs(x - dx) + abs(y - dy) for dx, dy in dots) > 1e-3, "not on top of a dot"

@@ -46,7 +46,7 @@ from ventapp.agent.middleware import (
     DynamicTimeMiddleware,
     PlanModeMiddleware,
     PreferencesMiddleware,
-    turn_ui_lang,
+    turn_words_lang,
 )
 from ventapp.agent.prompts import RESEARCHER_PROMPT, main_system_prompt
 from ventapp.agent.tool_profiles import LEAN_TOOLS, TOOLS_PROFILES, LeanToolsMiddleware
@@ -305,7 +305,7 @@ def build_agent(
         workspaces_dir or get_settings().workspaces_dir, WORKSPACE_AREA
     )
     workspace_files.set_workspace_resolver(lambda: session_workspace.cwd)
-    run_language.set_language_resolver(turn_ui_lang)  # the words of the figures tools draw
+    run_language.set_language_resolver(turn_words_lang)  # the words of the figures tools draw
     return create_deep_agent(
         model=model,
         tools=_main_tools(tools_profile),

@@ -6,8 +6,9 @@ departed client cancels the producer, which cancels the graph (and its in-flight
 request) at once — no further model calls — while the consumer still finalises.
 
 Durability (issue 17): each model call's usage is settled when the call ends (ledger id
-``<run_id>:<call>``, so settling again is harmless), and the answer so far is saved every
-``ANSWER_SAVE_INTERVAL_S`` while it streams, both off the hot path in background tasks;
+``<run_id>:<call>``, so settling again is harmless; :mod:`~ventapp.agent.run_settlement`), and
+the answer so far is saved every ``ANSWER_SAVE_INTERVAL_S`` while it streams, both off the hot
+path in background tasks;
 a crash loses at most that interval. The closing frame is sent only after the answer and
 the run status are saved; when the database refuses them they are parked in the spool
 file (:mod:`ventapp.agent.writeback`) and the run ends with ``error`` code ``storage``.
@@ -43,15 +44,15 @@ from ventapp.agent.errors import (
     classify,
 )
 from ventapp.agent.kernel import MAIN_AGENT, MAIN_AGENT_LABEL, Kernel
-from ventapp.agent.middleware import UI_LANG_KEY
+from ventapp.agent.middleware import UI_LANG_KEY, WORDS_LANG_KEY
 from ventapp.agent.run_queue import RunQueue
+from ventapp.agent.run_settlement import CallSettler
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_context import TurnContext, load_turn_context
 from ventapp.agent.writeback import STORAGE_FAILED, park_run
 from ventapp.billing.guard import RunBilling, read_billing
 from ventapp.billing.pricing import Price
-from ventapp.billing.settlement import settle, spool_payload
-from ventapp.billing.usage import CallUsage
+from ventapp.billing.settlement import spool_payload
 from ventapp.db import turn_writes
 from ventapp.db.models import utcnow
 
@@ -59,6 +60,9 @@ logger = logging.getLogger(__name__)
 
 CANCELLED_MARKER = "\n\n[stopped]"
 """Appended to a partial answer saved after a stop or a disconnect."""
+
+THINKING_MESSAGE = "正在思考…"
+"""The status line a run opens with (the API words it per request: :mod:`ventapp.api.wording`)."""
 
 _END = object()
 
@@ -85,6 +89,9 @@ class ChatRun:
         edited_args: ``tool_call_id -> args`` of calls a reviewer edited before they ran.
         lang: The browser UI's language (``zh-CN`` | ``en``) the model is asked to answer in; None
             for API clients.
+        words_lang: The language of the words the run's tools draw into files (the network
+            solver's figures): an API request's ``Accept-Language``, a schedule's; None: ``lang``,
+            else ``zh-CN``.
         agent: The agent to run on (default: the main route's current one). Captured here, so a
             thinking switch or a reload while the run streams does not change it (issue 10).
         billing: The price and quota reservation the admission read; read at start if None.
@@ -107,6 +114,7 @@ class ChatRun:
         prior_cards: list[dict[str, Any]] | None = None,
         edited_args: dict[str, dict[str, Any]] | None = None,
         lang: str | None = None,
+        words_lang: str | None = None,
         agent: BuiltAgent | None = None,
         billing: RunBilling | None = None,
         turn: TurnContext | None = None,
@@ -127,6 +135,7 @@ class ChatRun:
         self._stop: RunFailure | None = None
         self.mode = mode
         self.lang = lang
+        self.words_lang = words_lang or lang
         self._prior_usage = prior_usage or {}
         self._billing = billing
         self._price: Price | None = billing.price if billing is not None else None
@@ -142,9 +151,14 @@ class ChatRun:
             edited_args=edited_args,
         )
         self.kernel.transcript.meter.already_counted(counted_message_ids or set())
-        self._settled_calls = 0  # meter.calls[:n] are handed to settlement already
-        self._booked_tokens = 0  # tokens of those now counted in today's total (ledger or pending)
-        self._settling: asyncio.Task[None] | None = None  # the latest of a chain, one at a time
+        self._settler = CallSettler(
+            runtime,
+            run_id=run_id,
+            session_id=session_id,
+            user_name=user_name,
+            model=self.agent.model,
+            trace_id=trace_id,
+        )
         self._saved_size = 0  # of the answer when the partial-answer saver last took it
         self._finalising: asyncio.Task[bool] | None = None
 
@@ -194,7 +208,7 @@ class ChatRun:
         timer = asyncio.get_running_loop().call_later(settings.run_timeout_s, self.request_stop, TIMED_OUT)
         try:
             yield ev.AgentStart(agent=MAIN_AGENT, cn_agent=MAIN_AGENT_LABEL)
-            yield ev.Thinking(message="正在思考…", cn_agent=MAIN_AGENT_LABEL)
+            yield ev.Thinking(message=THINKING_MESSAGE, cn_agent=MAIN_AGENT_LABEL)
             if not self.agent.route.configured:
                 failure = UNCONFIGURED
             else:
@@ -314,7 +328,7 @@ class ChatRun:
         meter = self.kernel.transcript.meter
         return self._billing.quota.exhausted(
             meter.input_tokens + meter.output_tokens,
-            self._booked_tokens,
+            self._settler.booked_tokens,
             self.runtime.booked.total(self.user_name),
         )
 
@@ -346,6 +360,7 @@ class ChatRun:
                 "user_name": self.user_name,
                 "mode": self.mode,
                 **({UI_LANG_KEY: self.lang} if self.lang else {}),
+                **({WORDS_LANG_KEY: self.words_lang} if self.words_lang else {}),
                 **self._turn.configurable(),
             },
             "metadata": {"run_id": self.run_id, "trace_id": self.trace_id, "user_name": self.user_name},
@@ -358,42 +373,7 @@ class ChatRun:
 
     def _settle_new_calls(self) -> None:
         """Settle the calls that ended since the last time, in the background, one batch at a time."""
-        meter = self.kernel.transcript.meter
-        calls = meter.calls[self._settled_calls :]
-        self._settled_calls = len(meter.calls)
-        if not calls:
-            return
-        previous = self._settling
-
-        async def settle_after_previous() -> None:
-            if previous is not None:
-                with contextlib.suppress(Exception):
-                    await previous
-            await self._settle(list(calls))
-
-        self._settling = self.runtime.track(
-            asyncio.create_task(settle_after_previous(), name=f"settle-{self.run_id}")
-        )
-
-    async def _settle(self, calls: list[CallUsage]) -> None:
-        try:
-            result = await asyncio.to_thread(
-                settle,
-                self.runtime.engine,
-                run_id=self.run_id,
-                session_id=self.session_id,
-                user_name=self.user_name,
-                model=self.agent.model,
-                calls=calls,
-                spool=self.runtime.spool,
-            )
-        except Exception:
-            logger.exception("could not settle run %s (trace %s)", self.run_id, self.trace_id)
-            return
-        if result.status in ("settled", "pending"):  # the quota reads both
-            tokens = sum(call.input_tokens + call.output_tokens for call in calls)
-            self._booked_tokens += tokens
-            self.runtime.booked.add(self.user_name, tokens)
+        self._settler.settle_new(self.kernel.transcript.meter.calls)
 
     def _answer_so_far(self, content: str, usage: ev.Usage, status: str | None = None) -> dict[str, Any]:
         transcript = self.kernel.transcript
@@ -467,14 +447,13 @@ class ChatRun:
         # Billing apart from the message (pitfall 9: this is where the meters meet the ledger):
         # the calls not settled while streaming (the last one, a cut one), after those that were.
         self._settle_new_calls()
-        if self._settling is not None:
-            await self._settling
+        await self._settler.wait()
         return True
 
     async def _park(self, record: dict[str, Any]) -> bool:
         """The database is refusing writes: park the answer, status and all usage together."""
         calls = list(self.kernel.transcript.meter.calls)
-        self._settled_calls = len(calls)  # the parked record books them (ids keep it exactly-once)
+        self._settler.handed_elsewhere(len(calls))  # the parked record books them (ids keep it exactly-once)
         record = {
             **record,
             "finished_at": utcnow().isoformat(),

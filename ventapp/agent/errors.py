@@ -45,6 +45,9 @@ QUOTA_REACHED = RunFailure(
 )
 
 
+INTERNAL = RunFailure("internal", "Something went wrong while running the agent. The error has been logged.")
+
+
 RETRYABLE_CODES = frozenset({"model_unreachable", "model_busy", "busy", "not_ready", "conflict"})
 """Error codes after which sending the same message again can help (README, "When the model server
 fails"): the model was unreachable or busy, the server or the session was busy, or not started yet.
@@ -228,4 +231,4 @@ def classify(exc: BaseException) -> RunFailure:
         # An error event inside an otherwise successful stream.
         reason = provider_reason(exc) or _clean(exc.message)
         return RunFailure("model_error", f"The model server reported an error mid-answer{_said(reason)}.")
-    return RunFailure("internal", "Something went wrong while running the agent. The error has been logged.")
+    return INTERNAL

@@ -28,6 +28,7 @@ from ventapp.agent import events as ev
 from ventapp.tools.registry import is_rememberable, tool_label
 
 REJECT_REASON = "The user rejected this action."
+"""The reason of a reject without one when no caller worded it (the API and the UI word their own)."""
 
 APPROVAL_REASON_TAIL = "needs your approval before it runs."
 """End of the description our approval requests carry in the graph (how :func:`reason_code`

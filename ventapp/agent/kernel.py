@@ -18,6 +18,7 @@ The kernel also keeps the :class:`RunTranscript` that finalisation persists.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,11 @@ EDITED_CALLS_KEY = "hitl_edited_tool_calls"
 """State key where langchain's HumanInTheLoopMiddleware records a reviewer's replacement call."""
 EDIT_NOTE_PREFIX = "Note: a human reviewer replaced this tool call"
 EDITED_RESULT_MARKER = "Tool response:\n"
+REJECTED_RESULT = re.compile(
+    r"User rejected the tool call for `[^`]*` with reason: (?P<reason>.*)\Z", re.DOTALL
+)
+"""langchain's English wrapper round a reviewer's reason (the model reads it; people see the reason,
+which the API and the UI word in the turn's language when the reviewer gave none)."""
 
 MODEL_NODE = "model"
 """The graph node that calls the model (langchain's agent factory): the only update whose AI
@@ -375,7 +381,11 @@ class Kernel:
         if card is None or card.content is not None:
             return []
         content = _text_of(message.content) if not isinstance(message.content, str) else message.content
-        # The framework prefixes an edited call's result with a note for the model; people see the result.
+        # The framework prefixes an edited call's result with a note for the model, and wraps a
+        # rejection's reason in an English sentence; people see the result, or the reason.
+        rejected = REJECTED_RESULT.match(content)
+        if rejected is not None:
+            content = rejected.group("reason")
         card.content = (
             content.split(EDITED_RESULT_MARKER, 1)[1]
             if content.startswith(EDIT_NOTE_PREFIX) and EDITED_RESULT_MARKER in content

@@ -101,6 +101,20 @@ def turn_ui_lang() -> str | None:
     return str(value) if value else None
 
 
+WORDS_LANG_KEY = "words_lang"
+"""``configurable`` key: the language of the words the run's tools draw into files (figures): the
+browser UI's, an API request's ``Accept-Language``, ``zh-CN`` for a scheduled run. Unlike
+:data:`UI_LANG_KEY` it asks nothing of the model (API clients' models follow the user's language)."""
+
+
+def turn_words_lang() -> str | None:
+    """The language the running turn's tools word their files in (``configurable.words_lang``, else
+    ``ui_lang``); None outside a graph run or when the run names none (:mod:`ventapp.tools.run_language`)."""
+    configurable = _configurable()
+    value = configurable.get(WORDS_LANG_KEY) or configurable.get(UI_LANG_KEY)
+    return str(value) if value else None
+
+
 LANGUAGE_NOTES = {
     "zh-CN": "Interface language: Simplified Chinese (zh-CN). Answer in Simplified Chinese unless the user "
     "writes in another language.",

@@ -143,6 +143,9 @@ class ChatRequest:
     """What started the run, as ``execution_runs.kind`` records it: ``chat`` or ``schedule``."""
     lang: str | None = None
     """The browser UI's language (``zh-CN`` | ``en``): the model is asked to answer in it; None for API clients."""
+    words_lang: str | None = None
+    """The language the run's tools word their files in (figures): an API request's ``Accept-Language``,
+    a schedule's; None: ``lang``, else ``zh-CN``."""
     model: str | None = None
     """A model route by name (``MODELS``); it becomes the session's route. None: the session's
     route (a new session: the main one)."""
@@ -434,6 +437,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         on_release=release,
         mode=request.mode or (session.mode if session is not None else "full"),
         lang=request.lang,
+        words_lang=request.words_lang,
         agent=agent,
         billing=billing,
         turn=turn,

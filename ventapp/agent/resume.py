@@ -54,6 +54,8 @@ class ResumeRequest:
     trace_id: str = field(default_factory=new_trace_id)
     lang: str | None = None
     """The browser UI's language, as on :class:`~ventapp.agent.pipeline.ChatRequest`."""
+    words_lang: str | None = None
+    """The language the run's tools word their files in, as on :class:`~ventapp.agent.pipeline.ChatRequest`."""
 
 
 async def _pending(runtime: AgentRuntime, session_id: str) -> tuple[list[Any], Any]:
@@ -203,6 +205,7 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
         prior_cards=list(paused.tool_calls or []) if paused is not None else [],
         edited_args=edited_args,
         lang=request.lang,
+        words_lang=request.words_lang,
         agent=agent,
         billing=billing,
     )

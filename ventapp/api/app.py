@@ -38,12 +38,14 @@ from ventapp.api.errors import (
     auth_rejected_handler,
     chat_rejected_handler,
     error_response,
+    schedule_rejected_handler,
     storage_error_handler,
     validation_error_handler,
 )
 from ventapp.api.guards import BODY_MARGIN_BYTES, HttpGuard, OriginPolicy
 from ventapp.auth.service import AuthRejected
 from ventapp.config import Settings, get_settings
+from ventapp.scheduler.rules import ScheduleRejected
 
 TEST_PAGE = "/static/index.html"
 
@@ -87,6 +89,7 @@ def create_api(
         max_body_bytes=settings.upload_max_bytes + BODY_MARGIN_BYTES,
     )
     api.add_exception_handler(ChatRejected, chat_rejected_handler)
+    api.add_exception_handler(ScheduleRejected, schedule_rejected_handler)
     api.add_exception_handler(AuthRejected, auth_rejected_handler)
     api.add_exception_handler(RequestValidationError, validation_error_handler)
     api.add_exception_handler(StarletteHTTPException, _http_error)

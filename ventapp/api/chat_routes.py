@@ -236,6 +236,7 @@ async def chat(
         request_id=request_id,
         model=model or None,
         fork_turn=fork_turn,
+        words_lang=lang,
     )
     request = await _prepare_turn(runtime, request, form)
     if fork_turn is not None and (request.new_session or not request.session_id):

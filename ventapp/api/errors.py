@@ -11,6 +11,8 @@ from fastapi.responses import JSONResponse
 
 from ventapp.agent.pipeline import STORAGE_RETRY_AFTER_S, ChatRejected
 from ventapp.auth.service import AuthRejected
+from ventapp.i18n import accept_language
+from ventapp.scheduler.rules import ScheduleRejected, refusal_text
 
 
 def error_response(
@@ -48,6 +50,19 @@ async def chat_rejected_handler(_request: Request, exc: Exception) -> JSONRespon
     """Exception handler turning :class:`ChatRejected` into its HTTP status and JSON body."""
     assert isinstance(exc, ChatRejected)
     return error_response(exc.status, exc.code, exc.message, retry_after=exc.retry_after, details=exc.details)
+
+
+async def schedule_rejected_handler(request: Request, exc: Exception) -> JSONResponse:
+    """:class:`ScheduleRejected` as :func:`chat_rejected_handler` does, its sentence in the request's
+    ``Accept-Language`` (our refusals by catalogue id; one passed on from the pipeline as it came)."""
+    assert isinstance(exc, ScheduleRejected)
+    message, details = exc.message, exc.details
+    if exc.key or exc.cron_problem is not None:
+        message = refusal_text(exc, accept_language(request.headers.get("accept-language")))
+        if details and isinstance(details.get("errors"), list):  # bad_cron's errors[].msg repeats it
+            errors = [{**e, "msg": message} if e.get("msg") == exc.message else e for e in details["errors"]]
+            details = {**details, "errors": errors}
+    return error_response(exc.status, exc.code, message, retry_after=exc.retry_after, details=details)
 
 
 async def auth_rejected_handler(_request: Request, exc: Exception) -> JSONResponse:

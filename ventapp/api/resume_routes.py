@@ -14,6 +14,7 @@ from ventapp.api.deps import USER_NAME_HELP, CurrentUser, RuntimeDep, caller_nam
 from ventapp.api.openapi import SSE_RESPONSE, errors
 from ventapp.api.sse import stream_run
 from ventapp.api.wording import RequestLang, worded
+from ventapp.i18n import t
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
 
@@ -23,7 +24,11 @@ class Decision(BaseModel):
 
     type: Literal["approve", "edit", "reject"]
     args: dict[str, Any] | None = None
-    message: str | None = Field(default=None, max_length=2000)
+    message: str | None = Field(
+        default=None,
+        max_length=2000,
+        description="With reject: the reason the model reads (default: a sentence in the Accept-Language)",
+    )
     remember: Literal["session", "always"] | None = None
     """With approve or edit: later calls of this tool run without asking, in this session or in all
     of the user's sessions (revocable with ``DELETE /api/approvals/rules/{id}``)."""
@@ -42,6 +47,15 @@ class ResumeBody(BaseModel):
     detach: bool = Field(default=False, description="True: the run goes on when the client disconnects")
 
 
+def _with_reason(decision: Decision, lang: str) -> dict[str, Any]:
+    """The decision as the agent takes it; a reject without a reason gets one in ``lang`` (the model
+    reads it, and the tool's result line shows it)."""
+    answer = decision.model_dump(exclude_none=True)
+    if decision.type == "reject" and not (decision.message or "").strip():
+        answer["message"] = t("approval.reject_default_reason", lang)
+    return answer
+
+
 @router.post(
     "/resume",
     response_class=StreamingResponse,
@@ -56,7 +70,7 @@ async def resume(
     pending, stale or already used ``interrupt_token``), 422 (answer does not fit), 429.
     """
     answer = ResumeAnswer(
-        decisions=[decision.model_dump(exclude_none=True) for decision in body.decisions],
+        decisions=[_with_reason(decision, lang) for decision in body.decisions],
         answers=body.answers,
         approved=body.approved,
         feedback=body.feedback,
@@ -66,6 +80,7 @@ async def resume(
         interrupt_token=body.interrupt_token,
         user_name=caller_name(http, body.user_name),
         answer=answer,
+        words_lang=lang,
     )
 
     return await stream_run(await start_resume(runtime, request), detach=body.detach, lang=lang)

@@ -4,7 +4,8 @@ Thin handlers over :class:`~ventapp.scheduler.service.ScheduleService`. The owne
 ``user_name`` is required on every route (spec 002, "升级已有部署"), in the query string or
 the JSON body (both given must agree); missing is 400. Another user's schedule is 404,
 exactly like one that does not exist. Bodies are JSON objects; a bad field is 422 naming it
-(``bad_cron`` adds ``field``, ``cause`` and ``reason``). Times are ISO 8601 in UTC with ``Z`` (``timezone`` names the zone the cron reads in).
+(``bad_cron`` adds ``field``, ``cause`` and ``reason``). A refusal's ``message`` is in the request's
+``Accept-Language`` (default zh-CN; :func:`~ventapp.api.errors.schedule_rejected_handler`). Times are ISO 8601 in UTC with ``Z`` (``timezone`` names the zone the cron reads in).
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from fastapi import APIRouter, Depends, Request
 from ventapp.agent.pipeline import MAX_USER_NAME_CHARS
 from ventapp.api.deps import caller_name, user_identity
 from ventapp.api.openapi import errors
+from ventapp.api.wording import RequestLang
 from ventapp.scheduler.public import run_public, schedule_public
-from ventapp.scheduler.rules import ScheduleRejected
+from ventapp.scheduler.rules import refusal
 from ventapp.scheduler.service import ScheduleService, get_service
 
 router = APIRouter(prefix="/api/schedules", tags=["schedules"])
@@ -29,7 +31,7 @@ async def service_dep() -> ScheduleService:
     try:
         return get_service()
     except RuntimeError:
-        raise ScheduleRejected(503, "busy", "The server is starting; retry shortly.", retry_after=2) from None
+        raise refusal(503, "busy", "schedules.error.starting", retry_after=2) from None
 
 
 ServiceDep = Annotated[ScheduleService, Depends(service_dep)]
@@ -42,9 +44,9 @@ async def _body(request: Request) -> dict[str, Any]:
     try:
         body = json.loads(raw)
     except ValueError:
-        raise ScheduleRejected(422, "bad_request", "The body must be a JSON object.") from None
+        raise refusal(422, "bad_request", "schedules.error.body_not_object") from None
     if not isinstance(body, dict):
-        raise ScheduleRejected(422, "bad_request", "The body must be a JSON object.")
+        raise refusal(422, "bad_request", "schedules.error.body_not_object")
     return body
 
 
@@ -60,20 +62,14 @@ def _owner(request: Request, body: dict[str, Any]) -> str:
             request, in_query if in_query is not None else in_body if isinstance(in_body, str) else None
         )
     if in_body is not None and not isinstance(in_body, str):
-        raise ScheduleRejected(400, "bad_request", "user_name must be text.")
+        raise refusal(400, "bad_request", "schedules.error.user_name_text")
     if in_query is not None and in_body is not None and in_query.strip() != in_body.strip():
-        raise ScheduleRejected(400, "bad_request", "user_name differs between the query string and the body.")
+        raise refusal(400, "bad_request", "schedules.error.user_name_differs")
     name = in_query if in_query is not None else in_body
     if name is None or not name.strip():
-        raise ScheduleRejected(
-            400,
-            "bad_request",
-            "user_name is required (query string or JSON body): schedules belong to their owner.",
-        )
+        raise refusal(400, "bad_request", "schedules.error.user_name_required")
     if len(name) > MAX_USER_NAME_CHARS:
-        raise ScheduleRejected(
-            400, "bad_request", f"user_name must be at most {MAX_USER_NAME_CHARS} characters."
-        )
+        raise refusal(400, "bad_request", "schedules.error.user_name_too_long", limit=MAX_USER_NAME_CHARS)
     return user_identity(name)
 
 
@@ -90,10 +86,13 @@ async def list_schedules(request: Request, service: ServiceDep) -> dict[str, Any
 
 
 @router.post("", status_code=201, responses=errors(state_changing=True))
-async def create_schedule(request: Request, service: ServiceDep) -> dict[str, Any]:
-    """Create from ``{name, prompt, cron, mode?="full", enabled?=true}``; 201 with the schedule."""
+async def create_schedule(request: Request, service: ServiceDep, lang: RequestLang) -> dict[str, Any]:
+    """Create from ``{name, prompt, cron, mode?="full", enabled?=true}``; 201 with the schedule.
+
+    Its runs word their figures in the request's ``Accept-Language`` (default zh-CN).
+    """
     body = await _body(request)
-    schedule = await service.create(_owner(request, body), body)
+    schedule = await service.create(_owner(request, body), body, lang)
     return (await _public(service, [schedule]))[0]
 
 

@@ -1,10 +1,16 @@
-"""The language of an API request, and the sentences the API words in it (approval reasons).
+"""The language of an API request, and the sentences the API words in it (approval reasons,
+status lines, a run's closing error).
 
 The API has no UI language: a request states one with ``Accept-Language`` (the first English
 or Chinese language it lists; none, or no header, reads as ``zh-CN``, the spec's default).
 An ``interrupt`` frame's approval ``reason`` is worded in it, in one language, wherever the
 frame goes out (``POST /api/chat``, ``/api/chat/resume``, ``GET /api/chat/stream`` and
 ``GET /api/chat/interrupt``); ``reason_code`` stays beside it for clients that word it themselves.
+So are the run's opening ``thinking`` line, each ``executing`` line (Chinese as the kernel
+words it, English from the catalogue), and an ``error`` frame whose sentence is fixed by its
+failure (no model configured, stopped, timed out, quota, storage, internal); ``code`` never
+changes. An error that quotes the model server (``model_*``, ``context_overflow``) keeps its
+English sentence: it names settings and the provider's own words, for whoever runs the server.
 """
 
 from __future__ import annotations
@@ -14,9 +20,21 @@ from typing import Annotated, Any
 from fastapi import Depends, Header
 
 from ventapp.agent import events as ev
+from ventapp.agent.chat_run import THINKING_MESSAGE
+from ventapp.agent.errors import (
+    CANCELLED,
+    CLIENT_GONE,
+    INTERNAL,
+    QUOTA_REACHED,
+    TIMED_OUT,
+    UNCONFIGURED,
+    RunFailure,
+)
 from ventapp.agent.interrupts import REASON_DEFAULT, REASON_NEEDS_APPROVAL
 from ventapp.agent.kernel import label_for
+from ventapp.agent.writeback import STORAGE_FAILED
 from ventapp.i18n import accept_language, t
+from ventapp.scheduler.execution import SHUTDOWN
 
 _WORDED_CODES = (REASON_NEEDS_APPROVAL, REASON_DEFAULT)
 """Reasons we word (ours, and the framework's generic English one); a reason of its own stays as written."""
@@ -27,8 +45,9 @@ async def request_lang(
         str | None,
         Header(
             alias="Accept-Language",
-            description="The language of sentences the answer carries (approval reasons): "
-            "the first English or Chinese one listed; default zh-CN",
+            description="The language of sentences the answer carries (approval reasons, a run's "
+            "fixed errors, the words of figures its tools draw): the first English or Chinese one "
+            "listed; default zh-CN",
         ),
     ] = None,
 ) -> str:
@@ -37,6 +56,19 @@ async def request_lang(
 
 
 RequestLang = Annotated[str, Depends(request_lang)]
+
+FIXED_FAILURES: dict[RunFailure, str] = {
+    UNCONFIGURED: "run_error.model_unconfigured",
+    CANCELLED: "run_error.cancelled",
+    CLIENT_GONE: "run_error.client_gone",
+    TIMED_OUT: "run_error.timeout",
+    QUOTA_REACHED: "run_error.quota",
+    STORAGE_FAILED: "run_error.storage",
+    INTERNAL: "run_error.internal",
+    SHUTDOWN: "run_error.shutdown",
+}
+"""Failures whose sentence is fixed, and the catalogue id that words it (the English one is the same text)."""
+_FIXED_ERRORS = {(failure.code, failure.message): key for failure, key in FIXED_FAILURES.items()}
 
 
 def _worded_request(request: dict[str, Any], lang: str) -> dict[str, Any]:
@@ -56,8 +88,20 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
     Returns:
         A copy whose ``tool_approval.reason`` and each ``requests[].reason`` with a ``reason_code``
         of ``needs_approval`` or ``default`` read e.g. ``"计算器需要你批准后才会运行。"`` /
-        ``"Calculator needs your approval before it runs."``; the same object otherwise.
+        ``"Calculator needs your approval before it runs."``; an ``error`` of a fixed failure
+        (:data:`FIXED_FAILURES`), the opening ``thinking`` line and an ``executing`` line (``"Calling
+        Calculator…"``; ``cn_tools`` stays Chinese) in ``lang``; the same object otherwise.
     """
+    if isinstance(event, ev.Error):
+        key = _FIXED_ERRORS.get((event.code, event.message))
+        return event.model_copy(update={"message": t(key, lang)}) if key else event
+    if isinstance(event, ev.Thinking):
+        return event.model_copy(update={"message": t("live.thinking", lang)}) if _opening(event) else event
+    if isinstance(event, ev.Executing):  # the kernel words it in Chinese (the legacy contract's language)
+        if lang == "en":
+            tools = ", ".join(label_for(name, lang) for name in event.tools)
+            return event.model_copy(update={"message": t("live.calling", lang, tools=tools)})
+        return event
     if not isinstance(event, ev.Interrupt) or not event.tool_approval:
         return event
     approval = _worded_request(event.tool_approval, lang)
@@ -67,6 +111,16 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
     return event.model_copy(update={"tool_approval": approval})
 
 
+def _opening(event: ev.Thinking) -> bool:
+    return event.message == THINKING_MESSAGE
+
+
 def needs_wording(event: ev.ContractEvent) -> bool:
     """Whether :func:`worded` may change ``event`` (its encoded frame then differs per language)."""
+    if isinstance(event, ev.Error):
+        return (event.code, event.message) in _FIXED_ERRORS
+    if isinstance(event, ev.Thinking):
+        return _opening(event)
+    if isinstance(event, ev.Executing):
+        return True
     return isinstance(event, ev.Interrupt) and bool(event.tool_approval)

@@ -48,6 +48,9 @@ class Schedule(SQLModel, table=True):
     cron: str = Field(max_length=120)
     mode: str = Field(default="full", max_length=16)
     enabled: bool = Field(default=True)
+    lang: str | None = Field(default=None, max_length=16)
+    """The language its runs word their files in (figures): the page's, or the API request's
+    ``Accept-Language``, when it was created; None (older rows) reads as ``zh-CN``."""
     armed_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)
     created_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP, index=True)

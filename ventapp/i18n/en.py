@@ -424,4 +424,20 @@ MESSAGES: dict[str, str] = {
     "auth.col.quota": "Daily quota",
     "auth.col.remaining": "Remaining",
     "auth.unlimited": "unlimited",
+    # --- words7: rejections, run errors, figures ---
+    "approval.reject_default_reason": "The user rejected this action without giving a reason.",
+    # A run's closing error (the API words it per Accept-Language; the same text as ventapp.agent.errors)
+    "run_error.model_unconfigured": "No model is configured. Set OPENAI_BASE_URL, OPENAI_API_KEY and MODEL_NAME in .env (see .env.example and the README), or run `make demo` for the scripted demo model, then restart.",
+    "run_error.cancelled": "Stopped. The partial answer has been kept.",
+    "run_error.client_gone": "The client disconnected; the partial answer has been kept.",
+    "run_error.timeout": "The run took longer than RUN_TIMEOUT_S allows and was stopped. The partial answer has been kept.",
+    "run_error.quota": "Your daily token quota is used up, so the answer was stopped. It resets at midnight (Asia/Shanghai).",
+    "run_error.storage": "The answer could not be saved because the database is not taking writes right now. It is kept on the server and will appear in this chat once the database is back.",
+    "run_error.internal": "Something went wrong while running the agent. The error has been logged.",
+    "run_error.shutdown": "The server shut down while this scheduled run was in progress; the partial answer has been kept.",
+    "figure.system_title": "The network's system curve and the duty it needs (no fan in the file)",
+    "figure.alt_network": "Ventilation network solution: airways coloured by airflow, arrows in the flow direction, fans in red, node numbers beside the nodes.",
+    "figure.alt_curves": "Pressure–flow chart: the fan curves (where there are fans), the network's system curve and the duty points.",
+    "figure.alt_file": "A figure the agent made: {name}",
+    "a11y.quota": "Today's token quota is used up: the agent answers again once it resets at midnight, Beijing time.",
 }

@@ -91,4 +91,11 @@ MESSAGES: dict[str, str] = {
     "runs.error.interrupted": "The server stopped before this execution could finish.",
     "runs.error.missed": "The server was down or busy at this time and the tick was too late to run.",
     "runs.error.other": "This execution did not succeed (code {code}).",
+    # --- words7: refusals only the API gives (worded per Accept-Language) ---
+    "schedules.error.starting": "The server is starting; retry shortly.",
+    "schedules.error.body_not_object": "The body must be a JSON object.",
+    "schedules.error.user_name_text": "user_name must be text.",
+    "schedules.error.user_name_differs": "user_name differs between the query string and the body.",
+    "schedules.error.user_name_required": "user_name is required (query string or JSON body): schedules belong to their owner.",
+    "schedules.error.user_name_too_long": "user_name must be at most {limit} characters.",
 }

@@ -422,4 +422,20 @@ MESSAGES: dict[str, str] = {
     "auth.col.quota": "每日额度",
     "auth.col.remaining": "剩余",
     "auth.unlimited": "不限",
+    # --- words7: 拒绝、运行错误、图 ---
+    "approval.reject_default_reason": "用户拒绝了这次操作，没有说明原因。",
+    # 运行结束时的错误（API 按 Accept-Language 措辞；英文与 ventapp.agent.errors 相同）
+    "run_error.model_unconfigured": "尚未配置模型。请在 .env 中设置 OPENAI_BASE_URL、OPENAI_API_KEY 和 MODEL_NAME（见 .env.example 和 README），或运行 `make demo` 使用脚本演示模型，然后重启服务。",
+    "run_error.cancelled": "已停止，已保留目前的部分回答。",
+    "run_error.client_gone": "发起请求的客户端已断开连接，已保留目前的部分回答。",
+    "run_error.timeout": "运行时间超过 RUN_TIMEOUT_S 的上限，已被停止；已保留目前的部分回答。",
+    "run_error.quota": "今天的 token 额度已用完，回答已停止。额度在北京时间零点重置。",
+    "run_error.storage": "数据库暂时不接受写入，回答未能保存。它已保留在服务器上，数据库恢复后会出现在这个对话中。",
+    "run_error.internal": "运行智能体时出错了，错误已记录到日志。",
+    "run_error.shutdown": "这次定时运行进行中服务器关闭了；已保留目前的部分回答。",
+    "figure.system_title": "网络的系统特性曲线与所需工况点（文件中没有风机）",
+    "figure.alt_network": "通风网络解算图：巷道按风量着色，箭头指向风流方向，红色为风机，节点旁标有编号。",
+    "figure.alt_curves": "风量–风压曲线图：风机特性曲线（有风机时）、网络的系统特性曲线和工况点。",
+    "figure.alt_file": "智能体生成的图：{name}",
+    "a11y.quota": "今天的 token 额度已用完：在北京时间零点额度重置之前，智能体不再回答。",
 }

@@ -91,4 +91,11 @@ MESSAGES: dict[str, str] = {
     "runs.error.interrupted": "服务器在本次执行完成前停止了。",
     "runs.error.missed": "此时服务器停机或繁忙，错过了运行时间，本次未运行。",
     "runs.error.other": "本次执行未成功（错误码 {code}）。",
+    # --- words7: 只有 API 会给出的拒绝（按 Accept-Language 措辞） ---
+    "schedules.error.starting": "服务器正在启动，请稍后重试。",
+    "schedules.error.body_not_object": "请求体必须是一个 JSON 对象。",
+    "schedules.error.user_name_text": "user_name 必须是文本。",
+    "schedules.error.user_name_differs": "查询字符串和请求体中的 user_name 不一致。",
+    "schedules.error.user_name_required": "缺少 user_name（放在查询字符串或 JSON 请求体中）：定时任务属于它的所有者。",
+    "schedules.error.user_name_too_long": "user_name 最多 {limit} 个字符。",
 }

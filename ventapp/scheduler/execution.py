@@ -36,6 +36,7 @@ from ventapp.agent.runtime import AgentRuntime
 from ventapp.db import schedule_store
 from ventapp.db.schedule_models import Schedule
 from ventapp.db.schedule_store import Claim
+from ventapp.i18n import DEFAULT_LANG
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +126,19 @@ class Executions:
                 break
 
 
+def schedule_request(schedule: Schedule, scheduled_for: datetime, tz: tzinfo) -> ChatRequest:
+    """The chat turn one execution of ``schedule`` submits: its prompt, for its owner, in a new
+    session titled for the tick, its figures worded in the schedule's language (``zh-CN`` if none)."""
+    return ChatRequest(
+        message=schedule.prompt,
+        user_name=schedule.user_name,
+        mode=schedule.mode,
+        title=session_title(schedule, scheduled_for, tz),
+        kind="schedule",
+        words_lang=schedule.lang or DEFAULT_LANG,
+    )
+
+
 async def execute(
     runtime: AgentRuntime,
     executions: Executions,
@@ -153,13 +167,7 @@ async def execute(
     )
     if claim.outcome != "claimed" or claim.row_id is None:
         return Handoff(claim)
-    request = ChatRequest(
-        message=schedule.prompt,
-        user_name=schedule.user_name,
-        mode=schedule.mode,
-        title=session_title(schedule, scheduled_for, tz),
-        kind="schedule",
-    )
+    request = schedule_request(schedule, scheduled_for, tz)
     try:
         run = await start_chat(runtime, request)
     except ChatRejected as refused:

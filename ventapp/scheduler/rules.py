@@ -3,8 +3,9 @@
 Refusals are :class:`ScheduleRejected`, a :class:`~ventapp.agent.pipeline.ChatRejected`,
 so both the API (``{detail, message, code}`` with the status) and the UI show them the way
 they show any other refused request. Each refusal of ours carries its catalogue id
-(``schedules.error.*``, or its :class:`CronInvalid`): the API's ``message`` is that message in
-English, and the schedules page words it in its own language with :func:`refusal_text`.
+(``schedules.error.*``, or its :class:`CronInvalid`): ``message`` is that message in English (the
+run records keep it), and both the API (in the request's ``Accept-Language``) and the schedules
+page (in its own language) word it with :func:`refusal_text`.
 """
 
 from __future__ import annotations
@@ -53,20 +54,29 @@ class ScheduleRejected(ChatRejected):
 
 
 def refusal(
-    status: int, code: str, key: str, *, field: str | None = None, **params: object
+    status: int,
+    code: str,
+    key: str,
+    *,
+    field: str | None = None,
+    retry_after: int | None = None,
+    **params: object,
 ) -> ScheduleRejected:
     """A refusal worded by catalogue id ``key`` (``message``: English; ``field``: the body field at fault).
 
     Args:
-        status: HTTP status (404, 409, 422).
-        code: The API's ``code`` (``bad_request``, ``not_found``, ``schedule_busy``).
+        status: HTTP status (400, 404, 409, 422, 503).
+        code: The API's ``code`` (``bad_request``, ``not_found``, ``schedule_busy``, ``busy``).
         key: A ``schedules.error.*`` id, the same in both catalogues.
         field: The JSON field refused (422 adds ``field`` and ``errors[].loc``), or None.
+        retry_after: Seconds after which the same request may succeed (503 while starting), or None.
         **params: The values the message names.
     """
     details = {"field": field} if code == "bad_request" and status == 422 else None
     message = t(key, "en", **_worded(params, "en"))
-    return ScheduleRejected(status, code, message, details=details, key=key, params=params)
+    return ScheduleRejected(
+        status, code, message, retry_after=retry_after, details=details, key=key, params=params
+    )
 
 
 def _worded(params: dict[str, object], lang: str) -> dict[str, object]:

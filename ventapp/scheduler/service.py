@@ -32,6 +32,7 @@ from ventapp.agent.runtime import AgentRuntime
 from ventapp.db import schedule_store
 from ventapp.db.schedule_models import Schedule
 from ventapp.db.schedule_store import RunRecord
+from ventapp.i18n import resolve_lang
 from ventapp.scheduler.cron import CronInvalid, latest_fire_between, next_fire_times, parse_cron
 from ventapp.scheduler.execution import Executions, Handoff, execute
 from ventapp.scheduler.rules import ScheduleRejected, not_found, refusal, validated
@@ -281,10 +282,14 @@ class ScheduleService:
         """The user's schedules, oldest first."""
         return list(await asyncio.to_thread(schedule_store.list_schedules, self.runtime.engine, user_name))
 
-    async def create(self, user_name: str, fields: dict[str, Any]) -> Schedule:
-        """Create a schedule from ``{name, prompt, cron, mode?, enabled?}``. Raises 422 on bad fields."""
+    async def create(self, user_name: str, fields: dict[str, Any], lang: str | None = None) -> Schedule:
+        """Create a schedule from ``{name, prompt, cron, mode?, enabled?}``. Raises 422 on bad fields.
+
+        ``lang``: the creator's language (the page's, the API request's), which its runs word
+        their figures in; None: ``zh-CN``.
+        """
         values = validated(fields, self.tz, partial=False)
-        schedule = Schedule(user_name=user_name, **values)
+        schedule = Schedule(user_name=user_name, lang=resolve_lang(lang) if lang else None, **values)
         schedule = await asyncio.to_thread(schedule_store.create_schedule, self.runtime.engine, schedule)
         await self.sync()
         return schedule

@@ -44,7 +44,8 @@ class ApprovalCallView:
 
     Attributes:
         index: Position in the batch (decisions go back in this order).
-        tool: Tool name, e.g. ``calculate``.
+        tool: Tool name, e.g. ``calculate`` (shown small, beside the label).
+        label: The tool's display name in the card's language, e.g. ``计算器`` (the card's heading).
         args_json: The proposed arguments, pretty-printed JSON.
         reason: Why the call needs approval (may be empty).
         mode: ``approve`` | ``edit`` | ``reject`` — what the person chose for this call.
@@ -56,6 +57,7 @@ class ApprovalCallView:
 
     index: int = 0
     tool: str = ""
+    label: str = ""
     args_json: str = "{}"
     reason: str = ""
     mode: str = APPROVE
@@ -76,6 +78,8 @@ class InterruptView:
         questions: The questions (``ask_user`` only).
         plan: The plan as Markdown (``plan`` only).
         submit_label: The approval button's text, e.g. ``"Approve"``, ``"Approve 3"``.
+        submit_icon: Its icon (lucide name): ``check`` to approve, ``ban`` when every call is
+            rejected, ``send`` for a mix or an edit.
         error: A sentence about the whole card (an invalid answer, a refused resume).
         submitting: True from the click until the resumed run is admitted or refused.
         lang: The UI language the card's server-worded texts (button, errors) are in.
@@ -87,6 +91,7 @@ class InterruptView:
     questions: list[str] = field(default_factory=list)
     plan: str = ""
     submit_label: str = ""
+    submit_icon: str = "check"
     error: str = ""
     submitting: bool = False
     lang: str = DEFAULT_LANG
@@ -101,6 +106,14 @@ def _shown_reason(request: Mapping[str, Any], lang: str) -> str:
             "approval.reason_needs_approval", lang, tool=tool_label(str(request.get("tool") or ""), "", lang)
         )
     return "" if code == REASON_DEFAULT else str(request.get("reason") or "").strip()
+
+
+def submit_icon(calls: list[ApprovalCallView]) -> str:
+    """The approval button's icon: ``check`` (all approved), ``ban`` (all rejected), else ``send``."""
+    modes = {call.mode for call in calls}
+    if modes <= {APPROVE}:
+        return "check"
+    return "ban" if modes == {REJECT} else "send"
 
 
 def submit_label(calls: list[ApprovalCallView], lang: str = DEFAULT_LANG) -> str:
@@ -143,6 +156,7 @@ def interrupt_view(event: ev.Interrupt | None, lang: str = DEFAULT_LANG) -> Inte
                 ApprovalCallView(
                     index=index,
                     tool=str(request.get("tool") or ""),
+                    label=tool_label(str(request.get("tool") or ""), "", lang),
                     args_json=args,
                     reason=_shown_reason(request, lang),
                     edit_text=args,
@@ -154,6 +168,7 @@ def interrupt_view(event: ev.Interrupt | None, lang: str = DEFAULT_LANG) -> Inte
             token=event.interrupt_token,
             calls=calls,
             submit_label=submit_label(calls, lang),
+            submit_icon=submit_icon(calls),
             lang=lang,
         )
     if event.kind == "ask_user":
@@ -172,7 +187,13 @@ def with_mode(view: InterruptView, index: int, mode: str) -> InterruptView:
         else call
         for call in view.calls
     ]
-    return dataclasses.replace(view, calls=calls, submit_label=submit_label(calls, view.lang), error="")
+    return dataclasses.replace(
+        view,
+        calls=calls,
+        submit_label=submit_label(calls, view.lang),
+        submit_icon=submit_icon(calls),
+        error="",
+    )
 
 
 def parse_args(text: str, lang: str = DEFAULT_LANG) -> tuple[dict[str, Any] | None, str]:
@@ -203,7 +224,9 @@ def approval_answer(view: InterruptView, form: FormData) -> tuple[ResumeAnswer |
             args, error = parse_args(edit_text, view.lang)
             decisions.append({"type": EDIT, "args": args})
         elif call.mode == REJECT:
-            decisions.append({"type": REJECT, "message": reject_reason})
+            # Without a reason the model reads one in the card's language (not the framework's English).
+            message = reject_reason or t("approval.reject_default_reason", view.lang)
+            decisions.append({"type": REJECT, "message": message})
         else:
             decisions.append({"type": APPROVE})
         calls.append(dataclasses.replace(call, edit_text=edit_text, reject_reason=reject_reason, error=error))
@@ -260,4 +283,10 @@ def reviewed(cards: list[ToolCardView], view: InterruptView, answer: ResumeAnswe
 def reject_all(view: InterruptView) -> InterruptView:
     """Every call of the batch switched to reject (the reasons typed so far are kept)."""
     calls = [dataclasses.replace(call, mode=REJECT, error="") for call in view.calls]
-    return dataclasses.replace(view, calls=calls, submit_label=submit_label(calls, view.lang), error="")
+    return dataclasses.replace(
+        view,
+        calls=calls,
+        submit_label=submit_label(calls, view.lang),
+        submit_icon=submit_icon(calls),
+        error="",
+    )

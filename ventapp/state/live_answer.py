@@ -277,6 +277,8 @@ def announcement(final: LiveAnswer, waiting: bool, lang: str | None = None) -> s
     default the answer's own.
     """
     lang = lang or final.lang
+    if final.error and final.error_code == "quota":  # not a failure: the day's allowance ran out
+        return t("a11y.quota", lang)
     if final.error and final.error_code != STOPPED_CODE:
         return t("a11y.failed", lang, error=worded_error(final.error_code, final.error, lang)[0])
     if waiting:

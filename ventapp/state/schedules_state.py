@@ -422,7 +422,7 @@ class SchedulesState(rx.State):
             if self.form_id:
                 await service.update(self.form_id, self.user_name, fields)
             else:
-                await service.create(self.user_name, fields)
+                await service.create(self.user_name, fields, self.lang)  # its runs' figures: this page's
         except ChatRejected as refused:
             self._refused_save(fields["cron"], refused)
             return None

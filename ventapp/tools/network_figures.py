@@ -5,12 +5,13 @@ object-oriented API (no pyplot global state, safe in worker threads), and networ
 layout and drawing. Titles, axes and legends are worded in the run's language from the
 message catalogues (``figure.*``); Chinese needs a CJK font on this machine
 (:mod:`ventapp.tools.figure_fonts`), without one the figure is drawn in English.
-Node and airway ids are drawn as they are.
+Node and airway ids are drawn as they are, node numbers beside their dots on a white halo.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -18,7 +19,7 @@ matplotlib.use("Agg")  # before anything imports pyplot (networkx's drawing does
 
 import networkx as nx
 import numpy as np
-from matplotlib import colormaps
+from matplotlib import colormaps, patheffects
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
@@ -28,6 +29,8 @@ from ventapp.i18n import t
 from ventapp.tools.figure_fonts import cjk_family, families
 
 _LABEL_LIMIT = 60
+_LABEL_OFFSET = 0.012
+"""How far a node's number sits from its dot, as a share of the drawing's width and height."""
 _DPI = 110
 
 
@@ -35,6 +38,28 @@ def _layout(graph: nx.DiGraph) -> dict:
     if graph.number_of_nodes() <= 150:
         return nx.kamada_kawai_layout(graph.to_undirected())
     return nx.spring_layout(graph.to_undirected(), seed=7, iterations=60)
+
+
+def _node_labels(ax: Any, graph: nx.DiGraph, positions: dict) -> None:
+    """Node numbers beside their dots (up and to the right), on a white halo, so they read on the
+    dark dots and on the coloured airways alike (drawn on the dots they were unreadable)."""
+    xs = [x for x, _ in positions.values()] or [0.0]
+    ys = [y for _, y in positions.values()] or [0.0]
+    dx = (max(xs) - min(xs) or 1.0) * _LABEL_OFFSET
+    dy = (max(ys) - min(ys) or 1.0) * _LABEL_OFFSET
+    beside = {node: (x + dx, y + dy) for node, (x, y) in positions.items()}
+    texts = nx.draw_networkx_labels(
+        graph,
+        beside,
+        ax=ax,
+        font_size=7,
+        font_color="#111111",
+        font_family=families(),
+        horizontalalignment="left",
+        verticalalignment="bottom",
+    )
+    for text in texts.values():
+        text.set_path_effects([patheffects.withStroke(linewidth=2.5, foreground="white")])
 
 
 def drawable_lang(lang: str) -> str:
@@ -106,7 +131,7 @@ def draw_network(network: Network, solution: NetworkSolution, lang: str = "zh-CN
             font_family=families(),  # networkx names its family: pass the CJK fallback along
         )
     if not small:
-        nx.draw_networkx_labels(graph, positions, ax=ax, font_size=7)
+        _node_labels(ax, graph, positions)
     mappable = matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap)
     figure.colorbar(mappable, ax=ax, label=t("figure.flow_colorbar", lang), shrink=0.8)
     status = t("figure.converged" if solution.converged else "figure.not_converged", lang)
@@ -183,7 +208,8 @@ def draw_curves(network: Network, solution: NetworkSolution, lang: str = "zh-CN"
         ax.plot([q_duty], [p_duty], "o", markersize=8, label=duty)
     ax.set_xlabel(t("figure.axis_flow", lang))
     ax.set_ylabel(t("figure.axis_pressure", lang))
-    ax.set_title(t("figure.curves_title", lang))
+    # Without a fan the chart shows the network's own curve and the duty a main fan would need.
+    ax.set_title(t("figure.curves_title" if solution.fans else "figure.system_title", lang))
     ax.grid(True, alpha=0.3)
     ax.set_ylim(bottom=min(0.0, ax.get_ylim()[0]))
     ax.legend(fontsize=8)

@@ -85,7 +85,11 @@ def _approval_call(call: rx.Var[ApprovalCallView]) -> rx.Component:
     return rx.box(
         rx.hstack(
             rx.icon("wrench", size=14, color=rx.color("accent", 10)),
-            rx.code(call.tool, size="2", variant="ghost", weight="medium"),
+            # The catalogue's name leads; the raw name stays, small, for whoever reads logs.
+            rx.text(call.label, size="2", weight="medium", class_name="approval-tool", title=call.tool),
+            rx.code(
+                call.tool, size="1", variant="ghost", color_scheme="gray", class_name="approval-tool-name"
+            ),
             rx.spacer(),
             _toggle(call, "edit", t("approval.edit"), t("approval.cancel_edit"), "edit-call"),
             _toggle(call, "reject", t("approval.reject"), t("approval.undo_reject"), "reject-call"),
@@ -149,15 +153,33 @@ def _approval_call(call: rx.Var[ApprovalCallView]) -> rx.Component:
     )
 
 
-def _submit_row(icon: str, label: str | rx.Var[str], element_id: str, *before: rx.Component) -> rx.Component:
+def _submit_row(
+    icon: str | rx.Component, label: str | rx.Var[str], element_id: str, *before: rx.Component
+) -> rx.Component:
     """The card's right-aligned submit button (after ``before``), busy while the answer is being sent."""
     return rx.hstack(
         *before,
         rx.button(
-            rx.icon(icon, size=14), label, id=element_id, type="submit", size="2", loading=BUSY, disabled=BUSY
+            rx.icon(icon, size=14) if isinstance(icon, str) else icon,
+            label,
+            id=element_id,
+            type="submit",
+            size="2",
+            loading=BUSY,
+            disabled=BUSY,
         ),
         justify="end",
         width="100%",
+    )
+
+
+def _decision_icon() -> rx.Component:
+    """What the button sends: ✓ to approve, ⃠ when every call is rejected, a paper plane for a mix."""
+    return rx.match(
+        CARD.submit_icon,
+        ("ban", rx.icon("ban", size=14, class_name="submit-icon-ban")),
+        ("send", rx.icon("send", size=14, class_name="submit-icon-send")),
+        rx.icon("check", size=14, class_name="submit-icon-check"),
     )
 
 
@@ -189,7 +211,7 @@ def _tool_approval() -> rx.Component:
             ),
             rx.foreach(CARD.calls, _approval_call),
             _card_error(),
-            _submit_row("check", CARD.submit_label, "approve-all", _reject_all()),
+            _submit_row(_decision_icon(), CARD.submit_label, "approve-all", _reject_all()),
             spacing="2",
             width="100%",
         ),

@@ -13,6 +13,7 @@ from typing import Any
 import reflex as rx
 from reflex.vars.base import VarData
 
+from ventapp.pages.components.figure_alt import with_figure_alts
 from ventapp.pages.components.interrupt_card import interrupt_card
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.message_actions import answer_actions, edit_form, question_actions
@@ -282,10 +283,12 @@ def _assistant_shell(*children: Any, state: Any, extra_class: str = "") -> rx.Co
 def with_workspace_links(text: rx.Var[str]) -> rx.Var[str]:
     """The answer's Markdown with ``](/workspace/…)`` targets pointed at the session's files route.
 
-    Models write figures as ``![network](/workspace/results/x.png)`` (the network skill asks for it);
+    Models write figures as ``![…](/workspace/results/x.png)`` (the network skill asks for it);
     the browser can only fetch them from ``GET /api/sessions/{id}/files``, which checks the session is
-    the caller's. Only what is shown changes: the stored answer keeps the agent's path.
+    the caller's. Only what is shown changes: the stored answer keeps the agent's path. The
+    solver's figures also get an alt text that says what they show (:func:`with_figure_alts`).
     """
+    text = with_figure_alts(text)
     target = (
         "'](/api/sessions/' + encodeURIComponent("
         + str(ChatState.session_id)

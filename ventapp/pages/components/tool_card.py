@@ -16,6 +16,7 @@ from typing import Any
 import reflex as rx
 from reflex.vars import VarData
 
+from ventapp.pages.components.figure_alt import figure_alt
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import PRE_STYLE, markdown
 from ventapp.state.chat_state import ChatState
@@ -169,7 +170,12 @@ def _figure(path: rx.Var[str]) -> rx.Component:
     )
     return rx.el.a(
         rx.image(
-            src=src, alt=path, class_name="tool-figure", width="100%", max_width="720px", loading="lazy"
+            src=src,
+            alt=figure_alt(path),
+            class_name="tool-figure",
+            width="100%",
+            max_width="720px",
+            loading="lazy",
         ),
         href=src,
         target="_blank",
@@ -186,7 +192,7 @@ _EMBEDS = (
 def shown_figures(figures: rx.Var[list[str]], text: rx.Var[str] | None) -> rx.Var[list[str]]:
     """The card's figures less those the answer's text embeds as Markdown images.
 
-    The network skill asks the model to show its figure in the answer (``![network](/workspace/…)``),
+    The network skill asks the model to show its figure in the answer (``![…](/workspace/…)``),
     where it reads with its explanation: the card then leaves it out, so the figure shows once.
     A figure the answer does not embed stays in the card, so none is lost. Worked out in the
     browser from the same text the bubble renders (the live buffer while streaming, the stored
