@@ -181,12 +181,19 @@ def with_mode(view: InterruptView, index: int, mode: str) -> InterruptView:
     """Toggle one call between ``mode`` (edit or reject) and approve; clears the errors."""
     if mode not in CALL_MODES:
         return view
-    calls = [
-        dataclasses.replace(call, mode=APPROVE if call.mode == mode else mode, error="")
-        if call.index == index
-        else call
-        for call in view.calls
-    ]
+    return _with_calls(
+        view,
+        [
+            dataclasses.replace(call, mode=APPROVE if call.mode == mode else mode, error="")
+            if call.index == index
+            else call
+            for call in view.calls
+        ],
+    )
+
+
+def _with_calls(view: InterruptView, calls: list[Any]) -> InterruptView:
+    """``view`` with these calls, its send button labelled and iconed for them, and no error."""
     return dataclasses.replace(
         view,
         calls=calls,
@@ -282,11 +289,4 @@ def reviewed(cards: list[ToolCardView], view: InterruptView, answer: ResumeAnswe
 
 def reject_all(view: InterruptView) -> InterruptView:
     """Every call of the batch switched to reject (the reasons typed so far are kept)."""
-    calls = [dataclasses.replace(call, mode=REJECT, error="") for call in view.calls]
-    return dataclasses.replace(
-        view,
-        calls=calls,
-        submit_label=submit_label(calls, view.lang),
-        submit_icon=submit_icon(calls),
-        error="",
-    )
+    return _with_calls(view, [dataclasses.replace(call, mode=REJECT, error="") for call in view.calls])
