@@ -98,6 +98,9 @@ class ChatRun:
         turn: The user's preferences and approval rules; read at start if None.
     """
 
+    numbered_after = 0
+    """A resumed run: the ``seq`` its paused part ended at, as kept with the run (0: unknown)."""
+
     def __init__(
         self,
         runtime: AgentRuntime,

@@ -21,16 +21,35 @@ from collections.abc import AsyncIterator
 
 from ventapp.agent.chat_run import ChatRun
 from ventapp.agent.events import ContractEvent
-from ventapp.agent.run_log import LogGap, LoggedRun, LogState, RunLog
+from ventapp.agent.run_log import LogFrame, LogGap, LoggedRun, LogState, RunLog
+from ventapp.db import chat_store
 
 logger = logging.getLogger(__name__)
 
 
 def logged_run(run: ChatRun) -> LoggedRun:
-    """The log's record of ``run`` (ids and owner)."""
+    """The log's record of ``run`` (ids and owner; a resumed run's paused part's last ``seq``)."""
     return LoggedRun(
-        run_id=run.run_id, session_id=run.session_id, user_name=run.user_name, trace_id=run.trace_id
+        run_id=run.run_id,
+        session_id=run.session_id,
+        user_name=run.user_name,
+        trace_id=run.trace_id,
+        numbered_after=run.numbered_after,
     )
+
+
+async def _keep_numbering(run: ChatRun, frame: LogFrame) -> None:
+    """A run that paused: keep its last frame's number with it, for its resumed part's numbering.
+
+    The log forgets the paused part ``RUN_LOG_TTL_S`` after it closes; an approval given later
+    would otherwise number from 1 again, and a client's ``Last-Event-ID`` would skip frames.
+    """
+    if frame.event.type != "interrupt":
+        return
+    try:
+        await asyncio.to_thread(chat_store.keep_last_seq, run.runtime.engine, run.run_id, frame.seq)
+    except Exception:  # the database refuses writes: numbering falls back to what the log keeps
+        logger.warning("run %s (trace %s): its paused frame number was not kept", run.run_id, run.trace_id)
 
 
 async def logged_events(log: RunLog, run: ChatRun) -> AsyncIterator[ContractEvent]:
@@ -42,7 +61,7 @@ async def logged_events(log: RunLog, run: ChatRun) -> AsyncIterator[ContractEven
     await log.open(logged_run(run))
     try:
         async for event in run.events():
-            await log.append(run.run_id, event)
+            await _keep_numbering(run, await log.append(run.run_id, event))
             yield event
     finally:
         await log.close(run.run_id)
@@ -57,7 +76,7 @@ async def _drive(log: RunLog, run: ChatRun) -> None:
     previous = time.monotonic()
     try:
         async for event in run.events():
-            await log.append(run.run_id, event)
+            await _keep_numbering(run, await log.append(run.run_id, event))
             now = time.monotonic()
             if event.type in CLOSING_FRAMES and now - previous > SLOW_CLOSE_S:
                 # The save and settlement sit between the last frame and the closing one.

@@ -36,6 +36,8 @@ class LoggedRun:
     session_id: str
     user_name: str
     trace_id: str
+    numbered_after: int = 0
+    """A resumed run: its paused part's last ``seq`` as the database kept it (0: not known)."""
 
 
 class LogFrame:
@@ -208,7 +210,9 @@ class MemoryRunLog(RunLog):
                 after the larger of this and what this process kept.
         """
         previous = self._runs.get(run.run_id)
-        first_seq = max(previous.last_seq + 1 if previous is not None else 1, after + 1)
+        first_seq = max(
+            previous.last_seq + 1 if previous is not None else 1, after + 1, run.numbered_after + 1
+        )
         if previous is not None:
             if previous.expiry is not None:
                 previous.expiry.cancel()

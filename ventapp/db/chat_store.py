@@ -240,6 +240,12 @@ def reopen_waiting_run(engine: Engine, session_id: str) -> str | None:
         return run.id
 
 
+def keep_last_seq(engine: Engine, run_id: str, seq: int) -> None:
+    """Record the last frame number of a run that paused (see ``ExecutionRun.last_seq``)."""
+    with engine.begin() as connection:
+        connection.execute(sa.update(_RUNS).where(_RUNS.c.id == run_id).values(last_seq=seq))
+
+
 def get_run(engine: Engine, run_id: str) -> ExecutionRun | None:
     """One run by id, or None."""
     with Session(engine) as db:

@@ -119,6 +119,9 @@ class ExecutionRun(SQLModel, table=True):
     """While ``running``: the answer so far, saved every ``ANSWER_SAVE_INTERVAL_S``
     (``{content, tool_calls, citations, usage}``), so a crash loses at most that interval.
     Cleared when the run is finalised."""
+    last_seq: int | None = Field(default=None)
+    """When the run paused (``waiting_input``): the ``seq`` of its last frame, so its resumed part
+    numbers on after it even once the run log has forgotten the paused part (``RUN_LOG_TTL_S``)."""
 
 
 class RequestKey(SQLModel, table=True):
