@@ -16,7 +16,9 @@ session, never a transcript a reload would change:
   between reads as new). A message sent while the mark differs (turns finished in another tab)
   shows the stored transcript once admitted, before its answer streams (:meth:`_catch_up`): one
   indexed read per message sent; a re-read only when something changed. The same check runs when
-  the tab gets the focus back (:meth:`OtherTabs.catch_up_on_focus`).
+  the tab gets the focus back (:meth:`OtherTabs.catch_up_on_focus`), where a card shown gives way
+  to the server's session once another tab or client answered or dropped it (its interrupt token is
+  no longer the session's), and stays, with what was typed into it, while it still waits.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 
 import reflex as rx
 
+from ventapp.i18n import t
 from ventapp.state import turns
 from ventapp.state.chat_data import load_session
 from ventapp.state.ui_identity import came_from, login_gone, to_login
@@ -86,19 +89,39 @@ class OtherTabs(rx.State, mixin=True):
         """The tab has the focus again: show turns finished elsewhere meanwhile, if any.
 
         One indexed read (the mark) per focus; the transcript is read again only when it changed,
-        and not while this tab streams, shows a card or an edit box (typed answers stay), nor
-        while the session answers elsewhere (a send says so, and Follow shows it).
+        and not while this tab streams or shows an edit box (typed text stays), nor while the
+        session answers elsewhere (a send says so, and Follow shows it). A card shown gives way
+        only when its pause is no longer the server's (:meth:`_card_still_waits`): a card that
+        still waits keeps what was typed into it.
         """
-        if not self.session_id or self.is_streaming or self.interrupt.kind or self.editing_id:  # type: ignore[attr-defined]
+        if not self.session_id or self.is_streaming or self.editing_id:  # type: ignore[attr-defined]
             return None
-        if await turns.session_mark(self.session_id) == self._seen_mark:  # type: ignore[attr-defined]
+        mark = await turns.session_mark(self.session_id)  # type: ignore[attr-defined]
+        if mark == self._seen_mark:
             return None
         if await login_gone(self, user := self.user_name):  # type: ignore[attr-defined]
             self.reset()
             return to_login(came_from(self), user)
         if await turns.is_running(self.session_id, user):  # type: ignore[attr-defined]
             return None
-        return await self._reread()  # type: ignore[attr-defined]  # ServerView
+        if not self.interrupt.kind:  # type: ignore[attr-defined]
+            return await self._reread()  # type: ignore[attr-defined]  # ServerView
+        if await self._card_still_waits(user):
+            self._seen_mark = mark  # the same pause: the transcript shown is still the stored one
+            return None
+        events = await self._reread()  # type: ignore[attr-defined]
+        gone = t("error.no_interrupt", self.lang)  # type: ignore[attr-defined]
+        self._say_why("", gone)  # type: ignore[attr-defined]  # a newer card waits: it says nothing of the old
+        return events
+
+    async def _card_still_waits(self, user_name: str) -> bool:
+        """Whether the session still waits on the pause of the card shown (same interrupt token).
+
+        Read only when the mark changed: another tab or client answered the card (its run
+        ended, maybe on a new card) or dropped it with a newer message.
+        """
+        pending = await turns.load_interrupt(self.session_id, user_name)  # type: ignore[attr-defined]
+        return pending is not None and pending.interrupt_token == self.interrupt.token  # type: ignore[attr-defined]
 
     async def _catch_up(self, session_id: str, user_name: str, lang: str) -> None:
         """(Background, once a message is admitted) show the stored transcript, which has turns this tab
