@@ -248,3 +248,28 @@ async def test_a_card_answered_in_another_tab_gives_way_when_the_focus_comes_bac
     checkpoint_reads.clear()
     await b.fire("catch_up_on_focus")
     assert checkpoint_reads == [], "shown: the next focus reads nothing more"
+
+
+async def test_after_follow_the_notice_comes_back_when_that_answer_ends(tabs: tuple[Tab, Tab]) -> None:  # noqa: F811
+    """Tester: after "Follow the answer" the notice just went when that answer ended (text still in the box)."""
+    a, b = tabs
+    await a.fire("send", form_data={"message": "hello"})
+    await b.fire("open_session", session_id=(await a.state()).session_id)
+    sending, _ = await send_and_wait_mid_answer(a)
+    refused = asyncio.create_task(b.fire("send", form_data={"message": "me too"}))
+
+    async def b_refused() -> bool:
+        return (await b.state()).live_elsewhere
+
+    await until(b_refused)
+    following = asyncio.create_task(b.fire("follow_elsewhere"))
+
+    async def b_follows() -> bool:
+        state = await b.state()
+        return state.is_streaming and not state.live_elsewhere
+
+    await until(b_follows)
+    await asyncio.gather(sending, refused, following)
+    state = await b.state()
+    assert state.live_elsewhere and state.elsewhere_ended and not state.is_streaming
+    assert transcript(state) == transcript(await a.state())

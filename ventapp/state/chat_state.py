@@ -438,6 +438,7 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, OtherTabs, S
             self.messages.append(to_message(final))
             self._reset_live()
         self.is_streaming = False
+        self._followed_ended()
         if self.session_id:
             self.draft_session_id = ""
         if sessions is not None and self.user_name == user_name:

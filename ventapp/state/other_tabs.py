@@ -10,7 +10,7 @@ session, never a transcript a reload would change:
   person usually wants to read it before sending. The tab then waits for that run to end
   (:func:`~ventapp.state.turns.until_run_ends`, a few log reads a second, nothing per token),
   shows the session as the server has it, and the notice says the message can be sent now
-  (``elsewhere_ended``);
+  (``elsewhere_ended``); so it does after Follow, once the answer followed ends;
 * the tab keeps a mark of the stored transcript it shows (``_seen_mark``,
   :func:`~ventapp.db.chat_store.session_mark`: read before the transcript, so a turn written in
   between reads as new). A message sent while the mark differs (turns finished in another tab)
@@ -40,6 +40,8 @@ class OtherTabs(rx.State, mixin=True):
     """A message was refused because the session answers elsewhere (another tab or client)."""
     elsewhere_ended: bool = False
     """With ``live_elsewhere``: that answer has ended since, and is shown; the message can be sent now."""
+    _followed_draft: bool = False
+    """Follow was clicked on the notice: when that answer ends, the notice says the message can be sent."""
     _seen_mark: str = ""
     """:func:`~ventapp.db.chat_store.session_mark` of the stored transcript the tab shows ("" for none)."""
 
@@ -49,6 +51,7 @@ class OtherTabs(rx.State, mixin=True):
             self.live_elsewhere = False
         if self.elsewhere_ended:
             self.elsewhere_ended = False
+        self._followed_draft = False
 
     def _answered_elsewhere(self) -> None:
         """The message was refused: the session answers in another tab or client (inside ``async with``)."""
@@ -79,10 +82,25 @@ class OtherTabs(rx.State, mixin=True):
 
     @rx.event
     async def follow_elsewhere(self) -> Any:
-        """The notice's "Follow it": read the session again and follow the run it answers."""
+        """The notice's "Follow the answer": read the session again and follow the run it answers.
+
+        The notice goes while the answer streams here, and comes back when it ends, saying the
+        message (still in the box) can be sent now, as when the notice is left alone.
+        """
         if self.is_streaming or not self.session_id:  # type: ignore[attr-defined]
             return None
-        return await self._open(self.session_id)  # type: ignore[attr-defined]
+        events = await self._open(self.session_id)  # type: ignore[attr-defined]
+        if self.is_streaming:  # type: ignore[attr-defined]  # following it: the notice comes back at its end
+            self._followed_draft = True
+        else:  # it ended meanwhile, and is shown
+            self.live_elsewhere, self.elsewhere_ended = True, True
+        return events
+
+    def _followed_ended(self) -> None:
+        """A run this tab showed ended (inside ``async with``): after Follow, the message can be sent now."""
+        if self._followed_draft:
+            self._followed_draft = False
+            self.live_elsewhere, self.elsewhere_ended = True, True
 
     @rx.event
     async def catch_up_on_focus(self) -> Any:
