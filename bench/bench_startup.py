@@ -102,7 +102,9 @@ def main() -> None:
         port = free_port()  # one port for every start: the port is baked into the UI build
         print(f"load average before: {os.getloadavg()[0]:.1f} (2 cores shared: wall times grow with it)")
         if os.environ.get("PYTHONDONTWRITEBYTECODE"):
-            print("note: PYTHONDONTWRITEBYTECODE is set here, so the app's ~200 modules compile at every start (~0.5 s)")
+            print(
+                "note: PYTHONDONTWRITEBYTECODE is set here, so the app's ~200 modules compile at every start (~0.5 s)"
+            )
         cold = start("run", Path(data) / "run", port, log)
         print(f"make run, cold ({'fresh .web' if args.fresh else 'UI rebuilt'}): {cold:6.1f} s")
         warm = [start("run", Path(data) / "run", port, log) for _ in range(args.warm)]

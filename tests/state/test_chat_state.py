@@ -464,3 +464,17 @@ async def test_the_edit_form_shows_the_files_it_sends_and_one_can_be_left_out(
     state = await client.state()
     assert pipeline.requests[-1].keep_attachments == [fans] and pipeline.requests[-1].fork_turn == 0
     assert state.messages[0].attachments == [fans] and state.edit_attachments == []
+
+
+async def test_the_header_names_no_model_when_none_is_configured(
+    client: Client, pipeline: SimpleNamespace, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """Tester: the header showed "gpt-4o-mini" (the default MODEL_NAME) although no model was configured."""
+    from ventapp.config import load_settings
+
+    bare = load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", "DATA_DIR": str(tmp_path)})
+    assert not bare.model_configured and bare.model_name
+    monkeypatch.setattr(cs, "_settings", lambda: bare)
+    await client.fire("load_page")
+    state = await client.state()
+    assert (state.model_configured, state.model_name) == (False, "")

@@ -195,7 +195,9 @@ async def test_sending_from_a_stale_tab_says_the_session_answers_elsewhere_and_o
     await b.fire("follow_elsewhere")
     await asyncio.gather(sending, refused)
     state = await b.state()
-    assert not state.live_elsewhere, "followed: the notice went, and the end of that answer leaves it gone"
+    assert state.live_elsewhere and state.elsewhere_ended, (
+        "tester: it ended, and nothing said the text can go now"
+    )
     assert transcript(state) == transcript(await a.state())
 
 

@@ -7,11 +7,17 @@ Two tabs of one user on one session, headless, with the real runtime and the scr
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from reflex.istate.manager.memory import StateManagerMemory
+from reflex_base.event.processor import BaseStateEventProcessor
 
 from tests.scripted_llm.script import long_answer
+from tests.scripted_llm.server import ScriptedServer
+from tests.state.test_chat_state import Browser
 from tests.state.test_live_follow import (  # noqa: F401  # llm, runtime and tabs are fixtures
     Tab,
     llm,
@@ -21,7 +27,9 @@ from tests.state.test_live_follow import (  # noqa: F401  # llm, runtime and tab
     transcript,
     until,
 )
-from ventapp.state import other_tabs, server_view
+from ventapp.agent.runtime import AgentRuntime, set_runtime
+from ventapp.config import load_settings
+from ventapp.state import other_tabs, server_view, turns
 
 
 async def test_the_elsewhere_notice_says_when_that_answer_ended_and_the_tab_shows_it(
@@ -165,3 +173,103 @@ async def test_an_edit_refused_while_another_tab_answers_says_too_when_that_answ
     state = await b.state()
     assert transcript(state) == transcript(await a.state())
     assert (state.editing_id, state.edit_draft) == (first, "hello, edited"), "the edit waits in its box"
+
+
+@pytest.fixture
+async def card_tabs(tmp_path: Path, llm: ScriptedServer) -> AsyncIterator[tuple[Tab, Tab]]:  # noqa: F811
+    """Two tabs of one user; the calculator asks for approval (``HITL_TOOLS=calculate``)."""
+    settings = load_settings(
+        {
+            "DEEP_AGENT_ENV_PRIORITY": "none",
+            "DATA_DIR": str(tmp_path),
+            "CHECKPOINTER": "memory",
+            "OPENAI_BASE_URL": llm.base_url,
+            "OPENAI_API_KEY": "x",
+            "MODEL_NAME": "scripted-demo",
+            "MODEL_MAX_RETRIES": "0",
+            "BILLING_ALLOW_UNPRICED": "1",
+            "HITL_TOOLS": "calculate",
+        }
+    )
+    opened = await AgentRuntime.open(settings)
+    set_runtime(opened)
+    browser = Browser()
+    processor = BaseStateEventProcessor().configure(
+        state_manager=StateManagerMemory(),
+        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
+    )
+    try:
+        async with processor:
+            a, b = Tab(processor, browser), Tab(processor, browser)
+            for tab in (a, b):
+                await tab.fire("save_user_name", form_data={"user_name": "Ann"})
+            yield a, b
+    finally:
+        set_runtime(None)
+        await opened.close()
+
+
+async def test_a_card_answered_in_another_tab_gives_way_when_the_focus_comes_back(
+    card_tabs: tuple[Tab, Tab], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tester: tab B kept showing a card tab A had approved, focus after focus, until B clicked it."""
+    checkpoint_reads: list[str] = []
+    real_load = turns.load_interrupt
+
+    async def load_interrupt(session_id: str, user_name: str) -> Any:
+        checkpoint_reads.append(session_id)
+        return await real_load(session_id, user_name)
+
+    monkeypatch.setattr(turns, "load_interrupt", load_interrupt)
+    a, b = card_tabs
+    await a.fire("send", form_data={"message": "计算 2+3"})
+    session_id = (await a.state()).session_id
+    assert (await a.state()).interrupt.kind == "tool_approval"
+    await b.fire("open_session", session_id=session_id)
+    card = (await b.state()).interrupt
+    assert card.kind == "tool_approval"
+    await b.fire("toggle_call", index=0, mode="reject")  # B starts answering: kept while the card waits
+    kept = (await b.state()).interrupt
+    checkpoint_reads.clear()
+    await b.fire("catch_up_on_focus")
+    assert (await b.state()).interrupt == kept, "nothing changed: the card and its answer stay"
+    assert checkpoint_reads == [], "a focus with nothing changed reads only the mark"
+
+    await a.fire("submit_approval", form_data={})
+    state_a = await a.state()
+    assert state_a.interrupt.kind == "" and state_a.messages[-1].status == "done"
+
+    await b.fire("catch_up_on_focus")
+
+    state_b = await b.state()
+    assert state_b.interrupt.kind == "", "the server has no card: none is shown"
+    assert transcript(state_b) == transcript(state_a), "the session as the server has it, A's answer included"
+    assert state_b.refused_note == "这个对话中已没有等待答复的请求。"
+    checkpoint_reads.clear()
+    await b.fire("catch_up_on_focus")
+    assert checkpoint_reads == [], "shown: the next focus reads nothing more"
+
+
+async def test_after_follow_the_notice_comes_back_when_that_answer_ends(tabs: tuple[Tab, Tab]) -> None:  # noqa: F811
+    """Tester: after "Follow the answer" the notice just went when that answer ended (text still in the box)."""
+    a, b = tabs
+    await a.fire("send", form_data={"message": "hello"})
+    await b.fire("open_session", session_id=(await a.state()).session_id)
+    sending, _ = await send_and_wait_mid_answer(a)
+    refused = asyncio.create_task(b.fire("send", form_data={"message": "me too"}))
+
+    async def b_refused() -> bool:
+        return (await b.state()).live_elsewhere
+
+    await until(b_refused)
+    following = asyncio.create_task(b.fire("follow_elsewhere"))
+
+    async def b_follows() -> bool:
+        state = await b.state()
+        return state.is_streaming and not state.live_elsewhere
+
+    await until(b_follows)
+    await asyncio.gather(sending, refused, following)
+    state = await b.state()
+    assert state.live_elsewhere and state.elsewhere_ended and not state.is_streaming
+    assert transcript(state) == transcript(await a.state())

@@ -215,3 +215,16 @@ def test_retry_is_offered_only_for_errors_sending_again_can_help() -> None:
         False,
     ]
     assert not to_message(LiveAnswer(text="fine", lang="en")).retryable
+
+
+def test_the_operators_detail_of_a_fixed_failure_is_in_the_pages_language() -> None:
+    """Tester: with no model configured the error line was Chinese, its operator detail English."""
+    from ventapp.agent.errors import UNCONFIGURED
+    from ventapp.state.views import worded_error
+
+    plain, detail = worded_error(UNCONFIGURED.code, UNCONFIGURED.message, "zh-CN")
+    assert plain == "尚未配置模型，暂时无法回答。"
+    assert detail.startswith("尚未配置模型。请在 .env 中设置 OPENAI_BASE_URL、OPENAI_API_KEY 和 MODEL_NAME")
+    assert worded_error(UNCONFIGURED.code, UNCONFIGURED.message, "en")[1] == UNCONFIGURED.message
+    own = "upstream said: 401 bad key"
+    assert worded_error("model_unreachable", own, "zh-CN")[1] == own, "a sentence of its own stays as written"

@@ -32,6 +32,7 @@ MESSAGES: dict[str, str] = {
     "header.change_name": "Change your name",
     "header.user_named": "Signed in as {name}; change your name",
     "header.demo_model": "scripted demo model",
+    "header.no_model": "no model configured",
     "header.demo_short": "demo",
     "header.demo_hint": "Answers come from the scripted demo model, not a real LLM",
     "page.not_found_title": "Page not found",

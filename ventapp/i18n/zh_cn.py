@@ -32,6 +32,7 @@ MESSAGES: dict[str, str] = {
     "header.change_name": "更改你的名字",
     "header.user_named": "当前用户：{name}；点击更改名字",
     "header.demo_model": "脚本演示模型",
+    "header.no_model": "未配置模型",
     "header.demo_short": "演示",
     "header.demo_hint": "回答来自脚本演示模型，而不是真实的大模型",
     "page.not_found_title": "页面不存在",

@@ -173,18 +173,27 @@ def _list() -> rx.Component:
     )
 
 
+def _run_status(run: rx.Var[RunView]) -> rx.Component:
+    """The run's status, and why it failed or did not run on a line under it (seen without hovering)."""
+    return rx.vstack(
+        _status_badge(run.status, run.label),
+        rx.cond(
+            run.error != "",
+            rx.text(run.error, size="1", color_scheme="gray", class_name="schedule-run-reason"),
+        ),
+        spacing="1",
+        align="start",
+    )
+
+
 def _run_row(run: rx.Var[RunView]) -> rx.Component:
     return rx.table.row(
         rx.table.cell(rx.text(run.scheduled_for, size="2")),
         rx.table.cell(rx.text(run.trigger, size="2")),
-        rx.table.cell(_status_badge(run.status, run.label), title=run.error),
+        rx.table.cell(_run_status(run)),
         rx.table.cell(rx.text(run.tokens, size="2")),
         rx.table.cell(
-            rx.cond(
-                run.href != "",
-                rx.link(t("runs.open"), href=run.href, class_name="schedule-run-open"),
-                rx.text(run.error, size="1", color_scheme="gray"),
-            )
+            rx.cond(run.href != "", rx.link(t("runs.open"), href=run.href, class_name="schedule-run-open"))
         ),
         class_name="schedule-run-row",
         data_status=run.status,

@@ -236,7 +236,8 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, OtherTabs, S
         """On load: model facts, the user's sessions, and the session in the URL read afresh."""
         settings = _settings()
         self.lang = await ui_lang(self)
-        self.model_name = settings.model_name
+        # With no model configured the header says so rather than naming the default model name.
+        self.model_name = settings.model_name if settings.model_configured else ""
         self.demo_mode = settings.demo_mode
         self.model_configured = settings.model_configured
         self._recheck_saved_name()  # kept before the rule existed: normalised, or asked again, saying why
@@ -437,6 +438,7 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, OtherTabs, S
             self.messages.append(to_message(final))
             self._reset_live()
         self.is_streaming = False
+        self._followed_ended()
         if self.session_id:
             self.draft_session_id = ""
         if sessions is not None and self.user_name == user_name:

@@ -268,12 +268,22 @@ def worded_error(code: str, message: str, lang: str = DEFAULT_LANG) -> tuple[str
 
     Returns:
         ``(plain sentence in lang, detail)``; for a code without a plain sentence, ``(message, "")``.
+        A detail that is a fixed failure's sentence (``run_error.<code>``, as the API words it) is
+        worded in ``lang`` too, e.g. ``"尚未配置模型。请在 .env 中设置 OPENAI_BASE_URL…"``.
     """
     key = f"error.{code}"
     if not code or not has_message(key):
         return message, ""
     plain = t(key, lang)
-    return plain, "" if message.strip() in ("", plain) else message
+    return plain, "" if message.strip() in ("", plain) else _worded_detail(code, message, lang)
+
+
+def _worded_detail(code: str, message: str, lang: str) -> str:
+    """``message`` in ``lang`` when it is the fixed English sentence of ``code``'s failure; else as is."""
+    fixed = f"run_error.{code}"
+    if has_message(fixed) and message.strip() == t(fixed, "en"):
+        return t(fixed, lang)
+    return message
 
 
 def args_to_json(args: Any) -> str:

@@ -51,8 +51,19 @@ def brand() -> rx.Component:
 
 
 def model_badges() -> rx.Component:
-    """The model name, and a warning badge when it is the scripted demo model."""
+    """The model name, a warning badge when it is the scripted demo model, or that none is configured."""
     return rx.hstack(
+        rx.cond(
+            ~ChatState.model_configured,
+            rx.badge(
+                rx.icon("bot-off", size=12),
+                t("header.no_model"),
+                color_scheme="red",
+                variant="soft",
+                class_name="no-model-badge",
+                title=t("model.none_title"),
+            ),
+        ),
         rx.cond(
             ChatState.model_name != "",
             rx.badge(
