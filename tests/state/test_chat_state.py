@@ -155,6 +155,7 @@ class FakeRun:
     """Stands in for ``ChatRun``: the same attributes, real contract events (into a real run log)."""
 
     runtime: Any = None  # the fake runtime, set by the ``pipeline`` fixture
+    numbered_after = 0  # a new run: its frames number from 1
 
     def __init__(self, events: list[ev.ContractEvent], pause_s: float) -> None:
         self.session_id, self.run_id, self.trace_id = SESSION, f"run-{uuid.uuid4().hex[:8]}", "trace-1"
