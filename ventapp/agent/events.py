@@ -117,9 +117,10 @@ class Progress(_Event):
 class Interrupt(_Event):
     """The run paused for a person: a tool approval, questions, or a plan (``message``).
 
-    ``tool_approval``: ``{tool, args, reason, reason_code, side_effect, count, requests: [{tool,
-    args, reason, reason_code}]}`` — every call of the batch, in order (one decision each on
-    resume); ``reason`` is one sentence in one language: the API words ``needs_approval`` and
+    ``tool_approval``: ``{tool, label, args, reason, reason_code, side_effect, count, requests: [{tool,
+    label, args, reason, reason_code}]}`` — every call of the batch, in order (one decision each on
+    resume); ``label`` (added by the API) is the tool's display name in the request's
+    ``Accept-Language``, e.g. ``计算器`` / ``Calculator``; ``reason`` is one sentence in one language: the API words ``needs_approval`` and
     ``default`` reasons in the request's ``Accept-Language`` (default zh-CN) when it writes the
     frame (:mod:`ventapp.api.wording`); ``reason_code`` says what it means so a client can word
     it in its own language: ``needs_approval`` (our approval rule), ``default`` (the framework's
