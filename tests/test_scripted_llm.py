@@ -300,7 +300,10 @@ def test_rules_summarise_tool_results() -> None:
 
 
 def test_a_rejection_reason_is_quoted_with_one_full_stop() -> None:
-    assert rule_reply(after_tool("calculate", "Keep the old value.")).content == "The result is Keep the old value."
+    assert (
+        rule_reply(after_tool("calculate", "Keep the old value.")).content
+        == "The result is Keep the old value."
+    )
 
 
 def test_rules_for_user_messages() -> None:

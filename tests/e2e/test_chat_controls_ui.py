@@ -233,11 +233,12 @@ def test_retry_only_after_an_error_sending_again_can_help(
 ) -> None:
     llm.reset()
     page = _open(browser, app, "fail-e2e")
-    _send(page, "error please")  # HTTP 500: model_error, which needs the settings changed first
+    llm.push({"error": 401, "message": "Incorrect API key provided."})
+    _send(page, "wrong key")  # HTTP 401: model_error, which needs the settings changed first
 
     for _ in ("live", "reloaded"):
         expect(page.locator(".msg-assistant").last).to_have_attribute("data-state", "error")
-        expect(page.locator(".msg-user").last).to_contain_text("error please")  # the text stays
+        expect(page.locator(".msg-user").last).to_contain_text("wrong key")  # the text stays
         expect(page.locator(".retry-answer, .regenerate")).to_have_count(0)
         page.reload()
 

@@ -226,6 +226,7 @@ ErrorCode = Literal[
     "model_unconfigured",
     "model_unreachable",
     "model_error",
+    "model_failed",
     "model_busy",
     "model_rejected",
     "tool_error",
@@ -239,9 +240,11 @@ ErrorCode = Literal[
     "storage",
 ]
 """Why a request or run failed. For the model: ``model_unreachable`` (no connection, timeout, or the
-connection broke mid-answer) and ``model_busy`` (rate limit, overload, 502/503/504) may succeed when
-retried; ``model_rejected`` (the server refused this request: 4xx, validation 500s) and
-``model_error`` (key, model name, other server failures) will not until something is changed."""
+connection broke mid-answer), ``model_busy`` (rate limit, overload, 502/503/504) and ``model_failed``
+(the server failed on its side: another 5xx, or an error event mid-answer) may succeed when retried;
+``model_rejected`` (the server refused this request: 4xx, validation 500s) and ``model_error`` (API key,
+model name) will not until something is changed. ``model_failed`` was added later: an unexplained 5xx
+used to be ``model_error``."""
 
 
 class Error(_Event):
