@@ -299,6 +299,13 @@ def test_rules_summarise_tool_results() -> None:
     assert rule_reply(after_tool("read_file", "x" * 300)).content == "Done: " + "x" * 200
 
 
+def test_a_rejection_reason_is_quoted_with_one_full_stop() -> None:
+    assert (
+        rule_reply(after_tool("calculate", "Keep the old value.")).content
+        == "The result is Keep the old value."
+    )
+
+
 def test_rules_for_user_messages() -> None:
     tools = [tool_spec("calculate"), tool_spec("knowledge_search")]
     parts = [

@@ -9,7 +9,7 @@ import httpx2
 import openai
 import pytest
 
-from ventapp.agent.errors import classify, provider_reason
+from ventapp.agent.errors import RETRYABLE_CODES, classify, provider_reason
 
 # The body llama-cpp-python 0.3.36 answers (HTTP 500) to a system message whose content is a list.
 LLAMA_CPP_VALIDATION = {
@@ -67,10 +67,15 @@ def test_a_4xx_is_a_rejection_with_the_providers_reason() -> None:
     assert fastapi.code == "model_rejected" and "messages[1].content: Field required" in fastapi.message
 
 
-def test_unexplained_500_says_so_without_promising_a_retry() -> None:
+def test_an_unexplained_500_is_a_server_failure_worth_another_try() -> None:
+    """Tester: "error please" to the demo model (HTTP 500) read "refused to work with the current
+    settings" with no Retry; a 5xx that names no fault of the request is the server's own failure."""
     failure = classify(_status_error(500, {"message": "Internal Server Error"}))
-    assert failure.code == "model_error" and "HTTP 500" in failure.message
-    assert "Try again" not in failure.message and "log" in failure.message
+    assert failure.code == "model_failed" and "HTTP 500" in failure.message
+    assert "Send the message again" in failure.message and "log" in failure.message
+    assert failure.code in RETRYABLE_CODES
+    for status in (401, 403, 404, 400):  # settings or request problems stay as they were
+        assert classify(_status_error(status, {"message": "no"})).code not in RETRYABLE_CODES
 
 
 def test_reason_is_sanitised_and_short() -> None:

@@ -172,7 +172,7 @@ def test_runs_show_status_error_and_timings_newest_first(
 
     assert [run["status"] for run in runs] == ["failed", "success"]
     failed, ok = runs
-    assert failed["error_code"] == "model_error" and "HTTP 500): upstream exploded" in failed["error"]
+    assert failed["error_code"] == "model_failed" and "HTTP 500): upstream exploded" in failed["error"]
     assert ok["error"] is None and ok["duration_ms"] >= 0 and ok["first_token_ms"] is not None
     assert ok["input_tokens"] > 0 and ok["finished_at"] >= ok["started_at"]
 

@@ -46,6 +46,8 @@ def test_coded_reasons_are_worded_in_one_language_and_a_reason_of_its_own_is_kep
     ]
     assert en.tool_approval["reason"] == "Calculator needs your approval before it runs."
     assert [r["reason_code"] for r in en.tool_approval["requests"]] == ["needs_approval", "default", ""]
+    assert [r["label"] for r in en.tool_approval["requests"]] == ["Calculator"] * 3, "every reason code"
+    assert en.tool_approval["label"] == "Calculator" and zh.tool_approval["label"] == "计算器"
     assert event.tool_approval is not None and "(calculate)" in event.tool_approval["reason"], (
         "not changed in place"
     )

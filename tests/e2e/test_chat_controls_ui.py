@@ -233,13 +233,20 @@ def test_retry_only_after_an_error_sending_again_can_help(
 ) -> None:
     llm.reset()
     page = _open(browser, app, "fail-e2e")
-    _send(page, "error please")  # HTTP 500: model_error, which needs the settings changed first
+    llm.push({"error": 401, "message": "Incorrect API key provided."})
+    _send(page, "wrong key")  # HTTP 401: model_error, which needs the settings changed first
 
     for _ in ("live", "reloaded"):
         expect(page.locator(".msg-assistant").last).to_have_attribute("data-state", "error")
-        expect(page.locator(".msg-user").last).to_contain_text("error please")  # the text stays
+        expect(page.locator(".msg-user").last).to_contain_text("wrong key")  # the text stays
         expect(page.locator(".retry-answer, .regenerate")).to_have_count(0)
         page.reload()
+
+    # Tester: "error please" (HTTP 500) read "refused to work with the current settings", no Retry.
+    _send(page, "error please")  # HTTP 500: model_failed, the server's own failure, which may pass
+    expect(page.locator(".msg-assistant").last).to_have_attribute("data-state", "error")
+    expect(page.locator(".chat-error").last).to_contain_text("failed on its side")
+    expect(page.locator(".retry-answer")).to_have_count(1)
 
     llm.push({"error": 503, "message": "The server is overloaded."}, {"content": "Back again."})
     _send(page, "and now?")  # HTTP 503: model_busy, worth another try
@@ -248,7 +255,7 @@ def test_retry_only_after_an_error_sending_again_can_help(
 
     page.click(".retry-answer")
 
-    _answered(page, 2, "Back again.")
+    _answered(page, 3, "Back again.")
     assert _user_texts(llm.requests()[-1])[-1] == "and now?"
     page.context.close()
 

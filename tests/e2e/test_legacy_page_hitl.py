@@ -51,6 +51,9 @@ def _paused(page: Page, user: str) -> None:
     expect(card.locator(".approval-args")).to_contain_text("(12+8)*3")
     # Tester: "计算器 (calculate) needs your approval…"; one language, the page's own.
     expect(card.locator(".approval-reason")).to_have_text("Calculator needs your approval before it runs.")
+    # Tester: the card read "计算器 (calculate)" on this English page; the frame's label is English.
+    expect(card.locator(".approval-call strong")).to_have_text("Calculator (calculate)")
+    expect(bubble.locator(".tool-card .title")).to_have_text("Calculator (calculate)")
     expect(bubble.locator(".status")).to_have_text("waiting for you")
 
 
@@ -64,6 +67,7 @@ def test_approving_runs_the_tool_and_streams_the_rest(page: Page, hitl_api: ApiS
     answer = page.locator(".bubble.assistant").last
     expect(answer).to_have_attribute("data-state", "done")
     expect(answer.locator(".tool-result")).to_have_text("60")
+    expect(answer.locator(".tool-card .title")).to_have_text("Calculator (calculate)")
     expect(answer).to_contain_text("The result is 60.")
     expect(page.locator(".interrupt")).to_have_attribute("data-state", "answered")
     expect(page.locator(".interrupt button.approve")).to_be_disabled()

@@ -215,7 +215,10 @@ def _summarise_calculate(content: str, lang: str = "en") -> str:
         value = parsed
     if not isinstance(value, str):
         value = json.dumps(value)
-    return f"结果是 {value}。" if lang == "zh-CN" else f"The result is {value}."
+    # A rejection's reason is already a sentence: end it once, not twice ("…原因。。").
+    if lang == "zh-CN":
+        return f"结果是 {value}" + ("" if value.endswith(("。", "！", "？", ".")) else "。")
+    return f"The result is {value}" + ("" if value.endswith((".", "!", "?", "。")) else ".")
 
 
 def _summarise_knowledge(content: str, lang: str = "en") -> str | None:

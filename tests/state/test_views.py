@@ -8,7 +8,7 @@ from ventapp.agent import events as ev
 from ventapp.agent.interrupts import ResumeAnswer
 from ventapp.state.interrupt_view import interrupt_view, reject_all, reviewed
 from ventapp.state.live_answer import LiveAnswer, reduce_event, to_message
-from ventapp.state.views import message_from_row, nested, tool_card_from_dict, tool_summary
+from ventapp.state.views import message_from_row, nested, tool_card_from_dict, tool_summary, worded_error
 
 TASK_ARGS = {"subagent_type": "researcher", "description": "Find the airflow rule"}
 
@@ -200,20 +200,25 @@ def test_retry_is_offered_only_for_errors_sending_again_can_help() -> None:
     def live(code: str) -> bool:
         return to_message(LiveAnswer(error="x", error_code=code, lang="en")).retryable
 
-    assert [
-        stored(code) for code in ("model_busy", "model_unreachable", "model_error", "model_rejected")
-    ] == [
-        True,
-        True,
-        False,
-        False,
-    ]
-    assert [live(code) for code in ("model_busy", "model_unreachable", "model_error", "quota")] == [
-        True,
-        True,
-        False,
-        False,
-    ]
+    codes = ("model_busy", "model_unreachable", "model_failed", "model_error", "model_rejected", "quota")
+    expected = [True, True, True, False, False, False]  # a 5xx failure may pass; a settings problem won't
+    assert [stored(code) for code in codes] == expected
+    assert [live(code) for code in codes] == expected
+
+
+def test_a_model_server_failure_reads_as_the_servers_and_offers_retry() -> None:
+    """Tester: HTTP 500 from the model read "模型服务在当前设置下拒绝工作。" with no Retry."""
+    message = "The model server failed (HTTP 500): Scripted server error (you asked for one). Send the message again"
+    failure = LiveAnswer(error=message, error_code="model_failed", lang="zh-CN")
+    shown = to_message(failure)
+    assert shown.retryable
+    plain, detail = worded_error("model_failed", message, "zh-CN")
+    assert plain.startswith("模型服务自身出错了") and "重试" in plain and "设置" not in plain
+    assert "HTTP 500" in detail, "the operator's detail stays beside it"
+    assert worded_error("model_failed", message, "en")[0].startswith("The model service failed on its side")
+    assert worded_error("model_error", "The model endpoint rejected the API key.", "zh-CN")[0] == (
+        "模型服务在当前设置下拒绝工作。"
+    ), "a settings problem reads as before"
     assert not to_message(LiveAnswer(text="fine", lang="en")).retryable
 
 

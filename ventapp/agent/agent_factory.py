@@ -40,6 +40,7 @@ from langchain.agents.middleware import TodoListMiddleware
 from langchain_core.language_models import BaseChatModel
 from langgraph.types import Checkpointer
 
+from ventapp.agent.approval_middleware import ReasonOnlyApprovalMiddleware
 from ventapp.agent.interrupts import approval_reason
 from ventapp.agent.middleware import (
     AnswerLanguageMiddleware,
@@ -306,6 +307,7 @@ def build_agent(
     )
     workspace_files.set_workspace_resolver(lambda: session_workspace.cwd)
     run_language.set_language_resolver(turn_words_lang)  # the words of the figures tools draw
+    interrupt_on = _interrupt_on(hitl_tools)
     return create_deep_agent(
         model=model,
         tools=_main_tools(tools_profile),
@@ -322,8 +324,12 @@ def build_agent(
             PreferencesMiddleware(),
             DynamicTimeMiddleware(),
             *([LeanToolsMiddleware(_mcp_tool_names())] if tools_profile == "lean" else []),
+            # Takes the place of deepagents' own approval middleware (same name): the model reads a
+            # rejection's reason without langchain's English wrapper. Only when there is one to
+            # replace; a new name would land elsewhere in the stack.
+            *([ReasonOnlyApprovalMiddleware(interrupt_on=interrupt_on)] if interrupt_on else []),
         ],
-        interrupt_on=_interrupt_on(hitl_tools),
+        interrupt_on=interrupt_on,
         checkpointer=checkpointer,
         name="ventagent",
     )

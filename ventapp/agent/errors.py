@@ -48,11 +48,14 @@ QUOTA_REACHED = RunFailure(
 INTERNAL = RunFailure("internal", "Something went wrong while running the agent. The error has been logged.")
 
 
-RETRYABLE_CODES = frozenset({"model_unreachable", "model_busy", "busy", "not_ready", "conflict"})
+RETRYABLE_CODES = frozenset(
+    {"model_unreachable", "model_busy", "model_failed", "busy", "not_ready", "conflict"}
+)
 """Error codes after which sending the same message again can help (README, "When the model server
-fails"): the model was unreachable or busy, the server or the session was busy, or not started yet.
-Every other code (``model_error``, ``model_rejected``, ``quota``, ``context_overflow`` …) needs
-something changed first, so clients offer no Retry for it."""
+fails"): the model was unreachable, busy or failed on its side (a 5xx that names no fault of the
+request), the server or the session was busy, or not started yet. Every other code (``model_error``:
+key or model name; ``model_rejected``, ``quota``, ``context_overflow`` …) needs something changed
+first, so clients offer no Retry for it."""
 
 _REASON_MAX_CHARS = 200
 _SECRET = re.compile(r"(sk-[A-Za-z0-9_-]{4})[A-Za-z0-9_*-]+|(Bearer\s+)\S+", re.IGNORECASE)
@@ -189,10 +192,12 @@ def _status_failure(exc: openai.APIStatusError) -> RunFailure:
             f"The model server rejected the request (HTTP {status}){_said(reason)}. Sending it again "
             "will not help: check the server's flags and OPENAI_COMPAT in the README's provider table.",
         )
+    # A 5xx that names neither a busy server nor a fault of the request: the server failed on its
+    # side (a crash, an out-of-memory), which often passes, so clients offer Retry.
     return RunFailure(
-        "model_error",
+        "model_failed",
         f"The model server failed (HTTP {status}){_said(reason) or ' without saying why'}. "
-        "If it happens again, the server's own log has the cause.",
+        "Send the message again; if it happens again, the server's own log has the cause.",
     )
 
 
@@ -200,7 +205,8 @@ def classify(exc: BaseException) -> RunFailure:
     """Map an exception raised while streaming the agent to a :class:`RunFailure`.
 
     Model failures get a code that tells whether sending the message again can help
-    (``model_unreachable``, ``model_busy``) or not (``model_rejected``, ``model_error``), and
+    (``model_unreachable``, ``model_busy``, ``model_failed``) or not (``model_rejected``,
+    ``model_error``), and
     the provider's own reason, sanitised (:func:`provider_reason`), when its body gives one.
     """
     if isinstance(exc, ContextOverflowError):
@@ -230,5 +236,5 @@ def classify(exc: BaseException) -> RunFailure:
     if isinstance(exc, openai.APIError):
         # An error event inside an otherwise successful stream.
         reason = provider_reason(exc) or _clean(exc.message)
-        return RunFailure("model_error", f"The model server reported an error mid-answer{_said(reason)}.")
+        return RunFailure("model_failed", f"The model server reported an error mid-answer{_said(reason)}.")
     return INTERNAL

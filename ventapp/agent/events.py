@@ -117,9 +117,10 @@ class Progress(_Event):
 class Interrupt(_Event):
     """The run paused for a person: a tool approval, questions, or a plan (``message``).
 
-    ``tool_approval``: ``{tool, args, reason, reason_code, side_effect, count, requests: [{tool,
-    args, reason, reason_code}]}`` — every call of the batch, in order (one decision each on
-    resume); ``reason`` is one sentence in one language: the API words ``needs_approval`` and
+    ``tool_approval``: ``{tool, label, args, reason, reason_code, side_effect, count, requests: [{tool,
+    label, args, reason, reason_code}]}`` — every call of the batch, in order (one decision each on
+    resume); ``label`` (added by the API) is the tool's display name in the request's
+    ``Accept-Language``, e.g. ``计算器`` / ``Calculator``; ``reason`` is one sentence in one language: the API words ``needs_approval`` and
     ``default`` reasons in the request's ``Accept-Language`` (default zh-CN) when it writes the
     frame (:mod:`ventapp.api.wording`); ``reason_code`` says what it means so a client can word
     it in its own language: ``needs_approval`` (our approval rule), ``default`` (the framework's
@@ -225,6 +226,7 @@ ErrorCode = Literal[
     "model_unconfigured",
     "model_unreachable",
     "model_error",
+    "model_failed",
     "model_busy",
     "model_rejected",
     "tool_error",
@@ -238,9 +240,11 @@ ErrorCode = Literal[
     "storage",
 ]
 """Why a request or run failed. For the model: ``model_unreachable`` (no connection, timeout, or the
-connection broke mid-answer) and ``model_busy`` (rate limit, overload, 502/503/504) may succeed when
-retried; ``model_rejected`` (the server refused this request: 4xx, validation 500s) and
-``model_error`` (key, model name, other server failures) will not until something is changed."""
+connection broke mid-answer), ``model_busy`` (rate limit, overload, 502/503/504) and ``model_failed``
+(the server failed on its side: another 5xx, or an error event mid-answer) may succeed when retried;
+``model_rejected`` (the server refused this request: 4xx, validation 500s) and ``model_error`` (API key,
+model name) will not until something is changed. ``model_failed`` was added later: an unexplained 5xx
+used to be ``model_error``."""
 
 
 class Error(_Event):

@@ -40,8 +40,9 @@ EDITED_RESULT_MARKER = "Tool response:\n"
 REJECTED_RESULT = re.compile(
     r"User rejected the tool call for `[^`]*` with reason: (?P<reason>.*)\Z", re.DOTALL
 )
-"""langchain's English wrapper round a reviewer's reason (the model reads it; people see the reason,
-which the API and the UI word in the turn's language when the reviewer gave none)."""
+"""langchain's English wrapper round a reviewer's reason. Our approval middleware
+(:mod:`ventapp.agent.approval_middleware`) no longer writes it, but threads checkpointed before it
+still hold it: people see only the reason, worded in the turn's language when the reviewer gave none."""
 
 MODEL_NODE = "model"
 """The graph node that calls the model (langchain's agent factory): the only update whose AI

@@ -72,10 +72,12 @@ _FIXED_ERRORS = {(failure.code, failure.message): key for failure, key in FIXED_
 
 
 def _worded_request(request: dict[str, Any], lang: str) -> dict[str, Any]:
-    if request.get("reason_code") not in _WORDED_CODES:
-        return request
     tool = str(request.get("tool") or "")
-    return {**request, "reason": t("approval.reason_needs_approval", lang, tool=label_for(tool, lang))}
+    # The display name, so a client without our catalogue titles the card in its own language.
+    labelled = {**request, "label": label_for(tool, lang)}
+    if request.get("reason_code") not in _WORDED_CODES:
+        return labelled
+    return {**labelled, "reason": t("approval.reason_needs_approval", lang, tool=labelled["label"])}
 
 
 def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
@@ -86,8 +88,9 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
         lang: ``"zh-CN"`` or ``"en"``.
 
     Returns:
-        A copy whose ``tool_approval.reason`` and each ``requests[].reason`` with a ``reason_code``
-        of ``needs_approval`` or ``default`` read e.g. ``"计算器需要你批准后才会运行。"`` /
+        A copy whose ``tool_approval`` and each of its ``requests[]`` carry ``label``, the tool's
+        display name in ``lang`` (``"计算器"`` / ``"Calculator"``), and whose ``reason`` with a ``reason_code``
+        of ``needs_approval`` or ``default`` reads e.g. ``"计算器需要你批准后才会运行。"`` /
         ``"Calculator needs your approval before it runs."``; an ``error`` of a fixed failure
         (:data:`FIXED_FAILURES`), the opening ``thinking`` line and an ``executing`` line (``"Calling
         Calculator…"``; ``cn_tools`` stays Chinese) in ``lang``; the same object otherwise.

@@ -249,6 +249,7 @@ MESSAGES: dict[str, str] = {
     "error.model_unreachable": "The model service is not answering. Try again in a moment.",
     "error.model_error": "The model service refused to work with the current settings.",
     "error.model_busy": "The model service is busy. Try again in a moment.",
+    "error.model_failed": "The model service failed on its side and gave no answer this time. Retry; if it keeps happening, ask the administrator to check the model service's log.",
     "error.model_rejected": "The model service rejected this request.",
     "error.tool_error": "A tool failed while the agent was working.",
     "error.busy": "This conversation or the server is busy answering. Try again in a moment.",

@@ -248,6 +248,7 @@ MESSAGES: dict[str, str] = {
     "error.model_unreachable": "模型服务没有响应，请稍后再试。",
     "error.model_error": "模型服务在当前设置下拒绝工作。",
     "error.model_busy": "模型服务繁忙，请稍后再试。",
+    "error.model_failed": "模型服务自身出错了，这次没有回答。可以重试；如果反复出现，请联系管理员查看模型服务的日志。",
     "error.model_rejected": "模型服务拒绝了这个请求。",
     "error.tool_error": "智能体工作时有工具出错。",
     "error.busy": "这个对话或服务器正忙于回答，请稍后再试。",
