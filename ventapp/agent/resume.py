@@ -151,9 +151,9 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
             rules = remembered(current, request.answer)
         except ResumeInvalid as invalid:
             raise ChatRejected(422, "bad_request", str(invalid)) from None
-        run_id = await asyncio.to_thread(chat_store.reopen_waiting_run, runtime.engine, session.id)
+        reopened = await asyncio.to_thread(chat_store.reopen_waiting_run, runtime.engine, session.id)
+        run_id, numbered_after = reopened if reopened is not None else (None, 0)
         paused = await asyncio.to_thread(chat_store.run_answer, runtime.engine, run_id) if run_id else None
-        stored = await asyncio.to_thread(chat_store.get_run, runtime.engine, run_id) if run_id else None
         answered = to_event(current, _open_calls(paused, snapshot))
         edited_args = _edited_args(answered, value)
         for tool, scope in rules:
@@ -210,7 +210,7 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
         agent=agent,
         billing=billing,
     )
-    run.numbered_after = (stored.last_seq or 0) if stored is not None else 0
+    run.numbered_after = numbered_after
     run.kernel.mark_reviews(_reviews(answered, value))
     runtime.active_runs[session.id] = run
     return run

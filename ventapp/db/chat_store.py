@@ -224,8 +224,13 @@ def session_mark(engine: Engine, session_id: str) -> str:
     return "|".join(str(value) for value in row)
 
 
-def reopen_waiting_run(engine: Engine, session_id: str) -> str | None:
-    """Set the session's newest ``waiting_input`` run back to ``running``; its id, or None."""
+def reopen_waiting_run(engine: Engine, session_id: str) -> tuple[str, int] | None:
+    """Set the session's newest ``waiting_input`` run back to ``running``.
+
+    Returns:
+        ``(run id, last_seq)``: the ``seq`` its paused part ended at as kept with the run (0 when
+        not kept), for its resumed part's numbering; None when nothing waits.
+    """
     with Session(engine) as db:
         run = db.exec(
             select(ExecutionRun)
@@ -234,10 +239,11 @@ def reopen_waiting_run(engine: Engine, session_id: str) -> str | None:
         ).first()
         if run is None:
             return None
+        reopened = (run.id, run.last_seq or 0)
         run.status = "running"
         db.add(run)
         db.commit()
-        return run.id
+        return reopened
 
 
 def keep_last_seq(engine: Engine, run_id: str, seq: int) -> None:
