@@ -50,6 +50,7 @@ from ventapp.agent.middleware import (
     turn_words_lang,
 )
 from ventapp.agent.prompts import RESEARCHER_PROMPT, main_system_prompt
+from ventapp.agent.skills_middleware import UnpinnedSkillsMiddleware
 from ventapp.agent.tool_profiles import LEAN_TOOLS, TOOLS_PROFILES, LeanToolsMiddleware
 from ventapp.agent.tool_schemas import summarisation_counters
 from ventapp.agent.turn_context import needs_review
@@ -328,6 +329,9 @@ def build_agent(
             # rejection's reason without langchain's English wrapper. Only when there is one to
             # replace; a new name would land elsewhere in the stack.
             *([ReasonOnlyApprovalMiddleware(interrupt_on=interrupt_on)] if interrupt_on else []),
+            # Takes the place of deepagents' own (same name), without a graph node before every
+            # model call (issue 18).
+            UnpinnedSkillsMiddleware(backend=backend, sources=SKILL_SOURCES),
         ],
         interrupt_on=interrupt_on,
         checkpointer=checkpointer,
