@@ -67,3 +67,31 @@ async def test_a_write_does_not_wait_for_a_reader_that_is_still_iterating(tmp_pa
 
     assert len(rest) == 1
     assert written is not None and written.checkpoint["channel_values"]["messages"] == ["writer two"]
+
+
+async def test_a_checkpoint_reads_as_the_library_reads_it_in_one_trip(tmp_path: Path) -> None:
+    """Latest, by id (with its pending writes), and none: the same tuples as the library's, one trip each."""
+    path = str(tmp_path / "checkpoints.sqlite")
+    async with OneTripSqliteSaver.from_conn_string(path) as saver:
+        await _save_turn(saver, "t-1")
+        first_id = _checkpoint(1, "")["id"]
+        by_id = {"configurable": {"thread_id": "t-1", "checkpoint_ns": "", "checkpoint_id": first_id}}
+        trips: list[object] = []
+        execute = saver.conn._execute
+
+        async def counted(function, *args):  # type: ignore[no-untyped-def]
+            trips.append(function)
+            return await execute(function, *args)
+
+        saver.conn._execute = counted  # type: ignore[method-assign]
+        own = [await saver.aget_tuple(config) for config in (_config("t-1"), by_id, _config("none"))]
+        reads_trips = len(trips)
+    async with AsyncSqliteSaver.from_conn_string(path) as library:
+        expected = [await library.aget_tuple(config) for config in (_config("t-1"), by_id, _config("none"))]
+
+    assert own == expected
+    assert own[1] is not None and own[1].pending_writes == [("task-1", "messages", "t-1 pending")]
+    assert own[0] is not None and own[0].parent_config is not None
+    assert own[0].parent_config["configurable"]["checkpoint_id"] == first_id
+    assert own[2] is None
+    assert reads_trips == 3, "one trip to the database thread per read (the library makes up to five)"
