@@ -216,3 +216,59 @@ async def test_new_sessions_get_the_skills_read_once_not_per_session(
             "ventilation-network-analysis",
         ]
         assert values["skills_metadata"][0]["path"] == "/skills/ventilation-calc/SKILL.md"
+
+
+async def test_admission_reads_together_and_refuses_in_the_same_order(
+    tmp_path: Path, llm: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The repeat lookup, the quota read and the session read of a turn go to the database at the
+    same time (each waits here until all three are in their threads); a request that is a repeat,
+    over quota and for another user's session hears of the repeat, then of the quota, then 404."""
+    import threading
+
+    import ventapp.agent.pipeline as pipeline
+    from ventapp.billing import guard
+    from ventapp.db import request_keys
+
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        first = await start_chat(runtime, ChatRequest(message="hello", user_name="alice", request_id="r1"))
+        [event async for event in first.events()]
+        bobs = await start_chat(runtime, ChatRequest(message="hello", user_name="bob"))
+        [event async for event in bobs.events()]
+
+        all_three = threading.Barrier(3, timeout=5)
+        reads = ((request_keys, "find_request_key"), (pipeline, "precheck"), (chat_store, "get_session"))
+
+        def waiting(original: Any) -> Any:
+            def read(*args: Any, **kwargs: Any) -> Any:
+                all_three.wait()  # BrokenBarrierError after 5 s when the reads go one after another
+                return original(*args, **kwargs)
+
+            return read
+
+        for module, name in reads:
+            monkeypatch.setattr(module, name, waiting(getattr(module, name)))
+        again = ChatRequest(message="again", user_name="alice", session_id=first.session_id, request_id="r2")
+        run = await start_chat(runtime, again)
+        monkeypatch.undo()
+        [event async for event in run.events()]
+
+        guard.set_user_quota(runtime.engine, "alice", 1)
+        refusals = []
+        for request_id in ("r1", "r3"):
+            with pytest.raises(ChatRejected) as refused:
+                await start_chat(
+                    runtime,
+                    ChatRequest(
+                        message="x", user_name="alice", session_id=bobs.session_id, request_id=request_id
+                    ),
+                )
+            refusals.append((refused.value.status, refused.value.code))
+        guard.set_user_quota(runtime.engine, "alice", 0)
+        with pytest.raises(ChatRejected) as refused:
+            await start_chat(runtime, ChatRequest(message="x", user_name="alice", session_id=bobs.session_id))
+        refusals.append((refused.value.status, refused.value.code))
+    finally:
+        await runtime.close()
+    assert refusals == [(409, "duplicate_request"), (429, "quota"), (404, "not_found")]

@@ -288,6 +288,15 @@ def _duplicate(record: Any) -> ChatRejected:
     )
 
 
+async def _earlier_request(runtime: AgentRuntime, request: ChatRequest) -> Any:
+    """The stored record of the request's ``request_id`` (a repeat), or None."""
+    if not request.request_id:
+        return None
+    return await asyncio.to_thread(
+        request_keys.find_request_key, runtime.engine, request.user_name, request.request_id
+    )
+
+
 async def _own_session(runtime: AgentRuntime, request: ChatRequest) -> tuple[str, Any]:
     """The session id to use and its row (None if new); 404 for bad ids and foreign sessions."""
     if not request.session_id:
@@ -319,20 +328,28 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
     _check_request(request)
     engine = runtime.engine
     route = route_name(runtime, request.model)
-    if request.request_id:
+    # The three reads go together (one wait instead of three); their refusals keep their order.
+    earlier, billing, owned = await asyncio.gather(
+        _earlier_request(runtime, request),
+        check_billing(runtime, request.user_name, route),
+        _own_session(runtime, request),
+        return_exceptions=True,
+    )
+    if isinstance(earlier, BaseException):
+        raise earlier
+    if earlier is not None:
         # Before quota and gate: a repeat of a run that is still going holds a slot itself,
         # and must hear "already submitted" (409), not "too many runs" (429).
-        earlier = await asyncio.to_thread(
-            request_keys.find_request_key, engine, request.user_name, request.request_id
-        )
-        if earlier is not None:
-            raise _duplicate(earlier)
-    billing = await check_billing(runtime, request.user_name, route)
+        raise _duplicate(earlier)
+    if isinstance(billing, BaseException):
+        raise billing
     slot = await take_slot(runtime, request.user_name)
     lock: asyncio.Lock | None = None
     claim: Held | None = None
     try:
-        session_id, session = await _own_session(runtime, request)
+        if isinstance(owned, BaseException):
+            raise owned
+        session_id, session = owned
         if session is not None and not request.model and (session.route or DEFAULT_ROUTE) != route:
             route = route_name(runtime, None, session.route)
             # The session's route: its own price (and the quota read again, rarely).
