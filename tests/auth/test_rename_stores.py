@@ -190,3 +190,16 @@ def test_the_accounts_login_throttle_moves_with_it(engine: sa.Engine, settings: 
     with Session(engine) as db:
         counts = {row.key: row.failures for row in db.exec(select(LoginThrottle)).all()}
     assert counts == {f"account:{NEW}": 3, "address:10.0.0.7": 1}
+
+
+def test_a_checkpoint_store_that_cannot_be_written_moves_nothing_and_says_so(
+    engine: sa.Engine, settings: Settings
+) -> None:
+    settings.checkpoint_path.write_bytes(b"this is not an SQLite file" * 100)
+
+    with pytest.raises(AuthRejected) as refused:
+        rename_user(engine, settings.workspaces_dir, OLD, NEW, settings=settings)
+
+    assert (refused.value.status, refused.value.code) == (503, "storage")
+    assert "CHECKPOINTER=sqlite" in refused.value.message and "nothing moved" in refused.value.message
+    assert user_rename.rows_of(engine, NEW) == {}

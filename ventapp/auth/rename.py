@@ -81,9 +81,9 @@ def rename_user(
         AuthRejected: 400 ``bad_request`` when ``new`` breaks the rule or equals ``old``; 404
             ``not_found`` when ``old`` owns nothing; 409 ``conflict`` when ``new`` already owns
             rows or files; 409 ``busy`` when ``old`` has a run or schedule claim under way or a
-            write the database still refuses in the spool. Nothing has moved then.
+            write the database still refuses in the spool; 503 ``storage`` when the checkpoint
+            store refuses the rewrite. Nothing has moved then.
         OSError: The folder could not be renamed (nothing has moved).
-        sqlite3.Error | psycopg.Error: The checkpoint store refused (nothing has moved).
     """
     target = canonical(new)
     if target == old:
@@ -105,7 +105,7 @@ def rename_user(
     live = user_rename.live_work(engine, old)
     if live:
         raise _busy(old, live)
-    checkpoints = rename_checkpoint_owner(settings, old, target) if settings is not None else 0
+    checkpoints = _rename_checkpoints(settings, old, target) if settings is not None else 0
     files_moved = source_dir.exists()
     try:
         if files_moved:
@@ -137,6 +137,19 @@ def rename_user(
         " and its files" if files_moved else "",
     )
     return Renamed(old, target, moved, files_moved, checkpoints)
+
+
+def _rename_checkpoints(settings: Settings, old: str, target: str) -> int:
+    try:
+        return rename_checkpoint_owner(settings, old, target)
+    except Exception:  # sqlite3.Error, psycopg.Error: the store is locked or away
+        logger.exception("could not rewrite the owner of %r's checkpoints", old)
+        raise AuthRejected(
+            503,
+            "storage",
+            f"The graph-state store (CHECKPOINTER={settings.checkpointer}) could not be written, so "
+            "nothing moved. Stop the app (it may hold the store) or bring the store back, then rename again.",
+        ) from None
 
 
 def _busy(old: str, live: dict[str, list[str]]) -> AuthRejected:
