@@ -42,3 +42,44 @@ def test_postgres_checkpointer_needs_a_postgres_url(tmp_path: Path) -> None:
         load_settings(base, env_file=tmp_path / "none")
     settings = load_settings({**base, "DATABASE_URL": "postgresql://u@h/db"}, env_file=tmp_path / "none")
     assert settings.checkpoint_url == "postgresql://u@h/db"
+
+
+async def test_a_renamed_users_checkpoints_name_the_new_owner_in_postgres(
+    postgres_server, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """``rename-user`` on the scale-out store: LangGraph copied ``configurable.user_name`` into each
+    checkpoint's metadata (JSONB), and only the renamed user's change."""
+    from langgraph.checkpoint.base import empty_checkpoint
+
+    from ventapp.agent.checkpointers import rename_checkpoint_owner
+
+    url = postgres_server.create_database()
+    settings = load_settings(
+        {"DEEP_AGENT_ENV_PRIORITY": "none", "CHECKPOINTER": "postgres", "DATA_DIR": str(tmp_path),
+         "CHECKPOINT_URL": url},
+        env_file=tmp_path / "none",
+    )  # fmt: skip
+    async with postgres_checkpointer(url) as saver:
+        for user, thread in (("ops/admin", "t-1"), ("someone", "t-2")):
+            config = {
+                "configurable": {"thread_id": thread, "checkpoint_ns": "", "user_name": user, "mode": "plan"}
+            }
+            await saver.aput(config, empty_checkpoint(), {"source": "input", "step": -1}, {})
+
+    assert await asyncio.to_thread(rename_checkpoint_owner, settings, "ops/admin", "ops-admin") == 1
+
+    async with postgres_checkpointer(url) as saver:
+        assert [c async for c in saver.alist(None, filter={"user_name": "ops/admin"})] == []
+        [moved] = [c async for c in saver.alist(None, filter={"user_name": "ops-admin"})]
+        assert moved.config["configurable"]["thread_id"] == "t-1" and moved.metadata["mode"] == "plan"
+        assert len([c async for c in saver.alist(None, filter={"user_name": "someone"})]) == 1
+
+
+def test_renaming_an_owner_without_a_checkpoint_file_changes_nothing(tmp_path: Path) -> None:
+    from ventapp.agent.checkpointers import rename_checkpoint_owner
+
+    base = {"DEEP_AGENT_ENV_PRIORITY": "none", "DATA_DIR": str(tmp_path)}
+    for extra in ({}, {"CHECKPOINTER": "memory"}):
+        settings = load_settings({**base, **extra}, env_file=tmp_path / "none")
+        assert rename_checkpoint_owner(settings, "a", "b") == 0
+    assert not (tmp_path / "checkpoints.db").exists(), "no file is created"

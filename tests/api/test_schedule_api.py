@@ -61,7 +61,7 @@ def _until(
 def test_create_read_update_pause_resume_delete(http: httpx.Client) -> None:
     created = _create(http, mode="plan")
     assert set(created) >= {
-        "id", "user_name", "name", "prompt", "cron", "mode", "enabled", "timezone",
+        "id", "user_name", "name", "prompt", "cron", "mode", "enabled", "lang", "timezone",
         "next_run_at", "last_run", "created_at", "updated_at",
     }  # fmt: skip
     assert created["timezone"] == "Asia/Shanghai" and created["mode"] == "plan" and created["enabled"] is True
@@ -132,6 +132,50 @@ def test_other_bad_fields_are_422(http: httpx.Client) -> None:
     ]:
         response = http.post("/api/schedules", json={**ALICE, **body})
         assert response.status_code == 422 and response.json()["field"] == field, response.text
+
+
+def test_lang_is_returned_defaults_from_accept_language_and_a_put_changes_it(http: httpx.Client) -> None:
+    """Tester: ``schedules.lang`` (the language its runs draw figures in) was neither shown nor settable."""
+    english = _create(http)  # the client's Accept-Language: en
+    assert english["lang"] == "en"
+    chinese = http.post(
+        "/api/schedules",
+        json={**ALICE, "name": "zh", "prompt": "p", "cron": "0 9 * * *"},
+        headers={"Accept-Language": "de-DE"},  # neither English nor Chinese: the default
+    ).json()
+    assert chinese["lang"] == "zh-CN"
+    named = _create(http, lang="zh-CN")
+    assert named["lang"] == "zh-CN", "the body's lang wins over Accept-Language"
+    listed = {item["id"]: item["lang"] for item in http.get("/api/schedules", params=ALICE).json()["items"]}
+    assert [listed[english["id"]], listed[chinese["id"]], listed[named["id"]]] == ["en", "zh-CN", "zh-CN"]
+
+    sid = english["id"]
+    changed = http.put(f"/api/schedules/{sid}", json={**ALICE, "lang": "zh-CN"})
+    assert changed.status_code == 200 and changed.json()["lang"] == "zh-CN", changed.text
+    assert changed.json()["name"] == "Gas report" and changed.json()["cron"] == "0 9 * * *", (
+        "only lang changed"
+    )
+    assert http.get(f"/api/schedules/{sid}", params=ALICE).json()["lang"] == "zh-CN"
+    assert http.put(f"/api/schedules/{sid}", json={**ALICE, "lang": "en"}).json()["lang"] == "en"
+
+
+@pytest.mark.parametrize("value", ["fr", "EN", "zh", "", None, 1, ["en"]])
+def test_an_unsupported_lang_is_422_naming_the_field(http: httpx.Client, value: object) -> None:
+    sid = _create(http)["id"]
+    for method, path, body in [
+        ("PUT", f"/api/schedules/{sid}", {**ALICE, "lang": value}),
+        ("POST", "/api/schedules", {**ALICE, "name": "n", "prompt": "p", "cron": "0 9 * * *", "lang": value}),
+    ]:
+        response = http.request(method, path, json=body)
+        refused = response.json()
+        assert response.status_code == 422, (method, response.text)
+        assert (refused["code"], refused["field"]) == ("bad_request", "lang")
+        assert refused["message"] == "The language (lang) must be one of zh-CN, en." == refused["detail"]
+    assert http.get(f"/api/schedules/{sid}", params=ALICE).json()["lang"] == "en", "nothing changed"
+    chinese = http.put(
+        f"/api/schedules/{sid}", json={**ALICE, "lang": "xx"}, headers={"Accept-Language": "zh-CN"}
+    )
+    assert chinese.json()["message"] == "语言（lang）只能是 zh-CN, en 之一。"
 
 
 def test_every_route_needs_user_name_and_hides_other_users_schedules(http: httpx.Client) -> None:

@@ -70,6 +70,15 @@ def _seed(engine: sa.Engine, user_name: str) -> dict[str, str]:
     return ids
 
 
+def _finish(engine: sa.Engine, user_name: str) -> None:
+    """Mark the user's seeded runs and schedule claims (``running`` by default) as ended."""
+    with engine.begin() as connection:
+        for table in user_rename.user_tables():
+            if table.name in ("execution_runs", "schedule_runs"):
+                column = table.c[user_rename.USER_COLUMN]
+                connection.execute(sa.update(table).where(column == user_name).values(status="interrupted"))
+
+
 def _type(column: sa.Column[Any]) -> Any:
     """The column's SQL type under a decorator (SQLModel's ``AutoString``)."""
     return column.type.impl if isinstance(column.type, sa.TypeDecorator) else column.type
@@ -99,6 +108,7 @@ def test_every_table_of_the_migrated_schema_with_a_user_name_is_covered(engine: 
 def test_every_row_moves_and_nothing_else(engine: sa.Engine) -> None:
     _seed(engine, OLD)
     _seed(engine, "someone else")
+    _finish(engine, OLD)
     before = user_rename.rows_of(engine, OLD)
     assert set(before) == {table.name for table in user_rename.user_tables()}
 
@@ -109,6 +119,23 @@ def test_every_row_moves_and_nothing_else(engine: sa.Engine) -> None:
     assert user_rename.rows_of(engine, NEW) == before
     assert user_rename.rows_of(engine, "someone else") == before, "nobody else's rows move"
     assert {OLD, NEW, "someone else"} - user_rename.stored_names(engine) == {OLD}
+
+
+def test_a_user_with_a_run_or_schedule_claim_under_way_moves_nothing(engine: sa.Engine) -> None:
+    ids = _seed(engine, OLD)  # its run and schedule claim are ``running``
+    before = user_rename.rows_of(engine, OLD)
+
+    with pytest.raises(user_rename.UserBusy) as busy:
+        user_rename.move_rows(engine, OLD, NEW)
+
+    assert busy.value.live == {
+        "execution_runs": [ids["execution_runs"]],
+        "schedule_runs": [ids["schedule_runs"]],
+    }
+    assert user_rename.live_work(engine, OLD) == busy.value.live
+    assert user_rename.rows_of(engine, OLD) == before, "the transaction moved nothing"
+    _finish(engine, OLD)
+    assert user_rename.live_work(engine, OLD) == {}
 
 
 def test_a_target_that_already_has_data_moves_nothing(engine: sa.Engine) -> None:

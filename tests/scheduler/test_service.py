@@ -240,3 +240,10 @@ async def test_a_schedule_keeps_its_creators_language_for_its_runs_figures(
     assert schedule_request(chinese, tick, tz).words_lang == "zh-CN"
     assert schedule_request(unset, tick, tz).words_lang == "zh-CN", "older rows: the spec's default"
     assert schedule_request(english, tick, tz).lang is None, "the model is asked nothing: no UI language"
+
+    named = await service.create(
+        USER, {"name": "n", "prompt": "p", "cron": "0 9 * * *", "lang": "en"}, "zh-CN"
+    )
+    assert named.lang == "en", "a lang in the fields wins over the creator's language"
+    switched = await service.update(chinese.id, USER, {"lang": "en"})
+    assert schedule_request(switched, tick, tz).words_lang == "en", "an update moves the runs' language"

@@ -15,6 +15,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from tests.mcp_server import SERVER_FILE, HttpMcpServer, free_port
+from ventapp.config import PROJECT_ROOT
 from ventapp.mcp_config import parse_servers
 from ventapp.tools import registry, workspace_files
 from ventapp.tools.mcp_hub import McpClash, McpHub
@@ -185,8 +186,10 @@ def test_an_app_without_mcp_servers_never_imports_the_sdk() -> None:
         "import sys, ventapp.agent.agent_set, ventapp.agent.assembly\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'langchain_mcp_adapters')))"
     )
+    # The probe imports ventapp from its working folder ("" leads sys.path): this checkout's root,
+    # not the caller's folder (elsewhere it found no ventapp, or another checkout's).
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=Path.cwd()
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PROJECT_ROOT
     )
     assert out.stdout.strip() == "[]", "the SDK costs over a second of start-up"
 

@@ -131,3 +131,23 @@ def test_node_numbers_sit_beside_their_dots_on_a_halo(tmp_path: Path) -> None:
         assert text.get_path_effects(), "a halo keeps the number readable on airways and dots"
         x, y = text.get_position()
         assert min(abs(x - dx) + abs(y - dy) for dx, dy in dots) > 1e-3, "not on top of a dot"
+
+
+def test_a_fans_curve_figure_shows_that_fan_only(tmp_path: Path) -> None:
+    """One curve figure per fan (named after it by the tool): its legend names no other fan."""
+    path = tmp_path / "two.csv"
+    path.write_text(
+        "edge_id,from,to,r_N_s2_m8,is_fan,a0_Pa,a1_Pa_s_m3,a2_Pa_s2_m6\n"
+        "F1,1,2,0.05,1,200,30,-0.8\nF2,1,3,0.05,1,300,10,-0.5\n"
+        "a,2,4,0.3,0,,,\nb,3,4,0.2,0,,,\nc,4,5,0.1,0,,,\n",
+        encoding="utf-8",
+    )
+    network = read_topology(path)
+    solution = solve_network(network, None)
+    both = " ".join(_texts(draw_curves(network, solution, "en")))  # type: ignore[arg-type]
+    assert "fan F1" in both and "fan F2" in both
+    only = draw_curves(network, solution, "en", edge_id="F2")
+    assert only is not None
+    words = " ".join(_texts(only))
+    assert "fan F2" in words and "F1" not in words
+    assert draw_curves(network, solution, "en", edge_id="a") is None, "airway a is no fan"

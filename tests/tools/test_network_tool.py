@@ -11,7 +11,7 @@ import pytest
 
 from tests.domain.network.benchmark_data import DATA_DIR
 from ventapp.tools import registry, workspace_files
-from ventapp.tools.network_tool import solve_ventilation_network
+from ventapp.tools.network_tool import curve_names, solve_ventilation_network
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -64,6 +64,45 @@ def test_tool_reports_fan_duty_and_low_velocities(workspace: Path) -> None:
     assert data["reversed"]["edge_ids"] == ["b"]  # recirculation through b
     assert [v["edge_id"] for v in data["low_velocity"]] == ["b"]
     assert "article number not confirmed" in data["low_velocity"][0]["rule"]
+
+
+TWO_FANS = (
+    "edge_id,from,to,r_N_s2_m8,is_fan,a0_Pa,a1_Pa_s_m3,a2_Pa_s2_m6\n"
+    "F/1,1,2,0.05,1,200,30,-0.8\n"
+    "主扇,1,3,0.05,1,300,10,-0.5\n"
+    "a,2,4,0.3,0,,,\n"
+    "b,3,4,0.2,0,,,\n"
+    "c,4,5,0.1,0,,,\n"
+)
+
+
+def test_each_fan_gets_its_own_curve_figure_named_after_it(workspace: Path) -> None:
+    """Tester: the curve figure's name said nothing of the fan, so two fans' curves were confused."""
+    (workspace / "uploads" / "two fans.csv").write_text(TWO_FANS, encoding="utf-8")
+    data = solve_ventilation_network("/workspace/uploads/two fans.csv")["data"]
+
+    assert [fan["edge_id"] for fan in data["fans"]] == ["F/1", "主扇"]
+    assert data["figures"] == [
+        "/workspace/results/two_fans-network.png",
+        "/workspace/results/two_fans-F_1-fan-curve.png",
+        "/workspace/results/two_fans-fan2-fan-curve.png",
+    ]
+    first, second = (
+        (workspace / figure.removeprefix("/workspace/")).read_bytes() for figure in data["figures"][1:]
+    )
+    assert first.startswith(PNG_MAGIC) and second.startswith(PNG_MAGIC) and first != second
+
+
+def test_curve_names_are_safe_and_never_shared() -> None:
+    assert curve_names("mine", ["F/1", "F 1", "f_1", "主扇", "../x", ".env", "Main-fan.2"]) == {
+        "F/1": "mine-F_1-fan-curve.png",
+        "F 1": "mine-F_1-2-fan-curve.png",
+        "f_1": "mine-f_1-3-fan-curve.png",  # a case-insensitive file system would mix it with F_1
+        "主扇": "mine-fan4-fan-curve.png",
+        "../x": "mine-x-fan-curve.png",
+        ".env": "mine-env-fan-curve.png",
+        "Main-fan.2": "mine-Main-fan.2-fan-curve.png",
+    }
 
 
 def test_registered_tool_returns_json_with_sources_and_readable_errors(workspace: Path) -> None:

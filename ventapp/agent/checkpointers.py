@@ -91,3 +91,65 @@ async def open_checkpointer(settings: Settings, stack: contextlib.AsyncExitStack
     # through a crash of the app (CHECKPOINT_SYNC).
     await checkpointer.conn.execute(f"PRAGMA synchronous={settings.checkpoint_sync.upper()}")
     return checkpointer
+
+
+def rename_checkpoint_owner(settings: Settings, old: str, new: str) -> int:
+    """Rewrite the owner (``metadata.user_name``) of every checkpoint ``old``'s runs saved to ``new``.
+
+    For ``python -m ventapp.auth rename-user``: blocking, on its own connection, in one
+    transaction. Graph state is keyed by thread (the session id, which does not change); only
+    the metadata names the user: LangGraph copies the run's ``configurable`` plain values
+    (``user_name``, ``mode``, ``ui_lang`` …) into every checkpoint it saves. ``memory`` keeps nothing across
+    processes, so there is nothing to rewrite.
+
+    Args:
+        settings: The app's settings (``CHECKPOINTER``, its file or URL, ``DB_BUSY_TIMEOUT_S``).
+        old: The name as stored.
+        new: The name to write.
+
+    Returns:
+        How many checkpoints changed.
+
+    Raises:
+        sqlite3.Error | psycopg.Error: The checkpoint store refused; nothing changed.
+    """
+    if settings.checkpointer == "memory":
+        return 0
+    if settings.checkpointer == "postgres":
+        return _rename_in_postgres(settings.checkpoint_url, old, new)
+    path = settings.checkpoint_path
+    if not path.exists():
+        return 0
+    import sqlite3
+
+    connection = sqlite3.connect(path, timeout=settings.db_busy_timeout_s)
+    try:
+        with connection:  # one transaction: commits, or rolls back on an error
+            if not connection.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'"
+            ).fetchone():
+                return 0
+            # The saver stores metadata as UTF-8 JSON in a BLOB: read and write it as text.
+            cursor = connection.execute(
+                "UPDATE checkpoints SET metadata = CAST(json_set(CAST(metadata AS TEXT), '$.user_name', ?)"
+                " AS BLOB) WHERE json_extract(CAST(metadata AS TEXT), '$.user_name') = ?",
+                (new, old),
+            )
+            return int(cursor.rowcount)
+    finally:
+        connection.close()
+
+
+def _rename_in_postgres(url: str, old: str, new: str) -> int:
+    import psycopg
+
+    with psycopg.connect(libpq_url(url)) as connection:  # one transaction, committed on exit
+        found = connection.execute("SELECT to_regclass('checkpoints') IS NOT NULL").fetchone()
+        if not found or not found[0]:
+            return 0
+        cursor = connection.execute(
+            "UPDATE checkpoints SET metadata = jsonb_set(metadata, '{user_name}', to_jsonb(%s::text))"
+            " WHERE metadata->>'user_name' = %s",
+            (new, old),
+        )
+        return int(cursor.rowcount)

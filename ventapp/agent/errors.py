@@ -33,6 +33,9 @@ UNCONFIGURED = RunFailure(
 
 CANCELLED = RunFailure("cancelled", "Stopped. The partial answer has been kept.")
 CLIENT_GONE = RunFailure("cancelled", "The client disconnected; the partial answer has been kept.")
+SERVER_STOPPING = RunFailure(
+    "cancelled", "The server is shutting down, so the answer was stopped. The partial answer has been kept."
+)
 TIMED_OUT = RunFailure(
     "timeout",
     "The run took longer than RUN_TIMEOUT_S allows and was stopped. The partial answer has been kept.",

@@ -243,8 +243,11 @@ async def take_slot(runtime: AgentRuntime, user_name: str) -> Held:
     """A gate slot (in total and per user, across processes with ``REDIS_URL``).
 
     Raises:
-        ChatRejected: 429 ``busy`` at a limit; 503 ``coordination_unavailable`` when Redis is down.
+        ChatRejected: 429 ``busy`` at a limit; 503 ``coordination_unavailable`` when Redis is down;
+            503 ``shutting_down`` once the process was told to stop.
     """
+    if runtime.stopping:  # a new answer would hold the shutdown up again
+        raise ChatRejected(503, "shutting_down", SHUTTING_DOWN, retry_after=5)
     try:
         return await runtime.coordination.take_slot(user_name)
     except CoordinationUnavailable:
@@ -258,6 +261,8 @@ async def take_slot(runtime: AgentRuntime, user_name: str) -> Held:
             retry_after=full.retry_after,
         ) from None
 
+
+SHUTTING_DOWN = "The server is shutting down. Try again in a moment."
 
 COORDINATION_DOWN = "The server cannot reach its shared run registry (Redis) right now. Try again shortly."
 

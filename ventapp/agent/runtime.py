@@ -23,10 +23,12 @@ from ventapp.agent.agent_set import AgentSet
 from ventapp.agent.checkpointers import open_checkpointer
 from ventapp.agent.coordination import Coordination, LocalCoordination, RedisCoordination
 from ventapp.agent.endpoint_probe import EndpointProbe
+from ventapp.agent.errors import SERVER_STOPPING
 from ventapp.agent.partial_saves import PartialSaves
 from ventapp.agent.prompt_budget import PromptBudget, check_fixed_prompt
 from ventapp.agent.redis_run_log import RedisRunLog
 from ventapp.agent.run_log import MemoryRunLog, RunLog
+from ventapp.agent.stop_signals import on_stop_signals
 from ventapp.agent.writeback import parked_run_ids, write_back, writeback_loop
 from ventapp.billing.guard import BookedTokens
 from ventapp.billing.pricing import seed_prices
@@ -81,6 +83,8 @@ class AgentRuntime:
         self._lease_sweep: asyncio.Task[None] | None = None
         self.active_runs: dict[str, Any] = {}
         """session_id -> the ChatRun streaming in it (for stop)."""
+        self.stopping = False
+        """The process was told to stop (SIGTERM, Ctrl-C; :meth:`begin_shutdown`): no new run is admitted."""
         self.run_log: RunLog = (
             RedisRunLog(settings.redis_url, settings.run_log_ttl_s, settings.run_log_max_frames)
             if settings.redis_url
@@ -190,6 +194,26 @@ class AgentRuntime:
         settings = dataclasses.replace(self.settings, hitl_tools=self.agents.hitl_tools())
         self.prompt_budget = await check_fixed_prompt(settings)
 
+    def begin_shutdown(self) -> int:
+        """The process was told to stop: stop every run streaming here and admit no new one.
+
+        Called at the stop signal (:mod:`ventapp.agent.stop_signals`), before the server runs the
+        lifespan's end: Granian lets every open response finish first, and an answer streaming
+        to a client would otherwise hold the whole shutdown for as long as it runs. Each run ends
+        as a stop does (partial answer saved, usage settled, an ``error`` frame with code
+        ``cancelled``). Idempotent.
+
+        Returns:
+            How many runs were asked to stop.
+        """
+        self.stopping = True
+        stopped = sum(bool(run.request_stop(SERVER_STOPPING)) for run in list(self.active_runs.values()))
+        if stopped:
+            logger.warning(
+                "shutting down: stopped %d running answer(s); their partial answers are kept", stopped
+            )
+        return stopped
+
     async def close(self) -> None:
         """Close the checkpointer connection and dispose of the engine."""
         for run in list(self.active_runs.values()):
@@ -279,7 +303,8 @@ async def runtime_lifespan(settings: Settings | None = None) -> AsyncIterator[Ag
         settings.checkpointer,
     )
     try:
-        yield runtime
+        with on_stop_signals(runtime.begin_shutdown):
+            yield runtime
     finally:
         set_runtime(None)
         await runtime.close()

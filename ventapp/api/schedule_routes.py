@@ -87,9 +87,10 @@ async def list_schedules(request: Request, service: ServiceDep) -> dict[str, Any
 
 @router.post("", status_code=201, responses=errors(state_changing=True))
 async def create_schedule(request: Request, service: ServiceDep, lang: RequestLang) -> dict[str, Any]:
-    """Create from ``{name, prompt, cron, mode?="full", enabled?=true}``; 201 with the schedule.
+    """Create from ``{name, prompt, cron, mode?="full", enabled?=true, lang?}``; 201 with the schedule.
 
-    Its runs word their figures in the request's ``Accept-Language`` (default zh-CN).
+    Its runs word their figures in ``lang`` (``"zh-CN"`` or ``"en"``; anything else is 422
+    naming ``lang``), by default in the request's ``Accept-Language`` (default zh-CN).
     """
     body = await _body(request)
     schedule = await service.create(_owner(request, body), body, lang)
@@ -105,7 +106,7 @@ async def get_schedule(schedule_id: str, request: Request, service: ServiceDep) 
 
 @router.put("/{schedule_id}", responses=errors(404, state_changing=True))
 async def update_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
-    """Change any subset of ``{name, prompt, cron, mode, enabled}``; 404 / 422."""
+    """Change any subset of ``{name, prompt, cron, mode, enabled, lang}``; 404 / 422."""
     body = await _body(request)
     schedule = await service.update(schedule_id, _owner(request, body), body)
     return (await _public(service, [schedule]))[0]

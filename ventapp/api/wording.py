@@ -26,6 +26,7 @@ from ventapp.agent.errors import (
     CLIENT_GONE,
     INTERNAL,
     QUOTA_REACHED,
+    SERVER_STOPPING,
     TIMED_OUT,
     UNCONFIGURED,
     RunFailure,
@@ -66,6 +67,7 @@ FIXED_FAILURES: dict[RunFailure, str] = {
     STORAGE_FAILED: "run_error.storage",
     INTERNAL: "run_error.internal",
     SHUTDOWN: "run_error.shutdown",
+    SERVER_STOPPING: "run_error.server_stopping",
 }
 """Failures whose sentence is fixed, and the catalogue id that words it (the English one is the same text)."""
 _FIXED_ERRORS = {(failure.code, failure.message): key for failure, key in FIXED_FAILURES.items()}

@@ -15,9 +15,10 @@ route (:mod:`ventapp.agent.identity`): a name with ``/`` or other unsafe charact
 a sentence saying which character, before any password is asked.
 
 ``rename-user`` moves everything stored under ``OLD`` (exactly as stored, even a name the rule now
-refuses) to ``NEW``: rows of every table keyed by ``user_name`` and the workspace folder
+refuses) to ``NEW``: rows of every table keyed by ``user_name``, the login throttle, the workspace
+folder, the owner in the graph-state checkpoints and the spool's parked writes (written back first)
 (:mod:`ventapp.auth.rename`). It exits with 2 when ``NEW`` breaks the rule, already has data, or
-``OLD`` has none. ``refused-names`` lists the stored names the rule refuses, with the reason.
+``OLD`` has none, has a run under way, or has a parked write the database still refuses. ``refused-names`` lists the stored names the rule refuses, with the reason.
 """
 
 from __future__ import annotations
@@ -83,9 +84,11 @@ def main(argv: list[str] | None = None) -> int:
             auth_store.save_account(engine, existing.user_name, role=args.role)
             print(f"account {existing.user_name!r} is now {args.role}")
         elif args.command == "rename-user":
-            done = rename_user(engine, settings.workspaces_dir, args.old, args.new)
+            done = rename_user(engine, settings.workspaces_dir, args.old, args.new, settings=settings)
             for table, count in sorted(done.rows.items()):
                 print(f"{table}\t{count}")
+            if done.checkpoints:
+                print(f"checkpoints\t{done.checkpoints}")
             files = "; its workspace folder moved" if done.files_moved else ""
             print(f"{done.old!r} is now {done.new!r}{files}")
         elif args.command == "refused-names":

@@ -5,9 +5,13 @@ The tables are found, not listed: every table of the models' metadata with a ``u
 column (sessions, runs, request keys, the usage ledger and daily totals, quotas, pending
 billing, schedules and their runs, preferences, approval rules, accounts, login sessions, API
 keys), so a table added later is covered without touching this module. Messages belong to
-their session (``session_id``) and graph state to its thread (the session id): neither names
-the user. Login throttles are keyed ``account:<name>`` and expire on their own
-(``AUTH_LOGIN_WINDOW_S``); they are left alone.
+their session (``session_id``): they do not name the user. The login throttle of the account
+(``auth_login_throttle``, keyed ``account:<name>``) moves with it, so failed logins still count
+against the account under its new name.
+
+A user with work under way (a run or a schedule claim still ``running``) is not moved
+(:class:`UserBusy`): such a run keeps the name it started with and would write its answer, usage
+and files under the old one.
 
 The statements are plain ``SELECT … WHERE user_name = :name`` and ``UPDATE … SET user_name``:
 the same on SQLite, PostgreSQL and MySQL/MariaDB (identities compare exactly everywhere:
@@ -22,8 +26,14 @@ from sqlmodel import SQLModel
 
 # Imported for their tables: the metadata lists only the models that were imported.
 from ventapp.db import auth_models, billing_models, models, preference_models, schedule_models  # noqa: F401
+from ventapp.db.auth_models import LoginThrottle
+from ventapp.db.models import ExecutionRun
+from ventapp.db.schedule_models import ScheduleRun
 
 USER_COLUMN = "user_name"
+THROTTLE_TABLE = LoginThrottle.__tablename__
+LIVE_STATUS = "running"
+"""The status of a run (``execution_runs``) or a schedule claim (``schedule_runs``) under way."""
 
 
 class UserNameTaken(ValueError):
@@ -33,6 +43,15 @@ class UserNameTaken(ValueError):
         super().__init__(f"{name!r} already has data in {', '.join(sorted(tables))}")
         self.name = name
         self.tables = tables
+
+
+class UserBusy(RuntimeError):
+    """The user has work under way (``live``: table name -> ids still ``running``); nothing moved."""
+
+    def __init__(self, name: str, live: dict[str, list[str]]) -> None:
+        super().__init__(f"{name!r} has work under way in {', '.join(sorted(live))}")
+        self.name = name
+        self.live = live
 
 
 def user_tables() -> list[sa.Table]:
@@ -48,6 +67,24 @@ def _counts(connection: Connection, user_name: str) -> dict[str, int]:
         if count:
             counts[table.name] = count
     return counts
+
+
+def _live(connection: Connection, user_name: str) -> dict[str, list[str]]:
+    live: dict[str, list[str]] = {}
+    for model in (ExecutionRun, ScheduleRun):
+        table = model.__table__  # type: ignore[attr-defined]  # SQLModel's table
+        query = sa.select(table.c.id).where(table.c[USER_COLUMN] == user_name, table.c.status == LIVE_STATUS)
+        ids = sorted(str(found) for found in connection.execute(query).scalars())
+        if ids:
+            live[table.name] = ids
+    return live
+
+
+def live_work(engine: Engine, user_name: str) -> dict[str, list[str]]:
+    """Runs (``execution_runs``) and schedule claims (``schedule_runs``) of ``user_name`` still
+    ``running``: table name -> ids, tables without any left out."""
+    with engine.connect() as connection:
+        return _live(connection, user_name)
 
 
 def rows_of(engine: Engine, user_name: str) -> dict[str, int]:
@@ -74,19 +111,39 @@ def move_rows(engine: Engine, old: str, new: str) -> dict[str, int]:
         new: The canonical target name (checked by the caller).
 
     Returns:
-        Rows moved per table (tables without any left out).
+        Rows moved per table (tables without any left out), the account's login throttle
+        (``auth_login_throttle``) included.
 
     Raises:
         UserNameTaken: ``new`` already owns rows (checked inside the transaction); nothing moved.
+        UserBusy: ``old`` has a run or a schedule claim still ``running`` (checked inside the
+            transaction); nothing moved.
     """
     with engine.begin() as connection:
         taken = _counts(connection, new)
         if taken:
             raise UserNameTaken(new, taken)
+        live = _live(connection, old)
+        if live:
+            raise UserBusy(old, live)
         moved: dict[str, int] = {}
         for table in user_tables():
             column = table.c[USER_COLUMN]
             result = connection.execute(sa.update(table).where(column == old).values({USER_COLUMN: new}))
             if result.rowcount:
                 moved[table.name] = int(result.rowcount)
+        if _move_throttle(connection, old, new):
+            moved[THROTTLE_TABLE] = 1
         return moved
+
+
+def _move_throttle(connection: Connection, old: str, new: str) -> bool:
+    """The account's failed logins follow it; a count kept for ``new`` (an account that did not
+    exist) gives way. True when a row moved."""
+    table = LoginThrottle.__table__  # type: ignore[attr-defined]  # SQLModel's table
+    old_key, new_key = f"account:{old}", f"account:{new}"
+    if connection.execute(sa.select(table.c.key).where(table.c.key == old_key)).first() is None:
+        return False
+    connection.execute(sa.delete(table).where(table.c.key == new_key))
+    connection.execute(sa.update(table).where(table.c.key == old_key).values(key=new_key))
+    return True

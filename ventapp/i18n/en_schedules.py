@@ -83,6 +83,7 @@ MESSAGES: dict[str, str] = {
     "schedules.error.missing": "These fields are missing: {fields}.",
     "schedules.error.mode": "The mode must be plan or full.",
     "schedules.error.enabled": "Enabled must be true or false.",
+    "schedules.error.lang": "The language (lang) must be one of {langs}.",
     "schedules.error.nothing": "Nothing to change: send at least one of {fields}.",
     "schedules.error.not_found": "This schedule no longer exists, or it belongs to someone else.",
     "schedules.error.schedule_busy": "This schedule is still running. Wait for that execution to finish.",

@@ -83,6 +83,7 @@ MESSAGES: dict[str, str] = {
     "schedules.error.missing": "缺少字段：{fields}。",
     "schedules.error.mode": "模式只能是 plan 或 full。",
     "schedules.error.enabled": "启用只能是 true 或 false。",
+    "schedules.error.lang": "语言（lang）只能是 {langs} 之一。",
     "schedules.error.nothing": "没有要修改的内容：请至少提供 {fields} 之一。",
     "schedules.error.not_found": "这个定时任务已不存在，或属于其他用户。",
     "schedules.error.schedule_busy": "这个定时任务仍在运行，请等本次执行结束。",

@@ -12,6 +12,7 @@ from typing import Any
 from ventapp.db.models import iso_utc
 from ventapp.db.schedule_models import Schedule
 from ventapp.db.schedule_store import RunRecord
+from ventapp.i18n import DEFAULT_LANG
 
 
 def run_public(record: RunRecord) -> dict[str, Any]:
@@ -45,8 +46,12 @@ def run_public(record: RunRecord) -> dict[str, Any]:
 def schedule_public(
     schedule: Schedule, tz: tzinfo, next_run_at: datetime | None, last_run: RunRecord | None
 ) -> dict[str, Any]:
-    """``{id, user_name, name, prompt, cron, mode, enabled, timezone, next_run_at, last_run,
-    created_at, updated_at}``; ``last_run`` is a :func:`run_public` object or null."""
+    """``{id, user_name, name, prompt, cron, mode, enabled, lang, timezone, next_run_at, last_run,
+    created_at, updated_at}``; ``last_run`` is a :func:`run_public` object or null.
+
+    ``lang`` is the language its runs word their figures in (``"zh-CN"`` or ``"en"``; a schedule
+    saved before it was kept reads as ``"zh-CN"``, as its runs do).
+    """
     return {
         "id": schedule.id,
         "user_name": schedule.user_name,
@@ -55,6 +60,7 @@ def schedule_public(
         "cron": schedule.cron,
         "mode": schedule.mode,
         "enabled": schedule.enabled,
+        "lang": schedule.lang or DEFAULT_LANG,
         "timezone": str(tz),
         "next_run_at": iso_utc(next_run_at),
         "last_run": run_public(last_run) if last_run is not None else None,

@@ -15,14 +15,18 @@ from typing import Any
 
 from ventapp.agent.pipeline import MAX_MESSAGE_CHARS, ChatRejected
 from ventapp.db.schedule_models import SCHEDULE_MODES
-from ventapp.i18n import formats, has_message, t
+from ventapp.i18n import LANGS, formats, has_message, t
 from ventapp.scheduler.cron import parse_cron
 from ventapp.scheduler.cron_problems import CronInvalid, cron_message
 
 MAX_NAME_CHARS = 200
 MAX_CRON_CHARS = 120
-WRITABLE = ("name", "prompt", "cron", "mode", "enabled")
-"""Fields a client may set (POST needs name, prompt and cron; PUT takes any subset)."""
+WRITABLE = ("name", "prompt", "cron", "mode", "enabled", "lang")
+"""Fields a client may set (POST needs name, prompt and cron; PUT takes any subset).
+
+``lang`` is the language the schedule's runs word their figures in: exactly one of
+:data:`~ventapp.i18n.LANGS` (``"zh-CN"``, ``"en"``).
+"""
 
 
 class ScheduleRejected(ChatRejected):
@@ -140,7 +144,7 @@ def _text(fields: dict[str, Any], key: str, limit: int) -> str:
 
 
 def validated(fields: dict[str, Any], tz: tzinfo, *, partial: bool) -> dict[str, Any]:
-    """The writable fields of a create (``partial=False``) or update request, checked.
+    """The writable fields (:data:`WRITABLE`) of a create (``partial=False``) or update request, checked.
 
     Args:
         fields: The request's JSON object (unknown keys and ``user_name`` are ignored).
@@ -190,6 +194,10 @@ def validated(fields: dict[str, Any], tz: tzinfo, *, partial: bool) -> dict[str,
         if not isinstance(fields["enabled"], bool):
             raise refusal(422, "bad_request", "schedules.error.enabled", field="enabled")
         values["enabled"] = fields["enabled"]
+    if "lang" in fields:
+        if fields["lang"] not in LANGS:
+            raise refusal(422, "bad_request", "schedules.error.lang", field="lang", langs=", ".join(LANGS))
+        values["lang"] = fields["lang"]
     if partial and not values:
         raise refusal(422, "bad_request", "schedules.error.nothing", fields=", ".join(WRITABLE))
     return values

@@ -283,19 +283,19 @@ class ScheduleService:
         return list(await asyncio.to_thread(schedule_store.list_schedules, self.runtime.engine, user_name))
 
     async def create(self, user_name: str, fields: dict[str, Any], lang: str | None = None) -> Schedule:
-        """Create a schedule from ``{name, prompt, cron, mode?, enabled?}``. Raises 422 on bad fields.
+        """Create a schedule from ``{name, prompt, cron, mode?, enabled?, lang?}``. Raises 422 on bad fields.
 
         ``lang``: the creator's language (the page's, the API request's), which its runs word
-        their figures in; None: ``zh-CN``.
+        their figures in unless ``fields`` names one; None: ``zh-CN``.
         """
-        values = validated(fields, self.tz, partial=False)
-        schedule = Schedule(user_name=user_name, lang=resolve_lang(lang) if lang else None, **values)
+        values = {"lang": resolve_lang(lang) if lang else None, **validated(fields, self.tz, partial=False)}
+        schedule = Schedule(user_name=user_name, **values)
         schedule = await asyncio.to_thread(schedule_store.create_schedule, self.runtime.engine, schedule)
         await self.sync()
         return schedule
 
     async def update(self, schedule_id: str, user_name: str, fields: dict[str, Any]) -> Schedule:
-        """Change any subset of ``{name, prompt, cron, mode, enabled}``. Raises 404 / 422."""
+        """Change any subset of ``{name, prompt, cron, mode, enabled, lang}``. Raises 404 / 422."""
         current = await self.owned(schedule_id, user_name)
         values = validated(fields, self.tz, partial=True)
         # A new expression, or re-enabling, starts counting ticks afresh: nothing is "missed" before.

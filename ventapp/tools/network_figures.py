@@ -150,27 +150,41 @@ def draw_network(network: Network, solution: NetworkSolution, lang: str = "zh-CN
 
 
 def fan_system_curves(
-    network: Network, solution: NetworkSolution, path: Path, lang: str = "zh-CN"
+    network: Network,
+    solution: NetworkSolution,
+    path: Path,
+    lang: str = "zh-CN",
+    *,
+    edge_id: str | None = None,
 ) -> Path | None:
-    """Plot the curves (:func:`draw_curves`) into a PNG at ``path``; ``path``, or None when there are none."""
-    figure = draw_curves(network, solution, lang)
+    """Plot the curves (:func:`draw_curves`) into a PNG at ``path``; ``path``, or None when there are none.
+
+    ``edge_id``: only that fan's curve, system curve and duty point (see :func:`draw_curves`).
+    """
+    figure = draw_curves(network, solution, lang, edge_id=edge_id)
     if figure is None:
         return None
     figure.savefig(path, format="png")
     return path
 
 
-def draw_curves(network: Network, solution: NetworkSolution, lang: str = "zh-CN") -> Figure | None:
+def draw_curves(
+    network: Network, solution: NetworkSolution, lang: str = "zh-CN", *, edge_id: str | None = None
+) -> Figure | None:
     """Each fan's curve with the system curve through its duty point (p = R·q²).
 
     Without fans, the network's own system curve through the fixed total flow and the
     boundary pressure (what a main fan would have to supply). None when there is neither a
-    fan nor a fixed total flow. ``lang``: as :func:`draw_network`.
+    fan nor a fixed total flow. ``lang``: as :func:`draw_network`. ``edge_id``: only the fan
+    in that airway (None when it is no fan of the solution); None: every fan.
     """
     lang = drawable_lang(lang)
     duties: list[tuple[str, float, float, np.ndarray | None]] = []
     curves = {a.edge_id: a.fan for a in network.airways if a.fan is not None}
-    for fan in solution.fans:
+    chosen = [fan for fan in solution.fans if edge_id is None or fan.edge_id == edge_id]
+    if edge_id is not None and not chosen:
+        return None
+    for fan in chosen:
         curve = curves[fan.edge_id]
         duties.append(
             (

@@ -32,6 +32,38 @@ def _stem(path: Path) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", path.stem) or "network"
 
 
+CURVES_SUFFIX = "-fan-curve.png"
+"""How every curve figure's name ends (the UI gives such images the curves' alt text)."""
+
+
+def curve_names(stem: str, fan_edge_ids: list[str]) -> dict[str, str]:
+    """The file name of each fan's curve figure: ``<stem>-<fan>-fan-curve.png``, one per fan.
+
+    The fan is its airway's ``edge_id`` made safe for a file name (ASCII letters, digits, ``_``,
+    ``-``, ``.``; nothing leading with a dot); an id with none of those (``主扇``) is named by
+    the fan's position (``fan1``). Two fans whose safe names meet (``F/1`` and ``F 1``) get
+    ``-2``, ``-3``… in the order of the file, so no figure overwrites another.
+
+    Args:
+        stem: The network file's safe stem (``mine``).
+        fan_edge_ids: The fans' airway ids, in the solution's order.
+
+    Returns:
+        edge_id -> file name, e.g. ``{"F/1": "mine-F_1-fan-curve.png"}``.
+    """
+    names: dict[str, str] = {}
+    taken: set[str] = set()
+    for position, edge_id in enumerate(fan_edge_ids, 1):
+        slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", edge_id).strip("._") or f"fan{position}"
+        name, suffix = f"{stem}-{slug}{CURVES_SUFFIX}", 1
+        while name.lower() in taken:  # case-insensitive file systems too
+            suffix += 1
+            name = f"{stem}-{slug}-{suffix}{CURVES_SUFFIX}"
+        taken.add(name.lower())
+        names[edge_id] = name
+    return names
+
+
 def _write_csvs(network: Network, solution: NetworkSolution, folder: Path, stem: str) -> tuple[Path, Path]:
     airways_csv, nodes_csv = folder / f"{stem}-airways.csv", folder / f"{stem}-nodes.csv"
     with airways_csv.open("w", encoding="utf-8-sig", newline="") as handle:
@@ -117,8 +149,9 @@ def solve_ventilation_network(path: str, total_flow: float | None = None) -> dic
     Returns:
         JSON {"data": {converged, iterations, max_residual_pa, message, fans (duty q, p,
         unstable), largest_flows, reversed, low_velocity, high_velocity, boundary_pressure_pa,
-        files: {airways_csv, nodes_csv}, figures: [...]} , "sources": [...]}; every path is
-        under /workspace/results/.
+        files: {airways_csv, nodes_csv}, figures: [the network diagram, then one curve figure per
+        fan, named after its airway (<name>-<fan>-fan-curve.png), or the network's system curve
+        when the file has no fan]}, "sources": [...]}; every path is under /workspace/results/.
     """
     real = workspace_files.resolve(path)
     try:
@@ -135,9 +168,16 @@ def solve_ventilation_network(path: str, total_flow: float | None = None) -> dic
     from ventapp.tools import network_figures
 
     figures = [network_figures.network_diagram(network, solution, folder / f"{stem}-network.png", lang)]
-    curves = network_figures.fan_system_curves(network, solution, folder / f"{stem}-fan-curve.png", lang)
-    if curves is not None:
-        figures.append(curves)
+    if solution.fans:  # one figure per fan, named after it: two fans' curves never share a file
+        names = curve_names(stem, [fan.edge_id for fan in solution.fans])
+        for edge_id, name in names.items():
+            curve = network_figures.fan_system_curves(network, solution, folder / name, lang, edge_id=edge_id)
+            if curve is not None:
+                figures.append(curve)
+    else:  # the network's own system curve: what a main fan would have to supply
+        curves = network_figures.fan_system_curves(network, solution, folder / f"{stem}{CURVES_SUFFIX}", lang)
+        if curves is not None:
+            figures.append(curves)
     largest = sorted(solution.flows_m3_s.items(), key=lambda kv: -abs(kv[1]))[:TOP_FLOWS]
     low, fast = _velocity_findings(network, solution)
     root = workspace_files.workspace_root()

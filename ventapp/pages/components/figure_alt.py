@@ -1,7 +1,8 @@
 """What a figure shows, as its ``alt`` text: a sentence in the page's language, never a file path.
 
 The network solver writes ``<name>-network.png`` (the network coloured by airflow) and
-``<name>-fan-curve.png`` (fan and system curves with the duty points); the model embeds them in
+``<name>-<fan>-fan-curve.png`` per fan, or ``<name>-fan-curve.png`` without one (fan and system
+curves with the duty points); the model embeds them in
 the answer with an alt text of its choosing (``![network](/workspace/results/…)`` was an English
 word where a sentence was due). Both the
 tool card's figures and the answer's images of those two files get the catalogue's sentence
