@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -265,5 +266,33 @@ async def test_admission_writes_the_turn_in_one_transaction(tmp_path: Path, llm:
         assert admitted == 1
         (message,) = chat_store.list_messages(runtime.engine, run.session_id)[:1]
         assert message.role == "user" and message.content == "hello"
+    finally:
+        await runtime.close()
+
+
+async def test_done_carries_the_stored_duration_that_a_re_read_shows(tmp_path: Path, llm: ScriptedServer) -> None:
+    """The streaming tab showed "0.1 sec" and a re-reading tab "0.2 sec": ``done`` had a clock of its own."""
+    import sqlalchemy as sa
+
+    from ventapp.db.models import ExecutionRun
+
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        run = await start_chat(runtime, ChatRequest(message="hello", user_name="u"))
+        # Admitted 1.25 s ago as far as the run row knows: the two clocks now disagree by far more
+        # than a rounding, so only the stored figure can match.
+        table = ExecutionRun.__table__
+        with runtime.engine.begin() as connection:
+            started = connection.execute(sa.select(table.c.started_at).where(table.c.id == run.run_id)).scalar_one()
+            connection.execute(
+                sa.update(table)
+                .where(table.c.id == run.run_id)
+                .values(started_at=started - timedelta(milliseconds=1250))
+            )
+        done = [event async for event in run.events()][-1]
+        assert done.type == "done"
+        stored = chat_store.get_run(runtime.engine, run.run_id)
+        assert stored is not None and stored.duration_ms is not None and stored.duration_ms >= 1250
+        assert done.duration_ms == stored.duration_ms
     finally:
         await runtime.close()

@@ -164,6 +164,7 @@ class ChatRun:
         )
         self._saved_size = 0  # of the answer when the partial-answer saver last took it
         self._finalising: asyncio.Task[bool] | None = None
+        self._stored_duration_ms: int | None = None  # what the final save stored, once it did
 
     def release(self) -> None:
         """Free the lock and slot of a run whose events were never iterated (idempotent)."""
@@ -197,7 +198,8 @@ class ChatRun:
         ``cancelled``/``timeout``), nothing after an ``interrupt``. The closing frame comes
         only after the answer and the run status are saved; when the database refused them
         (they are parked in the spool, written back later) it is ``error`` code ``storage``.
-        Nothing slow follows the closing frame. A consumer that goes away (client
+        ``done.duration_ms`` is the run's stored duration, so the streaming tab's footer reads
+        exactly as a re-read of the session does. Nothing slow follows the closing frame. A consumer that goes away (client
         disconnect, task cancelled) leaves the run ``cancelled`` with its partial answer saved.
         """
         if self._started:
@@ -253,6 +255,9 @@ class ChatRun:
             saved = await self._finalise_once(status, failure, first_token_ms)
             if not saved and status != "waiting_input":
                 closing = ev.Error(message=STORAGE_FAILED.message, code=STORAGE_FAILED.code)
+            elif isinstance(closing, ev.Done) and self._stored_duration_ms is not None:
+                # The stored figure, not this clock: a tab re-reading the session shows that one.
+                closing = closing.model_copy(update={"duration_ms": self._stored_duration_ms})
             if closing is not None:
                 yield closing
         finally:
@@ -438,7 +443,7 @@ class ChatRun:
             "first_token_ms": first_token_ms,
         }
         try:
-            await asyncio.to_thread(turn_writes.finalise_run, self.runtime.engine, **record)
+            finalised = await asyncio.to_thread(turn_writes.finalise_run, self.runtime.engine, **record)
         except Exception as exc:
             logger.warning(
                 "run %s (trace %s): the database refused its answer (%r); parking it in the spool",
@@ -447,6 +452,8 @@ class ChatRun:
                 exc,
             )
             return await self._park(record)
+        if finalised is not None:
+            self._stored_duration_ms = finalised.duration_ms
         # Billing apart from the message (pitfall 9: this is where the meters meet the ledger):
         # the calls not settled while streaming (the last one, a cut one), after those that were.
         self._settle_new_calls()

@@ -212,7 +212,11 @@ class Usage(BaseModel):
 
 
 class Done(_Event):
-    """The run finished successfully; ends the stream."""
+    """The run finished successfully; ends the stream.
+
+    ``duration_ms`` is the run's stored duration (``execution_runs.duration_ms``, from its start
+    to its final save; a resumed run counts from its first start), the figure a re-read shows.
+    """
 
     type: Literal["done"] = "done"
     duration_ms: int
