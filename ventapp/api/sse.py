@@ -70,7 +70,7 @@ def log_frame(frame: LogFrame, run: LoggedRun, *, with_id: bool = False, lang: s
         with_id: Put ``id: <seq>`` before the ``data:`` line (the join route).
         lang: The request's language (``zh-CN`` | ``en``): an approval's reasons are worded in it.
     """
-    if needs_wording(frame.event):
+    if needs_wording(frame.event, lang):
         encoded = b"data: " + _payload(worded(frame.event, lang), run.session_id, run.trace_id, frame.seq)
         encoded += b"\n\n"
     else:
