@@ -270,7 +270,9 @@ async def test_admission_writes_the_turn_in_one_transaction(tmp_path: Path, llm:
         await runtime.close()
 
 
-async def test_done_carries_the_stored_duration_that_a_re_read_shows(tmp_path: Path, llm: ScriptedServer) -> None:
+async def test_done_carries_the_stored_duration_that_a_re_read_shows(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
     """The streaming tab showed "0.1 sec" and a re-reading tab "0.2 sec": ``done`` had a clock of its own."""
     import sqlalchemy as sa
 
@@ -283,7 +285,9 @@ async def test_done_carries_the_stored_duration_that_a_re_read_shows(tmp_path: P
         # than a rounding, so only the stored figure can match.
         table = ExecutionRun.__table__
         with runtime.engine.begin() as connection:
-            started = connection.execute(sa.select(table.c.started_at).where(table.c.id == run.run_id)).scalar_one()
+            started = connection.execute(
+                sa.select(table.c.started_at).where(table.c.id == run.run_id)
+            ).scalar_one()
             connection.execute(
                 sa.update(table)
                 .where(table.c.id == run.run_id)

@@ -10,8 +10,9 @@ import httpx
 from tests.api.sse_client import read_frames
 from tests.support import ApiServer, app_env, patched_env
 from ventapp.agent import events as ev
+from ventapp.agent.errors import FIXED_FAILURES
 from ventapp.agent.interrupts import approval_reason, to_event
-from ventapp.api.wording import FIXED_FAILURES, needs_wording, worded
+from ventapp.api.wording import needs_wording, worded
 from ventapp.i18n import t
 from ventapp.tools.registry import load_builtin_tools
 

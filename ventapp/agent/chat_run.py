@@ -38,6 +38,7 @@ from ventapp.agent.errors import (
     CANCELLED,
     CLIENT_GONE,
     QUOTA_REACHED,
+    STORAGE_FAILED,
     TIMED_OUT,
     UNCONFIGURED,
     RunFailure,
@@ -49,7 +50,7 @@ from ventapp.agent.run_queue import RunQueue
 from ventapp.agent.run_settlement import CallSettler
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_context import TurnContext, load_turn_context
-from ventapp.agent.writeback import STORAGE_FAILED, park_run
+from ventapp.agent.writeback import park_run
 from ventapp.billing.guard import RunBilling, read_billing
 from ventapp.billing.pricing import Price
 from ventapp.billing.settlement import spool_payload

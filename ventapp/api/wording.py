@@ -21,20 +21,10 @@ from fastapi import Depends, Header
 
 from ventapp.agent import events as ev
 from ventapp.agent.chat_run import THINKING_MESSAGE
-from ventapp.agent.errors import (
-    CANCELLED,
-    CLIENT_GONE,
-    INTERNAL,
-    QUOTA_REACHED,
-    TIMED_OUT,
-    UNCONFIGURED,
-    RunFailure,
-)
+from ventapp.agent.errors import fixed_failure_key
 from ventapp.agent.interrupts import REASON_DEFAULT, REASON_NEEDS_APPROVAL
 from ventapp.agent.kernel import label_for
-from ventapp.agent.writeback import STORAGE_FAILED
 from ventapp.i18n import LANGS, accept_language, t
-from ventapp.scheduler.execution import SHUTDOWN
 
 _WORDED_CODES = (REASON_NEEDS_APPROVAL, REASON_DEFAULT)
 """Reasons we word (ours, and the framework's generic English one); a reason of its own stays as written."""
@@ -56,19 +46,6 @@ async def request_lang(
 
 
 RequestLang = Annotated[str, Depends(request_lang)]
-
-FIXED_FAILURES: dict[RunFailure, str] = {
-    UNCONFIGURED: "run_error.model_unconfigured",
-    CANCELLED: "run_error.cancelled",
-    CLIENT_GONE: "run_error.client_gone",
-    TIMED_OUT: "run_error.timeout",
-    QUOTA_REACHED: "run_error.quota",
-    STORAGE_FAILED: "run_error.storage",
-    INTERNAL: "run_error.internal",
-    SHUTDOWN: "run_error.shutdown",
-}
-"""Failures whose sentence is fixed, and the catalogue id that words it (the English one is the same text)."""
-_FIXED_ERRORS = {(failure.code, failure.message): key for failure, key in FIXED_FAILURES.items()}
 
 
 def _worded_request(request: dict[str, Any], lang: str) -> dict[str, Any]:
@@ -92,7 +69,7 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
         display name in ``lang`` (``"计算器"`` / ``"Calculator"``), and whose ``reason`` with a ``reason_code``
         of ``needs_approval`` or ``default`` reads e.g. ``"计算器需要你批准后才会运行。"`` /
         ``"Calculator needs your approval before it runs."``; an ``error`` of a fixed failure
-        (:data:`FIXED_FAILURES`), the opening ``thinking`` line and an ``executing`` line (``"Calling
+        (:data:`~ventapp.agent.errors.FIXED_FAILURES`), the opening ``thinking`` line and an ``executing`` line (``"Calling
         Calculator…"``; ``cn_tools`` stays Chinese) in ``lang``; the same object otherwise.
     """
     if isinstance(event, ev.Error | ev.Thinking):
@@ -115,7 +92,7 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
 def _fixed_message(event: ev.Error | ev.Thinking, lang: str) -> str | None:
     """The fixed sentence of ``event`` in ``lang`` when that differs from what it says; else None."""
     if isinstance(event, ev.Error):
-        key = _FIXED_ERRORS.get((event.code, event.message))
+        key = fixed_failure_key(event.code, event.message)
     else:
         key = "live.thinking" if event.message == THINKING_MESSAGE else None
     if key is None:
