@@ -201,8 +201,9 @@ class ChatRun:
         only after the answer and the run status are saved; when the database refused them
         (they are parked in the spool, written back later) it is ``error`` code ``storage``.
         ``done.duration_ms`` is the run's stored duration (and a saved failure's ``error`` carries
-        it with the kept answer's usage), so the streaming tab's footer reads as a re-read does. Nothing slow follows the closing frame. A consumer that goes away (client
-        disconnect, task cancelled) leaves the run ``cancelled`` with its partial answer saved.
+        it with the kept answer's usage), so the streaming tab's footer reads as a re-read does.
+        Nothing slow follows the closing frame. A consumer that goes away (client disconnect,
+        task cancelled) leaves the run ``cancelled`` with its partial answer saved.
         """
         if self._started:
             raise RuntimeError("ChatRun.events() can be iterated only once")

@@ -158,7 +158,7 @@ def kept_batches(
 
     Raises:
         KeyError: No log for that run (never opened, or expired).
-        LogGap: Trimmed past ``after`` again while reading again (raised before anything is yielded).
+        LogGap: Trimmed past the oldest kept frame again before the second read got there.
     """
     try:
         source = log.batches(run_id, after, idle_s=idle_s)
