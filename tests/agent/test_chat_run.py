@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
+from ventapp.agent import events as ev
 from ventapp.agent.pipeline import ChatRequest, start_chat
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.config import load_settings
@@ -265,5 +267,64 @@ async def test_admission_writes_the_turn_in_one_transaction(tmp_path: Path, llm:
         assert admitted == 1
         (message,) = chat_store.list_messages(runtime.engine, run.session_id)[:1]
         assert message.role == "user" and message.content == "hello"
+    finally:
+        await runtime.close()
+
+
+async def test_done_carries_the_stored_duration_that_a_re_read_shows(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    """The streaming tab showed "0.1 sec" and a re-reading tab "0.2 sec": ``done`` had a clock of its own."""
+    import sqlalchemy as sa
+
+    from ventapp.db.models import ExecutionRun
+
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        run = await start_chat(runtime, ChatRequest(message="hello", user_name="u"))
+        # Admitted 1.25 s ago as far as the run row knows: the two clocks now disagree by far more
+        # than a rounding, so only the stored figure can match.
+        table = ExecutionRun.__table__
+        with runtime.engine.begin() as connection:
+            started = connection.execute(
+                sa.select(table.c.started_at).where(table.c.id == run.run_id)
+            ).scalar_one()
+            connection.execute(
+                sa.update(table)
+                .where(table.c.id == run.run_id)
+                .values(started_at=started - timedelta(milliseconds=1250))
+            )
+        done = [event async for event in run.events()][-1]
+        assert done.type == "done"
+        stored = chat_store.get_run(runtime.engine, run.run_id)
+        assert stored is not None and stored.duration_ms is not None and stored.duration_ms >= 1250
+        assert done.duration_ms == stored.duration_ms
+    finally:
+        await runtime.close()
+
+
+async def test_a_stopped_runs_error_carries_the_stored_duration_and_the_kept_answers_usage(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    """The streaming tab's stopped answer had no footer; a re-read showed the stored one."""
+    llm.push({"content": long_answer(150)})
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        run = await start_chat(runtime, ChatRequest(message="long answer please", user_name="u"))
+        events = run.events()
+        async for event in events:
+            if event.type == "token":
+                run.request_stop()
+                break
+        closing = [event async for event in events][-1]
+        assert isinstance(closing, ev.Error) and closing.code == "cancelled"
+        stored = chat_store.get_run(runtime.engine, run.run_id)
+        (answer,) = [
+            m for m in chat_store.list_messages(runtime.engine, run.session_id) if m.role == "assistant"
+        ]
+        assert stored is not None and stored.status == "cancelled"
+        assert closing.duration_ms == stored.duration_ms and closing.duration_ms is not None
+        assert closing.usage is not None and closing.usage.model_dump(mode="json") == answer.usage
+        assert closing.usage.output_tokens > 0, "the kept part's tokens"
     finally:
         await runtime.close()

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from ventapp.agent import events as ev
-from ventapp.agent.run_log import LogGap, LoggedRun, MemoryRunLog
+from ventapp.agent.run_log import LogGap, LoggedRun, MemoryRunLog, kept_batches
 
 RUN = LoggedRun(run_id="run-1", session_id="sess-1", user_name="ann", trace_id="t-1")
 
@@ -76,6 +76,23 @@ async def test_the_bound_drops_the_oldest_frames_and_a_reader_asking_for_them_he
         log.frames(RUN.run_id, after=0)
     assert gap.value.first_seq == state.first_seq
     assert await read_all(log, after=state.first_seq - 1) == list(range(state.first_seq, 41))
+
+
+async def test_a_join_naming_no_frame_reads_from_the_oldest_kept_after_a_trim_passed_what_it_saw() -> None:
+    """F10: the route read ``first_seq`` from :meth:`current`, then the trim moved on."""
+    log = MemoryRunLog(max_frames=16)
+    await log.open(RUN)
+    await log.append(RUN.run_id, token(0))
+    seen = await log.current(RUN.session_id)
+    for i in range(1, 40):
+        await log.append(RUN.run_id, token(i))
+    await log.close(RUN.run_id)
+    assert seen is not None and seen.first_seq == 1
+    kept = [
+        f.seq async for batch in kept_batches(log, RUN.run_id, seen.first_seq - 1) if batch for f in batch
+    ]
+    state = await log.current(RUN.session_id)
+    assert state is not None and kept == list(range(state.first_seq, 41)) and state.first_seq > 1
 
 
 async def test_a_resumed_run_numbers_on_and_its_paused_part_is_gone() -> None:

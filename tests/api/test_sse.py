@@ -15,7 +15,8 @@ from tests.scripted_llm.server import ScriptedServer
 from tests.support import ApiServer, app_env, patched_env
 from ventapp.agent import events as ev
 from ventapp.agent.run_log import LoggedRun, MemoryRunLog
-from ventapp.api.sse import KEEPALIVE, encode_frames, sse_frame
+from ventapp.api.sse import KEEPALIVE, encode_frames, log_frame, sse_frame
+from ventapp.tools.registry import load_builtin_tools
 
 RUN = LoggedRun(run_id="r", session_id="s", user_name="u", trace_id="t")
 
@@ -59,6 +60,25 @@ async def test_join_frames_carry_an_id_line_and_each_frame_is_encoded_once() -> 
 
     assert joined == [b"id: 1\n" + plain[0]]
     assert plain[0] is frame.encoded, "K followers share one encoding of the frame"
+
+
+async def test_a_frame_a_language_leaves_as_it_is_shares_the_bytes_encoded_once() -> None:
+    """Every ``executing`` frame was re-worded and re-encoded per request, even for a Chinese one."""
+    load_builtin_tools()  # the labels
+    log = MemoryRunLog()
+    await log.open(RUN)
+    frame = await log.append(
+        RUN.run_id,
+        ev.Executing(
+            message="正在调用 计算器", cn_agent="通风智能体", tools=["calculate"], cn_tools=["计算器"]
+        ),
+    )
+    zh = log_frame(frame, RUN, lang="zh-CN")
+    assert frame.encoded is zh and log_frame(frame, RUN, lang="zh-CN") is zh, "encoded once, shared"
+    assert "正在调用 计算器" in json.loads(zh.removeprefix(b"data: "))["message"]
+    en = log_frame(frame, RUN, lang="en")
+    assert json.loads(en.removeprefix(b"data: "))["message"] == "Calling Calculator…"
+    assert frame.encoded is zh, "an English request's own wording is not the shared bytes"
 
 
 async def test_a_backlog_goes_out_in_one_chunk_with_every_frame_and_seq_kept() -> None:

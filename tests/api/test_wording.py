@@ -10,8 +10,9 @@ import httpx
 from tests.api.sse_client import read_frames
 from tests.support import ApiServer, app_env, patched_env
 from ventapp.agent import events as ev
+from ventapp.agent.errors import FIXED_FAILURES
 from ventapp.agent.interrupts import approval_reason, to_event
-from ventapp.api.wording import FIXED_FAILURES, needs_wording, worded
+from ventapp.api.wording import needs_wording, worded
 from ventapp.i18n import t
 from ventapp.tools.registry import load_builtin_tools
 
@@ -108,3 +109,23 @@ def test_an_executing_line_reads_in_english_for_an_english_request() -> None:
     assert isinstance(en, ev.Executing) and needs_wording(event)
     assert en.message == "Calling Calculator…" and en.cn_tools == ["计算器"] and en.tools == ["calculate"]
     assert worded(event, "zh-CN") is event
+
+
+def test_a_frame_needs_wording_only_in_a_language_that_changes_it() -> None:
+    """A frame that reads the same in the request's language keeps the run's shared encoded bytes."""
+    load_builtin_tools()
+    executing = ev.Executing(
+        message="正在调用 计算器", cn_agent="通风智能体", tools=["calculate"], cn_tools=["计算器"]
+    )
+    opening = ev.Thinking(message="正在思考…", cn_agent="通风智能体")
+    stopped = ev.Error(
+        message=next(f for f in FIXED_FAILURES if f.code == "cancelled").message, code="cancelled"
+    )
+    for event in (executing, opening, stopped):
+        for lang in ("zh-CN", "en"):
+            changed = worded(event, lang) != event
+            assert needs_wording(event, lang) is changed, (event.type, lang)
+        assert needs_wording(event), "changed in some language"
+    assert not needs_wording(executing, "zh-CN") and needs_wording(executing, "en")
+    assert needs_wording(stopped, "zh-CN") and not needs_wording(stopped, "en")
+    assert needs_wording(_paused_batch(), "zh-CN") and needs_wording(_paused_batch(), "en"), "labels"

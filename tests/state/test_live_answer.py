@@ -10,7 +10,7 @@ import pytest
 
 from tests.state.test_chat_state import USAGE, call, fold, result, stream, tokens
 from ventapp.agent import events as ev
-from ventapp.i18n import t
+from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.live_answer import (
     STOPPED_CODE,
     LiveAnswer,
@@ -129,6 +129,31 @@ def test_reduce_done_sets_usage_and_the_footer() -> None:
     assert message.footer == "2.4秒 · 1,234 token（输入 1,100 · 输出 134） · 上下文 1,100 / 12.8万"
     english = to_message(dataclasses.replace(live, lang="en"))
     assert english.footer == "2.4 sec · 1,234 tokens (1,100 in · 134 out) · context 1.1K / 128K"
+
+
+@pytest.mark.parametrize(
+    ("closing", "stored_status"),
+    [
+        (ev.Done(duration_ms=150, usage=USAGE), "complete"),
+        (ev.Error(message="Stopped.", code="cancelled", duration_ms=150, usage=USAGE), "cancelled"),
+        (ev.Error(message="Timed out.", code="timeout", duration_ms=150, usage=USAGE), "failed"),
+    ],
+)
+def test_the_streaming_tabs_footer_is_what_a_re_read_shows(
+    closing: ev.ContractEvent, stored_status: str
+) -> None:
+    """A tab that streamed the answer and a tab that re-read it showed different footers."""
+    from types import SimpleNamespace
+
+    from ventapp.state.views import message_from_row
+
+    live = to_message(fold([ev.Token(content="ok"), closing]))
+    row = SimpleNamespace(
+        id=1, role="assistant", content="ok", status=stored_status, citations=[], tool_calls=[],
+        usage=USAGE.model_dump(mode="json"),
+    )  # fmt: skip
+    run = SimpleNamespace(duration_ms=150, error_code=getattr(closing, "code", None), error="")
+    assert live.footer == message_from_row(row, DEFAULT_LANG, run).footer != ""
 
 
 def test_reduce_todos_and_interrupt() -> None:

@@ -233,3 +233,15 @@ def test_the_operators_detail_of_a_fixed_failure_is_in_the_pages_language() -> N
     assert worded_error(UNCONFIGURED.code, UNCONFIGURED.message, "en")[1] == UNCONFIGURED.message
     own = "upstream said: 401 bad key"
     assert worded_error("model_unreachable", own, "zh-CN")[1] == own, "a sentence of its own stays as written"
+
+
+def test_the_ui_words_every_fixed_failure_the_api_words() -> None:
+    """One lookup for both: the UI left a disconnect's and a shutdown's detail (code ``cancelled``) in English."""
+    from ventapp.agent.errors import CLIENT_GONE, FIXED_FAILURES, SHUTDOWN
+    from ventapp.i18n import t
+
+    for failure, key in FIXED_FAILURES.items():
+        detail = worded_error(failure.code, failure.message, "zh-CN")[1]
+        assert detail in ("", t(key, "zh-CN")), failure  # "" when the plain sentence says it all
+    for failure in (CLIENT_GONE, SHUTDOWN):
+        assert worded_error(failure.code, failure.message, "zh-CN")[1] == t(FIXED_FAILURES[failure], "zh-CN")

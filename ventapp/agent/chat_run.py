@@ -38,6 +38,7 @@ from ventapp.agent.errors import (
     CANCELLED,
     CLIENT_GONE,
     QUOTA_REACHED,
+    STORAGE_FAILED,
     TIMED_OUT,
     UNCONFIGURED,
     RunFailure,
@@ -49,7 +50,7 @@ from ventapp.agent.run_queue import RunQueue
 from ventapp.agent.run_settlement import CallSettler
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_context import TurnContext, load_turn_context
-from ventapp.agent.writeback import STORAGE_FAILED, park_run
+from ventapp.agent.writeback import park_run
 from ventapp.billing.guard import RunBilling, read_billing
 from ventapp.billing.pricing import Price
 from ventapp.billing.settlement import spool_payload
@@ -164,6 +165,8 @@ class ChatRun:
         )
         self._saved_size = 0  # of the answer when the partial-answer saver last took it
         self._finalising: asyncio.Task[bool] | None = None
+        self._stored_duration_ms: int | None = None  # what the final save stored, once it did
+        self._stored_usage: ev.Usage | None = None  # the usage of the answer it kept, if it kept one
 
     def release(self) -> None:
         """Free the lock and slot of a run whose events were never iterated (idempotent)."""
@@ -197,8 +200,10 @@ class ChatRun:
         ``cancelled``/``timeout``), nothing after an ``interrupt``. The closing frame comes
         only after the answer and the run status are saved; when the database refused them
         (they are parked in the spool, written back later) it is ``error`` code ``storage``.
-        Nothing slow follows the closing frame. A consumer that goes away (client
-        disconnect, task cancelled) leaves the run ``cancelled`` with its partial answer saved.
+        ``done.duration_ms`` is the run's stored duration (and a saved failure's ``error`` carries
+        it with the kept answer's usage), so the streaming tab's footer reads as a re-read does.
+        Nothing slow follows the closing frame. A consumer that goes away (client disconnect,
+        task cancelled) leaves the run ``cancelled`` with its partial answer saved.
         """
         if self._started:
             raise RuntimeError("ChatRun.events() can be iterated only once")
@@ -253,6 +258,12 @@ class ChatRun:
             saved = await self._finalise_once(status, failure, first_token_ms)
             if not saved and status != "waiting_input":
                 closing = ev.Error(message=STORAGE_FAILED.message, code=STORAGE_FAILED.code)
+            elif closing is not None and self._stored_duration_ms is not None:
+                # The stored figures, not this clock: a tab re-reading the session shows those.
+                update: dict[str, Any] = {"duration_ms": self._stored_duration_ms}
+                if isinstance(closing, ev.Error) and self._stored_usage is not None:
+                    update["usage"] = self._whole_answer(self._stored_usage)
+                closing = closing.model_copy(update=update)
             if closing is not None:
                 yield closing
         finally:
@@ -438,7 +449,7 @@ class ChatRun:
             "first_token_ms": first_token_ms,
         }
         try:
-            await asyncio.to_thread(turn_writes.finalise_run, self.runtime.engine, **record)
+            finalised = await asyncio.to_thread(turn_writes.finalise_run, self.runtime.engine, **record)
         except Exception as exc:
             logger.warning(
                 "run %s (trace %s): the database refused its answer (%r); parking it in the spool",
@@ -447,6 +458,9 @@ class ChatRun:
                 exc,
             )
             return await self._park(record)
+        if finalised is not None:
+            self._stored_duration_ms = finalised.duration_ms
+            self._stored_usage = usage if keep else None
         # Billing apart from the message (pitfall 9: this is where the meters meet the ledger):
         # the calls not settled while streaming (the last one, a cut one), after those that were.
         self._settle_new_calls()

@@ -49,6 +49,47 @@ QUOTA_REACHED = RunFailure(
 
 
 INTERNAL = RunFailure("internal", "Something went wrong while running the agent. The error has been logged.")
+STORAGE_FAILED = RunFailure(
+    "storage",
+    "The answer could not be saved because the database is not taking writes right now. It is kept "
+    "on the server and will appear in this chat once the database is back.",
+)
+"""The ``error`` frame a run ends with when its answer was parked instead of saved."""
+SHUTDOWN = RunFailure(
+    "cancelled",
+    "The server shut down while this scheduled run was in progress; the partial answer has been kept.",
+)
+"""A scheduled run stopped because the process is shutting down (:mod:`ventapp.scheduler.execution`)."""
+
+FIXED_FAILURES: dict[RunFailure, str] = {
+    UNCONFIGURED: "run_error.model_unconfigured",
+    CANCELLED: "run_error.cancelled",
+    CLIENT_GONE: "run_error.client_gone",
+    TIMED_OUT: "run_error.timeout",
+    QUOTA_REACHED: "run_error.quota",
+    STORAGE_FAILED: "run_error.storage",
+    INTERNAL: "run_error.internal",
+    SHUTDOWN: "run_error.shutdown",
+    SERVER_STOPPING: "run_error.server_stopping",
+}
+"""Failures whose sentence is fixed, and the catalogue id that words it (its English is the same text)."""
+_FIXED_KEYS = {(failure.code, failure.message): key for failure, key in FIXED_FAILURES.items()}
+
+
+def fixed_failure_key(code: str, message: str) -> str | None:
+    """The catalogue id that words a fixed failure, for its ``(code, message)`` as a run ended with it.
+
+    The one lookup behind the API's worded ``error`` frames and the UI's operator detail.
+
+    Args:
+        code: The error code (``cancelled``, ``quota`` …).
+        message: The run's own English sentence, exactly as it was sent or stored.
+
+    Returns:
+        e.g. ``"run_error.client_gone"``; None for any other sentence (a model server's words, a
+        sentence of its own), which stays as it is.
+    """
+    return _FIXED_KEYS.get((code, message))
 
 
 RETRYABLE_CODES = frozenset(

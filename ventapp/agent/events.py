@@ -212,7 +212,11 @@ class Usage(BaseModel):
 
 
 class Done(_Event):
-    """The run finished successfully; ends the stream."""
+    """The run finished successfully; ends the stream.
+
+    ``duration_ms`` is the run's stored duration (``execution_runs.duration_ms``, from its start
+    to its final save; a resumed run counts from its first start), the figure a re-read shows.
+    """
 
     type: Literal["done"] = "done"
     duration_ms: int
@@ -248,12 +252,18 @@ used to be ``model_error``."""
 
 
 class Error(_Event):
-    """The run failed; ends the stream. ``message`` is a sentence for people, never ``str(exc)``."""
+    """The run failed; ends the stream. ``message`` is a sentence for people, never ``str(exc)``.
+
+    ``duration_ms`` and ``usage``: as ``done``'s, when the run's partial answer was saved (a stopped,
+    timed-out or failed run), so its footer reads as a re-read shows it; None otherwise.
+    """
 
     type: Literal["error"] = "error"
     message: str
     code: ErrorCode
     retry_after: int | None = None
+    duration_ms: int | None = None
+    usage: Usage | None = None
 
 
 ContractEvent = Annotated[

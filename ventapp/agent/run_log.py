@@ -146,6 +146,47 @@ class RunLog(abc.ABC):
         return _one_by_one(self.batches(run_id, after, idle_s=idle_s))
 
 
+def kept_batches(
+    log: RunLog, run_id: str, after: int, *, idle_s: float = 0
+) -> AsyncIterator[list[LogFrame] | None]:
+    """:meth:`RunLog.batches` for a reader that named no frame: from ``after``, or from the oldest
+    frame still kept if a trim passed ``after`` since the reader looked (F10), read again once.
+
+    ``after`` is the oldest kept ``seq`` minus one as :meth:`RunLog.current` just reported it. The
+    trim may pass it before the read: the memory log says so when asked, the Redis one on its first
+    read (it is another process's Stream), so the gap is caught in both places, before any frame.
+
+    Raises:
+        KeyError: No log for that run (never opened, or expired).
+        LogGap: Trimmed past the oldest kept frame again before the second read got there.
+    """
+    try:
+        source = log.batches(run_id, after, idle_s=idle_s)
+    except LogGap as gap:
+        return log.batches(run_id, gap.first_seq - 1, idle_s=idle_s)
+    return _again_if_gap_first(log, run_id, source, idle_s)
+
+
+async def _again_if_gap_first(
+    log: RunLog, run_id: str, source: AsyncIterator[list[LogFrame] | None], idle_s: float
+) -> AsyncIterator[list[LogFrame] | None]:
+    """``source``; when it reports a gap before its first frame, the kept frames instead (once)."""
+    again = True
+    while True:
+        try:
+            batch = await anext(source)
+        except StopAsyncIteration:
+            return
+        except LogGap as gap:
+            if not again:  # a frame went out, or this is the read again: a gap the reader fell into
+                raise
+            again = False
+            source = log.batches(run_id, gap.first_seq - 1, idle_s=idle_s)
+            continue
+        again = again and not batch
+        yield batch
+
+
 async def _one_by_one(batches: AsyncIterator[list[LogFrame] | None]) -> AsyncIterator[LogFrame | None]:
     async for batch in batches:
         if batch is None:

@@ -21,19 +21,12 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from ventapp.agent.errors import RunFailure
 from ventapp.billing.settlement import book_spooled
 from ventapp.db import turn_writes
 from ventapp.db.spool import Spool, SpoolEntry
 
 logger = logging.getLogger(__name__)
 
-STORAGE_FAILED = RunFailure(
-    "storage",
-    "The answer could not be saved because the database is not taking writes right now. It is kept "
-    "on the server and will appear in this chat once the database is back.",
-)
-"""The ``error`` frame a run ends with when its answer was parked instead of saved."""
 
 RUN = "run"
 SETTLEMENT = "settlement"

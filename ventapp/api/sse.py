@@ -27,7 +27,7 @@ from ventapp.agent.chat_run import ChatRun
 from ventapp.agent.errors import CLIENT_GONE
 from ventapp.agent.events import ContractEvent
 from ventapp.agent.live_runs import go_live
-from ventapp.agent.run_log import LogFrame, LoggedRun, RunLog
+from ventapp.agent.run_log import LogFrame, LoggedRun, RunLog, kept_batches
 from ventapp.api.wording import needs_wording, worded
 from ventapp.i18n import DEFAULT_LANG
 
@@ -70,7 +70,7 @@ def log_frame(frame: LogFrame, run: LoggedRun, *, with_id: bool = False, lang: s
         with_id: Put ``id: <seq>`` before the ``data:`` line (the join route).
         lang: The request's language (``zh-CN`` | ``en``): an approval's reasons are worded in it.
     """
-    if needs_wording(frame.event):
+    if needs_wording(frame.event, lang):
         encoded = b"data: " + _payload(worded(frame.event, lang), run.session_id, run.trace_id, frame.seq)
         encoded += b"\n\n"
     else:
@@ -140,17 +140,28 @@ async def stream_run(run: ChatRun, *, detach: bool = False, lang: str = DEFAULT_
 
 
 def stream_join(
-    log: RunLog, run: LoggedRun, after: int, keepalive_s: float, lang: str = DEFAULT_LANG
+    log: RunLog,
+    run: LoggedRun,
+    after: int,
+    keepalive_s: float,
+    lang: str = DEFAULT_LANG,
+    *,
+    from_kept: bool = False,
 ) -> StreamingResponse:
     """A joiner's SSE: the frames after ``after`` with ``id:`` lines, then the live ones, then the end.
 
-    Leaving never stops the run. ``lang``: as :func:`stream_run`.
+    Leaving never stops the run. ``lang``: as :func:`stream_run`. ``from_kept``: the joiner named
+    no frame (``after`` is the oldest kept one's ``seq`` minus one): a trim passing ``after`` in the
+    meantime starts it at the oldest kept frame instead (:func:`~ventapp.agent.run_log.kept_batches`).
 
     Raises:
         KeyError: The run's log is gone.
         LogGap: Frames after ``after`` are no longer kept (checked before the response starts).
     """
-    source = log.batches(run.run_id, after, idle_s=keepalive_s)
+    if from_kept:
+        source = kept_batches(log, run.run_id, after, idle_s=keepalive_s)
+    else:
+        source = log.batches(run.run_id, after, idle_s=keepalive_s)
     return StreamingResponse(
         encode_frames(source, run, with_id=True, lang=lang),
         media_type="text/event-stream",

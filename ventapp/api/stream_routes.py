@@ -16,7 +16,7 @@ from fastapi.responses import StreamingResponse
 
 from ventapp.agent.live_runs import live_state
 from ventapp.agent.pipeline import ChatRejected, owned_session
-from ventapp.agent.run_log import LogGap, LoggedRun, RunLog
+from ventapp.agent.run_log import LogGap
 from ventapp.api.deps import MAX_WHOLE, CurrentUser, RuntimeDep
 from ventapp.api.openapi import SSE_JOIN_RESPONSE, errors
 from ventapp.api.sse import stream_join
@@ -82,17 +82,11 @@ async def join(
         if start is None:
             # No cursor: "from what is kept". After a resume (or a trim) the oldest kept frame is
             # past 1, and a joiner that named no frame asked for none of the dropped ones (F10).
-            return _join_kept(runtime.run_log, state.run, state.first_seq - 1, keepalive, lang)
+            return stream_join(
+                runtime.run_log, state.run, state.first_seq - 1, keepalive, lang, from_kept=True
+            )
         return stream_join(runtime.run_log, state.run, start, keepalive, lang)
     except LogGap as gap:
         raise ChatRejected(410, "gone", f"{_GONE} (oldest kept: {gap.first_seq})") from None
     except KeyError:  # expired between the two reads
         return Response(status_code=204)
-
-
-def _join_kept(log: RunLog, run: LoggedRun, after: int, keepalive_s: float, lang: str) -> Response:
-    """:func:`stream_join` from ``after``, or from the oldest kept frame if a trim passed it meanwhile."""
-    try:
-        return stream_join(log, run, after, keepalive_s, lang)
-    except LogGap as gap:
-        return stream_join(log, run, gap.first_seq - 1, keepalive_s, lang)

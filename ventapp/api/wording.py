@@ -21,21 +21,10 @@ from fastapi import Depends, Header
 
 from ventapp.agent import events as ev
 from ventapp.agent.chat_run import THINKING_MESSAGE
-from ventapp.agent.errors import (
-    CANCELLED,
-    CLIENT_GONE,
-    INTERNAL,
-    QUOTA_REACHED,
-    SERVER_STOPPING,
-    TIMED_OUT,
-    UNCONFIGURED,
-    RunFailure,
-)
+from ventapp.agent.errors import fixed_failure_key
 from ventapp.agent.interrupts import REASON_DEFAULT, REASON_NEEDS_APPROVAL
 from ventapp.agent.kernel import label_for
-from ventapp.agent.writeback import STORAGE_FAILED
-from ventapp.i18n import accept_language, t
-from ventapp.scheduler.execution import SHUTDOWN
+from ventapp.i18n import LANGS, accept_language, t
 
 _WORDED_CODES = (REASON_NEEDS_APPROVAL, REASON_DEFAULT)
 """Reasons we word (ours, and the framework's generic English one); a reason of its own stays as written."""
@@ -57,20 +46,6 @@ async def request_lang(
 
 
 RequestLang = Annotated[str, Depends(request_lang)]
-
-FIXED_FAILURES: dict[RunFailure, str] = {
-    UNCONFIGURED: "run_error.model_unconfigured",
-    CANCELLED: "run_error.cancelled",
-    CLIENT_GONE: "run_error.client_gone",
-    TIMED_OUT: "run_error.timeout",
-    QUOTA_REACHED: "run_error.quota",
-    STORAGE_FAILED: "run_error.storage",
-    INTERNAL: "run_error.internal",
-    SHUTDOWN: "run_error.shutdown",
-    SERVER_STOPPING: "run_error.server_stopping",
-}
-"""Failures whose sentence is fixed, and the catalogue id that words it (the English one is the same text)."""
-_FIXED_ERRORS = {(failure.code, failure.message): key for failure, key in FIXED_FAILURES.items()}
 
 
 def _worded_request(request: dict[str, Any], lang: str) -> dict[str, Any]:
@@ -94,14 +69,12 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
         display name in ``lang`` (``"计算器"`` / ``"Calculator"``), and whose ``reason`` with a ``reason_code``
         of ``needs_approval`` or ``default`` reads e.g. ``"计算器需要你批准后才会运行。"`` /
         ``"Calculator needs your approval before it runs."``; an ``error`` of a fixed failure
-        (:data:`FIXED_FAILURES`), the opening ``thinking`` line and an ``executing`` line (``"Calling
+        (:data:`~ventapp.agent.errors.FIXED_FAILURES`), the opening ``thinking`` line and an ``executing`` line (``"Calling
         Calculator…"``; ``cn_tools`` stays Chinese) in ``lang``; the same object otherwise.
     """
-    if isinstance(event, ev.Error):
-        key = _FIXED_ERRORS.get((event.code, event.message))
-        return event.model_copy(update={"message": t(key, lang)}) if key else event
-    if isinstance(event, ev.Thinking):
-        return event.model_copy(update={"message": t("live.thinking", lang)}) if _opening(event) else event
+    if isinstance(event, ev.Error | ev.Thinking):
+        message = _fixed_message(event, lang)
+        return event.model_copy(update={"message": message}) if message is not None else event
     if isinstance(event, ev.Executing):  # the kernel words it in Chinese (the legacy contract's language)
         if lang == "en":
             tools = ", ".join(label_for(name, lang) for name in event.tools)
@@ -116,16 +89,34 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
     return event.model_copy(update={"tool_approval": approval})
 
 
-def _opening(event: ev.Thinking) -> bool:
-    return event.message == THINKING_MESSAGE
-
-
-def needs_wording(event: ev.ContractEvent) -> bool:
-    """Whether :func:`worded` may change ``event`` (its encoded frame then differs per language)."""
+def _fixed_message(event: ev.Error | ev.Thinking, lang: str) -> str | None:
+    """The fixed sentence of ``event`` in ``lang`` when that differs from what it says; else None."""
     if isinstance(event, ev.Error):
-        return (event.code, event.message) in _FIXED_ERRORS
-    if isinstance(event, ev.Thinking):
-        return _opening(event)
+        key = fixed_failure_key(event.code, event.message)
+    else:
+        key = "live.thinking" if event.message == THINKING_MESSAGE else None
+    if key is None:
+        return None
+    message = t(key, lang)
+    return message if message != event.message else None
+
+
+def needs_wording(event: ev.ContractEvent, lang: str | None = None) -> bool:
+    """Whether :func:`worded` changes ``event`` in ``lang`` (its encoded frame then differs from the shared one).
+
+    Args:
+        event: A contract event.
+        lang: ``"zh-CN"`` or ``"en"``; None asks whether it changes in any language.
+
+    Returns:
+        False for a frame that reads the same in ``lang`` as it was made (a Chinese ``executing``
+        or opening ``thinking`` line for a Chinese request, a fixed error's English sentence for
+        an English one), so every follower of the run shares its bytes encoded once.
+    """
+    if lang is None:
+        return any(needs_wording(event, each) for each in LANGS)
+    if isinstance(event, ev.Error | ev.Thinking):
+        return _fixed_message(event, lang) is not None
     if isinstance(event, ev.Executing):
-        return True
-    return isinstance(event, ev.Interrupt) and bool(event.tool_approval)
+        return lang == "en"
+    return isinstance(event, ev.Interrupt) and bool(event.tool_approval)  # labels in every language

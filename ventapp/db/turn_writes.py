@@ -12,6 +12,7 @@ transaction and blocking (async callers use ``asyncio.to_thread``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -250,6 +251,19 @@ def _abandon_waiting(connection: sa.Connection, session_id: str) -> int:
     return len(runs)
 
 
+@dataclass(frozen=True, slots=True)
+class FinalisedRun:
+    """What :func:`finalise_run` stored for a run it finalised.
+
+    Attributes:
+        duration_ms: The run's stored ``duration_ms`` (its ``started_at`` to ``finished_at``,
+            milliseconds): the figure a re-read of the session shows, so the live ``done``
+            frame carries this one rather than a clock of its own (the two rounded apart).
+    """
+
+    duration_ms: int
+
+
 def finalise_run(
     engine: Engine,
     run_id: str,
@@ -262,7 +276,7 @@ def finalise_run(
     output_tokens: int = 0,
     first_token_ms: int | None = None,
     finished_at: datetime | None = None,
-) -> bool:
+) -> FinalisedRun | None:
     """Save a run's answer and set its final status, error and timings in one transaction.
 
     Only a run still ``running`` is finalised, so writing the same finalisation again (a
@@ -283,8 +297,8 @@ def finalise_run(
             original time, so durations and the order of messages stay as they happened.
 
     Returns:
-        True when this call finalised the run; False when it was not ``running`` (already
-        finalised) or does not exist.
+        What was stored (the duration) when this call finalised the run; None when it was not
+        ``running`` (already finalised) or does not exist.
 
     Raises:
         sqlalchemy.exc.SQLAlchemyError: The write failed; nothing was committed.
@@ -292,7 +306,7 @@ def finalise_run(
     with engine.begin() as connection:
         run = connection.execute(_RUN_STATE, {"p_run": run_id}).first()
         if run is None or run.status != "running":
-            return False
+            return None
         if answer is not None:
             _write_answer(
                 connection,
@@ -306,6 +320,7 @@ def finalise_run(
                 at=finished_at,
             )
         now = finished_at or utcnow()
+        duration_ms = max(0, int((now - run.started_at).total_seconds() * 1000))
         connection.execute(
             _FINISH_RUN,
             {
@@ -317,11 +332,11 @@ def finalise_run(
                 "error_code": error_code,
                 "first_token_ms": run.first_token_ms if run.first_token_ms is not None else first_token_ms,
                 "finished_at": now,
-                "duration_ms": max(0, int((now - run.started_at).total_seconds() * 1000)),
+                "duration_ms": duration_ms,
                 "partial": None,
             },
         )
-        return True
+        return FinalisedRun(duration_ms=duration_ms)
 
 
 def _write_answer(

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 
 from ventapp.agent.chat_run import ChatRun
-from ventapp.agent.errors import RunFailure
+from ventapp.agent.errors import SHUTDOWN
 from ventapp.agent.live_runs import logged_events
 from ventapp.agent.pipeline import ChatRejected, ChatRequest, start_chat
 from ventapp.agent.runtime import AgentRuntime
@@ -40,10 +40,6 @@ from ventapp.i18n import DEFAULT_LANG
 
 logger = logging.getLogger(__name__)
 
-SHUTDOWN = RunFailure(
-    "cancelled",
-    "The server shut down while this scheduled run was in progress; the partial answer has been kept.",
-)
 TITLE_CHARS = 200
 
 

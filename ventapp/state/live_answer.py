@@ -85,8 +85,9 @@ class LiveAnswer:
         error_code: The failure's code, e.g. ``model_unconfigured``; ``cancelled`` when stopped.
         paused: True when the run stopped at an ``interrupt`` and waits for a person.
         interrupt: That ``interrupt`` event (the card is built from it).
-        duration_ms: Set by ``done``.
-        usage: Set by ``done``.
+        duration_ms: Set by ``done``, or by an ``error`` after the partial answer was saved (the
+            stored figure, as a re-read shows it).
+        usage: Likewise.
         lang: The UI language status lines, tool labels and notes are worded in (``zh-CN`` | ``en``);
             the contract's Chinese ``message``/``cn_tool`` texts are for the legacy client.
     """
@@ -198,8 +199,11 @@ def reduce_event(live: LiveAnswer, event: ev.ContractEvent) -> LiveAnswer:
             return replace(live, status="", notice=notice, paused=True, interrupt=event)
         case ev.Done(duration_ms=duration_ms, usage=usage):
             return replace(live, status="", duration_ms=duration_ms, usage=usage)
-        case ev.Error(message=message, code=code):
-            return replace(live, status="", error=message, error_code=code)
+        case ev.Error(message=message, code=code, duration_ms=duration_ms, usage=usage):
+            # A saved failure brings the footer a re-read shows (duration, the kept part's tokens).
+            return replace(
+                live, status="", error=message, error_code=code, duration_ms=duration_ms, usage=usage
+            )
     return live
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ventapp.agent import events as ev
-from ventapp.agent.errors import RETRYABLE_CODES
+from ventapp.agent.errors import RETRYABLE_CODES, fixed_failure_key
 from ventapp.agent.kernel import label_for
 from ventapp.agent.pipeline import CANCELLED_MARKER
 from ventapp.agent.subagent_tracker import subagent_label
@@ -279,11 +279,9 @@ def worded_error(code: str, message: str, lang: str = DEFAULT_LANG) -> tuple[str
 
 
 def _worded_detail(code: str, message: str, lang: str) -> str:
-    """``message`` in ``lang`` when it is the fixed English sentence of ``code``'s failure; else as is."""
-    fixed = f"run_error.{code}"
-    if has_message(fixed) and message.strip() == t(fixed, "en"):
-        return t(fixed, lang)
-    return message
+    """``message`` in ``lang`` when it is a fixed failure's English sentence (as the API words it); else as is."""
+    key = fixed_failure_key(code, message.strip())
+    return t(key, lang) if key else message
 
 
 def args_to_json(args: Any) -> str:
