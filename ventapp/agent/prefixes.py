@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 from ventapp.agent.pipeline import ChatRejected, ChatRequest
+from ventapp.agent.refusals import rejected, session_not_found
 from ventapp.agent.workspace import SKILLS_DIR, canonical_session_id
 
 _PREFIX = re.compile(r"#(skill|session):(\S*)(?:\s+|$)", re.IGNORECASE)
@@ -63,11 +64,9 @@ def apply_prefixes(request: ChatRequest, skills_dir: Path = SKILLS_DIR) -> ChatR
     session_id = request.session_id
     if prefixed is not None:
         if not prefixed:
-            raise ChatRejected(404, "not_found", "Session not found.")
+            raise session_not_found()
         if session_id and canonical_session_id(session_id) != canonical_session_id(prefixed):
-            raise ChatRejected(
-                400, "bad_request", "The #session: prefix and session_id name different sessions."
-            )
+            raise rejected(400, "bad_request", "refusal.prefix_conflict")
         session_id = prefixed
     return dataclasses.replace(
         request,

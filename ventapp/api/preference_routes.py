@@ -15,6 +15,7 @@ from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
 
 from ventapp.agent.pipeline import ChatRejected
+from ventapp.agent.refusals import rejected
 from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
 from ventapp.api.deps import CurrentUser, RuntimeDep, caller_name
 from ventapp.api.openapi import errors
@@ -54,7 +55,7 @@ async def put_preferences(
     """
     stated_twice = user_name is not None and query_user is not None
     if stated_twice and user_name != query_user and getattr(request.state, "caller", None) is None:
-        raise ChatRejected(400, "bad_request", "user_name differs between the query and the body.")
+        raise rejected(400, "bad_request", "refusal.user_name.differs")
     owner = caller_name(request, user_name if user_name is not None else query_user)
     if len(preferences) > PREFERENCES_MAX_CHARS:
         raise ChatRejected(
