@@ -59,6 +59,12 @@ def _refusals(client: httpx.Client, headers: dict[str, str]) -> dict[str, httpx.
         "no_pause": client.post(
             "/api/chat/resume", json={"session_id": ghost, "interrupt_token": "t"}, headers=headers
         ),
+        "unknown_skill": client.post(
+            "/api/chat", files={"message": (None, "#skill:nope hi")}, headers=headers
+        ),
+        "empty_file": client.post(
+            "/api/chat", files={"message": (None, "hi"), "file": ("a.txt", b"")}, headers=headers
+        ),
     }
 
 
@@ -87,6 +93,7 @@ EXPECTED = {
     "title_404": (404, "not_found", "Session not found.", "找不到这个对话：它不存在，或属于其他用户。"),
     "bad_title": (422, "bad_request", "title must be 1–200 characters.", "标题必须为 1–200 个字符。"),
     "no_pause": (404, "not_found", "Session not found.", "找不到这个对话：它不存在，或属于其他用户。"),
+    "empty_file": (400, "bad_request", "The file is empty.", "文件是空的。"),
 }
 
 
@@ -104,5 +111,27 @@ def test_chat_and_session_refusals_word_message_in_accept_language_and_keep_deta
             body = response.json()
             assert response.status_code == status, (kind, response.text)
             assert (body["code"], body["detail"], body["message"]) == (code, detail, message), kind
+    skill = {
+        lang: responses["unknown_skill"].json() for lang, responses in (("zh", chinese), ("en", english))
+    }
+    assert skill["zh"]["code"] == skill["en"]["code"] == "unknown_skill"
+    assert skill["en"]["message"] == skill["en"]["detail"] == skill["zh"]["detail"]
+    assert skill["en"]["detail"].startswith("There is no skill named 'nope'. Installed skills: ")
+    assert skill["zh"]["message"].startswith("没有名为“nope”的技能。已安装的技能：")
     errors = english["bad_title"].json()["errors"]
     assert errors[0]["msg"] == EXPECTED["bad_title"][2], "errors[].msg stays the English detail"
+
+
+async def test_a_database_that_refuses_a_route_is_503_in_the_requests_language() -> None:
+    from starlette.requests import Request
+
+    from ventapp.api.errors import storage_error_handler
+
+    bodies = {}
+    for accept in (b"", b"en"):
+        request = Request({"type": "http", "headers": [(b"accept-language", accept)] if accept else []})
+        bodies[accept] = json.loads(bytes((await storage_error_handler(request, RuntimeError())).body))
+    assert bodies[b""]["message"] == "数据库暂时不可用，请稍后再试。", "zh-CN by default"
+    assert bodies[b"en"]["message"] == bodies[b""]["detail"] == bodies[b"en"]["detail"]
+    assert bodies[b"en"]["detail"] == "The database is not available right now. Try again shortly."
+    assert bodies[b""]["code"] == "storage" and bodies[b""]["retry_after"] == 5

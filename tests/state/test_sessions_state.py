@@ -89,6 +89,17 @@ def test_clean_title() -> None:
     assert clean_title("   ")[0] == "" and clean_title("x" * 201)[1]
 
 
+def test_a_refused_attachment_is_worded_wholly_in_the_ui_language() -> None:
+    """The attach box put the upload's English reason inside its Chinese sentence."""
+    from ventapp.agent.uploads import UploadRejected, check_upload
+    from ventapp.state.sessions_state import upload_problem
+
+    with pytest.raises(UploadRejected) as caught:
+        check_upload("a.txt", b"", 1024)
+    assert upload_problem(caught.value, 1024, "zh-CN") == "无法附加这个文件（文件是空的。）。"
+    assert upload_problem(caught.value, 1024, "en") == "This file cannot be attached (The file is empty.)."
+
+
 @pytest.mark.parametrize(
     ("chosen", "empty", "too_long"),
     [("", "请输入标题。", "标题最多 200 个字符。"), ("en", "Enter a title.", "Use at most 200 characters.")],

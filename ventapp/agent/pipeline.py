@@ -81,12 +81,8 @@ def storage_unavailable_is_503(admit: Callable[_P, Awaitable[_T]]) -> Callable[_
             return await admit(*args, **kwargs)
         except OperationalError as exc:
             logger.warning("admission refused: the database is unavailable (%r)", exc)
-            raise ChatRejected(
-                503,
-                "storage",
-                "The database is not taking writes right now, so the message cannot be saved. "
-                "Try again shortly.",
-                retry_after=STORAGE_RETRY_AFTER_S,
+            raise rejected(
+                503, "storage", "refusal.storage_admission", retry_after=STORAGE_RETRY_AFTER_S
             ) from None
 
     return guarded
@@ -203,8 +199,15 @@ async def check_billing(runtime: AgentRuntime, user_name: str, route: str | None
             precheck, runtime.engine, runtime.settings, user_name, model, booked_before=booked_before
         )
     except BillingRejected as refused:
+        # The English sentence as billing wrote it (detail); the API words it by code and values.
+        key = f"refusal.{refused.code}" if refused.params else ""
         raise ChatRejected(
-            refused.status, refused.code, refused.message, retry_after=refused.retry_after
+            refused.status,
+            refused.code,
+            refused.message,
+            retry_after=refused.retry_after,
+            key=key,
+            params=refused.params,
         ) from None
 
 
@@ -217,13 +220,10 @@ async def take_slot(runtime: AgentRuntime, user_name: str) -> Held:
     try:
         return await runtime.coordination.take_slot(user_name)
     except CoordinationUnavailable:
-        raise ChatRejected(503, "coordination_unavailable", COORDINATION_DOWN, retry_after=5) from None
+        raise rejected(503, "coordination_unavailable", "refusal.coordination_down", retry_after=5) from None
     except GateFull as full:
         key = "refusal.gate_full_server" if full.scope == "process" else "refusal.gate_full_user"
         raise rejected(429, "busy", key, retry_after=full.retry_after, limit=full.limit) from None
-
-
-COORDINATION_DOWN = "The server cannot reach its shared run registry (Redis) right now. Try again shortly."
 
 
 async def claim_session(runtime: AgentRuntime, session_id: str) -> Held:
@@ -235,7 +235,7 @@ async def claim_session(runtime: AgentRuntime, session_id: str) -> Held:
     try:
         held = await runtime.coordination.claim_session(session_id)
     except CoordinationUnavailable:
-        raise ChatRejected(503, "coordination_unavailable", COORDINATION_DOWN, retry_after=5) from None
+        raise rejected(503, "coordination_unavailable", "refusal.coordination_down", retry_after=5) from None
     if held is None:
         raise rejected(409, "busy", "refusal.session_busy")
     return held
@@ -440,4 +440,4 @@ async def stop_run(runtime: AgentRuntime, session_id: str, user_name: str) -> bo
     try:  # another process may be running it: its owner stops it on the broadcast
         return await runtime.coordination.broadcast_stop(session.id)
     except CoordinationUnavailable:
-        raise ChatRejected(503, "coordination_unavailable", COORDINATION_DOWN, retry_after=5) from None
+        raise rejected(503, "coordination_unavailable", "refusal.coordination_down", retry_after=5) from None

@@ -10,7 +10,7 @@ import dataclasses
 import re
 from pathlib import Path
 
-from ventapp.agent.pipeline import ChatRejected, ChatRequest
+from ventapp.agent.pipeline import ChatRequest
 from ventapp.agent.refusals import rejected, session_not_found
 from ventapp.agent.workspace import SKILLS_DIR, canonical_session_id
 
@@ -58,9 +58,7 @@ def apply_prefixes(request: ChatRequest, skills_dir: Path = SKILLS_DIR) -> ChatR
     text, skill, prefixed = parse_prefixes(request.message)
     if skill is not None and skill not in (installed := known_skills(skills_dir)):
         listed = ", ".join(installed) or "none"
-        raise ChatRejected(
-            400, "unknown_skill", f"There is no skill named '{skill}'. Installed skills: {listed}."
-        )
+        raise rejected(400, "unknown_skill", "refusal.unknown_skill", skill=skill, listed=listed)
     session_id = request.session_id
     if prefixed is not None:
         if not prefixed:

@@ -107,11 +107,13 @@ async def validation_error_handler(_request: Request, exc: Exception) -> JSONRes
     return error_response(422, "bad_request", message, details={"errors": jsonable_encoder(exc.errors())})
 
 
-async def storage_error_handler(_request: Request, exc: Exception) -> JSONResponse:
+async def storage_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """503 ``storage`` when the database refuses a route's read or write (locked, full, gone)."""
+    lang = accept_language(request.headers.get("accept-language"))
     return error_response(
         503,
         "storage",
-        "The database is not available right now. Try again shortly.",
+        t("refusal.storage", lang),
         retry_after=STORAGE_RETRY_AFTER_S,
+        detail=t("refusal.storage", "en"),
     )
