@@ -62,6 +62,13 @@ def _refusals(client: httpx.Client, headers: dict[str, str]) -> dict[str, httpx.
         "unknown_skill": client.post(
             "/api/chat", files={"message": (None, "#skill:nope hi")}, headers=headers
         ),
+        "no_rule": client.delete(f"/api/approvals/rules/{ghost}", headers=headers),
+        "long_preferences": client.put(
+            "/api/preferences", json={"user_name": "ann", "preferences": "x" * 4001}, headers=headers
+        ),
+        "unknown_model": client.post(
+            "/api/chat", files={"message": (None, "hi"), "model": (None, "nope")}, headers=headers
+        ),
         "empty_file": client.post(
             "/api/chat", files={"message": (None, "hi"), "file": ("a.txt", b"")}, headers=headers
         ),
@@ -94,6 +101,13 @@ EXPECTED = {
     "bad_title": (422, "bad_request", "title must be 1–200 characters.", "标题必须为 1–200 个字符。"),
     "no_pause": (404, "not_found", "Session not found.", "找不到这个对话：它不存在，或属于其他用户。"),
     "empty_file": (400, "bad_request", "The file is empty.", "文件是空的。"),
+    "no_rule": (404, "not_found", "No such approval rule.", "没有这条审批规则。"),
+    "long_preferences": (
+        413,
+        "too_large",
+        "Preferences are limited to 4000 characters (got 4001); they are sent with every model call.",
+        "偏好设置最多 4000 个字符（当前 4001 个）；它会随每次模型调用发送。",
+    ),
 }
 
 
@@ -118,6 +132,13 @@ def test_chat_and_session_refusals_word_message_in_accept_language_and_keep_deta
     assert skill["en"]["message"] == skill["en"]["detail"] == skill["zh"]["detail"]
     assert skill["en"]["detail"].startswith("There is no skill named 'nope'. Installed skills: ")
     assert skill["zh"]["message"].startswith("没有名为“nope”的技能。已安装的技能：")
+    model = {
+        lang: responses["unknown_model"].json() for lang, responses in (("zh", chinese), ("en", english))
+    }
+    assert model["zh"]["code"] == "unknown_model" and model["zh"]["models"] == model["en"]["models"]
+    assert model["en"]["message"] == model["en"]["detail"] == model["zh"]["detail"]
+    assert model["en"]["detail"].startswith("There is no model route 'nope'. Configured routes: ")
+    assert model["zh"]["message"].startswith("没有名为 'nope' 的模型路由。已配置的路由：")
     errors = english["bad_title"].json()["errors"]
     assert errors[0]["msg"] == EXPECTED["bad_title"][2], "errors[].msg stays the English detail"
 

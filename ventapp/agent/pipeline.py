@@ -34,7 +34,13 @@ from ventapp.agent.chat_run import CANCELLED_MARKER, ChatRun
 from ventapp.agent.coordination import CoordinationUnavailable, Held
 from ventapp.agent.fork import fork_before_turn
 from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
-from ventapp.agent.refusals import ChatRejected, rejected, session_not_found, user_name_refused
+from ventapp.agent.refusals import (
+    ChatRejected,
+    rejected,
+    session_not_found,
+    unknown_route,
+    user_name_refused,
+)
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_attachments import note_for
 from ventapp.agent.turn_context import load_turn_context
@@ -175,9 +181,7 @@ def route_name(runtime: AgentRuntime, requested: str | None, stored: str | None 
         try:
             return runtime.agents.route(requested).name
         except UnknownRoute as unknown:
-            raise ChatRejected(
-                400, "unknown_model", str(unknown), details={"models": unknown.names}
-            ) from None
+            raise unknown_route(unknown.name, unknown.names) from None
     if stored and runtime.settings.route(stored) is None:
         logger.warning("session route %r is no longer configured; using the main model", stored)
         return DEFAULT_ROUTE

@@ -85,6 +85,18 @@ def rejected(
     )
 
 
+def unknown_route(name: str, names: list[str]) -> ChatRejected:
+    """400 ``unknown_model`` for a model route that is not configured; ``models`` lists the configured ones."""
+    return rejected(
+        400,
+        "unknown_model",
+        "refusal.unknown_model",
+        details={"models": names},
+        name=repr(name),
+        names=", ".join(names),
+    )
+
+
 def session_not_found() -> ChatRejected:
     """404 ``not_found``: the one answer for a session that is malformed, unknown or another user's."""
     return rejected(404, "not_found", "refusal.session_not_found")

@@ -53,4 +53,7 @@ MESSAGES: dict[str, str] = {
     "refusal.upload.empty": "The file is empty.",
     "refusal.upload.folder": "The uploads folder of this conversation is not usable.",
     "refusal.upload.too_many": "Too many files with this name; rename the file and retry.",
+    "refusal.unknown_model": "There is no model route {name}. Configured routes: {names}.",
+    "refusal.preferences_too_long": "Preferences are limited to {limit} characters (got {count}); they are sent with every model call.",
+    "refusal.no_rule": "No such approval rule.",
 }

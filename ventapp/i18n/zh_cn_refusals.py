@@ -53,4 +53,7 @@ MESSAGES: dict[str, str] = {
     "refusal.upload.empty": "文件是空的。",
     "refusal.upload.folder": "这个对话的上传文件夹不可用。",
     "refusal.upload.too_many": "同名文件太多，请重命名文件后重试。",
+    "refusal.unknown_model": "没有名为 {name} 的模型路由。已配置的路由：{names}。",
+    "refusal.preferences_too_long": "偏好设置最多 {limit} 个字符（当前 {count} 个）；它会随每次模型调用发送。",
+    "refusal.no_rule": "没有这条审批规则。",
 }
