@@ -82,3 +82,23 @@ def test_compaction_off_drops_the_summarisation_middleware(monkeypatch) -> None:
     on, off = stacks[0], stacks[-1]
     assert any("Summarization" in name for name in on)
     assert not any("Summarization" in name for name in off)
+
+
+def test_sub_agents_pause_through_the_reason_only_middleware_and_no_stock_one() -> None:
+    """deepagents builds a sub-agent's stock approval middleware from ``interrupt_on``; ours replace it."""
+    from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT
+
+    from ventapp.agent.approval_middleware import ReasonOnlyApprovalMiddleware
+
+    registry.load_builtin_tools(reload=True)
+    assert [spec["name"] for spec in agent_factory._subagent_specs(None, [])] == ["researcher"]
+    config = {"calculate": {"allowed_decisions": ["approve", "reject"]}}
+    inherited = [object()]
+    general, researcher = agent_factory._subagent_specs(config, inherited)
+    assert general["name"] == GENERAL_PURPOSE_SUBAGENT["name"] == agent_factory.GENERAL_PURPOSE
+    assert general["system_prompt"] == GENERAL_PURPOSE_SUBAGENT["system_prompt"] and "tools" not in general
+    assert general["middleware"][0] is inherited[0], "what the default general-purpose one inherits"
+    for spec in (general, researcher):
+        assert spec["interrupt_on"] == {}, "an empty interrupt_on: deepagents adds no stock middleware"
+        (approvals,) = [m for m in spec["middleware"] if isinstance(m, ReasonOnlyApprovalMiddleware)]
+        assert approvals.interrupt_on == config

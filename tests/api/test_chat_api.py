@@ -120,7 +120,9 @@ def test_blank_message_is_400_and_a_missing_one_422_json(client: httpx.Client) -
         assert response.status_code == status, fields
         assert response.json()["code"] == "bad_request" and response.json()["message"]
         if status == 400:
-            assert response.json()["message"] == "The message is empty. Type something to send.", fields
+            # ``detail`` keeps the English sentence; ``message`` is in Accept-Language (default zh-CN).
+            assert response.json()["detail"] == "The message is empty. Type something to send.", fields
+            assert response.json()["message"] == "消息是空的，请输入内容后再发送。", fields
     urlencoded = client.post("/api/chat", data={"message": ""})
     assert (urlencoded.status_code, urlencoded.json()["code"]) == (400, "bad_request")
 
@@ -193,10 +195,15 @@ def test_legacy_test_page_is_served(client: httpx.Client) -> None:
 def test_errors_share_one_json_shape(client: httpx.Client) -> None:
     blank_user = client.get(f"/api/chat/history/{uuid.uuid4()}", params={"user_name": "  "})
     malformed = client.post("/api/chat/resume", json={"session_id": "x"})
-    for response, status in ((blank_user, 400), (malformed, 422)):
+    english = {"Accept-Language": "en"}
+    blank_en = client.get(f"/api/chat/history/{uuid.uuid4()}", params={"user_name": "  "}, headers=english)
+    for response, status in ((blank_user, 400), (blank_en, 400), (malformed, 422)):
         body = response.json()
         assert response.status_code == status and body["code"] == "bad_request"
-        assert isinstance(body["message"], str) and body["message"] == body["detail"]
+        assert isinstance(body["message"], str) and isinstance(body["detail"], str)
+    # One sentence in two keys: ``detail`` English whatever the language, ``message`` in the asked one.
+    assert blank_en.json()["message"] == blank_en.json()["detail"] == blank_user.json()["detail"]
+    assert malformed.json()["message"] == malformed.json()["detail"]
     assert "interrupt_token" in malformed.json()["message"]
 
 
@@ -289,7 +296,7 @@ def test_refused_upload_shapes_are_clear_400s(
     body, headers = _multipart(_field("message", "read this"), _field("user_name", user), *file_parts)
     response = client.post("/api/chat", content=body, headers=headers)
     assert response.status_code == 400, response.text
-    assert response.json()["code"] == "bad_request" and says in response.json()["message"]
+    assert response.json()["code"] == "bad_request" and says in response.json()["detail"]
     assert llm.requests() == [], "nothing ran"
     assert client.get("/api/sessions", params={"user_name": user}).json()["sessions"] == []
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 
 import httpx
 
@@ -35,3 +36,123 @@ def test_422s_of_different_routes_share_the_shape(client: httpx.Client) -> None:
         assert response.status_code == 422, response.text
         body = response.json()
         assert {"detail", "message", "code", "errors"} <= set(body) and body["errors"], body
+
+
+ZH = {"Accept-Language": "zh-CN,zh;q=0.9"}
+EN = {"Accept-Language": "en-US,en;q=0.9"}
+
+
+def _refusals(client: httpx.Client, headers: dict[str, str]) -> dict[str, httpx.Response]:
+    """One refusal of each kind the chat and session routes give before anything runs."""
+    ghost = str(uuid.uuid4())
+    return {
+        "empty": client.post("/api/chat", files={"message": (None, "   ")}, headers=headers),
+        "blank_user": client.get(f"/api/chat/history/{ghost}", params={"user_name": " "}, headers=headers),
+        "unsafe_user": client.get("/api/sessions", params={"user_name": "a/b"}, headers=headers),
+        "unknown_session": client.post(
+            "/api/chat", files={"message": (None, "hi"), "session_id": (None, ghost)}, headers=headers
+        ),
+        "history_404": client.get(f"/api/chat/history/{ghost}", headers=headers),
+        "join_404": client.get("/api/chat/stream", params={"session_id": "nope"}, headers=headers),
+        "title_404": client.put(f"/api/sessions/{ghost}/title", json={"title": "x"}, headers=headers),
+        "bad_title": client.put(f"/api/sessions/{ghost}/title", json={"title": " "}, headers=headers),
+        "no_pause": client.post(
+            "/api/chat/resume", json={"session_id": ghost, "interrupt_token": "t"}, headers=headers
+        ),
+        "unknown_skill": client.post(
+            "/api/chat", files={"message": (None, "#skill:nope hi")}, headers=headers
+        ),
+        "no_rule": client.delete(f"/api/approvals/rules/{ghost}", headers=headers),
+        "long_preferences": client.put(
+            "/api/preferences", json={"user_name": "ann", "preferences": "x" * 4001}, headers=headers
+        ),
+        "unknown_model": client.post(
+            "/api/chat", files={"message": (None, "hi"), "model": (None, "nope")}, headers=headers
+        ),
+        "empty_file": client.post(
+            "/api/chat", files={"message": (None, "hi"), "file": ("a.txt", b"")}, headers=headers
+        ),
+    }
+
+
+EXPECTED = {
+    "empty": (
+        400,
+        "bad_request",
+        "The message is empty. Type something to send.",
+        "消息是空的，请输入内容后再发送。",
+    ),
+    "blank_user": (
+        400,
+        "bad_request",
+        "user_name must not be blank: enter a name.",
+        "user_name 不能为空，请填写名字。",
+    ),
+    "unsafe_user": (
+        400,
+        "bad_request",
+        "user_name may hold only letters, digits, spaces and . _ - @ + ' (not '/').",
+        "user_name 只能包含文字、数字、空格和 . _ - @ + '（不能包含 '/'）。",
+    ),
+    "unknown_session": (404, "not_found", "Session not found.", "找不到这个对话：它不存在，或属于其他用户。"),
+    "history_404": (404, "not_found", "Session not found.", "找不到这个对话：它不存在，或属于其他用户。"),
+    "join_404": (404, "not_found", "Session not found.", "找不到这个对话：它不存在，或属于其他用户。"),
+    "title_404": (404, "not_found", "Session not found.", "找不到这个对话：它不存在，或属于其他用户。"),
+    "bad_title": (422, "bad_request", "title must be 1–200 characters.", "标题必须为 1–200 个字符。"),
+    "no_pause": (404, "not_found", "Session not found.", "找不到这个对话：它不存在，或属于其他用户。"),
+    "empty_file": (400, "bad_request", "The file is empty.", "文件是空的。"),
+    "no_rule": (404, "not_found", "No such approval rule.", "没有这条审批规则。"),
+    "long_preferences": (
+        413,
+        "too_large",
+        "Preferences are limited to 4000 characters (got 4001); they are sent with every model call.",
+        "偏好设置最多 4000 个字符（当前 4001 个）；它会随每次模型调用发送。",
+    ),
+}
+
+
+def test_chat_and_session_refusals_word_message_in_accept_language_and_keep_detail(
+    client: httpx.Client,
+) -> None:
+    """``message`` follows Accept-Language (zh-CN by default); ``code`` and the English ``detail`` never change."""
+    chinese, english, unstated = _refusals(client, ZH), _refusals(client, EN), _refusals(client, {})
+    for kind, (status, code, detail, zh_message) in EXPECTED.items():
+        for response, message in (
+            (chinese[kind], zh_message),
+            (english[kind], detail),
+            (unstated[kind], zh_message),
+        ):
+            body = response.json()
+            assert response.status_code == status, (kind, response.text)
+            assert (body["code"], body["detail"], body["message"]) == (code, detail, message), kind
+    skill = {
+        lang: responses["unknown_skill"].json() for lang, responses in (("zh", chinese), ("en", english))
+    }
+    assert skill["zh"]["code"] == skill["en"]["code"] == "unknown_skill"
+    assert skill["en"]["message"] == skill["en"]["detail"] == skill["zh"]["detail"]
+    assert skill["en"]["detail"].startswith("There is no skill named 'nope'. Installed skills: ")
+    assert skill["zh"]["message"].startswith("没有名为“nope”的技能。已安装的技能：")
+    model = {
+        lang: responses["unknown_model"].json() for lang, responses in (("zh", chinese), ("en", english))
+    }
+    assert model["zh"]["code"] == "unknown_model" and model["zh"]["models"] == model["en"]["models"]
+    assert model["en"]["message"] == model["en"]["detail"] == model["zh"]["detail"]
+    assert model["en"]["detail"].startswith("There is no model route 'nope'. Configured routes: ")
+    assert model["zh"]["message"].startswith("没有名为 'nope' 的模型路由。已配置的路由：")
+    errors = english["bad_title"].json()["errors"]
+    assert errors[0]["msg"] == EXPECTED["bad_title"][2], "errors[].msg stays the English detail"
+
+
+async def test_a_database_that_refuses_a_route_is_503_in_the_requests_language() -> None:
+    from starlette.requests import Request
+
+    from ventapp.api.errors import storage_error_handler
+
+    bodies = {}
+    for accept in (b"", b"en"):
+        request = Request({"type": "http", "headers": [(b"accept-language", accept)] if accept else []})
+        bodies[accept] = json.loads(bytes((await storage_error_handler(request, RuntimeError())).body))
+    assert bodies[b""]["message"] == "数据库暂时不可用，请稍后再试。", "zh-CN by default"
+    assert bodies[b"en"]["message"] == bodies[b""]["detail"] == bodies[b"en"]["detail"]
+    assert bodies[b"en"]["detail"] == "The database is not available right now. Try again shortly."
+    assert bodies[b""]["code"] == "storage" and bodies[b""]["retry_after"] == 5

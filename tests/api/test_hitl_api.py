@@ -139,9 +139,11 @@ def test_approve_runs_the_tool_once_and_streams_the_answer(http: httpx.Client, l
 
 
 def _join(http: httpx.Client, session_id: str, **headers: str) -> tuple[int, list[int], list[dict[str, Any]]]:
-    """``GET /api/chat/stream``: (status, the ``id:`` numbers, the frames)."""
+    """``GET /api/chat/stream``: (status, the ``id:`` numbers, the frames; a refusal's body as one frame)."""
     with http.stream("GET", "/api/chat/stream", params={"session_id": session_id}, headers=headers) as joined:
         lines = "".join(joined.iter_text()).splitlines()
+    if joined.headers.get("content-type", "").startswith("application/json"):
+        return joined.status_code, [], [json.loads("".join(lines))]
     ids = [int(line[4:]) for line in lines if line.startswith("id: ")]
     return joined.status_code, ids, [json.loads(line[6:]) for line in lines if line.startswith("data: ")]
 
@@ -160,8 +162,16 @@ def test_a_join_without_last_event_id_after_a_resume_reads_the_resumed_part(http
     assert ids == [f["seq"] for f in resumed] and ids[0] == paused_last + 1, "the kept frames, in order"
     assert frames[-1]["type"] == "done" and any(f["type"] == "tool_result" for f in frames)
 
-    status, _, _ = _join(http, session_id, **{"Last-Event-ID": "1"})
+    status, _, (gone,) = _join(http, session_id, **{"Last-Event-ID": "1"})
     assert status == 410, "a Last-Event-ID inside the dropped paused part is still a gap"
+    _, _, (gone_en,) = _join(http, session_id, **{"Last-Event-ID": "1", "Accept-Language": "en"})
+    kept = f"(oldest kept: {paused_last + 1})"
+    assert gone["code"] == gone_en["code"] == "gone" and gone["detail"] == gone_en["detail"]
+    assert gone_en["message"] == gone_en["detail"] and gone_en["detail"].endswith(kept)
+    assert (
+        gone["message"]
+        == f"这个编号之后的帧已不再保留，请改为读取对话历史。（最早保留的编号：{paused_last + 1}）"
+    )
     status, ids, _ = _join(http, session_id, **{"Last-Event-ID": str(paused_last)})
     assert status == 200 and ids == [f["seq"] for f in resumed]
 
@@ -315,6 +325,18 @@ def test_older_token_is_409_and_nothing_runs(http: httpx.Client, llm: ScriptedSe
         http, session_id=session_id, interrupt_token=first["interrupt_token"], decisions=[{"type": "approve"}]
     )
     assert stale.status_code == 409 and stale.json()["code"] == "stale_interrupt"
+    english, _ = _resume(
+        http,
+        {"Accept-Language": "en"},
+        session_id=session_id,
+        interrupt_token=first["interrupt_token"],
+        decisions=[{"type": "approve"}],
+    )
+    stale_en = "This approval is out of date or was already answered. Reload to see the current one."
+    assert english.status_code == 409 and english.json()["code"] == "stale_interrupt"
+    assert stale.json()["message"] == "这个审批已过期或已被答复。请刷新查看当前的请求。", "zh-CN by default"
+    assert english.json()["message"] == stale_en
+    assert stale.json()["detail"] == english.json()["detail"] == stale_en, "detail stays English"
     assert len(llm.requests()) == calls
 
 

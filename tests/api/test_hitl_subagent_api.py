@@ -20,6 +20,7 @@ import pytest
 from tests.api.sse_client import post_chat, read_frames
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import ApiServer, app_env, patched_env
+from ventapp.i18n import t
 
 
 @pytest.fixture(scope="module")
@@ -142,3 +143,33 @@ def test_edited_sub_agent_call_shows_the_arguments_that_ran(http: httpx.Client, 
     }
     assert saved["kb_2"]["args"] == {"query": "air velocity limits roadway"}
     assert saved["kb_2"]["agent_id"] == "task_2" and saved["kb_2"]["content"]
+
+
+@pytest.mark.parametrize("subagent", ["researcher", "general-purpose"])
+@pytest.mark.parametrize("reason", ["现在不要检索手册。", ""])
+def test_a_sub_agents_model_reads_a_rejection_as_the_bare_reason(
+    http: httpx.Client, llm: ScriptedServer, subagent: str, reason: str
+) -> None:
+    """Sub-agents had langchain's stock approval middleware: their model read "User rejected the tool
+    call for `knowledge_search` with reason: …" in English around a Chinese reviewer's reason."""
+    user = f"sub-{uuid.uuid4().hex[:8]}"
+    call_id = f"kb-{uuid.uuid4().hex[:6]}"
+    task = {**_task("task_r"), "arguments": {"description": "find the limits", "subagent_type": subagent}}
+    llm.push({"tool_calls": [task]}, {"tool_calls": [_search(call_id, "velocity limits")]})
+    session_id, frame = _paused(http, user)
+    assert frame["tool_call_ids"] == [call_id]
+
+    llm.push({"content": "The search was declined."}, {"content": "I could not search the handbook."})
+    decision = {"type": "reject", **({"message": reason} if reason else {})}
+    frames = _resume(
+        http,
+        session_id=session_id,
+        user_name=user,
+        interrupt_token=frame["interrupt_token"],
+        decisions=[decision],
+    )
+    assert frames[-1]["type"] == "done"
+    sub_request = llm.requests()[2]  # task, paused search, then the sub-agent's model after the rejection
+    (rejected,) = [m for m in sub_request["messages"] if m.get("tool_call_id") == call_id]
+    expected = reason or t("approval.reject_default_reason", "zh-CN")  # the API's default, zh-CN here
+    assert rejected["content"] == expected, "the bare reason, no English wrapper"

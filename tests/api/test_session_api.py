@@ -273,9 +273,31 @@ def test_busy_session_cannot_be_deleted(client: httpx.Client, user: str) -> None
 
     refused = client.delete(f"/api/sessions/{session_id}", params={"user_name": user})
     refused_message = client.delete(f"/api/messages/{messages[0]['id']}", params={"user_name": user})
+    english = {"Accept-Language": "en"}
+    refused_en = client.delete(f"/api/sessions/{session_id}", params={"user_name": user}, headers=english)
+    chat = {"message": (None, "hi"), "session_id": (None, session_id), "user_name": (None, user)}
+    chat_zh, chat_en = (
+        client.post("/api/chat", files=chat),
+        client.post("/api/chat", files=chat, headers=english),
+    )
 
     assert refused.status_code == 409 and refused.json()["code"] == "busy"
     assert refused_message.status_code == 409
+    change_en = "This session is answering right now. Stop it or wait, then retry."
+    assert refused.json()["message"] == "这个对话正在回答，请先停止它或等它完成，然后重试。", (
+        "zh-CN by default"
+    )
+    assert (
+        refused_en.json()["message"] == refused.json()["detail"] == refused_en.json()["detail"] == change_en
+    )
+    busy_en = "This session is already answering. Wait for it to finish or stop it."
+    assert (
+        (chat_zh.status_code, chat_zh.json()["code"])
+        == (chat_en.status_code, chat_en.json()["code"])
+        == (409, "busy")
+    )
+    assert chat_zh.json()["message"] == "这个对话正在回答，请等它完成或先停止它。"
+    assert chat_en.json()["message"] == chat_zh.json()["detail"] == chat_en.json()["detail"] == busy_en
     assert done.wait(30)
     assert [s["id"] for s in _sessions(client, user)] == [session_id], "a refused delete changes nothing"
     assert client.delete(f"/api/sessions/{session_id}", params={"user_name": user}).status_code == 200

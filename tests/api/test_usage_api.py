@@ -199,11 +199,21 @@ def test_chat_over_quota_is_429_before_the_model_is_called(client: httpx.Client,
     client.put("/api/usage/quota", params={"user_name": user}, json={"daily_token_limit": 100})
 
     response, frames = post_chat(client, message="hello", user_name=user)
+    english = client.post(
+        "/api/chat",
+        files={"message": (None, "hello"), "user_name": (None, user)},
+        headers={"Accept-Language": "en"},
+    )
 
     assert response.status_code == 429 and frames == []
     body = response.json()
     assert body["code"] == "quota" and body["retry_after"] > 0 and response.headers["retry-after"]
     assert llm.requests() == []
+    # ``message`` in Accept-Language (zh-CN by default), ``detail`` the English sentence as before.
+    sentence = "You have used 100 of your 100 tokens for today. The quota resets at 00:00 Asia/Shanghai"
+    assert body["detail"].startswith(sentence) and english.json()["detail"] == body["detail"]
+    assert english.json()["message"] == body["detail"] and english.json()["code"] == "quota"
+    assert body["message"].startswith("你今天已用 100 个 token，每日额度为 100。")
 
 
 def test_chat_with_unpriced_model_is_503_before_the_model_is_called(

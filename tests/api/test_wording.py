@@ -54,6 +54,19 @@ def test_coded_reasons_are_worded_in_one_language_and_a_reason_of_its_own_is_kep
     )
 
 
+def test_agent_frames_name_the_agent_in_the_requests_language_and_keep_cn_agent() -> None:
+    main = ev.AgentDone(agent="ventagent", cn_agent="通风智能体", duration_ms=5)
+    sub = ev.AgentStart(agent="researcher", cn_agent="资料检索员", agent_id="call-1")
+    failed = ev.AgentError(agent="general-purpose", cn_agent="通用子智能体", message="boom", duration_ms=1)
+    assert all(needs_wording(event) for event in (main, sub, failed)), "encoded per language"
+    labels = {
+        lang: [worded(e, lang).to_wire()["label"] for e in (main, sub, failed)] for lang in ("en", "zh-CN")
+    }
+    assert labels["en"] == ["Ventilation agent", "Researcher", "General-purpose sub-agent"]
+    assert labels["zh-CN"] == ["通风智能体", "资料检索员", "通用子智能体"]
+    assert worded(main, "en").to_wire()["cn_agent"] == "通风智能体", "cn_agent stays Chinese"
+
+
 def test_other_events_pass_through_unchanged() -> None:
     token = ev.Token(content="x")
     assert worded(token, "en") is token

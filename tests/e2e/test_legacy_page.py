@@ -42,6 +42,14 @@ def test_calculation_shows_tool_card_and_streamed_answer(page: Page) -> None:
     expect(bubble.locator(".usage")).to_contain_text("tokens")
 
 
+def test_the_status_line_names_the_agent_in_english(page: Page) -> None:
+    """The English page showed "通风智能体 done": ``cn_agent`` is Chinese; the frame's ``label`` is ours."""
+    _send(page, "please calculate 2+2")
+    status = page.locator(".bubble.assistant").last.locator(".status")
+    expect(status).to_have_text("Ventilation agent done")
+    assert "通风" not in (page.locator("#log").text_content() or "")
+
+
 def test_tokens_after_a_card_do_not_destroy_it(page: Page, llm: ScriptedServer) -> None:
     """Pitfall 13: text before the card, the card, text after it — all three survive in order."""
     llm.push(

@@ -166,6 +166,9 @@ async def test_a_refused_action_on_the_table_is_in_the_pages_language(
         ),
         ("quota", "Daily token quota exceeded.", "zh-CN", "额度已用完"),
         ("weird", "Something English.", "zh-CN", "本次执行未成功（错误码 weird）。"),
+        # The chat's sentence offers "可以重试" (its Retry button); this page has none, but "Run now".
+        ("model_failed", "The model service failed …", "zh-CN", "“立即执行”"),
+        ("model_failed", "The model service failed …", "en", "Run now"),
         (None, None, "zh-CN", ""),
     ],
 )
@@ -177,6 +180,7 @@ def test_a_runs_error_is_worded_by_its_code(
 
     text = run_error_text(code, stored, lang)
     assert (expected in text) if expected else text == ""
+    assert "重试" not in text and "Retry" not in text, "no Retry on the schedules page"
     assert stored is None or stored not in text
 
 

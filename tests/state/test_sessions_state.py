@@ -26,6 +26,7 @@ from ventapp.agent.workspace import session_dir
 from ventapp.config import load_settings
 from ventapp.db import chat_store, session_store
 from ventapp.state.chat_state import ChatState
+from ventapp.state.lang_state import LangState
 from ventapp.state.sessions_state import SessionsState, clean_title
 
 USER = "Ann"
@@ -86,6 +87,37 @@ async def _titles(tab: Tab) -> list[str]:
 def test_clean_title() -> None:
     assert clean_title("  Fan \n room  ") == ("Fan room", "")
     assert clean_title("   ")[0] == "" and clean_title("x" * 201)[1]
+
+
+def test_a_refused_attachment_is_worded_wholly_in_the_ui_language() -> None:
+    """The attach box put the upload's English reason inside its Chinese sentence."""
+    from ventapp.agent.uploads import UploadRejected, check_upload
+    from ventapp.state.sessions_state import upload_problem
+
+    with pytest.raises(UploadRejected) as caught:
+        check_upload("a.txt", b"", 1024)
+    assert upload_problem(caught.value, 1024, "zh-CN") == "无法附加这个文件（文件是空的。）。"
+    assert upload_problem(caught.value, 1024, "en") == "This file cannot be attached (The file is empty.)."
+
+
+@pytest.mark.parametrize(
+    ("chosen", "empty", "too_long"),
+    [("", "请输入标题。", "标题最多 200 个字符。"), ("en", "Enter a title.", "Use at most 200 characters.")],
+)
+async def test_the_rename_boxs_error_is_in_the_ui_language(
+    tab: Tab, runtime: AgentRuntime, chosen: str, empty: str, too_long: str
+) -> None:
+    """A title refused in the rename box is worded in the page's language (Chinese by default)."""
+    first = _session(runtime, "first about fans")
+    if chosen:
+        await tab.fire(LangState, "set_lang", value=chosen)
+    await tab.fire(ChatState, "load_page")
+    await tab.fire(SessionsState, "start_rename", session_id=first, title="first about fans")
+    await tab.fire(SessionsState, "save_rename", form_data={"title": " \u3000 "})
+    assert (await tab.get(SessionsState)).rename_error == empty
+    await tab.fire(SessionsState, "save_rename", form_data={"title": "x" * 201})
+    assert (await tab.get(SessionsState)).rename_error == too_long
+    assert await _titles(tab) == ["first about fans"], "a refused title changes nothing"
 
 
 async def test_search_rename_pin(tab: Tab, runtime: AgentRuntime) -> None:

@@ -20,7 +20,9 @@
    :class:`~ventapp.agent.tool_profiles.LeanToolsMiddleware` when ``TOOLS_PROFILE=lean``;
    human-in-the-loop — ``interrupt_on`` for tools registered with ``requires_approval`` plus
    ``HITL_TOOLS`` (approve / edit / reject), skipped for calls an approval rule covers
-   (:func:`~ventapp.agent.turn_context.needs_review`);
+   (:func:`~ventapp.agent.turn_context.needs_review`), through
+   :class:`~ventapp.agent.approval_middleware.ReasonOnlyApprovalMiddleware` in the main agent and in
+   every sub-agent (:func:`_subagent_specs`);
 8. checkpointer — passed in, opened by the app's lifespan; thread_id = session_id (invariant 1).
 
 Summarisation is deepagents' own middleware (invariant 5): never add a second one.
@@ -35,6 +37,7 @@ from typing import Any
 from deepagents import FilesystemPermission, HarnessProfile, create_deep_agent, register_harness_profile
 from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend
 from deepagents.middleware.skills import SkillsMiddleware
+from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT
 from deepagents.middleware.summarization import create_summarization_middleware
 from langchain.agents.middleware import TodoListMiddleware
 from langchain_core.language_models import BaseChatModel
@@ -92,6 +95,41 @@ def _build_subagents() -> list[dict[str, Any]]:
             "system_prompt": RESEARCHER_PROMPT,
             "tools": registry.get_tools_by_name(["knowledge_search"]),
         }
+    ]
+
+
+def _subagent_specs(interrupt_on: dict[str, Any] | None, inherited: Sequence[Any]) -> list[dict[str, Any]]:
+    """The sub-agents, each pausing through the reason-only approval middleware when any tool needs one.
+
+    deepagents gives a sub-agent langchain's stock ``HumanInTheLoopMiddleware`` built from the
+    top-level ``interrupt_on`` (its model then reads a rejection as "User rejected the tool call …"
+    in English). A spec's own ``interrupt_on`` wins over the top-level one, and an empty one builds
+    none; its own ``middleware`` holds ours instead. The general-purpose sub-agent deepagents adds by
+    itself is then given explicitly (a spec of that name replaces the default), as the default is
+    built: deepagents' prompt and description, the main agent's tools, model and skills, and the
+    main ``middleware`` that takes one of its default places (``inherited``: our summarisation).
+
+    Args:
+        interrupt_on: The main agent's approval config (tool name -> config), or None for none.
+        inherited: The main agent's middleware the default general-purpose sub-agent would inherit.
+
+    Returns:
+        Sub-agent specs for ``create_deep_agent(subagents=...)``: ours alone when nothing needs
+        approval (deepagents then adds its general-purpose one as usual).
+    """
+    if not interrupt_on:
+        return _build_subagents()
+    general = {**GENERAL_PURPOSE_SUBAGENT, "skills": SKILL_SOURCES, "middleware": list(inherited)}
+    return [
+        {
+            **spec,
+            "interrupt_on": {},
+            "middleware": [
+                *spec.get("middleware", []),
+                ReasonOnlyApprovalMiddleware(interrupt_on=interrupt_on),
+            ],
+        }
+        for spec in (general, *_build_subagents())
     ]
 
 
@@ -309,16 +347,17 @@ def build_agent(
     workspace_files.set_workspace_resolver(lambda: session_workspace.cwd)
     run_language.set_language_resolver(turn_words_lang)  # the words of the figures tools draw
     interrupt_on = _interrupt_on(hitl_tools)
+    summarisation = [_summarisation(model, backend)] if compaction_enabled else []
     return create_deep_agent(
         model=model,
         tools=_main_tools(tools_profile),
         system_prompt=main_system_prompt(tools_profile),
-        subagents=_build_subagents(),
+        subagents=_subagent_specs(interrupt_on, summarisation),
         skills=SKILL_SOURCES,
         backend=backend,
         permissions=_permissions(),
         middleware=[
-            *([_summarisation(model, backend)] if compaction_enabled else []),
+            *summarisation,
             *_planning(tools_profile),
             PlanModeMiddleware(),
             AnswerLanguageMiddleware(),

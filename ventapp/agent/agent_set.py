@@ -43,6 +43,7 @@ class UnknownRoute(ValueError):
 
     def __init__(self, name: str, names: list[str]) -> None:
         super().__init__(f"There is no model route {name!r}. Configured routes: {', '.join(names)}.")
+        self.name = name
         self.names = names
 
 

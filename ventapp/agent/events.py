@@ -36,6 +36,8 @@ class AgentStart(_Event):
     agent: str
     cn_agent: str
     agent_id: str = "main"
+    label: str = ""
+    """The agent's display name in the request's ``Accept-Language`` (added by the API; ``cn_agent`` stays Chinese)."""
 
 
 class Thinking(_Event):
@@ -172,6 +174,8 @@ class AgentDone(_Event):
     progress: int = 100
     context_tokens: int = 0
     agent_id: str = "main"
+    label: str = ""
+    """The agent's display name in the request's ``Accept-Language`` (added by the API; ``cn_agent`` stays Chinese)."""
 
 
 class AgentError(_Event):
@@ -183,6 +187,8 @@ class AgentError(_Event):
     message: str
     duration_ms: int
     agent_id: str = "main"
+    label: str = ""
+    """The agent's display name in the request's ``Accept-Language`` (added by the API; ``cn_agent`` stays Chinese)."""
 
 
 class Usage(BaseModel):

@@ -34,6 +34,13 @@ from ventapp.agent.chat_run import CANCELLED_MARKER, ChatRun
 from ventapp.agent.coordination import CoordinationUnavailable, Held
 from ventapp.agent.fork import fork_before_turn
 from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
+from ventapp.agent.refusals import (
+    ChatRejected,
+    rejected,
+    session_not_found,
+    unknown_route,
+    user_name_refused,
+)
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_attachments import note_for
 from ventapp.agent.turn_context import load_turn_context
@@ -62,34 +69,6 @@ __all__ = [
 ]
 
 
-class ChatRejected(Exception):
-    """Admission refused the request; nothing ran and nothing was saved.
-
-    Attributes:
-        status: The HTTP status an API should answer with (400, 404, 409, 422, 429).
-        code: A machine-readable code.
-        message: A sentence for people.
-        retry_after: Seconds to wait before retrying (429), else None.
-        details: Extra JSON fields, e.g. the original ``session_id``/``run_id`` of a duplicate.
-    """
-
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        *,
-        retry_after: int | None = None,
-        details: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.retry_after = retry_after
-        self.details = details or {}
-
-
 STORAGE_RETRY_AFTER_S = 5
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -108,12 +87,8 @@ def storage_unavailable_is_503(admit: Callable[_P, Awaitable[_T]]) -> Callable[_
             return await admit(*args, **kwargs)
         except OperationalError as exc:
             logger.warning("admission refused: the database is unavailable (%r)", exc)
-            raise ChatRejected(
-                503,
-                "storage",
-                "The database is not taking writes right now, so the message cannot be saved. "
-                "Try again shortly.",
-                retry_after=STORAGE_RETRY_AFTER_S,
+            raise rejected(
+                503, "storage", "refusal.storage_admission", retry_after=STORAGE_RETRY_AFTER_S
             ) from None
 
     return guarded
@@ -174,29 +149,25 @@ def _title_from(message: str) -> str:
     return flat if len(flat) <= TITLE_CHARS else flat[: TITLE_CHARS - 1] + "…"
 
 
-EMPTY_MESSAGE = "The message is empty. Type something to send."
-"""400 ``bad_request`` for a ``message`` that is empty or only blanks (Unicode ones too)."""
-
-
 def _check_request(request: ChatRequest) -> None:
     if not request.message or not request.message.strip():
-        raise ChatRejected(400, "bad_request", EMPTY_MESSAGE)
+        raise rejected(400, "bad_request", "refusal.empty_message")
     if len(request.message) > MAX_MESSAGE_CHARS:
-        raise ChatRejected(400, "bad_request", f"The message is longer than {MAX_MESSAGE_CHARS} characters.")
+        raise rejected(400, "bad_request", "refusal.message_too_long", limit=MAX_MESSAGE_CHARS)
     try:
         if normalize_user_name(request.user_name) != request.user_name:
             raise InvalidUserName(
                 "user_name must be given in its normalised form (see ventapp.agent.identity)."
             )
     except InvalidUserName as exc:
-        raise ChatRejected(400, "bad_request", exc.message) from None
+        raise user_name_refused(exc) from None
     if request.request_id is not None and not (0 < len(request.request_id) <= MAX_REQUEST_ID_CHARS):
-        raise ChatRejected(400, "bad_request", "request_id must be 1–128 characters.")
+        raise rejected(400, "bad_request", "refusal.request_id", limit=MAX_REQUEST_ID_CHARS)
     if request.mode is not None and request.mode not in SESSION_MODES:
-        raise ChatRejected(422, "bad_request", "mode must be 'plan' or 'full'.")
+        raise rejected(422, "bad_request", "refusal.mode")
     if request.thread_id and request.thread_id != request.session_id:
         # Invariant 1: a client-chosen thread would read or write another session's graph state.
-        raise ChatRejected(404, "not_found", "Session not found.")
+        raise session_not_found()
 
 
 def route_name(runtime: AgentRuntime, requested: str | None, stored: str | None = None) -> str:
@@ -210,9 +181,7 @@ def route_name(runtime: AgentRuntime, requested: str | None, stored: str | None 
         try:
             return runtime.agents.route(requested).name
         except UnknownRoute as unknown:
-            raise ChatRejected(
-                400, "unknown_model", str(unknown), details={"models": unknown.names}
-            ) from None
+            raise unknown_route(unknown.name, unknown.names) from None
     if stored and runtime.settings.route(stored) is None:
         logger.warning("session route %r is no longer configured; using the main model", stored)
         return DEFAULT_ROUTE
@@ -234,8 +203,15 @@ async def check_billing(runtime: AgentRuntime, user_name: str, route: str | None
             precheck, runtime.engine, runtime.settings, user_name, model, booked_before=booked_before
         )
     except BillingRejected as refused:
+        # The English sentence as billing wrote it (detail); the API words it by code and values.
+        key = f"refusal.{refused.code}" if refused.params else ""
         raise ChatRejected(
-            refused.status, refused.code, refused.message, retry_after=refused.retry_after
+            refused.status,
+            refused.code,
+            refused.message,
+            retry_after=refused.retry_after,
+            key=key,
+            params=refused.params,
         ) from None
 
 
@@ -247,26 +223,14 @@ async def take_slot(runtime: AgentRuntime, user_name: str) -> Held:
             503 ``shutting_down`` once the process was told to stop.
     """
     if runtime.stopping:  # a new answer would hold the shutdown up again
-        raise ChatRejected(503, "shutting_down", SHUTTING_DOWN, retry_after=5)
+        raise rejected(503, "shutting_down", "refusal.shutting_down", retry_after=5)
     try:
         return await runtime.coordination.take_slot(user_name)
     except CoordinationUnavailable:
-        raise ChatRejected(503, "coordination_unavailable", COORDINATION_DOWN, retry_after=5) from None
+        raise rejected(503, "coordination_unavailable", "refusal.coordination_down", retry_after=5) from None
     except GateFull as full:
-        who = "The server is" if full.scope == "process" else "You are"
-        raise ChatRejected(
-            429,
-            "busy",
-            f"{who} already running the maximum number of answers ({full.limit}). Try again shortly.",
-            retry_after=full.retry_after,
-        ) from None
-
-
-SHUTTING_DOWN = "The server is shutting down. Try again in a moment."
-
-COORDINATION_DOWN = "The server cannot reach its shared run registry (Redis) right now. Try again shortly."
-
-SESSION_BUSY = "This session is already answering. Wait for it to finish or stop it."
+        key = "refusal.gate_full_server" if full.scope == "process" else "refusal.gate_full_user"
+        raise rejected(429, "busy", key, retry_after=full.retry_after, limit=full.limit) from None
 
 
 async def claim_session(runtime: AgentRuntime, session_id: str) -> Held:
@@ -278,17 +242,17 @@ async def claim_session(runtime: AgentRuntime, session_id: str) -> Held:
     try:
         held = await runtime.coordination.claim_session(session_id)
     except CoordinationUnavailable:
-        raise ChatRejected(503, "coordination_unavailable", COORDINATION_DOWN, retry_after=5) from None
+        raise rejected(503, "coordination_unavailable", "refusal.coordination_down", retry_after=5) from None
     if held is None:
-        raise ChatRejected(409, "busy", SESSION_BUSY)
+        raise rejected(409, "busy", "refusal.session_busy")
     return held
 
 
 def _duplicate(record: Any) -> ChatRejected:
-    return ChatRejected(
+    return rejected(
         409,
         "duplicate_request",
-        "This request_id was already submitted; it is not run again. Use a new request_id for a new message.",
+        "refusal.duplicate_request",
         details={"session_id": record.session_id, "run_id": record.run_id},
     )
 
@@ -309,12 +273,12 @@ async def _own_session(runtime: AgentRuntime, request: ChatRequest) -> tuple[str
     try:
         session_id = str(uuid.UUID(request.session_id))
     except ValueError:
-        raise ChatRejected(404, "not_found", "Session not found.") from None
+        raise session_not_found() from None
     session = await asyncio.to_thread(chat_store.get_session, runtime.engine, session_id)
     if session is None and not request.new_session:
-        raise ChatRejected(404, "not_found", "Session not found.")
+        raise session_not_found()
     if session is not None and session.user_name != request.user_name:
-        raise ChatRejected(404, "not_found", "Session not found.")
+        raise session_not_found()
     return session_id, session
 
 
@@ -362,7 +326,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         lock = runtime.session_lock(session_id)
         if lock.locked():
             lock = None
-            raise ChatRejected(409, "busy", SESSION_BUSY)
+            raise rejected(409, "busy", "refusal.session_busy")
         await lock.acquire()
         claim = await claim_session(runtime, session_id)
         run_id = str(uuid.uuid4())
@@ -382,7 +346,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
             graph = (await runtime.agents.ready(route)).graph
             cut = await fork_before_turn(engine, graph, session_id, request.fork_turn)
             if cut is None:
-                raise ChatRejected(409, "no_turn", "That message is no longer in this conversation.")
+                raise rejected(409, "no_turn", "refusal.no_turn")
             replaced, kept = cut
             if request.keep_attachments is not None:
                 kept = [path for path in kept if path in request.keep_attachments]
@@ -477,10 +441,10 @@ async def owned_session(runtime: AgentRuntime, session_id: str, user_name: str) 
     try:
         canonical = str(uuid.UUID(session_id))
     except (ValueError, TypeError, AttributeError):
-        raise ChatRejected(404, "not_found", "Session not found.") from None
+        raise session_not_found() from None
     session = await asyncio.to_thread(chat_store.get_session, runtime.engine, canonical)
     if session is None or session.user_name != user_name:
-        raise ChatRejected(404, "not_found", "Session not found.")
+        raise session_not_found()
     return session
 
 
@@ -500,4 +464,4 @@ async def stop_run(runtime: AgentRuntime, session_id: str, user_name: str) -> bo
     try:  # another process may be running it: its owner stops it on the broadcast
         return await runtime.coordination.broadcast_stop(session.id)
     except CoordinationUnavailable:
-        raise ChatRejected(503, "coordination_unavailable", COORDINATION_DOWN, retry_after=5) from None
+        raise rejected(503, "coordination_unavailable", "refusal.coordination_down", retry_after=5) from None

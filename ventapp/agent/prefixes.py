@@ -10,7 +10,8 @@ import dataclasses
 import re
 from pathlib import Path
 
-from ventapp.agent.pipeline import ChatRejected, ChatRequest
+from ventapp.agent.pipeline import ChatRequest
+from ventapp.agent.refusals import rejected, session_not_found
 from ventapp.agent.workspace import SKILLS_DIR, canonical_session_id
 
 _PREFIX = re.compile(r"#(skill|session):(\S*)(?:\s+|$)", re.IGNORECASE)
@@ -57,17 +58,13 @@ def apply_prefixes(request: ChatRequest, skills_dir: Path = SKILLS_DIR) -> ChatR
     text, skill, prefixed = parse_prefixes(request.message)
     if skill is not None and skill not in (installed := known_skills(skills_dir)):
         listed = ", ".join(installed) or "none"
-        raise ChatRejected(
-            400, "unknown_skill", f"There is no skill named '{skill}'. Installed skills: {listed}."
-        )
+        raise rejected(400, "unknown_skill", "refusal.unknown_skill", skill=skill, listed=listed)
     session_id = request.session_id
     if prefixed is not None:
         if not prefixed:
-            raise ChatRejected(404, "not_found", "Session not found.")
+            raise session_not_found()
         if session_id and canonical_session_id(session_id) != canonical_session_id(prefixed):
-            raise ChatRejected(
-                400, "bad_request", "The #session: prefix and session_id name different sessions."
-            )
+            raise rejected(400, "bad_request", "refusal.prefix_conflict")
         session_id = prefixed
     return dataclasses.replace(
         request,

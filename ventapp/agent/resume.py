@@ -38,6 +38,7 @@ from ventapp.agent.pipeline import (
     storage_unavailable_is_503,
     take_slot,
 )
+from ventapp.agent.refusals import rejected
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.db import chat_store, preference_store
 from ventapp.obs.logs import new_trace_id
@@ -127,7 +128,7 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
     lock = runtime.session_lock(session.id)
     if lock.locked():
         slot.release()
-        raise ChatRejected(409, "busy", "This session is already running. Wait for it to finish.")
+        raise rejected(409, "busy", "refusal.session_busy_resume")
     await lock.acquire()
     try:
         claim = await claim_session(runtime, session.id)
@@ -138,14 +139,10 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
     try:
         pending, snapshot = await _pending(runtime, session.id)
         if not pending:
-            raise ChatRejected(409, "no_interrupt", "Nothing is waiting for an answer in this session.")
+            raise rejected(409, "no_interrupt", "refusal.no_interrupt")
         current = pending[0]
         if request.interrupt_token != str(current.id):
-            raise ChatRejected(
-                409,
-                "stale_interrupt",
-                "This approval is out of date or was already answered. Reload to see the current one.",
-            )
+            raise rejected(409, "stale_interrupt", "refusal.stale_interrupt")
         try:
             value = resume_value(current, request.answer)
             rules = remembered(current, request.answer)

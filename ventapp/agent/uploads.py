@@ -13,6 +13,7 @@ import unicodedata
 
 from ventapp.agent.workspace import UPLOADS_FOLDER, WORKSPACE_ROUTE, area_dir, session_dir
 from ventapp.config import Settings
+from ventapp.i18n import t
 
 MAX_NAME_BYTES = 255
 """Longest accepted file name in UTF-8 bytes (the usual file-system limit)."""
@@ -26,18 +27,23 @@ class UploadRejected(Exception):
     Attributes:
         status: The HTTP status an API should answer with (400 or 413).
         code: A machine-readable code: ``bad_request`` or ``too_large``.
-        message: A sentence for people.
+        message: A sentence for people, in English (the API's ``detail``).
+        key: The catalogue id of the sentence (``refusal.upload.*``), which the API and the UI
+            word in their language; ``params``: the values it names.
     """
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(self, status: int, code: str, key: str, **params: object) -> None:
+        message = t(key, "en", **params)
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.key = key
+        self.params = params
 
 
-def _bad_name(message: str) -> UploadRejected:
-    return UploadRejected(400, "bad_request", message)
+def _bad_name(key: str, **params: object) -> UploadRejected:
+    return UploadRejected(400, "bad_request", key, **params)
 
 
 def decode_upload_name(raw: bytes) -> str:
@@ -49,7 +55,7 @@ def decode_upload_name(raw: bytes) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise _bad_name("The file name is not valid UTF-8; rename the file and send it again.") from None
+        raise _bad_name("refusal.upload.not_utf8") from None
 
 
 def clean_upload_name(filename: str | None) -> str:
@@ -64,16 +70,16 @@ def clean_upload_name(filename: str | None) -> str:
     """
     name = unicodedata.normalize("NFC", filename or "").strip()
     if not name:
-        raise _bad_name("The file has no name.")
+        raise _bad_name("refusal.upload.no_name")
     if any(unicodedata.category(ch) == "Cc" for ch in name):
-        raise _bad_name("The file name contains control characters.")
+        raise _bad_name("refusal.upload.control")
     if "/" in name or "\\" in name:  # C:\windows\win.ini too: a Windows path is still a path
-        raise _bad_name("Send a plain file name, not a path.")
+        raise _bad_name("refusal.upload.path")
     if not name.strip(". "):
-        raise _bad_name("The file name must contain more than dots.")
+        raise _bad_name("refusal.upload.only_dots")
     name = _DOT_RUN.sub(".", name)
     if len(name.encode("utf-8")) > MAX_NAME_BYTES:
-        raise _bad_name(f"The file name is longer than {MAX_NAME_BYTES} bytes.")
+        raise _bad_name("refusal.upload.name_too_long", limit=MAX_NAME_BYTES)
     return name
 
 
@@ -89,10 +95,10 @@ def check_upload(filename: str | None, data: bytes, max_bytes: int) -> str:
         UploadRejected: 413 when larger than ``max_bytes``; 400 when empty or badly named.
     """
     if len(data) > max_bytes:
-        raise UploadRejected(413, "too_large", f"The file is larger than the {max_bytes:,}-byte limit.")
+        raise UploadRejected(413, "too_large", "refusal.upload.too_large", limit=max_bytes)
     name = clean_upload_name(filename)
     if not data:
-        raise _bad_name("The file is empty.")
+        raise _bad_name("refusal.upload.empty")
     return name
 
 
@@ -132,7 +138,7 @@ def save_upload(
     if not folder.resolve().is_relative_to(
         session_dir(settings.workspaces_dir, user_name, session_id).resolve()
     ):
-        raise UploadRejected(400, "bad_request", "The uploads folder of this conversation is not usable.")
+        raise UploadRejected(400, "bad_request", "refusal.upload.folder")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     for candidate in _candidates(name):
         target = folder / candidate
@@ -147,7 +153,7 @@ def save_upload(
             target.unlink(missing_ok=True)
             raise
         return f"{WORKSPACE_ROUTE}{UPLOADS_FOLDER}/{candidate}"
-    raise UploadRejected(400, "bad_request", "Too many files with this name; rename the file and retry.")
+    raise UploadRejected(400, "bad_request", "refusal.upload.too_many")
 
 
 def discard_upload(settings: Settings, user_name: str, session_id: str, virtual_path: str) -> None:

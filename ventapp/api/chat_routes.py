@@ -19,7 +19,6 @@ from starlette.datastructures import FormData
 from starlette.datastructures import UploadFile as StarletteUpload
 
 from ventapp.agent.pipeline import (
-    EMPTY_MESSAGE,
     ChatRejected,
     ChatRequest,
     owned_session,
@@ -27,6 +26,7 @@ from ventapp.agent.pipeline import (
     stop_run,
 )
 from ventapp.agent.prefixes import apply_prefixes
+from ventapp.agent.refusals import rejected
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.uploads import (
     UploadRejected,
@@ -43,11 +43,6 @@ from ventapp.db import chat_store
 from ventapp.db.models import iso_utc
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
-
-FORK_TURN_EMPTY = "fork_turn is empty: send the 0-based position of a user message, or leave the field out."
-FORK_NEEDS_SESSION = (
-    "fork_turn names a message of a conversation: send it with that conversation's session_id."
-)
 
 
 def _sent_filename(upload: UploadFile) -> bytes | None:
@@ -84,10 +79,10 @@ def _one_upload(form: FormData) -> UploadFile | None:
     if not parts:
         return None
     if len(parts) > 1:
-        raise ChatRejected(400, "bad_request", "Send one file per message (this request holds several).")
+        raise rejected(400, "bad_request", "refusal.several_files")
     part = parts[0]
     if not isinstance(part, StarletteUpload):
-        raise ChatRejected(400, "bad_request", "The file part has no file name; send it as a file upload.")
+        raise rejected(400, "bad_request", "refusal.file_without_name")
     return part
 
 
@@ -122,7 +117,7 @@ async def _prepare_turn(runtime: AgentRuntime, request: ChatRequest, form: FormD
                 save_upload, runtime.settings, request.user_name, session_id, name, data
             )
         except UploadRejected as exc:
-            raise ChatRejected(exc.status, exc.code, exc.message) from None
+            raise ChatRejected(exc.status, exc.code, exc.message, key=exc.key, params=exc.params) from None
         attachments.append(path)
     return dataclasses.replace(
         request, session_id=session_id, new_session=new_session, attachments=attachments
@@ -140,11 +135,7 @@ async def _discard_uploads(runtime: AgentRuntime, request: ChatRequest) -> None:
 async def _require_form(request: Request) -> None:
     """415 for a JSON body, before its fields are judged missing (a route dependency runs first)."""
     if request.headers.get("content-type", "").startswith("application/json"):
-        raise ChatRejected(
-            415,
-            "bad_request",
-            "POST /api/chat takes multipart/form-data fields (message, session_id, …), not JSON.",
-        )
+        raise rejected(415, "bad_request", "refusal.json_body")
 
 
 async def _say_something(request: Request) -> None:
@@ -158,7 +149,7 @@ async def _say_something(request: Request) -> None:
         return
     values = (await request.form()).getlist("message")
     if values and all(isinstance(value, str) and not value.strip() for value in values):
-        raise ChatRejected(400, "bad_request", EMPTY_MESSAGE)
+        raise rejected(400, "bad_request", "refusal.empty_message")
 
 
 @router.post(
@@ -226,7 +217,7 @@ async def chat(
         request_id = ""
     if fork_turn is None and "fork_turn" in form:
         # Likewise: an empty fork_turn is not "no fork_turn" (that would append instead of editing).
-        raise ChatRejected(422, "bad_request", FORK_TURN_EMPTY, details={"field": "fork_turn"})
+        raise rejected(422, "bad_request", "refusal.fork_turn_empty", details={"field": "fork_turn"})
     request = ChatRequest(
         message=message,
         user_name=user_name,
@@ -241,7 +232,7 @@ async def chat(
     request = await _prepare_turn(runtime, request, form)
     if fork_turn is not None and (request.new_session or not request.session_id):
         await _discard_uploads(runtime, request)
-        raise ChatRejected(400, "bad_request", FORK_NEEDS_SESSION)
+        raise rejected(400, "bad_request", "refusal.fork_needs_session")
     try:
         run = await start_chat(runtime, request)
     except ChatRejected:

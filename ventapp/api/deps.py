@@ -26,7 +26,7 @@ from typing import Annotated
 from fastapi import Depends, Form, Query, Request
 
 from ventapp.agent.identity import InvalidUserName, normalize_user_name
-from ventapp.agent.pipeline import ChatRejected
+from ventapp.agent.refusals import rejected, user_name_refused
 from ventapp.agent.runtime import AgentRuntime, get_runtime
 from ventapp.auth.service import (
     AuthRejected,
@@ -64,7 +64,7 @@ def user_identity(raw: str | None) -> str:
     try:
         return normalize_user_name(raw)
     except InvalidUserName as exc:
-        raise ChatRejected(400, "bad_request", exc.message) from None
+        raise user_name_refused(exc) from None
 
 
 def running_runtime() -> AgentRuntime:
@@ -72,7 +72,7 @@ def running_runtime() -> AgentRuntime:
     try:
         return get_runtime()
     except RuntimeError:
-        raise ChatRejected(503, "busy", "The server is starting; retry shortly.", retry_after=2) from None
+        raise rejected(503, "busy", "refusal.starting", retry_after=2) from None
 
 
 async def runtime_dep() -> AgentRuntime:

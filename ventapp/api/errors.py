@@ -1,4 +1,9 @@
-"""JSON error bodies ``{detail, message, code[, retry_after], ...}`` with the right status."""
+"""JSON error bodies ``{detail, message, code[, retry_after], ...}`` with the right status.
+
+A refusal's ``message`` is in the request's ``Accept-Language`` (default zh-CN) when its sentence is
+one of the catalogue's; ``detail`` and ``code`` never change with the language (``detail`` is the
+English sentence clients have always read).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ from fastapi.responses import JSONResponse
 
 from ventapp.agent.pipeline import STORAGE_RETRY_AFTER_S, ChatRejected
 from ventapp.auth.service import AuthRejected
-from ventapp.i18n import accept_language
+from ventapp.i18n import accept_language, t
 from ventapp.scheduler.rules import ScheduleRejected, refusal_text
 
 
@@ -22,22 +27,25 @@ def error_response(
     *,
     retry_after: int | None = None,
     details: dict[str, Any] | None = None,
+    detail: str | None = None,
 ) -> JSONResponse:
     """A JSON error response.
 
     ``detail`` mirrors FastAPI's own errors so clients read one key; ``retry_after``
     (seconds) is also sent as the ``Retry-After`` header; ``details`` adds fields such
-    as the original ``session_id``/``run_id`` of a duplicate request. A 422 always has
+    as the original ``session_id``/``run_id`` of a duplicate request; ``detail`` is ``message``
+    unless given (a sentence worded per language keeps its English one there). A 422 always has
     ``errors`` (``[{type, loc, msg[, input]}]``, FastAPI's shape): the caller's, or one entry
-    built from ``code``, ``message`` and a ``field`` detail.
+    built from ``code``, ``detail`` and a ``field`` detail.
     """
-    body: dict[str, Any] = {"detail": message, "message": message, "code": code, **(details or {})}
+    detail = message if detail is None else detail
+    body: dict[str, Any] = {"detail": detail, "message": message, "code": code, **(details or {})}
     if status == 422 and "errors" not in body:
         # Every 422 carries the ``errors`` list FastAPI's own validation errors have, so a client
         # reads one shape: here one entry naming the field when the refusal knows it.
         field = body.get("field")
         body["errors"] = [
-            {"type": code, "loc": ["body", field] if isinstance(field, str) else [], "msg": message}
+            {"type": code, "loc": ["body", field] if isinstance(field, str) else [], "msg": detail}
         ]
     headers = None
     if retry_after is not None:
@@ -46,10 +54,24 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-async def chat_rejected_handler(_request: Request, exc: Exception) -> JSONResponse:
-    """Exception handler turning :class:`ChatRejected` into its HTTP status and JSON body."""
+async def chat_rejected_handler(request: Request, exc: Exception) -> JSONResponse:
+    """Exception handler turning :class:`ChatRejected` into its HTTP status and JSON body.
+
+    A refusal with a catalogue id (``key``) has its ``message`` in the request's ``Accept-Language``;
+    ``detail`` stays its English sentence. One without (it quotes something of its own) is English.
+    """
     assert isinstance(exc, ChatRejected)
-    return error_response(exc.status, exc.code, exc.message, retry_after=exc.retry_after, details=exc.details)
+    message = exc.message
+    if exc.key:
+        message = t(exc.key, accept_language(request.headers.get("accept-language")), **exc.params)
+    return error_response(
+        exc.status,
+        exc.code,
+        message,
+        retry_after=exc.retry_after,
+        details=exc.details,
+        detail=exc.message,
+    )
 
 
 async def schedule_rejected_handler(request: Request, exc: Exception) -> JSONResponse:
@@ -85,11 +107,13 @@ async def validation_error_handler(_request: Request, exc: Exception) -> JSONRes
     return error_response(422, "bad_request", message, details={"errors": jsonable_encoder(exc.errors())})
 
 
-async def storage_error_handler(_request: Request, exc: Exception) -> JSONResponse:
+async def storage_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """503 ``storage`` when the database refuses a route's read or write (locked, full, gone)."""
+    lang = accept_language(request.headers.get("accept-language"))
     return error_response(
         503,
         "storage",
-        "The database is not available right now. Try again shortly.",
+        t("refusal.storage", lang),
         retry_after=STORAGE_RETRY_AFTER_S,
+        detail=t("refusal.storage", "en"),
     )

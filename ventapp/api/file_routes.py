@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import FileResponse, JSONResponse
 
-from ventapp.agent.pipeline import ChatRejected, owned_session
+from ventapp.agent.pipeline import owned_session
 from ventapp.agent.workspace import WORKSPACE_AREA, area_dir
 from ventapp.agent.workspace_listing import inside, list_workspace
 from ventapp.api.deps import CurrentUser, RuntimeDep
@@ -66,10 +66,7 @@ async def session_file(
     download: bool = False,
 ) -> FileResponse | JSONResponse:
     """One file from the session's ``/workspace/``: inline (a figure, a preview) or, with ``download``, as an attachment."""
-    try:
-        session = await owned_session(runtime, session_id, user_name)
-    except ChatRejected:
-        return error_response(404, "not_found", "Session not found.")
+    session = await owned_session(runtime, session_id, user_name)  # 404 unless the user's
     media_type = SERVED_TYPES.get(PurePosixPath(path).suffix.lower())
     if media_type is None and not download:
         return _missing()
@@ -87,10 +84,7 @@ async def session_file(
 @router.get("/api/sessions/{session_id}/workspace", responses=errors(404))
 async def session_workspace(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Any:
     """The session's files: ``{"files": [{path, size_bytes, modified}]}``, newest first (ISO 8601 UTC times)."""
-    try:
-        session = await owned_session(runtime, session_id, user_name)
-    except ChatRejected:
-        return error_response(404, "not_found", "Session not found.")
+    session = await owned_session(runtime, session_id, user_name)  # 404 unless the user's
     folder = area_dir(runtime.settings.workspaces_dir, user_name, session.id, WORKSPACE_AREA)
     files = await asyncio.to_thread(list_workspace, folder)
     return {

@@ -19,6 +19,7 @@ from ventapp.agent.agent_set import AgentSet, UnknownRoute
 from ventapp.agent.assembly import model_summary, tool_groups, tool_names
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.prefixes import known_skills
+from ventapp.agent.refusals import unknown_route
 from ventapp.agent.thinking import UnknownLevel, levels_for
 from ventapp.api.deps import CurrentUser, Operator, RuntimeDep
 from ventapp.api.openapi import errors
@@ -35,7 +36,7 @@ def _route(agents: AgentSet, name: str | None) -> str:
     try:
         return agents.route(name).name
     except UnknownRoute as unknown:
-        raise ChatRejected(400, "unknown_model", str(unknown), details={"models": unknown.names}) from None
+        raise unknown_route(unknown.name, unknown.names) from None
 
 
 @router.get("", responses=errors())

@@ -38,7 +38,9 @@ _MEANING = {
 class ErrorBody(BaseModel):
     """The one JSON error body of the API.
 
-    ``detail`` equals ``message`` (FastAPI clients read ``detail``); ``code`` is machine-readable
+    ``message`` is the sentence for people, in the request's ``Accept-Language`` (default zh-CN) where
+    the catalogue words it; ``detail`` is the English sentence the chat, session and file routes have
+    always answered (FastAPI clients read it; elsewhere it equals ``message``); ``code`` is machine-readable
     (``bad_request``, ``not_found``, ``busy``, ``duplicate_request``, ``too_large``, ``forbidden``,
     ``quota``, ``model_unpriced`` …); ``retry_after`` (seconds, also the ``Retry-After`` header)
     comes with 429 and 503. Some errors add fields, e.g. a duplicate ``request_id`` adds the
@@ -47,8 +49,10 @@ class ErrorBody(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    detail: str
-    message: str
+    detail: str = Field(
+        description="The sentence in English for the chat, session and file routes; else = message"
+    )
+    message: str = Field(description="The sentence in the request's Accept-Language (default zh-CN)")
     code: str
     retry_after: int | None = Field(default=None, description="seconds to wait before retrying")
     errors: list[dict[str, Any]] | None = Field(default=None, description="422 only: each invalid field")

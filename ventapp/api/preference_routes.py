@@ -14,7 +14,7 @@ from typing import Any
 from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
 
-from ventapp.agent.pipeline import ChatRejected
+from ventapp.agent.refusals import rejected
 from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
 from ventapp.api.deps import CurrentUser, RuntimeDep, caller_name
 from ventapp.api.openapi import errors
@@ -54,14 +54,15 @@ async def put_preferences(
     """
     stated_twice = user_name is not None and query_user is not None
     if stated_twice and user_name != query_user and getattr(request.state, "caller", None) is None:
-        raise ChatRejected(400, "bad_request", "user_name differs between the query and the body.")
+        raise rejected(400, "bad_request", "refusal.user_name.differs")
     owner = caller_name(request, user_name if user_name is not None else query_user)
     if len(preferences) > PREFERENCES_MAX_CHARS:
-        raise ChatRejected(
+        raise rejected(
             413,
             "too_large",
-            f"Preferences are limited to {PREFERENCES_MAX_CHARS} characters (got {len(preferences)}); "
-            "they are sent with every model call.",
+            "refusal.preferences_too_long",
+            limit=PREFERENCES_MAX_CHARS,
+            count=len(preferences),
         )
     row = await asyncio.to_thread(
         preference_store.put_preferences, runtime.engine, owner, preferences.strip()
@@ -98,5 +99,5 @@ async def list_rules(runtime: RuntimeDep, user_name: CurrentUser) -> dict[str, A
 async def delete_rule(rule_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Response:
     """Revoke a rule: the tool asks again from the next run on. 404 when it is not the user's."""
     if not await asyncio.to_thread(preference_store.delete_rule, runtime.engine, user_name, rule_id):
-        raise ChatRejected(404, "not_found", "No such approval rule.")
+        raise rejected(404, "not_found", "refusal.no_rule")
     return Response(status_code=204)

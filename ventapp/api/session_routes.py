@@ -2,7 +2,8 @@
 
 Every route takes the owner as ``user_name`` (query string, :data:`CurrentUser`) and
 answers 404 for a session of another user, exactly as for one that does not exist.
-Errors are JSON from :func:`error_response`; a refused request changes nothing.
+Refusals are :class:`~ventapp.agent.refusals.ChatRejected` (JSON ``{detail, message, code}``, the
+``message`` in the request's ``Accept-Language``); a refused request changes nothing.
 Deleting a session clears its graph state, workspace folder and rows
 (:func:`ventapp.agent.sessions.delete_session`, shared with the UI).
 """
@@ -16,16 +17,15 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from ventapp.agent import sessions
 from ventapp.agent.pipeline import ChatRejected, owned_session
+from ventapp.agent.refusals import rejected, session_not_found
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.sessions import latest_compaction
 from ventapp.agent.workspace import HISTORY_AREA, HISTORY_ROUTE, area_dir
 from ventapp.api.deps import CurrentUser, RuntimeDep
-from ventapp.api.errors import error_response
 from ventapp.api.openapi import UtcDateTime, errors
 from ventapp.db import chat_store, session_store
 from ventapp.db.models import SESSION_MODES, ChatSession, ExecutionRun
@@ -139,26 +139,14 @@ class ContextPublic(BaseModel):
     compactions: list[dict[str, Any]]
 
 
-def _not_found() -> JSONResponse:
-    return error_response(404, "not_found", "Session not found.")
-
-
-def _busy() -> JSONResponse:
-    return error_response(409, "busy", "This session is answering right now. Stop it or wait, then retry.")
+def _busy() -> ChatRejected:
+    return rejected(409, "busy", "refusal.session_busy_change")
 
 
 def _canonical(session_id: str) -> str | None:
     try:
         return str(uuid.UUID(session_id))
     except ValueError:
-        return None
-
-
-async def _owned(runtime: AgentRuntime, session_id: str, user_name: str) -> ChatSession | None:
-    """The user's session or None (the routes answer None with their 404 body)."""
-    try:
-        return await owned_session(runtime, session_id, user_name)
-    except ChatRejected:
         return None
 
 
@@ -208,16 +196,16 @@ def _archives(folder: Path) -> list[Archive]:
     return found
 
 
-async def _update(
-    runtime: AgentRuntime, session_id: str, user_name: str, **changes: Any
-) -> SessionPublic | JSONResponse:
+async def _update(runtime: AgentRuntime, session_id: str, user_name: str, **changes: Any) -> SessionPublic:
     canonical = _canonical(session_id)
     row = None
     if canonical is not None:
         row = await asyncio.to_thread(
             session_store.update_session, runtime.engine, canonical, user_name, **changes
         )
-    return _not_found() if row is None else _public(row)
+    if row is None:
+        raise session_not_found()
+    return _public(row)
 
 
 @router.get("/api/sessions", response_model=SessionList, responses=errors())
@@ -247,9 +235,7 @@ async def search_sessions(
 @router.delete(
     "/api/sessions/{session_id}", response_model=Deleted, responses=errors(404, 409, state_changing=True)
 )
-async def delete_session(
-    session_id: str, runtime: RuntimeDep, user_name: CurrentUser
-) -> Deleted | JSONResponse:
+async def delete_session(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Deleted:
     """Delete a session: its graph state, its workspace files, then its messages and runs.
 
     409 while the session is answering (stop it first); 404 if it is not the user's.
@@ -257,37 +243,35 @@ async def delete_session(
     try:
         deleted = await sessions.delete_session(runtime, session_id, user_name)
     except sessions.SessionBusy:
-        return _busy()
-    return Deleted(deleted=True, id=str(uuid.UUID(session_id))) if deleted else _not_found()
+        raise _busy() from None
+    if not deleted:
+        raise session_not_found()
+    return Deleted(deleted=True, id=str(uuid.UUID(session_id)))
 
 
 @router.delete(
     "/api/messages/{message_id}", response_model=Deleted, responses=errors(404, 409, state_changing=True)
 )
-async def delete_message(
-    message_id: str, runtime: RuntimeDep, user_name: CurrentUser
-) -> Deleted | JSONResponse:
+async def delete_message(message_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Deleted:
     """Delete one stored message of the user's session (the agent's memory keeps its graph state).
 
     404 if the message is missing or in another user's session; 409 while its session is answering.
     """
     message = await asyncio.to_thread(session_store.get_owned_message, runtime.engine, message_id, user_name)
     if message is None:
-        return error_response(404, "not_found", "Message not found.")
+        raise rejected(404, "not_found", "refusal.message_not_found")
     if runtime.session_lock(message.session_id).locked() or await runtime.coordination.session_busy(
         message.session_id
     ):
-        return _busy()
+        raise _busy()
     await asyncio.to_thread(session_store.delete_message, runtime.engine, message_id, user_name)
     return Deleted(deleted=True, id=message_id)
 
 
 @router.get("/api/sessions/{session_id}/mode", response_model=ModePublic, responses=errors(404))
-async def get_mode(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> ModePublic | JSONResponse:
+async def get_mode(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> ModePublic:
     """The session's permission mode."""
-    session = await _owned(runtime, session_id, user_name)
-    if session is None:
-        return _not_found()
+    session = await owned_session(runtime, session_id, user_name)
     return ModePublic(session_id=session.id, mode=session.mode)
 
 
@@ -296,14 +280,12 @@ async def get_mode(session_id: str, runtime: RuntimeDep, user_name: CurrentUser)
 )
 async def set_mode(
     session_id: str, runtime: RuntimeDep, user_name: CurrentUser, body: ModeUpdate | None = None
-) -> ModePublic | JSONResponse:
+) -> ModePublic:
     """Set the mode from ``{"mode": "plan" | "full"}``; 422 for anything else."""
     mode = body.mode if body is not None else None
     if mode not in SESSION_MODES:
-        return error_response(422, "bad_request", "mode must be 'plan' or 'full'.")
+        raise rejected(422, "bad_request", "refusal.mode")
     updated = await _update(runtime, session_id, user_name, mode=mode)
-    if isinstance(updated, JSONResponse):
-        return updated
     return ModePublic(session_id=updated.id, mode=updated.mode)
 
 
@@ -312,13 +294,11 @@ async def set_mode(
 )
 async def set_pin(
     session_id: str, runtime: RuntimeDep, user_name: CurrentUser, body: PinUpdate | None = None
-) -> SessionPublic | JSONResponse:
+) -> SessionPublic:
     """Pin or unpin from ``{"pinned": true | false}``; with no ``pinned`` the pin is toggled."""
     pinned = body.pinned if body is not None else None
     if pinned is None:
-        session = await _owned(runtime, session_id, user_name)
-        if session is None:
-            return _not_found()
+        session = await owned_session(runtime, session_id, user_name)
         pinned = not session.pinned
     return await _update(runtime, session_id, user_name, pinned=pinned)
 
@@ -330,33 +310,27 @@ async def set_pin(
 )
 async def set_title(
     session_id: str, runtime: RuntimeDep, user_name: CurrentUser, body: TitleUpdate | None = None
-) -> SessionPublic | JSONResponse:
+) -> SessionPublic:
     """Rename from ``{"title": "..."}``: blanks trimmed and folded; 422 unless 1–200 characters remain."""
     raw = body.title if body is not None and body.title is not None else ""
     title = " ".join(raw.split())
     if not 1 <= len(title) <= MAX_TITLE_CHARS:
-        return error_response(422, "bad_request", f"title must be 1–{MAX_TITLE_CHARS} characters.")
+        raise rejected(422, "bad_request", "refusal.title_length", limit=MAX_TITLE_CHARS)
     return await _update(runtime, session_id, user_name, title=title)
 
 
 @router.get("/api/sessions/{session_id}/runs", response_model=RunList, responses=errors(404))
-async def list_runs(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> RunList | JSONResponse:
+async def list_runs(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> RunList:
     """The latest 50 runs of the session, newest first: status, error and timings."""
-    session = await _owned(runtime, session_id, user_name)
-    if session is None:
-        return _not_found()
+    session = await owned_session(runtime, session_id, user_name)
     rows = await asyncio.to_thread(session_store.list_runs, runtime.engine, session.id, RUNS_SHOWN)
     return RunList(session_id=session.id, runs=[_run_public(row) for row in rows])
 
 
 @router.get("/api/sessions/{session_id}/context", response_model=ContextPublic, responses=errors(404))
-async def context(
-    session_id: str, runtime: RuntimeDep, user_name: CurrentUser
-) -> ContextPublic | JSONResponse:
+async def context(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> ContextPublic:
     """Context use of the last answer (from its stored usage) and the compaction archives."""
-    session = await _owned(runtime, session_id, user_name)
-    if session is None:
-        return _not_found()
+    session = await owned_session(runtime, session_id, user_name)
     usage = await asyncio.to_thread(session_store.last_assistant_usage, runtime.engine, session.id)
     folder = area_dir(runtime.settings.workspaces_dir, user_name, session.id, HISTORY_AREA)
     archives = await asyncio.to_thread(_archives, folder)

@@ -15,7 +15,8 @@ from fastapi import APIRouter, Header, Query, Response
 from fastapi.responses import StreamingResponse
 
 from ventapp.agent.live_runs import live_state
-from ventapp.agent.pipeline import ChatRejected, owned_session
+from ventapp.agent.pipeline import owned_session
+from ventapp.agent.refusals import rejected, session_not_found
 from ventapp.agent.run_log import LogGap
 from ventapp.api.deps import MAX_WHOLE, CurrentUser, RuntimeDep
 from ventapp.api.openapi import SSE_JOIN_RESPONSE, errors
@@ -23,8 +24,6 @@ from ventapp.api.sse import stream_join
 from ventapp.api.wording import RequestLang
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
-
-_GONE = "The frames after that number are no longer kept; read the session's history instead."
 
 
 @router.get(
@@ -70,7 +69,7 @@ async def join(
     try:
         canonical = str(uuid.UUID(session_id))
     except ValueError:
-        raise ChatRejected(404, "not_found", "Session not found.") from None
+        raise session_not_found() from None
     # The log knows whose run it is: a join of a live run reads no database (fast under load).
     state = await live_state(runtime.run_log, canonical, user_name)
     if state is None:
@@ -87,6 +86,6 @@ async def join(
             )
         return stream_join(runtime.run_log, state.run, start, keepalive, lang)
     except LogGap as gap:
-        raise ChatRejected(410, "gone", f"{_GONE} (oldest kept: {gap.first_seq})") from None
+        raise rejected(410, "gone", "refusal.gone", first_seq=gap.first_seq) from None
     except KeyError:  # expired between the two reads
         return Response(status_code=204)

@@ -6,7 +6,8 @@ or Chinese language it lists; none, or no header, reads as ``zh-CN``, the spec's
 An ``interrupt`` frame's approval ``reason`` is worded in it, in one language, wherever the
 frame goes out (``POST /api/chat``, ``/api/chat/resume``, ``GET /api/chat/stream`` and
 ``GET /api/chat/interrupt``); ``reason_code`` stays beside it for clients that word it themselves.
-So are the run's opening ``thinking`` line, each ``executing`` line (Chinese as the kernel
+Each ``agent_start``, ``agent_done`` and ``agent_error`` gets ``label``, the agent's name in it
+(``cn_agent`` stays Chinese). So are the run's opening ``thinking`` line, each ``executing`` line (Chinese as the kernel
 words it, English from the catalogue), and an ``error`` frame whose sentence is fixed by its
 failure (no model configured, stopped, timed out, quota, storage, internal); ``code`` never
 changes. An error that quotes the model server (``model_*``, ``context_overflow``) keeps its
@@ -23,7 +24,8 @@ from ventapp.agent import events as ev
 from ventapp.agent.chat_run import THINKING_MESSAGE
 from ventapp.agent.errors import fixed_failure_key
 from ventapp.agent.interrupts import REASON_DEFAULT, REASON_NEEDS_APPROVAL
-from ventapp.agent.kernel import label_for
+from ventapp.agent.kernel import MAIN_AGENT, label_for
+from ventapp.agent.subagent_tracker import subagent_label
 from ventapp.i18n import LANGS, accept_language, t
 
 _WORDED_CODES = (REASON_NEEDS_APPROVAL, REASON_DEFAULT)
@@ -69,9 +71,12 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
         display name in ``lang`` (``"计算器"`` / ``"Calculator"``), and whose ``reason`` with a ``reason_code``
         of ``needs_approval`` or ``default`` reads e.g. ``"计算器需要你批准后才会运行。"`` /
         ``"Calculator needs your approval before it runs."``; an ``error`` of a fixed failure
-        (:data:`~ventapp.agent.errors.FIXED_FAILURES`), the opening ``thinking`` line and an ``executing`` line (``"Calling
-        Calculator…"``; ``cn_tools`` stays Chinese) in ``lang``; the same object otherwise.
+        (:data:`~ventapp.agent.errors.FIXED_FAILURES`), an agent's ``label`` (``agent_start``, ``agent_done``,
+        ``agent_error``: ``"Ventilation agent"``), the opening ``thinking`` line and an ``executing`` line
+        (``"Calling Calculator…"``; ``cn_tools`` stays Chinese) in ``lang``; the same object otherwise.
     """
+    if isinstance(event, _AGENT_EVENTS):
+        return event.model_copy(update={"label": agent_label(event.agent, lang)})
     if isinstance(event, ev.Error | ev.Thinking):
         message = _fixed_message(event, lang)
         return event.model_copy(update={"message": message}) if message is not None else event
@@ -87,6 +92,15 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
     if isinstance(requests, list):
         approval = {**approval, "requests": [_worded_request(dict(r), lang) for r in requests]}
     return event.model_copy(update={"tool_approval": approval})
+
+
+_AGENT_EVENTS = (ev.AgentStart, ev.AgentDone, ev.AgentError)
+"""Events that name an agent: the API adds its name in the request's language (``label``)."""
+
+
+def agent_label(agent: str, lang: str) -> str:
+    """The display name of the main agent (``"通风智能体"`` / ``"Ventilation agent"``) or a sub-agent type in ``lang``."""
+    return t("agent.main", lang) if agent == MAIN_AGENT else subagent_label(agent, lang)
 
 
 def _fixed_message(event: ev.Error | ev.Thinking, lang: str) -> str | None:
@@ -119,4 +133,6 @@ def needs_wording(event: ev.ContractEvent, lang: str | None = None) -> bool:
         return _fixed_message(event, lang) is not None
     if isinstance(event, ev.Executing):
         return lang == "en"
+    if isinstance(event, _AGENT_EVENTS):
+        return True  # label, in every language
     return isinstance(event, ev.Interrupt) and bool(event.tool_approval)  # labels in every language

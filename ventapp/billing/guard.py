@@ -44,14 +44,24 @@ class BillingRejected(Exception):
         code: Machine-readable code: ``model_unpriced`` or ``quota``.
         message: A sentence for people, naming the fix.
         retry_after: Seconds until retrying can succeed (the quota reset), else None.
+        params: The values the sentence names, for a caller that words it in another language
+            (``quota``: ``used``, ``limit``, ``tz``; ``model_unpriced``: ``model``).
     """
 
-    def __init__(self, status: int, code: str, message: str, retry_after: int | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        retry_after: int | None = None,
+        params: dict[str, object] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.retry_after = retry_after
+        self.params = dict(params or {})
 
 
 @dataclass(frozen=True)
@@ -216,6 +226,7 @@ def precheck(
             f"The model '{model}' has no price, so its usage cannot be billed and the run was not "
             f"started. An operator can add its price per million tokens (python -m ventapp.billing "
             f"set-price {model} INPUT OUTPUT CNY) or set BILLING_ALLOW_UNPRICED=1 to bill it at zero.",
+            params={"model": model},
         )
     if status.exhausted:
         raise BillingRejected(
@@ -225,6 +236,7 @@ def precheck(
             f"today. The quota resets at 00:00 {USAGE_TZ_NAME}; an operator can raise your daily "
             "limit on the usage page.",
             retry_after=seconds_until_reset(),
+            params={"used": status.used_tokens, "limit": status.daily_token_limit, "tz": USAGE_TZ_NAME},
         )
     return billing
 

@@ -13,13 +13,17 @@ language as an argument. Code below the UI (agent, tools) never calls :func:`t`:
 it reports codes and data, and the UI words them; the one exception is text a tool draws
 into a file (the network solver's figures), worded in the run's language
 (:mod:`ventapp.tools.run_language`), and the API words its frames per request (``Accept-Language``).
+A refusal (:mod:`ventapp.agent.refusals`) names its catalogue id and takes its English sentence
+(the API's ``detail``) from the English catalogue; the API words its ``message``.
 """
 
 from __future__ import annotations
 
 from ventapp.i18n.en import MESSAGES as _EN
+from ventapp.i18n.en_refusals import MESSAGES as _EN_REFUSALS
 from ventapp.i18n.en_schedules import MESSAGES as _EN_SCHEDULES
 from ventapp.i18n.zh_cn import MESSAGES as _ZH
+from ventapp.i18n.zh_cn_refusals import MESSAGES as _ZH_REFUSALS
 from ventapp.i18n.zh_cn_schedules import MESSAGES as _ZH_SCHEDULES
 
 DEFAULT_LANG = "zh-CN"
@@ -29,8 +33,12 @@ LANGS = ("zh-CN", "en")
 LANG_NAMES = {"zh-CN": "中文", "en": "English"}
 """Each language named in itself (the header's switch)."""
 
-MESSAGES: dict[str, dict[str, str]] = {"zh-CN": {**_ZH, **_ZH_SCHEDULES}, "en": {**_EN, **_EN_SCHEDULES}}
-"""Language -> id -> message; a page's messages may live in their own module pair (``<lang>_schedules``)."""
+MESSAGES: dict[str, dict[str, str]] = {
+    "zh-CN": {**_ZH, **_ZH_SCHEDULES, **_ZH_REFUSALS},
+    "en": {**_EN, **_EN_SCHEDULES, **_EN_REFUSALS},
+}
+"""Language -> id -> message; a page's messages may live in their own module pair (``<lang>_schedules``),
+and so do the API's refusals (``<lang>_refusals``)."""
 
 
 def resolve_lang(value: str | None) -> str:

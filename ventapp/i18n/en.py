@@ -145,6 +145,7 @@ MESSAGES: dict[str, str] = {
     "live.thinking": "Thinking…",
     "live.calling": "Calling {tools}…",
     "live.subagent_start": "{agent} is starting…",
+    "agent.main": "Ventilation agent",
     "live.list_sep": ", ",
     "live.paused": "The agent paused and is waiting for your input.",
     "live.unanswered": "The agent paused here for your input; the request was left unanswered.",

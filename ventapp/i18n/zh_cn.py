@@ -144,6 +144,7 @@ MESSAGES: dict[str, str] = {
     "live.thinking": "正在思考…",
     "live.calling": "正在调用 {tools}…",
     "live.subagent_start": "{agent} 开始工作…",
+    "agent.main": "通风智能体",
     "live.list_sep": "、",
     "live.paused": "智能体已暂停，正在等待你的输入。",
     "live.unanswered": "智能体曾在此暂停等待你的输入，该请求未被答复。",

@@ -94,17 +94,20 @@ def schedule_view(
 
 RUN_ERRORS = ("overlap", "interrupted", "missed")
 """Why a run did not happen, recorded by the scheduler itself (``runs.error.<code>``)."""
+WORDED_HERE = ("model_failed",)
+"""Pipeline codes whose chat sentence (``error.<code>``) offers the chat's Retry, which this page does
+not have: worded by ``runs.error.<code>`` instead, which points at the schedule's "Run now"."""
 
 
 def run_error_text(code: str | None, stored: str | None, lang: str) -> str:
     """Why a run failed or did not run, in ``lang`` (the stored ``error`` is English, for the API).
 
-    The scheduler's own codes (:data:`RUN_ERRORS`), then the pipeline's (``error.<code>``: quota,
+    The scheduler's own codes (:data:`RUN_ERRORS`) and :data:`WORDED_HERE`, then the pipeline's (``error.<code>``: quota,
     an unreachable model …), then a sentence naming the code; ``""`` for a run without error.
     """
     if not code and not stored:
         return ""
-    if code in RUN_ERRORS:
+    if code in RUN_ERRORS or code in WORDED_HERE:
         return t(f"runs.error.{code}", lang)
     if code and has_message(f"error.{code}"):
         return t(f"error.{code}", lang)

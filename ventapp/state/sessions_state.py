@@ -62,7 +62,7 @@ def upload_problem(refused: UploadRejected, limit_bytes: int, lang: str = DEFAUL
     """Why an attachment was refused, in ``lang``: the size limit in KB/MB, or what is wrong with the file."""
     if refused.code == "too_large":
         return t("attach.too_large", lang, max=file_size(limit_bytes, lang))
-    return t("attach.refused", lang, reason=refused.message)
+    return t("attach.refused", lang, reason=t(refused.key, lang, **refused.params))
 
 
 async def search_sessions(user_name: str, query: str, lang: str = DEFAULT_LANG) -> list[SessionView]:

@@ -1,0 +1,34 @@
+"""Fixed refusals: their English sentence (the API's ``detail``) is what the API always answered."""
+
+from __future__ import annotations
+
+import pytest
+
+from ventapp.agent.refusals import ChatRejected, rejected, session_not_found, user_name_refused
+from ventapp.i18n import t
+from ventapp.identity import InvalidUserName, normalize_user_name
+
+
+@pytest.mark.parametrize("raw", [" ", "a\u200bb", "x" * 129, "a/b", "..", "O'Brien\x00"])
+def test_a_refused_user_name_keeps_the_rules_english_and_words_it_in_chinese(raw: str) -> None:
+    with pytest.raises(InvalidUserName) as caught:
+        normalize_user_name(raw)
+    refused = user_name_refused(caught.value)
+    assert (refused.status, refused.code) == (400, "bad_request")
+    assert refused.message == caught.value.message, "detail unchanged"
+    assert refused.key == f"refusal.user_name.{caught.value.cause}"
+    chinese = t(refused.key, "zh-CN", **refused.params)
+    assert "user_name" in chinese and chinese != refused.message and "{" not in chinese
+
+
+def test_a_refusal_takes_its_english_from_the_catalogue_with_its_values() -> None:
+    gone = rejected(410, "gone", "refusal.gone", first_seq=7)
+    assert gone.message.endswith("(oldest kept: 7)") and gone.params == {"first_seq": 7}
+    assert "7" in t(gone.key, "zh-CN", **gone.params)
+    missing = session_not_found()
+    assert (missing.status, missing.code, missing.message) == (404, "not_found", "Session not found.")
+
+
+def test_a_refusal_of_its_own_words_has_no_key() -> None:
+    own = ChatRejected(400, "unknown_skill", "There is no skill named 'x'.")
+    assert own.key == "" and own.params == {}
