@@ -316,6 +316,12 @@ class SessionsState(rx.State):
                 chat.attachments.append(path)
 
     @rx.event
+    def sent(self, form_data: dict[str, Any]) -> None:
+        """The composer was submitted: a refused file's sentence belongs to the message before it."""
+        del form_data
+        self.upload_error = ""
+
+    @rx.event
     async def remove_attachment(self, path: str) -> Any:
         """Take a file off the next message and delete it (it was never sent)."""
         if (chat := await self._acting()) is None:

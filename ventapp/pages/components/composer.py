@@ -120,7 +120,7 @@ def composer() -> rx.Component:
             background=rx.color("gray", 2),
             _focus_within={"border_color": rx.color("accent", 8)},
         ),
-        on_submit=ChatState.send,
+        on_submit=[ChatState.send, SessionsState.sent],
         reset_on_submit=True,
         width="100%",
     )
