@@ -27,7 +27,8 @@ def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         yield running
 
 
-NETWORK_PNG = "mine-network.png"
+NETWORK_PNG = "红砂岗-network.png"
+"""Tester: a Chinese name was written as ``_-network.png``, shared by every Chinese-named network."""
 NETWORK_ALT = "img[alt^='Ventilation network solution: airways coloured by airflow']"
 """Tester: the answer's figure was announced as "network" (the model's alt) and the card's by its path."""
 CURVES_ALT = "Pressure–flow chart: the fan curves (where there are fans), the network's system curve and the duty points."
@@ -62,7 +63,7 @@ def test_solved_network_figures_show_inline_in_the_answer(app: ReflexApp, llm: S
         page.locator(".attach-upload input[type=file]").set_input_files(
             files=[
                 {
-                    "name": "mine.csv",
+                    "name": "红砂岗.csv",
                     "mimeType": "text/csv",
                     "buffer": (DATA_DIR / "A_hongshagang_1" / "topology.csv").read_bytes(),
                 }
@@ -74,7 +75,7 @@ def test_solved_network_figures_show_inline_in_the_answer(app: ReflexApp, llm: S
                 "tool_calls": [
                     {
                         "name": "solve_ventilation_network",
-                        "arguments": {"path": "/workspace/uploads/mine.csv", "total_flow": 151.295},
+                        "arguments": {"path": "/workspace/uploads/红砂岗.csv", "total_flow": 151.295},
                     }
                 ]
             },
