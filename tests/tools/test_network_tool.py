@@ -224,3 +224,19 @@ def test_every_refusal_code_has_a_sentence_in_both_languages() -> None:
 
     keys = {f"solver.refused.{code}" for code in get_args(ErrorCode)}
     assert keys <= set(zh_cn.MESSAGES) and keys <= set(en.MESSAGES)
+
+
+def test_result_stems_are_claimed_on_a_file_system_without_hard_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ventapp.tools import network_tool
+
+    def no_links(*_args: object) -> None:
+        raise PermissionError("hard links are not supported here")
+
+    monkeypatch.setattr(network_tool.os, "link", no_links)
+    first, other = "/workspace/uploads/红砂岗.csv", "/workspace/uploads/红砂岗.xlsx"
+    assert network_tool.result_stem(tmp_path, first) == "红砂岗"
+    assert network_tool.result_stem(tmp_path, other) == "红砂岗-2"
+    assert network_tool.result_stem(tmp_path, first) == "红砂岗", "its own stem again"
+    assert not [p for p in (tmp_path / network_tool.CLAIMS_FOLDER).iterdir() if p.name.startswith(".")]

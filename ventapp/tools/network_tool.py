@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import itertools
 import os
@@ -68,6 +69,10 @@ def _claim(claims: Path, name: str, source: str) -> bool:
             return True
         except FileExistsError:
             pass
+        except OSError:  # a file system without hard links: exclusive creation, written at once
+            with contextlib.suppress(FileExistsError), claim.open("x", encoding="utf-8") as handle:
+                handle.write(source)
+                return True
         finally:
             draft.unlink()
     return claim.read_text(encoding="utf-8") == source
