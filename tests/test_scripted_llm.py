@@ -452,3 +452,16 @@ def test_the_network_demo_reads_total_airflow_and_says_a_refusal_whole() -> None
         "Tool 'solve_ventilation_network' failed: [no_driver] " + "Nothing drives the air. " * 20 + "(end)"
     )
     assert summarise_network(refusal, "en") == f"The solver did not run: {refusal}"
+
+
+def test_the_network_demo_finds_an_attached_name_with_blanks_as_the_pipeline_lists_it() -> None:
+    """Tester: ``红砂岗 一号矿 网络(A)#1 & v2.csv`` was attached, but the demo never called the solver."""
+    from tests.scripted_llm.network_demo import network_call
+    from ventapp.agent.turn_attachments import note_for
+
+    name = "/workspace/uploads/红砂岗 一号矿 网络(A)#1 & v2.csv"
+    notes = "/workspace/uploads/notes, draft.txt"
+    for paths in ([name], [notes, name, "/workspace/uploads/b.csv"]):
+        text = "解算这个通风网络，总风量 151.295\n\n" + note_for(paths)
+        assert network_call(text) == {"path": name, "total_flow": 151.295}, paths
+    assert network_call("solve it\n\n" + note_for([notes])) is None, "no network file attached"

@@ -156,3 +156,40 @@ def test_an_api_run_words_what_its_tools_write_in_the_accept_language(
         frames = [json.loads(line[6:]) for line in response.iter_lines() if line.startswith("data: ")]
     (result,) = [f for f in frames if f["type"] == "tool_result" and f["tool_call_id"] == "solve"]
     assert result["error"] is True and "[no_driver]" in result["content"] and sentence in result["content"]
+
+
+def test_the_demo_solves_two_chinese_named_uploads_and_each_keeps_its_figure(
+    client: httpx.Client, llm: ScriptedServer
+) -> None:
+    """Tester: a name with blanks was never solved; two Chinese names shared ``_-network.png``."""
+    llm.reset()
+    user = f"user-{uuid.uuid4().hex[:8]}"
+    session_id, figures = None, []
+    for name, folder, flow in [
+        ("红砂岗 一号矿 网络(A)#1 & v2.csv", "A_hongshagang_1", 151.295),
+        ("大柳塔.csv", "B_hongshagang_difficult", 154.09),
+    ]:
+        form = {"message": f"解算这个网络，总风量 {flow}", "user_name": user}
+        if session_id:
+            form["session_id"] = session_id
+        data = (DATA_DIR / folder / "topology.csv").read_bytes()
+        with client.stream("POST", "/api/chat", data=form, files={"file": (name, data)}) as response:
+            frames = [json.loads(line[6:]) for line in response.iter_lines() if line.startswith("data: ")]
+            session_id = response.headers["x-session-id"]
+        (call,) = [f for f in frames if f["type"] == "tool_call"]
+        assert call["args"]["path"] == f"/workspace/uploads/{name}"
+        (result,) = [f for f in frames if f["type"] == "tool_result"]
+        figures.append(json.loads(result["content"])["data"]["figures"][0])
+        answer = "".join(f["content"] for f in frames if f["type"] == "token")
+        assert f"]({figures[-1]})" in answer, "the answer embeds its own network's figure"
+
+    assert figures == [
+        "/workspace/results/红砂岗_一号矿_网络_A_1_v2-network.png",
+        "/workspace/results/大柳塔-network.png",
+    ]
+    served = [
+        client.get(f"/api/sessions/{session_id}/files", params={"user_name": user, "path": path})
+        for path in figures
+    ]
+    assert all(r.status_code == 200 and r.content.startswith(PNG_MAGIC) for r in served)
+    assert served[0].content != served[1].content

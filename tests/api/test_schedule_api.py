@@ -134,6 +134,58 @@ def test_other_bad_fields_are_422(http: httpx.Client) -> None:
         assert response.status_code == 422 and response.json()["field"] == field, response.text
 
 
+@pytest.mark.parametrize(
+    ("accept", "sentence"),
+    [
+        (
+            "en",
+            "Schedules run in Beijing time (Asia/Shanghai); a schedule cannot have a time zone of its own.",
+        ),
+        ("zh-CN", "定时任务一律按北京时间（Asia/Shanghai）运行，不能为单个任务另设时区。"),
+    ],
+)
+def test_a_timezone_other_than_beijing_is_422_saying_schedules_run_in_beijing_time(
+    http: httpx.Client, accept: str, sentence: str
+) -> None:
+    """Tester: ``"timezone": "UTC"`` was 201 with Asia/Shanghai, so the runs came 8 h off."""
+    headers = {"Accept-Language": accept}
+    before = len(http.get("/api/schedules", params=ALICE).json()["items"])
+    body = {**ALICE, "name": "tz", "prompt": "p", "cron": "0 8 * * *", "timezone": "UTC"}
+    created = http.post("/api/schedules", json=body, headers=headers)
+    refused = created.json()
+    assert created.status_code == 422 and (refused["code"], refused["field"]) == ("bad_request", "timezone")
+    assert refused["message"].startswith(sentence) and refused["errors"][0]["loc"] == ["body", "timezone"]
+    assert len(http.get("/api/schedules", params=ALICE).json()["items"]) == before, "nothing was created"
+    sid = _create(http)["id"]
+    put = http.put(f"/api/schedules/{sid}", json={**ALICE, "timezone": "UTC"}, headers=headers)
+    assert put.status_code == 422 and put.json()["message"].startswith(sentence), "not 'nothing to change'"
+    same = http.put(f"/api/schedules/{sid}", json={**ALICE, "timezone": "Asia/Shanghai", "name": "Beijing"})
+    assert same.status_code == 200 and same.json()["name"] == "Beijing", "naming the zone it runs in is fine"
+
+
+def test_an_unknown_field_is_422_naming_it(http: httpx.Client) -> None:
+    """Tester: ``"foo": 1`` was accepted and silently dropped."""
+    before = len(http.get("/api/schedules", params=ALICE).json()["items"])
+    created = http.post(
+        "/api/schedules", json={**ALICE, "name": "n", "prompt": "p", "cron": "0 9 * * *", "foo": 1}
+    )
+    refused = created.json()
+    assert created.status_code == 422 and (refused["code"], refused["field"]) == ("bad_request", "foo")
+    assert refused["message"] == (
+        "A schedule has no field “foo”: send only name, prompt, cron, mode, enabled, lang."
+    )
+    assert len(http.get("/api/schedules", params=ALICE).json()["items"]) == before, "nothing was created"
+    sid = _create(http)["id"]
+    put = http.put(
+        f"/api/schedules/{sid}",
+        json={**ALICE, "name": "x", "next_run_at": "2030-01-01T00:00:00Z"},
+        headers={"Accept-Language": "zh-CN"},
+    )
+    assert put.status_code == 422 and put.json()["field"] == "next_run_at"
+    assert put.json()["message"].startswith("定时任务没有字段“next_run_at”")
+    assert http.get(f"/api/schedules/{sid}", params=ALICE).json()["name"] == "Gas report", "nothing changed"
+
+
 def test_lang_is_returned_defaults_from_accept_language_and_a_put_changes_it(http: httpx.Client) -> None:
     """Tester: ``schedules.lang`` (the language its runs draw figures in) was neither shown nor settable."""
     english = _create(http)  # the client's Accept-Language: en

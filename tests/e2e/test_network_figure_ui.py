@@ -6,6 +6,7 @@ answer, the other in the tool card), while the answer streams and after a reload
 from __future__ import annotations
 
 from collections.abc import Iterator
+from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
@@ -27,7 +28,10 @@ def app(llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         yield running
 
 
-NETWORK_PNG = "mine-network.png"
+NETWORK_PNG = "红砂岗-network.png"
+"""Tester: a Chinese name was written as ``_-network.png``, shared by every Chinese-named network."""
+NETWORK_SRC = quote(NETWORK_PNG)
+"""How the page's ``src`` spells it (percent-encoded UTF-8, as the route decodes it)."""
 NETWORK_ALT = "img[alt^='Ventilation network solution: airways coloured by airflow']"
 """Tester: the answer's figure was announced as "network" (the model's alt) and the card's by its path."""
 CURVES_ALT = "Pressure–flow chart: the fan curves (where there are fans), the network's system curve and the duty points."
@@ -49,7 +53,7 @@ def _each_figure_once(page: Page, answer: Locator) -> None:
     assert "fan-curve.png" in (figures.first.get_attribute("src") or ""), (
         "the card keeps what the answer lacks"
     )
-    expect(answer.locator(f"img[src*='{NETWORK_PNG}']")).to_have_count(1)
+    expect(answer.locator(f"img[src*='{NETWORK_SRC}']")).to_have_count(1)
     for image in (inline, figures.first):
         _loaded(page, image)
     assert "/api/sessions/" in (figures.first.get_attribute("src") or "")
@@ -62,7 +66,7 @@ def test_solved_network_figures_show_inline_in_the_answer(app: ReflexApp, llm: S
         page.locator(".attach-upload input[type=file]").set_input_files(
             files=[
                 {
-                    "name": "mine.csv",
+                    "name": "红砂岗.csv",
                     "mimeType": "text/csv",
                     "buffer": (DATA_DIR / "A_hongshagang_1" / "topology.csv").read_bytes(),
                 }
@@ -74,7 +78,7 @@ def test_solved_network_figures_show_inline_in_the_answer(app: ReflexApp, llm: S
                 "tool_calls": [
                     {
                         "name": "solve_ventilation_network",
-                        "arguments": {"path": "/workspace/uploads/mine.csv", "total_flow": 151.295},
+                        "arguments": {"path": "/workspace/uploads/红砂岗.csv", "total_flow": 151.295},
                     }
                 ]
             },
@@ -90,7 +94,7 @@ def test_solved_network_figures_show_inline_in_the_answer(app: ReflexApp, llm: S
             live = page.locator(".msg-live")
             expect(live.locator(".md-body " + NETWORK_ALT)).to_have_count(1, timeout=60_000)
             expect(live.locator("img.tool-figure")).to_have_count(1)
-            expect(live.locator(f"img[src*='{NETWORK_PNG}']")).to_have_count(1)
+            expect(live.locator(f"img[src*='{NETWORK_SRC}']")).to_have_count(1)
         finally:
             llm.delay_ms = 0
         answer = page.locator(".msg-assistant:not(.msg-live)").last

@@ -239,7 +239,8 @@ async def test_a_schedule_keeps_its_creators_language_for_its_runs_figures(
     assert schedule_request(english, tick, tz).words_lang == "en"
     assert schedule_request(chinese, tick, tz).words_lang == "zh-CN"
     assert schedule_request(unset, tick, tz).words_lang == "zh-CN", "older rows: the spec's default"
-    assert schedule_request(english, tick, tz).lang is None, "the model is asked nothing: no UI language"
+    assert schedule_request(english, tick, tz).lang == "en", "the model is asked to answer in it too"
+    assert schedule_request(unset, tick, tz).lang == "zh-CN"
 
     named = await service.create(
         USER, {"name": "n", "prompt": "p", "cron": "0 9 * * *", "lang": "en"}, "zh-CN"
@@ -247,3 +248,19 @@ async def test_a_schedule_keeps_its_creators_language_for_its_runs_figures(
     assert named.lang == "en", "a lang in the fields wins over the creator's language"
     switched = await service.update(chinese.id, USER, {"lang": "en"})
     assert schedule_request(switched, tick, tz).words_lang == "en", "an update moves the runs' language"
+
+
+async def test_a_scheduled_run_answers_in_its_schedules_language(
+    opened: Callable[..., ScheduleService],
+) -> None:
+    """Tester: "每分钟计算风量", made in the Chinese UI, ran and answered "The result is 60."."""
+    service = opened()
+    schedule = await service.create(
+        USER, {"name": "每分钟计算风量", "prompt": "计算 (12+8)*3", "cron": "* * * * *"}, "zh-CN"
+    )
+    handoff = await service.run_now(schedule.id, USER)
+    await service.executions.wait(handoff.run_id or "")
+
+    messages = chat_store.list_messages(service.runtime.engine, handoff.session_id or "")
+    assert [m.role for m in messages] == ["user", "assistant"]
+    assert messages[1].content == "结果是 60。"

@@ -1,7 +1,8 @@
 """The scripted model's rule for the network solver: "solve" / "解算" / "求解" with an uploaded file.
 
 A message that asks to solve and carries an uploaded ``.csv`` or ``.xlsx`` (the pipeline lists it as
-``Attached files (read them with read_file): /workspace/uploads/<name>``) calls
+``Attached files (read them with read_file): /workspace/uploads/<name>``, several joined by ``", "``;
+a name may hold blanks, commas, ``(``, ``#`` or ``&``) calls
 ``solve_ventilation_network`` on it; a number after "total flow", "total airflow" or "总风量" is passed as
 ``total_flow`` (m³/s). The tool's result is summarised with its own figures and its first figure.
 """
@@ -15,6 +16,23 @@ from typing import Any
 
 _SOLVE = re.compile(r"\bsolve\b|解算|求解", re.IGNORECASE)
 _UPLOAD = re.compile(r"/workspace/uploads/[^\s,;]+\.(?:csv|xlsx)", re.IGNORECASE)
+"""An upload named in the message's own words (no blanks there: nothing says where the name ends)."""
+_ATTACHED = re.compile(r"^Attached files \(read them with read_file\): (.+)$", re.MULTILINE)
+"""The pipeline's note under a turn (``ventapp.agent.turn_attachments.note_for``), one line."""
+_NEXT_PATH = re.compile(r", (?=/workspace/)")
+_NETWORK_FILE = re.compile(r"\.(?:csv|xlsx)$", re.IGNORECASE)
+
+
+def _upload(text: str) -> str | None:
+    """The first network file the turn's attachment note lists, else one the message names."""
+    for note in _ATTACHED.finditer(text):
+        for path in _NEXT_PATH.split(note.group(1).rstrip()):
+            if path.startswith("/workspace/uploads/") and _NETWORK_FILE.search(path):
+                return path
+    named = _UPLOAD.search(text)
+    return named.group(0) if named else None
+
+
 _TOTAL_FLOW = re.compile(
     r"(?:total[ _]air[ _]?flow|total[ _]flow|总风量)\D{0,5}(\d+(?:\.\d+)?)", re.IGNORECASE
 )
@@ -22,10 +40,10 @@ _TOTAL_FLOW = re.compile(
 
 def network_call(text: str) -> dict[str, Any] | None:
     """The solver's arguments for ``text`` (``{"path", "total_flow"?}``), or None when it is no such request."""
-    upload = _UPLOAD.search(text)
+    upload = _upload(text)
     if upload is None or not _SOLVE.search(text):
         return None
-    arguments: dict[str, Any] = {"path": upload.group(0)}
+    arguments: dict[str, Any] = {"path": upload}
     if flow := _TOTAL_FLOW.search(text):
         arguments["total_flow"] = float(flow.group(1))
     return arguments

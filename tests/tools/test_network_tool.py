@@ -11,7 +11,7 @@ import pytest
 
 from tests.domain.network.benchmark_data import DATA_DIR
 from ventapp.tools import registry, workspace_files
-from ventapp.tools.network_tool import curve_names, solve_ventilation_network
+from ventapp.tools.network_tool import curve_names, safe_stem, solve_ventilation_network
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -93,6 +93,63 @@ def test_each_fan_gets_its_own_curve_figure_named_after_it(workspace: Path) -> N
     assert first.startswith(PNG_MAGIC) and second.startswith(PNG_MAGIC) and first != second
 
 
+@pytest.fixture
+def two_networks(workspace: Path) -> tuple[str, str]:
+    return (
+        _upload(workspace, DATA_DIR / "A_hongshagang_1" / "topology.csv", "红砂岗.csv"),
+        _upload(workspace, DATA_DIR / "B_hongshagang_difficult" / "topology.csv", "大柳塔.csv"),
+    )
+
+
+def test_chinese_names_keep_their_own_results(workspace: Path, two_networks: tuple[str, str]) -> None:
+    """Tester: 红砂岗.csv and 大柳塔.csv both wrote ``_-network.png``; the first answer then showed the second's figure."""
+    first = solve_ventilation_network(two_networks[0], 151.295)["data"]
+    figure = workspace / first["figures"][0].removeprefix("/workspace/")
+    drawn = figure.read_bytes()
+    second = solve_ventilation_network(two_networks[1], 154.09)["data"]
+
+    assert first["figures"][0] == "/workspace/results/红砂岗-network.png"
+    assert first["files"]["airways_csv"] == "/workspace/results/红砂岗-airways.csv"
+    assert second["figures"][0] == "/workspace/results/大柳塔-network.png"
+    assert second["files"]["nodes_csv"] == "/workspace/results/大柳塔-nodes.csv"
+    assert figure.read_bytes() == drawn, "the second solve left the first's figure alone"
+    listed = {p.name for p in (workspace / "results").iterdir() if not p.name.startswith(".")}
+    assert {"红砂岗-fan-curve.png", "大柳塔-fan-curve.png"} <= listed
+
+
+def test_names_that_come_out_the_same_get_numbers_and_a_resolve_reuses_its_own(workspace: Path) -> None:
+    source = DATA_DIR / "A_hongshagang_1" / "topology.csv"
+    first = _upload(workspace, source, "mine A.csv")
+    other = _upload(workspace, source, "mine#A.csv")  # both are "mine_A" once made safe
+
+    assert (
+        solve_ventilation_network(first, 151.295)["data"]["figures"][0]
+        == "/workspace/results/mine_A-network.png"
+    )
+    assert (
+        solve_ventilation_network(other, 151.295)["data"]["figures"][0]
+        == "/workspace/results/mine_A-2-network.png"
+    )
+    again = solve_ventilation_network(first, 150.0)["data"]  # the same upload re-solved: its own names
+    assert again["files"]["airways_csv"] == "/workspace/results/mine_A-airways.csv"
+    upper = _upload(workspace, source, "MINE A.csv")  # a case-insensitive file system would mix it
+    assert (
+        solve_ventilation_network(upper, 151.295)["data"]["figures"][0]
+        == "/workspace/results/MINE_A-3-network.png"
+    )
+
+
+def test_safe_stem_keeps_letters_of_any_script_and_drops_what_breaks_a_link() -> None:
+    assert safe_stem("红砂岗") == "红砂岗"
+    assert safe_stem("红砂岗一号矿(A)#1&v2") == "红砂岗一号矿_A_1_v2"
+    assert safe_stem("红砂岗 一号矿 网络(A)#1 & v2") == "红砂岗_一号矿_网络_A_1_v2"
+    assert safe_stem("a%2Fb+c?d=[e]\\f") == "a_2Fb_c_d_e_f"
+    assert safe_stem(".env") == "env" and safe_stem("（）") == "network" and safe_stem("..") == "network"
+    assert safe_stem("Ärger-1.2") == "Ärger-1.2"
+    long = safe_stem("风" * 200)
+    assert long == "风" * 26 and len(long.encode("utf-8")) <= 80
+
+
 def test_curve_names_are_safe_and_never_shared() -> None:
     assert curve_names("mine", ["F/1", "F 1", "f_1", "主扇", "../x", ".env", "Main-fan.2"]) == {
         "F/1": "mine-F_1-fan-curve.png",
@@ -167,3 +224,19 @@ def test_every_refusal_code_has_a_sentence_in_both_languages() -> None:
 
     keys = {f"solver.refused.{code}" for code in get_args(ErrorCode)}
     assert keys <= set(zh_cn.MESSAGES) and keys <= set(en.MESSAGES)
+
+
+def test_result_stems_are_claimed_on_a_file_system_without_hard_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ventapp.tools import network_tool
+
+    def no_links(*_args: object) -> None:
+        raise PermissionError("hard links are not supported here")
+
+    monkeypatch.setattr(network_tool.os, "link", no_links)
+    first, other = "/workspace/uploads/红砂岗.csv", "/workspace/uploads/红砂岗.xlsx"
+    assert network_tool.result_stem(tmp_path, first) == "红砂岗"
+    assert network_tool.result_stem(tmp_path, other) == "红砂岗-2"
+    assert network_tool.result_stem(tmp_path, first) == "红砂岗", "its own stem again"
+    assert not [p for p in (tmp_path / network_tool.CLAIMS_FOLDER).iterdir() if p.name.startswith(".")]

@@ -95,15 +95,16 @@ UI_LANG_KEY = "ui_lang"
 
 
 def turn_ui_lang() -> str | None:
-    """The running turn's browser UI language (``configurable.ui_lang``); None for API and scheduled
-    runs, and outside a graph run (tools word their files with it: :mod:`ventapp.tools.run_language`)."""
+    """The running turn's browser UI language (``configurable.ui_lang``; a scheduled run's: its
+    schedule's); None for API runs and outside a graph run (tools word their files with it:
+    :mod:`ventapp.tools.run_language`)."""
     value = _configurable().get(UI_LANG_KEY)
     return str(value) if value else None
 
 
 WORDS_LANG_KEY = "words_lang"
 """``configurable`` key: the language of the words the run's tools draw into files (figures): the
-browser UI's, an API request's ``Accept-Language``, ``zh-CN`` for a scheduled run. Unlike
+browser UI's, an API request's ``Accept-Language``, a scheduled run's schedule's. Unlike
 :data:`UI_LANG_KEY` it asks nothing of the model (API clients' models follow the user's language)."""
 
 

@@ -117,7 +117,8 @@ class ChatRequest:
     kind: str = "chat"
     """What started the run, as ``execution_runs.kind`` records it: ``chat`` or ``schedule``."""
     lang: str | None = None
-    """The browser UI's language (``zh-CN`` | ``en``): the model is asked to answer in it; None for API clients."""
+    """The browser UI's language (``zh-CN`` | ``en``), a scheduled run's its schedule's: the model is
+    asked to answer in it; None for API clients."""
     words_lang: str | None = None
     """The language the run's tools word their files in (figures): an API request's ``Accept-Language``,
     a schedule's; None: ``lang``, else ``zh-CN``."""

@@ -4,7 +4,8 @@ Thin handlers over :class:`~ventapp.scheduler.service.ScheduleService`. The owne
 ``user_name`` is required on every route (spec 002, "升级已有部署"), in the query string or
 the JSON body (both given must agree); missing is 400. Another user's schedule is 404,
 exactly like one that does not exist. Bodies are JSON objects; a bad field is 422 naming it
-(``bad_cron`` adds ``field``, ``cause`` and ``reason``). A refusal's ``message`` is in the request's
+(``bad_cron`` adds ``field``, ``cause`` and ``reason``), and so is a field a schedule does not have
+(``timezone`` other than ``SCHEDULER_TZ``'s: schedules all run in that zone). A refusal's ``message`` is in the request's
 ``Accept-Language`` (default zh-CN; :func:`~ventapp.api.errors.schedule_rejected_handler`). Times are ISO 8601 in UTC with ``Z`` (``timezone`` names the zone the cron reads in).
 """
 
@@ -89,8 +90,9 @@ async def list_schedules(request: Request, service: ServiceDep) -> dict[str, Any
 async def create_schedule(request: Request, service: ServiceDep, lang: RequestLang) -> dict[str, Any]:
     """Create from ``{name, prompt, cron, mode?="full", enabled?=true, lang?}``; 201 with the schedule.
 
-    Its runs word their figures in ``lang`` (``"zh-CN"`` or ``"en"``; anything else is 422
-    naming ``lang``), by default in the request's ``Accept-Language`` (default zh-CN).
+    Its runs answer and word their figures in ``lang`` (``"zh-CN"`` or ``"en"``; anything else is
+    422 naming ``lang``), by default in the request's ``Accept-Language`` (default zh-CN). Any other
+    field (but ``user_name``, and a ``timezone`` naming the zone schedules run in) is 422 naming it.
     """
     body = await _body(request)
     schedule = await service.create(_owner(request, body), body, lang)
@@ -106,7 +108,7 @@ async def get_schedule(schedule_id: str, request: Request, service: ServiceDep) 
 
 @router.put("/{schedule_id}", responses=errors(404, state_changing=True))
 async def update_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
-    """Change any subset of ``{name, prompt, cron, mode, enabled, lang}``; 404 / 422."""
+    """Change any subset of ``{name, prompt, cron, mode, enabled, lang}``; 404 / 422 (any other field too)."""
     body = await _body(request)
     schedule = await service.update(schedule_id, _owner(request, body), body)
     return (await _public(service, [schedule]))[0]

@@ -124,13 +124,15 @@ class Executions:
 
 def schedule_request(schedule: Schedule, scheduled_for: datetime, tz: tzinfo) -> ChatRequest:
     """The chat turn one execution of ``schedule`` submits: its prompt, for its owner, in a new
-    session titled for the tick, its figures worded in the schedule's language (``zh-CN`` if none)."""
+    session titled for the tick, in the schedule's language (``zh-CN`` if none): the model is asked
+    to answer in it as in the UI the schedule was made in, and the figures are worded in it."""
     return ChatRequest(
         message=schedule.prompt,
         user_name=schedule.user_name,
         mode=schedule.mode,
         title=session_title(schedule, scheduled_for, tz),
         kind="schedule",
+        lang=schedule.lang or DEFAULT_LANG,
         words_lang=schedule.lang or DEFAULT_LANG,
     )
 

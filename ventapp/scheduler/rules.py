@@ -24,9 +24,14 @@ MAX_CRON_CHARS = 120
 WRITABLE = ("name", "prompt", "cron", "mode", "enabled", "lang")
 """Fields a client may set (POST needs name, prompt and cron; PUT takes any subset).
 
-``lang`` is the language the schedule's runs word their figures in: exactly one of
+``lang`` is the language the schedule's runs answer in and word their figures in: exactly one of
 :data:`~ventapp.i18n.LANGS` (``"zh-CN"``, ``"en"``).
 """
+OWNER_FIELD = "user_name"
+"""The one other field a body may carry: the owner, which the routes read (never stored as sent)."""
+BEIJING = "Asia/Shanghai"
+SHOWN_NAME_CHARS = 60
+"""Most characters of an unknown field's name a refusal repeats."""
 
 
 class ScheduleRejected(ChatRejected):
@@ -143,11 +148,40 @@ def _text(fields: dict[str, Any], key: str, limit: int) -> str:
     return value.strip() if key == "name" else value
 
 
+def zone_name(tz: tzinfo) -> str:
+    """The IANA name of ``SCHEDULER_TZ`` (``Asia/Shanghai``), as a schedule's ``timezone`` shows it."""
+    return str(getattr(tz, "key", None) or tz)
+
+
+def _check_known(fields: dict[str, Any], tz: tzinfo) -> None:
+    """422 for a field a schedule does not have; ``timezone`` gets its own sentence.
+
+    Ignoring them was worse than refusing: ``"timezone": "UTC"`` was accepted and the runs came
+    8 h off. A ``timezone`` naming the zone schedules run in is only a confirmation and passes.
+    """
+    zone = zone_name(tz)
+    if "timezone" in fields and fields["timezone"] != zone:
+        key = "schedules.error.timezone_beijing" if zone == BEIJING else "schedules.error.timezone"
+        raise refusal(422, "bad_request", key, field="timezone", zone=zone)
+    for name in fields:
+        if name not in WRITABLE and name not in (OWNER_FIELD, "timezone"):
+            shown = name if len(name) <= SHOWN_NAME_CHARS else name[: SHOWN_NAME_CHARS - 1] + "…"
+            raise refusal(
+                422,
+                "bad_request",
+                "schedules.error.unknown_field",
+                field=name,
+                name=shown,
+                fields=", ".join(WRITABLE),
+            )
+
+
 def validated(fields: dict[str, Any], tz: tzinfo, *, partial: bool) -> dict[str, Any]:
     """The writable fields (:data:`WRITABLE`) of a create (``partial=False``) or update request, checked.
 
     Args:
-        fields: The request's JSON object (unknown keys and ``user_name`` are ignored).
+        fields: The request's JSON object: :data:`WRITABLE`, the owner's ``user_name`` and a
+            ``timezone`` equal to ``tz``'s name; any other field is refused.
         tz: ``SCHEDULER_TZ`` (the never-firing check needs a zone).
         partial: True for an update (any subset); False requires name, prompt and cron.
 
@@ -155,8 +189,10 @@ def validated(fields: dict[str, Any], tz: tzinfo, *, partial: bool) -> dict[str,
         Column -> value for the fields present (the cron expression with single spaces).
 
     Raises:
-        ScheduleRejected: 422 ``bad_request`` naming the field, or ``bad_cron``.
+        ScheduleRejected: 422 ``bad_request`` naming the field (an unknown one, or ``timezone``
+            naming another zone, too), or ``bad_cron``.
     """
+    _check_known(fields, tz)
     if not partial:
         missing = [key for key in ("name", "prompt", "cron") if key not in fields]
         if missing:

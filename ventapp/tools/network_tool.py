@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import itertools
+import os
 import re
-from pathlib import Path
+import unicodedata
+import uuid
+from pathlib import Path, PurePosixPath
 
 from ventapp.domain.demand import check_velocity
 from ventapp.domain.network import Network, NetworkError, NetworkSolution, read_topology, solve_network
@@ -28,8 +33,73 @@ NETWORK_SOURCES = (
 )
 
 
-def _stem(path: Path) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", path.stem) or "network"
+STEM_MAX_BYTES = 80
+"""Longest result stem in UTF-8 bytes: the figures' names add a fan and a suffix, and a file system
+allows 255 bytes."""
+CLAIMS_FOLDER = ".network-sources"
+"""Hidden folder under ``/workspace/results/``: one file per result stem naming the upload it belongs to."""
+_UNSAFE = re.compile(r"[^\w.-]+")  # \w is Unicode: 红砂岗 stays, "/", " ", "(", "#", "&", "%" do not
+
+
+def safe_stem(name: str) -> str:
+    """The part of a result file's name that comes from the upload's name: ``红砂岗一号矿_A_1_v2``.
+
+    Unicode letters and digits, ``_``, ``-`` and ``.`` stay; every run of anything else (path
+    separators, control characters, blanks, and what breaks a Markdown image link or a query
+    string: ``( ) [ ] # & % + ?``) becomes one ``_``. No leading dot (a hidden file), at most
+    ``STEM_MAX_BYTES`` bytes; a name with nothing left is ``network``.
+
+    Args:
+        name: The upload's name without its extension (``红砂岗一号矿(A)#1&v2``).
+    """
+    stem = _UNSAFE.sub("_", unicodedata.normalize("NFC", name)).strip("._")
+    while len(stem.encode("utf-8")) > STEM_MAX_BYTES:
+        stem = stem[:-1]
+    return stem.rstrip("._") or "network"
+
+
+def _claim(claims: Path, name: str, source: str) -> bool:
+    """Claim the stem ``name`` for ``source`` (atomically); True when it is free or already ``source``'s."""
+    claim = claims / name.casefold()  # case-insensitive file systems would mix Mine and mine
+    if not claim.exists():
+        draft = claims / f".{uuid.uuid4().hex}"
+        draft.write_text(source, encoding="utf-8")
+        try:
+            os.link(draft, claim)  # fails when another solve claimed it first, even at the same moment
+            return True
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links: exclusive creation, written at once
+            with contextlib.suppress(FileExistsError), claim.open("x", encoding="utf-8") as handle:
+                handle.write(source)
+                return True
+        finally:
+            draft.unlink()
+    return claim.read_text(encoding="utf-8") == source
+
+
+def result_stem(folder: Path, upload: str) -> str:
+    """The stem of one upload's result files in ``folder``, never one another upload's results use.
+
+    The first upload to be solved under a stem keeps it (``红砂岗``); a different upload whose
+    name comes out the same (``红砂岗.xlsx``, ``红砂岗#.csv``) gets ``红砂岗-2``, then ``-3``…
+    Solving the same upload again reuses its stem, replacing its own earlier results.
+
+    Args:
+        folder: The session's real ``/workspace/results/`` folder.
+        upload: The upload's virtual path (``/workspace/uploads/红砂岗.csv``).
+
+    Returns:
+        The stem, e.g. ``红砂岗`` or ``红砂岗-2``.
+    """
+    claims = folder / CLAIMS_FOLDER
+    claims.mkdir(exist_ok=True)
+    stem = safe_stem(PurePosixPath(upload).stem)
+    for number in itertools.count(1):
+        name = stem if number == 1 else f"{stem}-{number}"
+        if _claim(claims, name, upload):
+            return name
+    raise AssertionError("unreachable")  # itertools.count never ends
 
 
 CURVES_SUFFIX = "-fan-curve.png"
@@ -160,7 +230,7 @@ def solve_ventilation_network(path: str, total_flow: float | None = None) -> dic
     except NetworkError as exc:
         raise ValueError(refusal(exc, run_language())) from None
     folder = workspace_files.results_dir()
-    stem = _stem(real)
+    stem = result_stem(folder, workspace_files.to_virtual(real))
     airways_csv, nodes_csv = _write_csvs(network, solution, folder, stem)
     lang = run_language()  # the figures' words: the person's UI language (zh-CN by default)
     # matplotlib and networkx load with the first figure, not with the app: ~0.6 s of CPU that
