@@ -30,7 +30,7 @@ from sqlalchemy.exc import OperationalError
 
 from ventapp.agent.admission import GateFull
 from ventapp.agent.agent_set import UnknownRoute
-from ventapp.agent.chat_run import CANCELLED_MARKER, ChatRun
+from ventapp.agent.chat_run import ChatRun
 from ventapp.agent.coordination import CoordinationUnavailable, Held
 from ventapp.agent.fork import fork_before_turn
 from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
@@ -41,6 +41,7 @@ from ventapp.agent.refusals import (
     unknown_route,
     user_name_refused,
 )
+from ventapp.agent.run_answer import CANCELLED_MARKER
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_attachments import note_for
 from ventapp.agent.turn_context import load_turn_context
