@@ -204,16 +204,8 @@ async def check_billing(runtime: AgentRuntime, user_name: str, route: str | None
             precheck, runtime.engine, runtime.settings, user_name, model, booked_before=booked_before
         )
     except BillingRejected as refused:
-        # The English sentence as billing wrote it (detail); the API words it by code and values.
-        key = f"refusal.{refused.code}" if refused.params else ""
-        raise ChatRejected(
-            refused.status,
-            refused.code,
-            refused.message,
-            retry_after=refused.retry_after,
-            key=key,
-            params=refused.params,
-        ) from None
+        # The English sentence as billing wrote it (detail); the API words it by key and values.
+        raise ChatRejected.passed_on(refused) from None
 
 
 async def take_slot(runtime: AgentRuntime, user_name: str) -> Held:

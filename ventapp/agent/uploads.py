@@ -14,6 +14,7 @@ import unicodedata
 from ventapp.agent.workspace import UPLOADS_FOLDER, WORKSPACE_ROUTE, area_dir, session_dir
 from ventapp.config import Settings
 from ventapp.i18n import t
+from ventapp.refusal import Refusal
 
 MAX_NAME_BYTES = 255
 """Longest accepted file name in UTF-8 bytes (the usual file-system limit)."""
@@ -21,25 +22,22 @@ _MAX_RENAMES = 1000
 _DOT_RUN = re.compile(r"\.{2,}")
 
 
-class UploadRejected(Exception):
+class UploadRejected(Refusal):
     """An upload was refused; nothing was written.
 
-    Attributes:
-        status: The HTTP status an API should answer with (400 or 413).
-        code: A machine-readable code: ``bad_request`` or ``too_large``.
-        message: A sentence for people, in English (the API's ``detail``).
-        key: The catalogue id of the sentence (``refusal.upload.*``), which the API and the UI
-            word in their language; ``params``: the values it names.
+    A :class:`~ventapp.refusal.Refusal`: 400 ``bad_request`` or 413 ``too_large``, its sentence
+    named by catalogue id (``refusal.upload.*``) with the values it names; ``message`` is that
+    sentence in English, which the API and the UI word in their language.
+
+    Args:
+        status: 400 or 413.
+        code: ``bad_request`` or ``too_large``.
+        key: The ``refusal.upload.*`` id.
+        **params: The values the sentence names.
     """
 
     def __init__(self, status: int, code: str, key: str, **params: object) -> None:
-        message = t(key, "en", **params)
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.key = key
-        self.params = params
+        super().__init__(status, code, t(key, "en", **params), key=key, params=params)
 
 
 def _bad_name(key: str, **params: object) -> UploadRejected:
