@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from tests.scripted_llm.replies import TextReply, ToolCallsReply
-from tests.scripted_llm.script import MODEL_NAME, count_prompt_tokens, split_arguments, split_words
+from tests.scripted_llm.script import MODEL_NAME
+from tests.scripted_llm.tokens import count_prompt_tokens, split_arguments, split_words
 
 
 @dataclass(frozen=True)
