@@ -11,14 +11,12 @@ from typing import Any
 
 import pytest
 
-from tests.state.test_chat_state import (  # noqa: F401  # client and pipeline are fixtures
+from tests.state.chat_harness import (
     SESSION,
     USAGE,
     Client,
     FakeRun,
     call,
-    client,
-    pipeline,
     result,
 )
 from ventapp.agent import events as ev
@@ -49,7 +47,7 @@ RESUMED = [
 
 
 @pytest.fixture
-def resume(monkeypatch: pytest.MonkeyPatch, pipeline: SimpleNamespace) -> SimpleNamespace:  # noqa: F811
+def resume(monkeypatch: pytest.MonkeyPatch, pipeline: SimpleNamespace) -> SimpleNamespace:
     """Replace ``start_resume``, ``pending_interrupt`` and ``stop_run`` as the UI calls them."""
     fake = SimpleNamespace(requests=[], events=list(RESUMED), reject=None, pending=None, stops=[], reads=0)
 
@@ -77,15 +75,15 @@ def resume(monkeypatch: pytest.MonkeyPatch, pipeline: SimpleNamespace) -> Simple
     return fake
 
 
-async def _paused(client: Client, pipeline: SimpleNamespace) -> cs.ChatState:  # noqa: F811
+async def _paused(client: Client, pipeline: SimpleNamespace) -> cs.ChatState:
     pipeline.events = [ev.Thinking(message="正在思考…", cn_agent="助手"), call("c1", "(12+8)*3"), APPROVAL]
     await client.fire("send", form_data={"message": "please calculate (12+8)*3"})
     return await client.state()
 
 
 async def test_paused_run_keeps_its_bubble_with_the_card(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
     state = await _paused(client, pipeline)
@@ -99,8 +97,8 @@ async def test_paused_run_keeps_its_bubble_with_the_card(
 
 
 async def test_approve_streams_the_rest_into_the_same_answer(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
     await _paused(client, pipeline)
@@ -122,8 +120,8 @@ async def test_approve_streams_the_rest_into_the_same_answer(
 
 
 async def test_refused_resume_is_shown_on_the_card(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
     await _paused(client, pipeline)
@@ -142,8 +140,8 @@ async def test_refused_resume_is_shown_on_the_card(
 
 
 async def test_invalid_edit_never_resumes(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
     await _paused(client, pipeline)
@@ -161,8 +159,8 @@ async def test_invalid_edit_never_resumes(
 
 
 async def test_a_second_click_while_submitting_does_nothing(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
     state = await _paused(client, pipeline)
@@ -174,8 +172,8 @@ async def test_a_second_click_while_submitting_does_nothing(
 
 
 async def test_sending_while_a_card_waits_asks_first_and_cancel_keeps_both(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
     await _paused(client, pipeline)
@@ -196,8 +194,8 @@ async def test_sending_while_a_card_waits_asks_first_and_cancel_keeps_both(
 
 
 async def test_confirmed_message_drops_the_pending_call_quietly(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
     await _paused(client, pipeline)
@@ -220,8 +218,8 @@ async def test_confirmed_message_drops_the_pending_call_quietly(
 
 
 async def test_editing_a_message_while_a_card_waits_asks_first(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
     """Issue 12: an edit replaces the paused turn, so it drops the pending call too: the same dialog."""
@@ -262,8 +260,8 @@ async def test_editing_a_message_while_a_card_waits_asks_first(
 
 
 async def test_regenerate_while_a_card_waits_asks_first(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
     await _paused(client, pipeline)
@@ -281,8 +279,8 @@ async def test_regenerate_while_a_card_waits_asks_first(
 
 
 async def test_a_refused_message_after_confirm_brings_the_servers_card_back(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -319,8 +317,8 @@ async def test_a_refused_message_after_confirm_brings_the_servers_card_back(
 
 
 async def test_a_dropped_answer_shows_its_stored_footer_once_the_next_one_ends(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -366,8 +364,8 @@ async def test_a_dropped_answer_shows_its_stored_footer_once_the_next_one_ends(
 
 
 async def test_opening_a_paused_session_brings_the_card_back(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -402,8 +400,8 @@ async def test_opening_a_paused_session_brings_the_card_back(
 
 
 async def test_a_session_without_a_pending_pause_shows_no_card(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -421,8 +419,8 @@ async def test_a_session_without_a_pending_pause_shows_no_card(
 
 
 async def test_stop_calls_stop_run_and_the_answer_reads_stopped(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
     state = await client.state()

@@ -13,14 +13,12 @@ from typing import Any
 
 import pytest
 
-from tests.state.test_chat_resume import APPROVAL, TOKEN, resume  # noqa: F401  # resume is a fixture
-from tests.state.test_chat_state import (  # noqa: F401  # client and pipeline are fixtures
+from tests.state.chat_harness import (
     SESSION,
     USAGE,
     Client,
-    client,
-    pipeline,
 )
+from tests.state.test_chat_resume import APPROVAL, TOKEN, resume  # noqa: F401  # resume is a fixture
 from ventapp.agent import events as ev
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.state import chat_state as cs
@@ -56,7 +54,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
 
 
 async def _shown_without_card(
-    client: Client,  # noqa: F811
+    client: Client,
     server: SimpleNamespace,
     resume: SimpleNamespace,  # noqa: F811
     stored_after: list[ChatMessageView],
@@ -70,8 +68,8 @@ async def _shown_without_card(
 
 
 async def test_a_message_asks_first_when_another_tab_left_a_card(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,  # noqa: F811
     server: SimpleNamespace,
 ) -> None:
@@ -96,8 +94,8 @@ async def test_a_message_asks_first_when_another_tab_left_a_card(
 
 
 async def test_regenerate_after_another_tab_added_a_turn_sends_nothing_and_says_why(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,  # noqa: F811
     server: SimpleNamespace,
 ) -> None:
@@ -121,8 +119,8 @@ async def test_regenerate_after_another_tab_added_a_turn_sends_nothing_and_says_
 
 
 async def test_regenerate_of_the_same_turn_asks_then_sends(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,  # noqa: F811
     server: SimpleNamespace,
 ) -> None:
@@ -144,8 +142,8 @@ async def test_regenerate_of_the_same_turn_asks_then_sends(
 
 
 async def test_an_edit_asks_first_and_keeps_its_box_on_the_re_read_bubble(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,  # noqa: F811
     server: SimpleNamespace,
 ) -> None:
@@ -172,8 +170,8 @@ async def test_an_edit_asks_first_and_keeps_its_box_on_the_re_read_bubble(
 
 
 async def test_a_session_without_a_pause_sends_at_once(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,  # noqa: F811
     server: SimpleNamespace,
 ) -> None:
@@ -188,8 +186,8 @@ async def test_a_session_without_a_pause_sends_at_once(
 
 
 async def test_a_send_where_nothing_is_stored_as_waiting_skips_the_checkpoint(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,  # noqa: F811
     server: SimpleNamespace,
 ) -> None:
@@ -205,8 +203,8 @@ async def test_a_send_where_nothing_is_stored_as_waiting_skips_the_checkpoint(
 
 
 async def test_retry_of_a_refused_message_asks_first_like_send(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,  # noqa: F811
     server: SimpleNamespace,
 ) -> None:

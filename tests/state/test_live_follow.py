@@ -25,7 +25,7 @@ from reflex_base.utils.format import format_event_handler
 
 from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
-from tests.state.test_chat_state import Browser, browser_text
+from tests.state.chat_harness import Browser, browser_text
 from ventapp.agent import resume
 from ventapp.agent.runtime import AgentRuntime, set_runtime
 from ventapp.config import load_settings

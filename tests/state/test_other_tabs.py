@@ -17,7 +17,7 @@ from reflex_base.event.processor import BaseStateEventProcessor
 
 from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
-from tests.state.test_chat_state import Browser
+from tests.state.chat_harness import Browser
 from tests.state.test_live_follow import (  # noqa: F401  # llm, runtime and tabs are fixtures
     Tab,
     llm,

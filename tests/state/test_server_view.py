@@ -14,15 +14,13 @@ from typing import Any
 
 import pytest
 
-from tests.state.test_chat_resume import resume  # noqa: F401  # a fixture
-from tests.state.test_chat_state import (  # noqa: F401  # client and pipeline are fixtures
+from tests.state.chat_harness import (
     SESSION,
     USAGE,
     Client,
-    client,
-    pipeline,
     tokens,
 )
+from tests.state.test_chat_resume import resume  # noqa: F401  # a fixture
 from ventapp.agent import events as ev
 from ventapp.agent.pipeline import CANCELLED_MARKER, ChatRejected
 from ventapp.state import chat_state as cs
@@ -64,8 +62,8 @@ def test_only_answers_that_read_otherwise_after_a_reload_are_read_again() -> Non
 
 
 async def test_a_stopped_answer_shows_its_stored_footer_live(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(server_view, "load_session", _stored("cancelled", "Partial" + CANCELLED_MARKER))
@@ -79,8 +77,8 @@ async def test_a_stopped_answer_shows_its_stored_footer_live(
 
 
 async def test_a_language_switch_while_streaming_rewords_the_answer_when_it_ends(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(server_view, "load_session", _stored("complete", "w0 w1"))
@@ -132,8 +130,8 @@ def stored(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_a_refused_edit_shows_the_transcript_again_and_its_text_in_the_box(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,  # noqa: F811
     stored: None,
 ) -> None:
@@ -163,8 +161,8 @@ async def test_a_refused_edit_shows_the_transcript_again_and_its_text_in_the_box
 
 
 async def test_a_refused_regenerate_shows_the_transcript_again(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,  # noqa: F811
     stored: None,
 ) -> None:
@@ -179,8 +177,8 @@ async def test_a_refused_regenerate_shows_the_transcript_again(
 
 
 async def test_a_card_answered_or_dropped_elsewhere_gives_way_to_the_servers_session(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,  # noqa: F811
     stored: None,
 ) -> None:

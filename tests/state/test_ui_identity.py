@@ -17,15 +17,14 @@ from reflex_base.constants import CompileVars
 from reflex_base.event.processor import BaseStateEventProcessor
 from reflex_base.utils.format import format_event_handler
 
-from tests.state.test_chat_resume import _paused, resume  # noqa: F401  # resume is a fixture
-from tests.state.test_chat_state import (  # noqa: F401  # pipeline is a fixture
+from tests.state.chat_harness import (
     SESSION,
     USAGE,
     Browser,
     Client,
     chat_vars,
-    pipeline,
 )
+from tests.state.test_chat_resume import _paused, resume  # noqa: F401  # resume is a fixture
 from tests.support import patched_env
 from ventapp.agent import events as ev
 from ventapp.auth import service
@@ -113,7 +112,7 @@ class _Tab(Client):
 
 
 @pytest.fixture
-async def alice_tab(engine: sa.Engine, pipeline: SimpleNamespace) -> AsyncIterator[_Tab]:  # noqa: F811
+async def alice_tab(engine: sa.Engine, pipeline: SimpleNamespace) -> AsyncIterator[_Tab]:
     """Alice signed in (``AUTH_MODE=local``), the chat page loaded, one answer given."""
     service.create_account(engine, "alice", PASSWORD)
     _, token = service.login(engine, AuthSettings(mode="local"), "alice", PASSWORD, "127.0.0.1")
@@ -147,7 +146,7 @@ async def test_an_open_tab_loses_its_identity_when_the_login_ends(
     how: str,
     alice_tab: _Tab,
     engine: sa.Engine,
-    pipeline: SimpleNamespace,  # noqa: F811
+    pipeline: SimpleNamespace,
 ) -> None:
     if how == "logout":  # in another tab of the same browser: the server-side session ends
         other = _Tab(alice_tab.processor, alice_tab.browser)
@@ -168,7 +167,7 @@ async def test_an_open_tab_loses_its_identity_when_the_login_ends(
 async def test_session_changes_and_opening_need_a_live_login_too(
     alice_tab: _Tab,
     engine: sa.Engine,
-    pipeline: SimpleNamespace,  # noqa: F811
+    pipeline: SimpleNamespace,
 ) -> None:
     service.create_account(engine, "alice", "another good passphrase")
     await alice_tab.fire_on(SessionsState, "start_rename", session_id=SESSION, title="calc")
@@ -184,7 +183,7 @@ async def test_session_changes_and_opening_need_a_live_login_too(
 async def test_a_cards_answer_needs_a_live_login(
     alice_tab: _Tab,
     engine: sa.Engine,
-    pipeline: SimpleNamespace,  # noqa: F811
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,  # noqa: F811
 ) -> None:
     await _paused(alice_tab, pipeline)
@@ -224,7 +223,7 @@ def _scripts(tab: _Tab) -> list[str]:
 async def test_a_message_refused_because_the_login_ended_is_kept_for_the_same_user(
     alice_tab: _Tab,
     engine: sa.Engine,
-    pipeline: SimpleNamespace,  # noqa: F811
+    pipeline: SimpleNamespace,
 ) -> None:
     service.create_account(engine, "alice", "another good passphrase")  # her sessions end
     alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
@@ -309,7 +308,7 @@ async def test_a_runtime_that_never_comes_keeps_saying_starting(
 
 async def test_a_send_after_a_logout_elsewhere_returns_to_the_open_conversation(
     alice_tab: _Tab,
-    pipeline: SimpleNamespace,  # noqa: F811
+    pipeline: SimpleNamespace,
 ) -> None:
     other = _Tab(alice_tab.processor, alice_tab.browser)
     await other.connect(alice_tab.cookie)
