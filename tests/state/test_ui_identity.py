@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -111,12 +112,9 @@ class _Tab(Client):
         return chat_vars(await self.fire_on(cs.ChatState, name, **payload))
 
 
-@pytest.fixture
-async def alice_tab(engine: sa.Engine, pipeline: SimpleNamespace) -> AsyncIterator[_Tab]:
-    """Alice signed in (``AUTH_MODE=local``), the chat page loaded, one answer given."""
-    service.create_account(engine, "alice", PASSWORD)
-    _, token = service.login(engine, AuthSettings(mode="local"), "alice", PASSWORD, "127.0.0.1")
-    pipeline.events = [ev.Token(content="hi"), ev.Done(duration_ms=1, usage=USAGE)]
+@contextlib.asynccontextmanager
+async def _local_tab(cookie: str, page: str = "/") -> AsyncIterator[_Tab]:
+    """A tab at ``page`` (``AUTH_MODE=local``), its socket connected with ``cookie``."""
     browser = _Browser()
     processor = BaseStateEventProcessor().configure(
         state_manager=StateManagerMemory(),
@@ -125,11 +123,22 @@ async def alice_tab(engine: sa.Engine, pipeline: SimpleNamespace) -> AsyncIterat
     with patched_env({"AUTH_MODE": "local"}):
         async with processor:
             tab = _Tab(processor, browser)
-            await tab.connect(f"ventagent_session={token}")
-            await tab.fire_on(AuthState, "check_login")
-            await tab.fire("send", form_data={"message": "first"})
-            assert [r.user_name for r in pipeline.requests] == ["alice"], "signed in: it is answered"
+            tab.page = page
+            await tab.connect(cookie)
             yield tab
+
+
+@pytest.fixture
+async def alice_tab(engine: sa.Engine, pipeline: SimpleNamespace) -> AsyncIterator[_Tab]:
+    """Alice signed in (``AUTH_MODE=local``), the chat page loaded, one answer given."""
+    service.create_account(engine, "alice", PASSWORD)
+    _, token = service.login(engine, AuthSettings(mode="local"), "alice", PASSWORD, "127.0.0.1")
+    pipeline.events = [ev.Token(content="hi"), ev.Done(duration_ms=1, usage=USAGE)]
+    async with _local_tab(f"ventagent_session={token}") as tab:
+        await tab.fire_on(AuthState, "check_login")
+        await tab.fire("send", form_data={"message": "first"})
+        assert [r.user_name for r in pipeline.requests] == ["alice"], "signed in: it is answered"
+        yield tab
 
 
 def _login_redirects(tab: _Tab) -> list[str]:
@@ -258,17 +267,9 @@ async def test_a_starting_runtime_is_waited_for_not_taken_for_a_logout(
 
     monkeypatch.setattr(ui_identity, "get_runtime", runtime)
     monkeypatch.setattr(auth_state, "_STARTUP_POLL_S", 0.01)
-    browser = _Browser()
-    processor = BaseStateEventProcessor().configure(
-        state_manager=StateManagerMemory(),
-        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
-    )
-    with patched_env({"AUTH_MODE": "local"}):
-        async with processor:
-            tab = _Tab(processor, browser)
-            await tab.connect(f"ventagent_session={token}")
-            deltas = await tab.fire_on(AuthState, "check_login")
-            auth = await (await tab.state()).get_state(AuthState)
+    async with _local_tab(f"ventagent_session={token}") as tab:
+        deltas = await tab.fire_on(AuthState, "check_login")
+        auth = await (await tab.state()).get_state(AuthState)
     said_starting = [
         d
         for d in deltas
@@ -289,17 +290,9 @@ async def test_a_runtime_that_never_comes_keeps_saying_starting(
     monkeypatch.setattr(ui_identity, "get_runtime", runtime)
     monkeypatch.setattr(auth_state, "STARTUP_WAIT_S", 0.05)
     monkeypatch.setattr(auth_state, "_STARTUP_POLL_S", 0.01)
-    browser = _Browser()
-    processor = BaseStateEventProcessor().configure(
-        state_manager=StateManagerMemory(),
-        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
-    )
-    with patched_env({"AUTH_MODE": "local"}):
-        async with processor:
-            tab = _Tab(processor, browser)
-            await tab.connect("ventagent_session=whatever")
-            await tab.fire_on(AuthState, "check_login")
-            auth = await (await tab.state()).get_state(AuthState)
+    async with _local_tab("ventagent_session=whatever") as tab:
+        await tab.fire_on(AuthState, "check_login")
+        auth = await (await tab.state()).get_state(AuthState)
     assert auth.starting and not _sent_to_login(tab)
 
 
@@ -333,17 +326,8 @@ async def test_a_send_after_a_logout_elsewhere_returns_to_the_open_conversation(
 async def test_the_login_check_keeps_the_page_and_its_query(
     engine: sa.Engine, cookie: str, page: str, expected: str
 ) -> None:
-    browser = _Browser()
-    processor = BaseStateEventProcessor().configure(
-        state_manager=StateManagerMemory(),
-        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
-    )
-    with patched_env({"AUTH_MODE": "local"}):
-        async with processor:
-            tab = _Tab(processor, browser)
-            tab.page = page
-            await tab.connect(cookie)
-            await tab.fire_on(AuthState, "check_login")
+    async with _local_tab(cookie, page) as tab:
+        await tab.fire_on(AuthState, "check_login")
     assert _login_redirects(tab) == [expected]
 
 
@@ -363,18 +347,13 @@ async def test_the_login_check_keeps_the_page_and_its_query(
 async def test_the_login_page_returns_to_the_page_and_says_when_a_login_ended(
     engine: sa.Engine, page: str, next_path: str, notice: str
 ) -> None:
-    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
-    with patched_env({"AUTH_MODE": "local"}):
-        async with processor:
-            tab = _Tab(processor)
-            tab.page = page
-            await tab.connect("")
-            await tab.fire_on(AuthState, "load_login")
-            await tab.fire_on(AuthState, "relocalise_login", lang="zh-CN")
-            auth = await (await tab.state()).get_state(AuthState)
-            zh_notice = auth.login_notice
-            await tab.fire_on(AuthState, "relocalise_login", lang="en")
-            auth = await (await tab.state()).get_state(AuthState)
+    async with _local_tab("", page) as tab:
+        await tab.fire_on(AuthState, "load_login")
+        await tab.fire_on(AuthState, "relocalise_login", lang="zh-CN")
+        auth = await (await tab.state()).get_state(AuthState)
+        zh_notice = auth.login_notice
+        await tab.fire_on(AuthState, "relocalise_login", lang="en")
+        auth = await (await tab.state()).get_state(AuthState)
     assert auth.next_path == next_path
     assert zh_notice.startswith(notice) and bool(zh_notice) == bool(notice)
     assert ("Your login has ended" in auth.login_notice) == bool(notice)
@@ -401,17 +380,12 @@ async def test_back_after_a_logout_in_this_tab_does_not_say_the_login_ended(alic
 
 
 async def test_a_logout_says_so_on_the_login_page(engine: sa.Engine) -> None:
-    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
-    with patched_env({"AUTH_MODE": "local"}):
-        async with processor:
-            tab = _Tab(processor)
-            tab.page = "/login?next=/&reason=logged_out"
-            await tab.connect("")
-            await tab.fire_on(AuthState, "load_login")
-            await tab.fire_on(AuthState, "relocalise_login", lang="zh-CN")
-            zh_notice = (await (await tab.state()).get_state(AuthState)).login_notice
-            await tab.fire_on(AuthState, "relocalise_login", lang="en")
-            en_notice = (await (await tab.state()).get_state(AuthState)).login_notice
+    async with _local_tab("", "/login?next=/&reason=logged_out") as tab:
+        await tab.fire_on(AuthState, "load_login")
+        await tab.fire_on(AuthState, "relocalise_login", lang="zh-CN")
+        zh_notice = (await (await tab.state()).get_state(AuthState)).login_notice
+        await tab.fire_on(AuthState, "relocalise_login", lang="en")
+        en_notice = (await (await tab.state()).get_state(AuthState)).login_notice
     assert zh_notice.startswith("你已退出登录") and en_notice.startswith("You logged out")
 
 
