@@ -241,3 +241,62 @@ async def client() -> AsyncIterator[Client]:
         await tab.fire("save_user_name", form_data={"user_name": "Ann"})
         await tab.fire("relocalise", lang="en")  # these tests read English; test_chat_lang covers Chinese
         yield tab
+
+
+# --- a paused run ----------------------------------------------------------------------------
+
+TOKEN = "interrupt-1"
+APPROVAL = ev.Interrupt(
+    kind="tool_approval",
+    tool_approval={
+        "tool": "calculate",
+        "args": {"expression": "(12+8)*3"},
+        "reason": "r",
+        "count": 1,
+        "requests": [{"tool": "calculate", "args": {"expression": "(12+8)*3"}, "reason": "r"}],
+    },
+    interrupt_token=TOKEN,
+    tool_call_ids=["c1"],
+)
+RESUMED = [
+    call("c1", "(12+8)*3"),
+    result("c1", "60"),
+    ev.Token(content="The result is 60."),
+    ev.Done(duration_ms=40, usage=USAGE),
+]
+
+
+@pytest.fixture
+def resume(monkeypatch: pytest.MonkeyPatch, pipeline: SimpleNamespace) -> SimpleNamespace:
+    """Replace ``start_resume``, ``pending_interrupt``, ``session_waits`` and ``stop_run`` as the UI calls them."""
+    fake = SimpleNamespace(requests=[], events=list(RESUMED), reject=None, pending=None, stops=[], reads=0)
+
+    async def start_resume(runtime: object, request: Any) -> FakeRun:
+        fake.requests.append(request)
+        if fake.reject is not None:
+            raise fake.reject
+        return FakeRun(fake.events, 0.0)
+
+    async def pending_interrupt(runtime: object, session_id: str, user_name: str) -> ev.Interrupt | None:
+        fake.reads += 1  # the checkpoint read
+        return fake.pending
+
+    def session_waits(engine: object, session_id: str, parked_pauses: object = ()) -> bool:
+        return fake.pending is not None  # a pause is stored as a waiting run
+
+    async def stop_run(runtime: object, session_id: str, user_name: str) -> bool:
+        fake.stops.append((session_id, user_name))
+        return True
+
+    monkeypatch.setattr(turns, "start_resume", start_resume)
+    monkeypatch.setattr(turns, "pending_interrupt", pending_interrupt)
+    monkeypatch.setattr(turns.chat_store, "session_waits", session_waits)
+    monkeypatch.setattr(turns, "stop_run", stop_run)
+    return fake
+
+
+async def paused(client: Client, pipeline: SimpleNamespace) -> cs.ChatState:
+    """Send a message whose run pauses on :data:`APPROVAL`; the tab's state after it."""
+    pipeline.events = [ev.Thinking(message="正在思考…", cn_agent="助手"), call("c1", "(12+8)*3"), APPROVAL]
+    await client.fire("send", form_data={"message": "please calculate (12+8)*3"})
+    return await client.state()

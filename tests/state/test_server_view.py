@@ -20,7 +20,6 @@ from tests.state.chat_harness import (
     Client,
     tokens,
 )
-from tests.state.test_chat_resume import resume  # noqa: F401  # a fixture
 from ventapp.agent import events as ev
 from ventapp.agent.pipeline import CANCELLED_MARKER, ChatRejected
 from ventapp.state import chat_state as cs
@@ -132,7 +131,7 @@ def stored(monkeypatch: pytest.MonkeyPatch) -> None:
 async def test_a_refused_edit_shows_the_transcript_again_and_its_text_in_the_box(
     client: Client,
     pipeline: SimpleNamespace,
-    resume: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
     stored: None,
 ) -> None:
     """Tester: the edited turn and what followed stayed removed until a reload."""
@@ -163,7 +162,7 @@ async def test_a_refused_edit_shows_the_transcript_again_and_its_text_in_the_box
 async def test_a_refused_regenerate_shows_the_transcript_again(
     client: Client,
     pipeline: SimpleNamespace,
-    resume: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
     stored: None,
 ) -> None:
     await client.fire("open_session", session_id=SESSION)
@@ -179,12 +178,12 @@ async def test_a_refused_regenerate_shows_the_transcript_again(
 async def test_a_card_answered_or_dropped_elsewhere_gives_way_to_the_servers_session(
     client: Client,
     pipeline: SimpleNamespace,
-    resume: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
     stored: None,
 ) -> None:
     """Tester: after another tab edited an earlier message, this tab's stale card stayed answerable,
     showing "approved by you" and "waiting for you" side by side over the old transcript."""
-    from tests.state.test_chat_resume import APPROVAL
+    from tests.state.chat_harness import APPROVAL
 
     pipeline.events = [ev.Token(content="Hi"), APPROVAL]
     await client.fire("open_session", session_id=SESSION)

@@ -24,8 +24,8 @@ from tests.state.chat_harness import (
     Browser,
     Client,
     chat_vars,
+    paused,
 )
-from tests.state.test_chat_resume import _paused, resume  # noqa: F401  # resume is a fixture
 from tests.support import patched_env
 from ventapp.agent import events as ev
 from ventapp.auth import service
@@ -193,9 +193,9 @@ async def test_a_cards_answer_needs_a_live_login(
     alice_tab: _Tab,
     engine: sa.Engine,
     pipeline: SimpleNamespace,
-    resume: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
 ) -> None:
-    await _paused(alice_tab, pipeline)
+    await paused(alice_tab, pipeline)
     assert (await alice_tab.state()).interrupt.kind == "tool_approval"
     service.create_account(engine, "alice", "another good passphrase")  # a reset ends her sessions
 
