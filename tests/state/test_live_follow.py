@@ -9,6 +9,7 @@ tab's browser would show is computed from them (``browser_text``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -42,18 +43,21 @@ async def llm() -> AsyncIterator[ScriptedServer]:
         yield server
 
 
-@pytest.fixture
-async def runtime(tmp_path: Path, llm: ScriptedServer) -> AsyncIterator[AgentRuntime]:
+@contextlib.asynccontextmanager
+async def open_runtime(data_dir: Path, llm: ScriptedServer, **env: str) -> AsyncIterator[AgentRuntime]:
+    """The process runtime on ``llm`` (SQLite in ``data_dir``, in-memory checkpointer), installed
+    for the UI while it is open; ``env`` adds settings (e.g. ``HITL_TOOLS``)."""
     settings = load_settings(
         {
             "DEEP_AGENT_ENV_PRIORITY": "none",
-            "DATA_DIR": str(tmp_path),
+            "DATA_DIR": str(data_dir),
             "CHECKPOINTER": "memory",
             "OPENAI_BASE_URL": llm.base_url,
             "OPENAI_API_KEY": "x",
             "MODEL_NAME": "scripted-demo",
             "MODEL_MAX_RETRIES": "0",
             "BILLING_ALLOW_UNPRICED": "1",
+            **env,
         }
     )
     opened = await AgentRuntime.open(settings)
@@ -63,6 +67,12 @@ async def runtime(tmp_path: Path, llm: ScriptedServer) -> AsyncIterator[AgentRun
     finally:
         set_runtime(None)
         await opened.close()
+
+
+@pytest.fixture
+async def runtime(tmp_path: Path, llm: ScriptedServer) -> AsyncIterator[AgentRuntime]:
+    async with open_runtime(tmp_path, llm) as opened:
+        yield opened
 
 
 class Tab:
@@ -84,8 +94,9 @@ class Tab:
         return browser_text(self.browser.scripts.get(self.token, []), (await self.state()).live_id)
 
 
-@pytest.fixture
-async def tabs(runtime: AgentRuntime) -> AsyncIterator[tuple[Tab, Tab]]:
+@contextlib.asynccontextmanager
+async def two_tabs() -> AsyncIterator[tuple[Tab, Tab]]:
+    """Two tabs of one browser, both named ``USER``."""
     browser = Browser()
     processor = BaseStateEventProcessor().configure(
         state_manager=StateManagerMemory(),
@@ -96,6 +107,12 @@ async def tabs(runtime: AgentRuntime) -> AsyncIterator[tuple[Tab, Tab]]:
         for tab in (a, b):
             await tab.fire("save_user_name", form_data={"user_name": USER})
         yield a, b
+
+
+@pytest.fixture
+async def tabs(runtime: AgentRuntime) -> AsyncIterator[tuple[Tab, Tab]]:
+    async with two_tabs() as pair:
+        yield pair
 
 
 async def until(condition: Callable[[], Any], timeout_s: float = 10.0) -> None:
