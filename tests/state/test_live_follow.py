@@ -10,20 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from reflex.event import Event
 from reflex.istate.manager.memory import StateManagerMemory
-from reflex.istate.manager.token import BaseStateToken
-from reflex.state import State
 from reflex_base.event.processor import BaseStateEventProcessor
-from reflex_base.utils.format import format_event_handler
 
+from tests.headless import HeadlessTab
 from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
 from tests.state.chat_harness import Browser, browser_text
@@ -75,20 +71,14 @@ async def runtime(tmp_path: Path, llm: ScriptedServer) -> AsyncIterator[AgentRun
         yield opened
 
 
-class Tab:
+class Tab(HeadlessTab[ChatState]):
+    """One tab of the chat page; ``browser`` records what it is sent."""
+
+    page_state = ChatState
+
     def __init__(self, processor: BaseStateEventProcessor, browser: Browser) -> None:
-        self.processor, self.browser = processor, browser
-        self.token = uuid.uuid4().hex
-
-    async def fire(self, name: str, **payload: Any) -> None:
-        event = Event(name=format_event_handler(ChatState.event_handlers[name]), payload=payload)
-        async for _ in self.processor.enqueue_stream_delta(self.token, event):
-            pass
-
-    async def state(self) -> ChatState:
-        manager = self.processor._root_context.state_manager  # type: ignore[union-attr]  # configured below
-        root = await manager.get_state(BaseStateToken(ident=self.token, cls=State))
-        return await root.get_state(ChatState)
+        super().__init__(processor)
+        self.browser = browser
 
     async def shown_text(self) -> str:
         return browser_text(self.browser.scripts.get(self.token, []), (await self.state()).live_id)
@@ -126,7 +116,7 @@ async def until(condition: Callable[[], Any], timeout_s: float = 10.0) -> None:
 
 async def send_and_wait_mid_answer(
     a: Tab, message: str = "long answer please"
-) -> tuple[asyncio.Task[None], str]:
+) -> tuple[asyncio.Task[list[Any]], str]:
     """Tab A sends; returns (its task, the session id) once some of the answer has streamed."""
     earlier = (await a.state()).live_id
     sending = asyncio.create_task(a.fire("send", form_data={"message": message}))
