@@ -279,9 +279,14 @@ def test_a_reloaded_answer_reads_as_it_did_live_with_its_run() -> None:
         id="m", role="assistant", content="part", tool_calls=[], citations=[], usage=usage, status="failed"
     )
     run = SimpleNamespace(duration_ms=2400, error_code="quota", error="Daily token limit reached (50).")
-    live = reduce_event(
-        LiveAnswer(text="part", usage=ev.Usage(**usage), duration_ms=2400, lang="en"),
-        ev.Error(message="Daily token limit reached (50).", code="quota"),
+    live = reduce_event(  # the closing frame carries the saved partial answer's duration and usage
+        LiveAnswer(text="part", lang="en"),
+        ev.Error(
+            message="Daily token limit reached (50).",
+            code="quota",
+            duration_ms=2400,
+            usage=ev.Usage(**usage),
+        ),
     )
 
     reloaded, shown = message_from_row(cut, "en", run), to_message(live)

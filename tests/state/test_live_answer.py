@@ -34,6 +34,16 @@ def test_reduce_tool_result_attaches_to_its_call_when_same_tool_called_twice() -
     assert live.tools[0].cn_tool == "计算器"
 
 
+def test_each_model_calls_reasoning_is_a_paragraph_of_its_own() -> None:
+    """Reasoning before a tool call and after its result read as two paragraphs, not "answering.The user"."""
+    thought = [ev.ThinkingToken(content="I am "), ev.ThinkingToken(content="answering.")]
+    live = fold(
+        [*thought, call("call_a", "1+1"), result("call_a", "2"), ev.ThinkingToken(content="The user")]
+    )
+
+    assert live.reasoning == "I am answering.\n\nThe user"
+
+
 def test_reduce_tool_card_is_running_until_its_result_arrives() -> None:
     live = fold([call("call_a", "1+1"), call("call_b", "2*3"), result("call_a", "2")])
 

@@ -90,6 +90,8 @@ class LiveAnswer:
         usage: Likewise.
         lang: The UI language status lines, tool labels and notes are worded in (``zh-CN`` | ``en``);
             the contract's Chinese ``message``/``cn_tool`` texts are for the legacy client.
+        reasoning_at: ``(tool cards, answer characters)`` when reasoning last streamed: reasoning
+            arriving after either grew belongs to a later model call.
     """
 
     text: str = ""
@@ -107,6 +109,7 @@ class LiveAnswer:
     duration_ms: int | None = None
     usage: ev.Usage | None = None
     lang: str = DEFAULT_LANG
+    reasoning_at: tuple[int, int] = (0, 0)
 
 
 def _with_card(tools: tuple[ToolCardView, ...], card: ToolCardView) -> tuple[ToolCardView, ...]:
@@ -138,7 +141,12 @@ def reduce_event(live: LiveAnswer, event: ev.ContractEvent) -> LiveAnswer:
                 return live
             return replace(live, text=live.text + content, status="")
         case ev.ThinkingToken(content=content):
-            return replace(live, reasoning=live.reasoning + content) if content else live
+            if not content:
+                return live
+            at = (len(live.tools), len(live.text))
+            # A later model call's reasoning (after a tool or some answer) starts a paragraph of its own.
+            gap = "\n\n" if live.reasoning and at != live.reasoning_at else ""
+            return replace(live, reasoning=live.reasoning + gap + content, reasoning_at=at)
         case ev.Thinking() | ev.Executing() | ev.Progress():
             message = _status_text(event, live.lang)
             return live if message == live.status else replace(live, status=message)
