@@ -9,8 +9,6 @@ words the JSON ``message`` in the request's ``Accept-Language`` from ``key`` and
 
 from __future__ import annotations
 
-from typing import Any
-
 from ventapp.identity import MAX_USER_NAME_CHARS, NAME_PUNCTUATION, InvalidUserName
 from ventapp.refusal import Refusal
 
@@ -36,21 +34,9 @@ class ChatRejected(Refusal):
         )
 
 
-def rejected(
-    status: int,
-    code: str,
-    key: str,
-    *,
-    retry_after: int | None = None,
-    details: dict[str, Any] | None = None,
-    **params: object,
-) -> ChatRejected:
-    """A fixed admission refusal worded by catalogue id ``key``: :meth:`~ventapp.refusal.Refusal.by_key`.
-
-    Statuses 400, 404, 409, 410, 415, 422, 429, 503; codes ``bad_request``, ``not_found``,
-    ``busy``, ``gone`` …; ``key`` a ``refusal.*`` id, the same in both catalogues.
-    """
-    return ChatRejected.by_key(status, code, key, retry_after=retry_after, details=details, **params)
+rejected = ChatRejected.by_key
+"""A fixed admission refusal worded by catalogue id: ``rejected(status, code, key, *, retry_after,
+details, **params)`` (:meth:`~ventapp.refusal.Refusal.by_key`); ``key`` a ``refusal.*`` id."""
 
 
 def unknown_route(name: str, names: list[str]) -> ChatRejected:

@@ -13,7 +13,6 @@ import unicodedata
 
 from ventapp.agent.workspace import UPLOADS_FOLDER, WORKSPACE_ROUTE, area_dir, session_dir
 from ventapp.config import Settings
-from ventapp.i18n import t
 from ventapp.refusal import Refusal
 
 MAX_NAME_BYTES = 255
@@ -25,23 +24,14 @@ _DOT_RUN = re.compile(r"\.{2,}")
 class UploadRejected(Refusal):
     """An upload was refused; nothing was written.
 
-    A :class:`~ventapp.refusal.Refusal`: 400 ``bad_request`` or 413 ``too_large``, its sentence
-    named by catalogue id (``refusal.upload.*``) with the values it names; ``message`` is that
-    sentence in English, which the API and the UI word in their language.
-
-    Args:
-        status: 400 or 413.
-        code: ``bad_request`` or ``too_large``.
-        key: The ``refusal.upload.*`` id.
-        **params: The values the sentence names.
+    A :class:`~ventapp.refusal.Refusal` made with :meth:`~ventapp.refusal.Refusal.by_key`: 400
+    ``bad_request`` or 413 ``too_large``, its sentence a ``refusal.upload.*`` id (``message``: in
+    English), which the API and the UI word in their language.
     """
-
-    def __init__(self, status: int, code: str, key: str, **params: object) -> None:
-        super().__init__(status, code, t(key, "en", **params), key=key, params=params)
 
 
 def _bad_name(key: str, **params: object) -> UploadRejected:
-    return UploadRejected(400, "bad_request", key, **params)
+    return UploadRejected.by_key(400, "bad_request", key, **params)
 
 
 def decode_upload_name(raw: bytes) -> str:
@@ -93,7 +83,7 @@ def check_upload(filename: str | None, data: bytes, max_bytes: int) -> str:
         UploadRejected: 413 when larger than ``max_bytes``; 400 when empty or badly named.
     """
     if len(data) > max_bytes:
-        raise UploadRejected(413, "too_large", "refusal.upload.too_large", limit=max_bytes)
+        raise UploadRejected.by_key(413, "too_large", "refusal.upload.too_large", limit=max_bytes)
     name = clean_upload_name(filename)
     if not data:
         raise _bad_name("refusal.upload.empty")
@@ -136,7 +126,7 @@ def save_upload(
     if not folder.resolve().is_relative_to(
         session_dir(settings.workspaces_dir, user_name, session_id).resolve()
     ):
-        raise UploadRejected(400, "bad_request", "refusal.upload.folder")
+        raise UploadRejected.by_key(400, "bad_request", "refusal.upload.folder")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     for candidate in _candidates(name):
         target = folder / candidate
@@ -151,7 +141,7 @@ def save_upload(
             target.unlink(missing_ok=True)
             raise
         return f"{WORKSPACE_ROUTE}{UPLOADS_FOLDER}/{candidate}"
-    raise UploadRejected(400, "bad_request", "refusal.upload.too_many")
+    raise UploadRejected.by_key(400, "bad_request", "refusal.upload.too_many")
 
 
 def discard_upload(settings: Settings, user_name: str, session_id: str, virtual_path: str) -> None:
