@@ -4,8 +4,9 @@ Every layer refuses this way — billing (:class:`~ventapp.billing.guard.Billing
 (:class:`~ventapp.agent.uploads.UploadRejected`), admission
 (:class:`~ventapp.agent.refusals.ChatRejected` and its
 :class:`~ventapp.scheduler.rules.ScheduleRejected`), authentication
-(:class:`~ventapp.auth.service.AuthRejected`) — so it sits below them all (it imports only the message catalogue, :mod:`ventapp.i18n`).
-The API answers each as ``{detail, message, code[, retry_after]}`` (:mod:`ventapp.api.errors`).
+(:class:`~ventapp.auth.service.AuthRejected`) — so it sits below them all; it imports only the
+message catalogue (:mod:`ventapp.i18n`). The API answers each as
+``{detail, message, code[, retry_after]}`` (:mod:`ventapp.api.errors`).
 """
 
 from __future__ import annotations
