@@ -45,7 +45,7 @@ from bench import event_loop
 from bench.ceiling import build_ceiling, ceiling_stream
 from bench.scripted_model import scripted_model
 from tests.e2e.reflex_app import ReflexApp
-from tests.scripted_llm.script import split_words
+from tests.scripted_llm.tokens import split_words
 from tests.support import app_env
 from ventapp.agent.pipeline import ChatRequest, start_chat
 from ventapp.agent.runtime import AgentRuntime

@@ -19,7 +19,8 @@ from langchain_openai import ChatOpenAI
 from markdown_it import MarkdownIt
 
 from tests.scripted_llm import ScriptedServer, ToolCallsReply, rule_reply, script
-from tests.scripted_llm.script import extract_expression, split_arguments
+from tests.scripted_llm.script import extract_expression
+from tests.scripted_llm.tokens import split_arguments
 
 ROOT = Path(__file__).resolve().parent.parent
 CALC_PROMPT = "please calculate (12+8)*3"

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from ventapp.agent.refusals import ChatRejected, rejected, session_not_found, user_name_refused
+from ventapp.billing.guard import BillingRejected
 from ventapp.i18n import t
 from ventapp.identity import InvalidUserName, normalize_user_name
+from ventapp.refusal import Refusal
 
 
 @pytest.mark.parametrize("raw", [" ", "a\u200bb", "x" * 129, "a/b", "..", "O'Brien\x00"])
@@ -32,3 +34,17 @@ def test_a_refusal_takes_its_english_from_the_catalogue_with_its_values() -> Non
 def test_a_refusal_of_its_own_words_has_no_key() -> None:
     own = ChatRejected(400, "unknown_skill", "There is no skill named 'x'.")
     assert own.key == "" and own.params == {}
+
+
+def test_a_billing_refusal_passed_on_keeps_every_field_and_words_in_chinese() -> None:
+    quota = BillingRejected(
+        429, "quota", "You have used 5 of your 5 tokens.", retry_after=60, key="refusal.quota",
+        params={"used": 5, "limit": 5, "tz": "Asia/Shanghai"},
+    )  # fmt: skip
+    refused = ChatRejected.passed_on(quota)
+    assert isinstance(refused, ChatRejected) and isinstance(refused, Refusal)
+    assert (refused.status, refused.code, refused.message, refused.retry_after) == (
+        429, "quota", quota.message, 60,
+    )  # fmt: skip
+    assert (refused.key, refused.params) == ("refusal.quota", quota.params)
+    assert "5" in t(refused.key, "zh-CN", **refused.params) and refused.details == {}

@@ -6,7 +6,6 @@ Lives under tests/billing because the page is part of the billing issue; it driv
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from types import SimpleNamespace
@@ -14,14 +13,11 @@ from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from reflex.event import Event
 from reflex.istate.manager.memory import StateManagerMemory
-from reflex.istate.manager.token import BaseStateToken
-from reflex.state import State
 from reflex_base.event.processor import BaseStateEventProcessor
-from reflex_base.utils.format import format_event_handler
 
 from tests.billing.conftest import make_settings
+from tests.headless import HeadlessTab
 from ventapp.billing.settlement import settle
 from ventapp.billing.usage import CallUsage
 from ventapp.db.models import utcnow
@@ -29,21 +25,10 @@ from ventapp.pages.usage import usage_page
 from ventapp.state import usage_state as us
 
 
-class Tab:
+class Tab(HeadlessTab[us.UsageState]):
     """One browser tab on /usage."""
 
-    def __init__(self, processor: BaseStateEventProcessor) -> None:
-        self.processor = processor
-        self.token = uuid.uuid4().hex
-
-    async def fire(self, name: str, **payload: Any) -> None:
-        event = Event(name=format_event_handler(us.UsageState.event_handlers[name]), payload=payload)
-        _ = [delta async for delta in self.processor.enqueue_stream_delta(self.token, event)]
-
-    async def state(self) -> us.UsageState:
-        manager = self.processor._root_context.state_manager  # type: ignore[union-attr]  # configured in the fixture
-        root = await manager.get_state(BaseStateToken(ident=self.token, cls=State))
-        return await root.get_state(us.UsageState)
+    page_state = us.UsageState
 
 
 @pytest.fixture

@@ -6,8 +6,10 @@ how it decides what to answer.
 """
 
 from tests.scripted_llm.replies import ErrorReply, Reply, TextReply, ToolCallSpec, ToolCallsReply
-from tests.scripted_llm.script import MODEL_NAME, Script, count_prompt_tokens, rule_reply
-from tests.scripted_llm.server import DIALECTS, Dialect, ScriptedServer, create_app
+from tests.scripted_llm.script import MODEL_NAME, Script, rule_reply
+from tests.scripted_llm.server import ScriptedServer, create_app
+from tests.scripted_llm.tokens import count_prompt_tokens
+from tests.scripted_llm.wire import DIALECTS, Dialect
 
 __all__ = [
     "DIALECTS",

@@ -7,7 +7,8 @@ import socket
 
 import uvicorn
 
-from tests.scripted_llm.server import DIALECTS, bound_port, create_app, make_server
+from tests.scripted_llm.server import bound_port, create_app, make_server
+from tests.scripted_llm.wire import DIALECTS
 
 
 class _AnnouncingServer(uvicorn.Server):

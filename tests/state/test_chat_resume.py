@@ -1,7 +1,7 @@
 """ChatState headless around a paused run: the card, the resumed run in the same bubble, a reload, Stop.
 
-Same set-up as ``test_chat_state``: the real Reflex event processor, the pipeline replaced by
-fakes yielding real contract events.
+Same set-up as ``test_chat_state`` (:mod:`tests.state.chat_harness`, with its ``resume`` fixture):
+the real Reflex event processor, the pipeline replaced by fakes yielding real contract events.
 """
 
 from __future__ import annotations
@@ -11,84 +11,27 @@ from typing import Any
 
 import pytest
 
-from tests.state.test_chat_state import (  # noqa: F401  # client and pipeline are fixtures
+from tests.state.chat_harness import (
+    APPROVAL,
     SESSION,
+    TOKEN,
     USAGE,
     Client,
-    FakeRun,
-    call,
-    client,
-    pipeline,
-    result,
+    paused,
 )
 from ventapp.agent import events as ev
 from ventapp.agent.pipeline import CANCELLED_MARKER, ChatRejected
 from ventapp.state import chat_state as cs
-from ventapp.state import server_view, turns
+from ventapp.state import server_view
 from ventapp.state.views import ChatMessageView, ToolCardView, message_from_row
-
-TOKEN = "interrupt-1"
-APPROVAL = ev.Interrupt(
-    kind="tool_approval",
-    tool_approval={
-        "tool": "calculate",
-        "args": {"expression": "(12+8)*3"},
-        "reason": "r",
-        "count": 1,
-        "requests": [{"tool": "calculate", "args": {"expression": "(12+8)*3"}, "reason": "r"}],
-    },
-    interrupt_token=TOKEN,
-    tool_call_ids=["c1"],
-)
-RESUMED = [
-    call("c1", "(12+8)*3"),
-    result("c1", "60"),
-    ev.Token(content="The result is 60."),
-    ev.Done(duration_ms=40, usage=USAGE),
-]
-
-
-@pytest.fixture
-def resume(monkeypatch: pytest.MonkeyPatch, pipeline: SimpleNamespace) -> SimpleNamespace:  # noqa: F811
-    """Replace ``start_resume``, ``pending_interrupt`` and ``stop_run`` as the UI calls them."""
-    fake = SimpleNamespace(requests=[], events=list(RESUMED), reject=None, pending=None, stops=[], reads=0)
-
-    async def start_resume(runtime: object, request: Any) -> FakeRun:
-        fake.requests.append(request)
-        if fake.reject is not None:
-            raise fake.reject
-        return FakeRun(fake.events, 0.0)
-
-    async def pending_interrupt(runtime: object, session_id: str, user_name: str) -> ev.Interrupt | None:
-        fake.reads += 1  # the checkpoint read
-        return fake.pending
-
-    def session_waits(engine: object, session_id: str, parked_pauses: object = ()) -> bool:
-        return fake.pending is not None  # a pause is stored as a waiting run
-
-    async def stop_run(runtime: object, session_id: str, user_name: str) -> bool:
-        fake.stops.append((session_id, user_name))
-        return True
-
-    monkeypatch.setattr(turns, "start_resume", start_resume)
-    monkeypatch.setattr(turns, "pending_interrupt", pending_interrupt)
-    monkeypatch.setattr(turns.chat_store, "session_waits", session_waits)
-    monkeypatch.setattr(turns, "stop_run", stop_run)
-    return fake
-
-
-async def _paused(client: Client, pipeline: SimpleNamespace) -> cs.ChatState:  # noqa: F811
-    pipeline.events = [ev.Thinking(message="正在思考…", cn_agent="助手"), call("c1", "(12+8)*3"), APPROVAL]
-    await client.fire("send", form_data={"message": "please calculate (12+8)*3"})
-    return await client.state()
 
 
 async def test_paused_run_keeps_its_bubble_with_the_card(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
-    state = await _paused(client, pipeline)
+    state = await paused(client, pipeline)
 
     assert state.is_streaming is False and state.live_open is True
     assert (state.interrupt.kind, state.interrupt.token) == ("tool_approval", TOKEN)
@@ -99,11 +42,11 @@ async def test_paused_run_keeps_its_bubble_with_the_card(
 
 
 async def test_approve_streams_the_rest_into_the_same_answer(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
-    await _paused(client, pipeline)
+    await paused(client, pipeline)
 
     deltas = await client.fire("submit_approval", form_data={})
 
@@ -122,11 +65,11 @@ async def test_approve_streams_the_rest_into_the_same_answer(
 
 
 async def test_refused_resume_is_shown_on_the_card(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
-    await _paused(client, pipeline)
+    await paused(client, pipeline)
     resume.reject = ChatRejected(
         409, "stale_interrupt", "This approval is out of date or was already answered."
     )
@@ -142,11 +85,11 @@ async def test_refused_resume_is_shown_on_the_card(
 
 
 async def test_invalid_edit_never_resumes(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
-    await _paused(client, pipeline)
+    await paused(client, pipeline)
     await client.fire("toggle_call", index=0, mode="edit")
 
     await client.fire("submit_approval", form_data={"args_0": "{not json"})
@@ -161,11 +104,11 @@ async def test_invalid_edit_never_resumes(
 
 
 async def test_a_second_click_while_submitting_does_nothing(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
-    state = await _paused(client, pipeline)
+    state = await paused(client, pipeline)
     state.interrupt = cs.InterruptView(**{**vars(state.interrupt), "submitting": True})
 
     await client.fire("submit_approval", form_data={})
@@ -174,11 +117,11 @@ async def test_a_second_click_while_submitting_does_nothing(
 
 
 async def test_sending_while_a_card_waits_asks_first_and_cancel_keeps_both(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
-    await _paused(client, pipeline)
+    await paused(client, pipeline)
     pipeline.events = [ev.Token(content="ok"), ev.Done(duration_ms=1, usage=USAGE)]
 
     await client.fire("send", form_data={"message": "never mind"})
@@ -196,11 +139,11 @@ async def test_sending_while_a_card_waits_asks_first_and_cancel_keeps_both(
 
 
 async def test_confirmed_message_drops_the_pending_call_quietly(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
-    await _paused(client, pipeline)
+    await paused(client, pipeline)
     pipeline.events = [ev.Token(content="ok"), ev.Done(duration_ms=1, usage=USAGE)]
     await client.fire("send", form_data={"message": "never mind"})
 
@@ -220,12 +163,12 @@ async def test_confirmed_message_drops_the_pending_call_quietly(
 
 
 async def test_editing_a_message_while_a_card_waits_asks_first(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
     """Issue 12: an edit replaces the paused turn, so it drops the pending call too: the same dialog."""
-    state = await _paused(client, pipeline)
+    state = await paused(client, pipeline)
     question = state.messages[0].id
     pipeline.events = [ev.Token(content="ok"), ev.Done(duration_ms=1, usage=USAGE)]
     await client.fire("start_edit", message_id=question)
@@ -262,11 +205,11 @@ async def test_editing_a_message_while_a_card_waits_asks_first(
 
 
 async def test_regenerate_while_a_card_waits_asks_first(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
-    await _paused(client, pipeline)
+    await paused(client, pipeline)
 
     await client.fire("regenerate")
 
@@ -281,13 +224,13 @@ async def test_regenerate_while_a_card_waits_asks_first(
 
 
 async def test_a_refused_message_after_confirm_brings_the_servers_card_back(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Issue 12: nothing was dropped on the server (the message never ran): the card is shown, not "dropped"."""
-    await _paused(client, pipeline)
+    await paused(client, pipeline)
     stored = [
         ChatMessageView(id="u", role="user", content="please calculate (12+8)*3"),
         ChatMessageView(id="a", role="assistant", tools=[ToolCardView(tool_call_id="c1")], status="waiting"),
@@ -319,8 +262,8 @@ async def test_a_refused_message_after_confirm_brings_the_servers_card_back(
 
 
 async def test_a_dropped_answer_shows_its_stored_footer_once_the_next_one_ends(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -355,7 +298,7 @@ async def test_a_dropped_answer_shows_its_stored_footer_once_the_next_one_ends(
         return [message_from_row(row, lang, runs.get(row.id)) for row in rows], "full"
 
     monkeypatch.setattr(server_view, "load_session", load_session)
-    await _paused(client, pipeline)
+    await paused(client, pipeline)
     pipeline.events = [ev.Token(content="ok"), ev.Done(duration_ms=1, usage=USAGE)]
     await client.fire("send", form_data={"message": "never mind"})
 
@@ -366,8 +309,8 @@ async def test_a_dropped_answer_shows_its_stored_footer_once_the_next_one_ends(
 
 
 async def test_opening_a_paused_session_brings_the_card_back(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -402,8 +345,8 @@ async def test_opening_a_paused_session_brings_the_card_back(
 
 
 async def test_a_session_without_a_pending_pause_shows_no_card(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -421,8 +364,8 @@ async def test_a_session_without_a_pending_pause_shows_no_card(
 
 
 async def test_stop_calls_stop_run_and_the_answer_reads_stopped(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     resume: SimpleNamespace,
 ) -> None:
     state = await client.state()

@@ -1,8 +1,9 @@
 """Asking before a message drops a pending call the tab never saw (another tab or client paused the session).
 
-Same set-up as ``test_chat_resume``: the real Reflex event processor, the pipeline replaced by fakes
-yielding real contract events; the session's stored transcript and pending pause are what "the
-server" holds, changed between the tab's reads as another tab would change them.
+Same set-up as ``test_chat_resume`` (:mod:`tests.state.chat_harness`): the real Reflex event
+processor, the pipeline replaced by fakes yielding real contract events; the session's stored
+transcript and pending pause are what "the server" holds, changed between the tab's reads as
+another tab would change them.
 """
 
 from __future__ import annotations
@@ -13,13 +14,12 @@ from typing import Any
 
 import pytest
 
-from tests.state.test_chat_resume import APPROVAL, TOKEN, resume  # noqa: F401  # resume is a fixture
-from tests.state.test_chat_state import (  # noqa: F401  # client and pipeline are fixtures
+from tests.state.chat_harness import (
+    APPROVAL,
     SESSION,
+    TOKEN,
     USAGE,
     Client,
-    client,
-    pipeline,
 )
 from ventapp.agent import events as ev
 from ventapp.agent.pipeline import ChatRejected
@@ -56,9 +56,9 @@ def server(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
 
 
 async def _shown_without_card(
-    client: Client,  # noqa: F811
+    client: Client,
     server: SimpleNamespace,
-    resume: SimpleNamespace,  # noqa: F811
+    resume: SimpleNamespace,
     stored_after: list[ChatMessageView],
 ) -> None:
     """The tab shows the answered session; then another tab pauses it (``stored_after``, a pending pause)."""
@@ -70,9 +70,9 @@ async def _shown_without_card(
 
 
 async def test_a_message_asks_first_when_another_tab_left_a_card(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
-    resume: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
+    resume: SimpleNamespace,
     server: SimpleNamespace,
 ) -> None:
     """Issue (two tabs): the server's pause is found, shown with its card, and the dialog asks."""
@@ -96,9 +96,9 @@ async def test_a_message_asks_first_when_another_tab_left_a_card(
 
 
 async def test_regenerate_after_another_tab_added_a_turn_sends_nothing_and_says_why(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
-    resume: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
+    resume: SimpleNamespace,
     server: SimpleNamespace,
 ) -> None:
     """The tester's steps: regenerate "hello" would drop the other tab's turn it never showed."""
@@ -121,9 +121,9 @@ async def test_regenerate_after_another_tab_added_a_turn_sends_nothing_and_says_
 
 
 async def test_regenerate_of_the_same_turn_asks_then_sends(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
-    resume: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
+    resume: SimpleNamespace,
     server: SimpleNamespace,
 ) -> None:
     """Another tab regenerated the same turn and it paused: the fork still fits, the dialog asks."""
@@ -144,9 +144,9 @@ async def test_regenerate_of_the_same_turn_asks_then_sends(
 
 
 async def test_an_edit_asks_first_and_keeps_its_box_on_the_re_read_bubble(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
-    resume: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
+    resume: SimpleNamespace,
     server: SimpleNamespace,
 ) -> None:
     edited = [ChatMessageView(id="u1-stored", role="user", content="hello"), HELLO[1], *CALC]
@@ -172,9 +172,9 @@ async def test_an_edit_asks_first_and_keeps_its_box_on_the_re_read_bubble(
 
 
 async def test_a_session_without_a_pause_sends_at_once(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
-    resume: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
+    resume: SimpleNamespace,
     server: SimpleNamespace,
 ) -> None:
     await client.fire("open_session", session_id=SESSION)
@@ -188,9 +188,9 @@ async def test_a_session_without_a_pause_sends_at_once(
 
 
 async def test_a_send_where_nothing_is_stored_as_waiting_skips_the_checkpoint(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
-    resume: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
+    resume: SimpleNamespace,
     server: SimpleNamespace,
 ) -> None:
     """Hot path: no stored pause, no checkpoint read; the message goes at once."""
@@ -205,9 +205,9 @@ async def test_a_send_where_nothing_is_stored_as_waiting_skips_the_checkpoint(
 
 
 async def test_retry_of_a_refused_message_asks_first_like_send(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
-    resume: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
+    resume: SimpleNamespace,
     server: SimpleNamespace,
 ) -> None:
     """Retry goes through Send's check: another tab paused the session meanwhile, so the dialog asks."""

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.state.test_chat_state import USAGE, call, fold, result, stream, tokens
+from tests.state.chat_harness import USAGE, call, fold, result, stream, tokens
 from ventapp.agent import events as ev
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.live_answer import (

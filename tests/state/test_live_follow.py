@@ -9,23 +9,20 @@ tab's browser would show is computed from them (``browser_text``).
 from __future__ import annotations
 
 import asyncio
-import uuid
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
-from reflex.event import Event
 from reflex.istate.manager.memory import StateManagerMemory
-from reflex.istate.manager.token import BaseStateToken
-from reflex.state import State
 from reflex_base.event.processor import BaseStateEventProcessor
-from reflex_base.utils.format import format_event_handler
 
+from tests.headless import HeadlessTab
 from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
-from tests.state.test_chat_state import Browser, browser_text
+from tests.state.chat_harness import Browser, browser_text
 from ventapp.agent import resume
 from ventapp.agent.runtime import AgentRuntime, set_runtime
 from ventapp.config import load_settings
@@ -42,18 +39,21 @@ async def llm() -> AsyncIterator[ScriptedServer]:
         yield server
 
 
-@pytest.fixture
-async def runtime(tmp_path: Path, llm: ScriptedServer) -> AsyncIterator[AgentRuntime]:
+@contextlib.asynccontextmanager
+async def open_runtime(data_dir: Path, llm: ScriptedServer, **env: str) -> AsyncIterator[AgentRuntime]:
+    """The process runtime on ``llm`` (SQLite in ``data_dir``, in-memory checkpointer), installed
+    for the UI while it is open; ``env`` adds settings (e.g. ``HITL_TOOLS``)."""
     settings = load_settings(
         {
             "DEEP_AGENT_ENV_PRIORITY": "none",
-            "DATA_DIR": str(tmp_path),
+            "DATA_DIR": str(data_dir),
             "CHECKPOINTER": "memory",
             "OPENAI_BASE_URL": llm.base_url,
             "OPENAI_API_KEY": "x",
             "MODEL_NAME": "scripted-demo",
             "MODEL_MAX_RETRIES": "0",
             "BILLING_ALLOW_UNPRICED": "1",
+            **env,
         }
     )
     opened = await AgentRuntime.open(settings)
@@ -65,27 +65,28 @@ async def runtime(tmp_path: Path, llm: ScriptedServer) -> AsyncIterator[AgentRun
         await opened.close()
 
 
-class Tab:
+@pytest.fixture
+async def runtime(tmp_path: Path, llm: ScriptedServer) -> AsyncIterator[AgentRuntime]:
+    async with open_runtime(tmp_path, llm) as opened:
+        yield opened
+
+
+class Tab(HeadlessTab[ChatState]):
+    """One tab of the chat page; ``browser`` records what it is sent."""
+
+    page_state = ChatState
+
     def __init__(self, processor: BaseStateEventProcessor, browser: Browser) -> None:
-        self.processor, self.browser = processor, browser
-        self.token = uuid.uuid4().hex
-
-    async def fire(self, name: str, **payload: Any) -> None:
-        event = Event(name=format_event_handler(ChatState.event_handlers[name]), payload=payload)
-        async for _ in self.processor.enqueue_stream_delta(self.token, event):
-            pass
-
-    async def state(self) -> ChatState:
-        manager = self.processor._root_context.state_manager  # type: ignore[union-attr]  # configured below
-        root = await manager.get_state(BaseStateToken(ident=self.token, cls=State))
-        return await root.get_state(ChatState)
+        super().__init__(processor)
+        self.browser = browser
 
     async def shown_text(self) -> str:
         return browser_text(self.browser.scripts.get(self.token, []), (await self.state()).live_id)
 
 
-@pytest.fixture
-async def tabs(runtime: AgentRuntime) -> AsyncIterator[tuple[Tab, Tab]]:
+@contextlib.asynccontextmanager
+async def two_tabs() -> AsyncIterator[tuple[Tab, Tab]]:
+    """Two tabs of one browser, both named ``USER``."""
     browser = Browser()
     processor = BaseStateEventProcessor().configure(
         state_manager=StateManagerMemory(),
@@ -96,6 +97,12 @@ async def tabs(runtime: AgentRuntime) -> AsyncIterator[tuple[Tab, Tab]]:
         for tab in (a, b):
             await tab.fire("save_user_name", form_data={"user_name": USER})
         yield a, b
+
+
+@pytest.fixture
+async def tabs(runtime: AgentRuntime) -> AsyncIterator[tuple[Tab, Tab]]:
+    async with two_tabs() as pair:
+        yield pair
 
 
 async def until(condition: Callable[[], Any], timeout_s: float = 10.0) -> None:
@@ -109,7 +116,7 @@ async def until(condition: Callable[[], Any], timeout_s: float = 10.0) -> None:
 
 async def send_and_wait_mid_answer(
     a: Tab, message: str = "long answer please"
-) -> tuple[asyncio.Task[None], str]:
+) -> tuple[asyncio.Task[list[Any]], str]:
     """Tab A sends; returns (its task, the session id) once some of the answer has streamed."""
     earlier = (await a.state()).live_id
     sending = asyncio.create_task(a.fire("send", form_data={"message": message}))

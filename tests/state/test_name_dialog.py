@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.state.test_chat_state import Client, client  # noqa: F401  # client is a fixture
+from tests.state.chat_harness import Client
 
 
 @pytest.mark.parametrize(
@@ -15,7 +15,7 @@ from tests.state.test_chat_state import Client, client  # noqa: F401  # client i
     ],
 )
 async def test_a_saved_name_the_rule_refuses_is_asked_again_saying_why(
-    client: Client,  # noqa: F811
+    client: Client,
     saved: str,
     said: str,
 ) -> None:
@@ -32,7 +32,7 @@ async def test_a_saved_name_the_rule_refuses_is_asked_again_saying_why(
     assert "rename-user" in state.name_error_en, "where the conversations under the old name went"
 
 
-async def test_a_saved_name_that_only_needs_normalising_is_kept_silently(client: Client) -> None:  # noqa: F811
+async def test_a_saved_name_that_only_needs_normalising_is_kept_silently(client: Client) -> None:
     (await client.state()).user_name = " Li \t Wei "
 
     await client.fire("load_page")
@@ -41,7 +41,7 @@ async def test_a_saved_name_that_only_needs_normalising_is_kept_silently(client:
     assert (state.user_name, state.name_error_en, state.name_error_zh) == ("Li Wei", "", "")
 
 
-async def test_the_saved_name_explanation_is_ready_in_both_languages(client: Client) -> None:  # noqa: F811
+async def test_the_saved_name_explanation_is_ready_in_both_languages(client: Client) -> None:
     """It stayed in the page-load language after a switch (the dialog picks one by the browser's
     language, which a switch in another tab changes too: the open dialog covers this tab's header)."""
     (await client.state()).user_name = "ops/admin"
@@ -54,7 +54,7 @@ async def test_the_saved_name_explanation_is_ready_in_both_languages(client: Cli
     assert "“/”" in english and "rename-user" in english and "此" not in english
 
 
-async def test_a_typed_name_refusal_is_ready_in_both_languages_too(client: Client) -> None:  # noqa: F811
+async def test_a_typed_name_refusal_is_ready_in_both_languages_too(client: Client) -> None:
     await client.fire("save_user_name", form_data={"user_name": "ops/admin"})
     state = await client.state()
     assert "不能包含“/”" in state.name_error_zh

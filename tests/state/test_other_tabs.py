@@ -9,27 +9,38 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
-from reflex.istate.manager.memory import StateManagerMemory
-from reflex_base.event.processor import BaseStateEventProcessor
 
 from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
-from tests.state.test_chat_state import Browser
 from tests.state.test_live_follow import (  # noqa: F401  # llm, runtime and tabs are fixtures
     Tab,
     llm,
+    open_runtime,
     runtime,
     send_and_wait_mid_answer,
     tabs,
     transcript,
+    two_tabs,
     until,
 )
-from ventapp.agent.runtime import AgentRuntime, set_runtime
-from ventapp.config import load_settings
 from ventapp.state import other_tabs, server_view, turns
+
+
+def _counted_reads(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> list[str]:
+    """The session ids ``module.load_session`` reads from now on (it still reads them)."""
+    reads: list[str] = []
+    real_load = module.load_session
+
+    async def load_session(session_id: str, user_name: str, lang: str = "zh-CN") -> Any:
+        reads.append(session_id)
+        return await real_load(session_id, user_name, lang)
+
+    monkeypatch.setattr(module, "load_session", load_session)
+    return reads
 
 
 async def test_the_elsewhere_notice_says_when_that_answer_ended_and_the_tab_shows_it(
@@ -95,14 +106,7 @@ async def test_a_send_with_nothing_changed_elsewhere_does_not_read_the_transcrip
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The check is one small read per message; the transcript is read again only when it changed."""
-    reads: list[str] = []
-    real_load = other_tabs.load_session
-
-    async def load_session(session_id: str, user_name: str, lang: str = "zh-CN") -> Any:
-        reads.append(session_id)
-        return await real_load(session_id, user_name, lang)
-
-    monkeypatch.setattr(other_tabs, "load_session", load_session)
+    reads = _counted_reads(monkeypatch, other_tabs)
     a, b = tabs
     await a.fire("send", form_data={"message": "hello"})
     await a.fire("send", form_data={"message": "hello again"})
@@ -121,14 +125,7 @@ async def test_the_focus_coming_back_shows_turns_finished_elsewhere_and_nothing_
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """F3: switching back to a tab shows what another tab finished meanwhile; a focus alone reads nothing more."""
-    reads: list[str] = []
-    real_load = server_view.load_session
-
-    async def load_session(session_id: str, user_name: str, lang: str = "zh-CN") -> Any:
-        reads.append(session_id)
-        return await real_load(session_id, user_name, lang)
-
-    monkeypatch.setattr(server_view, "load_session", load_session)  # the re-read's
+    reads = _counted_reads(monkeypatch, server_view)  # the re-read's
     a, b = tabs
     await a.fire("send", form_data={"message": "hello"})
     session_id = (await a.state()).session_id
@@ -178,35 +175,8 @@ async def test_an_edit_refused_while_another_tab_answers_says_too_when_that_answ
 @pytest.fixture
 async def card_tabs(tmp_path: Path, llm: ScriptedServer) -> AsyncIterator[tuple[Tab, Tab]]:  # noqa: F811
     """Two tabs of one user; the calculator asks for approval (``HITL_TOOLS=calculate``)."""
-    settings = load_settings(
-        {
-            "DEEP_AGENT_ENV_PRIORITY": "none",
-            "DATA_DIR": str(tmp_path),
-            "CHECKPOINTER": "memory",
-            "OPENAI_BASE_URL": llm.base_url,
-            "OPENAI_API_KEY": "x",
-            "MODEL_NAME": "scripted-demo",
-            "MODEL_MAX_RETRIES": "0",
-            "BILLING_ALLOW_UNPRICED": "1",
-            "HITL_TOOLS": "calculate",
-        }
-    )
-    opened = await AgentRuntime.open(settings)
-    set_runtime(opened)
-    browser = Browser()
-    processor = BaseStateEventProcessor().configure(
-        state_manager=StateManagerMemory(),
-        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
-    )
-    try:
-        async with processor:
-            a, b = Tab(processor, browser), Tab(processor, browser)
-            for tab in (a, b):
-                await tab.fire("save_user_name", form_data={"user_name": "Ann"})
-            yield a, b
-    finally:
-        set_runtime(None)
-        await opened.close()
+    async with open_runtime(tmp_path, llm, HITL_TOOLS="calculate"), two_tabs() as pair:
+        yield pair
 
 
 async def test_a_card_answered_in_another_tab_gives_way_when_the_focus_comes_back(

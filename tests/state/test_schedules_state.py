@@ -6,19 +6,14 @@ with a real runtime (SQLite, in-memory checkpointer) and a real schedule service
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from reflex.event import Event
 from reflex.istate.manager.memory import StateManagerMemory
-from reflex.istate.manager.token import BaseStateToken
-from reflex.state import State
 from reflex_base.event.processor import BaseStateEventProcessor
-from reflex_base.utils.format import format_event_handler
 
+from tests.headless import HeadlessTab
 from ventapp.agent.runtime import AgentRuntime, set_runtime
 from ventapp.config import load_settings
 from ventapp.scheduler.cron import describe
@@ -46,22 +41,10 @@ async def service(tmp_path: Path) -> AsyncIterator[ScheduleService]:
         await runtime.close()
 
 
-class Tab:
-    """One browser tab on the schedules page, driving the real event processor."""
+class Tab(HeadlessTab[SchedulesState]):
+    """One browser tab on the schedules page."""
 
-    def __init__(self, processor: BaseStateEventProcessor) -> None:
-        self.processor = processor
-        self.token = uuid.uuid4().hex
-
-    async def fire(self, name: str, **payload: Any) -> None:
-        handler = format_event_handler(SchedulesState.event_handlers[name])
-        async for _ in self.processor.enqueue_stream_delta(self.token, Event(name=handler, payload=payload)):
-            pass
-
-    async def state(self) -> SchedulesState:
-        manager = self.processor._root_context.state_manager  # type: ignore[union-attr]  # configured below
-        root = await manager.get_state(BaseStateToken(ident=self.token, cls=State))
-        return await root.get_state(SchedulesState)
+    page_state = SchedulesState
 
 
 @pytest.fixture

@@ -14,13 +14,10 @@ from typing import Any
 
 import pytest
 
-from tests.state.test_chat_resume import resume  # noqa: F401  # a fixture
-from tests.state.test_chat_state import (  # noqa: F401  # client and pipeline are fixtures
+from tests.state.chat_harness import (
     SESSION,
     USAGE,
     Client,
-    client,
-    pipeline,
     tokens,
 )
 from ventapp.agent import events as ev
@@ -64,8 +61,8 @@ def test_only_answers_that_read_otherwise_after_a_reload_are_read_again() -> Non
 
 
 async def test_a_stopped_answer_shows_its_stored_footer_live(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(server_view, "load_session", _stored("cancelled", "Partial" + CANCELLED_MARKER))
@@ -79,8 +76,8 @@ async def test_a_stopped_answer_shows_its_stored_footer_live(
 
 
 async def test_a_language_switch_while_streaming_rewords_the_answer_when_it_ends(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(server_view, "load_session", _stored("complete", "w0 w1"))
@@ -132,9 +129,9 @@ def stored(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 async def test_a_refused_edit_shows_the_transcript_again_and_its_text_in_the_box(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
-    resume: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
+    resume: SimpleNamespace,
     stored: None,
 ) -> None:
     """Tester: the edited turn and what followed stayed removed until a reload."""
@@ -163,9 +160,9 @@ async def test_a_refused_edit_shows_the_transcript_again_and_its_text_in_the_box
 
 
 async def test_a_refused_regenerate_shows_the_transcript_again(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
-    resume: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
+    resume: SimpleNamespace,
     stored: None,
 ) -> None:
     await client.fire("open_session", session_id=SESSION)
@@ -179,14 +176,14 @@ async def test_a_refused_regenerate_shows_the_transcript_again(
 
 
 async def test_a_card_answered_or_dropped_elsewhere_gives_way_to_the_servers_session(
-    client: Client,  # noqa: F811
-    pipeline: SimpleNamespace,  # noqa: F811
-    resume: SimpleNamespace,  # noqa: F811
+    client: Client,
+    pipeline: SimpleNamespace,
+    resume: SimpleNamespace,
     stored: None,
 ) -> None:
     """Tester: after another tab edited an earlier message, this tab's stale card stayed answerable,
     showing "approved by you" and "waiting for you" side by side over the old transcript."""
-    from tests.state.test_chat_resume import APPROVAL
+    from tests.state.chat_harness import APPROVAL
 
     pipeline.events = [ev.Token(content="Hi"), APPROVAL]
     await client.fire("open_session", session_id=SESSION)

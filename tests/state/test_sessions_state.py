@@ -10,16 +10,12 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from reflex.event import Event
 from reflex.istate.manager.memory import StateManagerMemory
-from reflex.istate.manager.token import BaseStateToken
-from reflex.state import State
 from reflex_base.event.processor import BaseStateEventProcessor
-from reflex_base.utils.format import format_event_handler
 
+from tests.headless import HeadlessTab
 from ventapp.agent.runtime import AgentRuntime, set_runtime
 from ventapp.agent.uploads import save_upload
 from ventapp.agent.workspace import session_dir
@@ -46,22 +42,10 @@ async def runtime(tmp_path: Path) -> AsyncIterator[AgentRuntime]:
         await opened.close()
 
 
-class Tab:
-    """One browser tab driving the real event processor."""
+class Tab(HeadlessTab[SessionsState]):
+    """One browser tab: the sidebar's state beside the chat page's."""
 
-    def __init__(self, processor: BaseStateEventProcessor) -> None:
-        self.processor = processor
-        self.token = uuid.uuid4().hex
-
-    async def fire(self, state: type[Any], name: str, **payload: Any) -> None:
-        event = Event(name=format_event_handler(state.event_handlers[name]), payload=payload)
-        async for _ in self.processor.enqueue_stream_delta(self.token, event):
-            pass
-
-    async def get(self, state: type[Any]) -> Any:
-        manager = self.processor._root_context.state_manager  # type: ignore[union-attr]  # configured below
-        root = await manager.get_state(BaseStateToken(ident=self.token, cls=State))
-        return await root.get_state(state)
+    page_state = SessionsState
 
 
 @pytest.fixture
@@ -69,7 +53,7 @@ async def tab(runtime: AgentRuntime) -> AsyncIterator[Tab]:
     processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
     async with processor:
         opened = Tab(processor)
-        await opened.fire(ChatState, "save_user_name", form_data={"user_name": USER})
+        await opened.fire_on(ChatState, "save_user_name", form_data={"user_name": USER})
         yield opened
 
 
@@ -110,12 +94,12 @@ async def test_the_rename_boxs_error_is_in_the_ui_language(
     """A title refused in the rename box is worded in the page's language (Chinese by default)."""
     first = _session(runtime, "first about fans")
     if chosen:
-        await tab.fire(LangState, "set_lang", value=chosen)
-    await tab.fire(ChatState, "load_page")
-    await tab.fire(SessionsState, "start_rename", session_id=first, title="first about fans")
-    await tab.fire(SessionsState, "save_rename", form_data={"title": " \u3000 "})
+        await tab.fire_on(LangState, "set_lang", value=chosen)
+    await tab.fire_on(ChatState, "load_page")
+    await tab.fire_on(SessionsState, "start_rename", session_id=first, title="first about fans")
+    await tab.fire_on(SessionsState, "save_rename", form_data={"title": " \u3000 "})
     assert (await tab.get(SessionsState)).rename_error == empty
-    await tab.fire(SessionsState, "save_rename", form_data={"title": "x" * 201})
+    await tab.fire_on(SessionsState, "save_rename", form_data={"title": "x" * 201})
     assert (await tab.get(SessionsState)).rename_error == too_long
     assert await _titles(tab) == ["first about fans"], "a refused title changes nothing"
 
@@ -124,20 +108,20 @@ async def test_search_rename_pin(tab: Tab, runtime: AgentRuntime) -> None:
     first = _session(runtime, "first about fans")
     _session(runtime, "second about ducts")
     _session(runtime, "bob's fans", user="bob")
-    await tab.fire(ChatState, "load_page")
+    await tab.fire_on(ChatState, "load_page")
     assert await _titles(tab) == ["second about ducts", "first about fans"]
 
-    await tab.fire(SessionsState, "set_search", query=" FANS ")
+    await tab.fire_on(SessionsState, "set_search", query=" FANS ")
     assert [s.title for s in (await tab.get(SessionsState)).search_results] == ["first about fans"]
 
-    await tab.fire(SessionsState, "start_rename", session_id=first, title="first about fans")
-    await tab.fire(SessionsState, "save_rename", form_data={"title": "   "})
+    await tab.fire_on(SessionsState, "start_rename", session_id=first, title="first about fans")
+    await tab.fire_on(SessionsState, "save_rename", form_data={"title": "   "})
     assert (await tab.get(SessionsState)).rename_error
-    await tab.fire(SessionsState, "save_rename", form_data={"title": " Fan  room A "})
+    await tab.fire_on(SessionsState, "save_rename", form_data={"title": " Fan  room A "})
     assert (await tab.get(SessionsState)).rename_id == ""
     assert [s.title for s in (await tab.get(SessionsState)).search_results] == [], "the search is refreshed"
 
-    await tab.fire(SessionsState, "toggle_pin", session_id=first, pinned=False)
+    await tab.fire_on(SessionsState, "toggle_pin", session_id=first, pinned=False)
     sessions = (await tab.get(ChatState)).sessions
     assert [(s.title, s.pinned) for s in sessions] == [("Fan room A", True), ("second about ducts", False)]
 
@@ -145,15 +129,15 @@ async def test_search_rename_pin(tab: Tab, runtime: AgentRuntime) -> None:
 async def test_delete_of_the_open_session_clears_the_chat(tab: Tab, runtime: AgentRuntime) -> None:
     doomed = _session(runtime, "doomed chat")
     save_upload(runtime.settings, USER, doomed, "notes.txt", b"data")
-    await tab.fire(ChatState, "load_page")
-    await tab.fire(ChatState, "open_session", session_id=doomed)
+    await tab.fire_on(ChatState, "load_page")
+    await tab.fire_on(ChatState, "open_session", session_id=doomed)
     assert (await tab.get(ChatState)).session_id == doomed
 
-    await tab.fire(SessionsState, "ask_delete", session_id=doomed, title="doomed chat")
-    await tab.fire(SessionsState, "cancel_delete")
+    await tab.fire_on(SessionsState, "ask_delete", session_id=doomed, title="doomed chat")
+    await tab.fire_on(SessionsState, "cancel_delete")
     assert session_store.get_owned_session(runtime.engine, doomed, USER) is not None
-    await tab.fire(SessionsState, "ask_delete", session_id=doomed, title="doomed chat")
-    await tab.fire(SessionsState, "confirm_delete")
+    await tab.fire_on(SessionsState, "ask_delete", session_id=doomed, title="doomed chat")
+    await tab.fire_on(SessionsState, "confirm_delete")
 
     chat = await tab.get(ChatState)
     assert (chat.session_id, chat.messages, chat.sessions) == ("", [], [])
@@ -164,12 +148,12 @@ async def test_delete_of_the_open_session_clears_the_chat(tab: Tab, runtime: Age
 async def test_another_users_session_cannot_be_changed_or_opened(tab: Tab, runtime: AgentRuntime) -> None:
     bobs = _session(runtime, "bob's secret", user="bob")
 
-    await tab.fire(ChatState, "open_session", session_id=bobs)
-    await tab.fire(SessionsState, "toggle_pin", session_id=bobs, pinned=False)
-    await tab.fire(SessionsState, "start_rename", session_id=bobs, title="x")
-    await tab.fire(SessionsState, "save_rename", form_data={"title": "stolen"})
-    await tab.fire(SessionsState, "ask_delete", session_id=bobs, title="x")
-    await tab.fire(SessionsState, "confirm_delete")
+    await tab.fire_on(ChatState, "open_session", session_id=bobs)
+    await tab.fire_on(SessionsState, "toggle_pin", session_id=bobs, pinned=False)
+    await tab.fire_on(SessionsState, "start_rename", session_id=bobs, title="x")
+    await tab.fire_on(SessionsState, "save_rename", form_data={"title": "stolen"})
+    await tab.fire_on(SessionsState, "ask_delete", session_id=bobs, title="x")
+    await tab.fire_on(SessionsState, "confirm_delete")
 
     assert (await tab.get(ChatState)).session_id == ""
     row = session_store.get_owned_session(runtime.engine, bobs, "bob")
@@ -177,15 +161,15 @@ async def test_another_users_session_cannot_be_changed_or_opened(tab: Tab, runti
 
 
 async def test_mode_switch_sets_the_open_session_or_the_next_one(tab: Tab, runtime: AgentRuntime) -> None:
-    await tab.fire(SessionsState, "set_mode", mode="plan")
+    await tab.fire_on(SessionsState, "set_mode", mode="plan")
     assert (await tab.get(ChatState)).mode == "plan"
-    await tab.fire(SessionsState, "set_mode", mode="yolo")
+    await tab.fire_on(SessionsState, "set_mode", mode="yolo")
     assert (await tab.get(ChatState)).mode == "plan"
 
     session_id = _session(runtime, "a chat")
-    await tab.fire(ChatState, "open_session", session_id=session_id)
+    await tab.fire_on(ChatState, "open_session", session_id=session_id)
     assert (await tab.get(ChatState)).mode == "full", "opening a session shows its own mode"
-    await tab.fire(SessionsState, "set_mode", mode="plan")
+    await tab.fire_on(SessionsState, "set_mode", mode="plan")
     row = session_store.get_owned_session(runtime.engine, session_id, USER)
     assert row is not None and row.mode == "plan"
 
@@ -215,11 +199,11 @@ async def test_a_running_conversation_is_said_to_be_running_and_stopped_then_del
     busy = _session(runtime, "busy chat")
     run = runtime.active_runs[busy] = _Answering(runtime, busy)  # holds the lock (the runtime's are weak)
     await run.lock.acquire()
-    await tab.fire(ChatState, "load_page")
+    await tab.fire_on(ChatState, "load_page")
 
-    await tab.fire(SessionsState, "ask_delete", session_id=busy, title="busy chat")
+    await tab.fire_on(SessionsState, "ask_delete", session_id=busy, title="busy chat")
     assert (await tab.get(SessionsState)).delete_running is True, "the dialog says so up front"
-    await tab.fire(SessionsState, "confirm_delete")
+    await tab.fire_on(SessionsState, "confirm_delete")
     for _ in range(50):  # the delete follows the stop in the background
         if session_store.get_owned_session(runtime.engine, busy, USER) is None:
             break
@@ -232,5 +216,5 @@ async def test_a_running_conversation_is_said_to_be_running_and_stopped_then_del
 
 async def test_an_idle_conversation_is_not_said_to_be_running(tab: Tab, runtime: AgentRuntime) -> None:
     idle = _session(runtime, "idle chat")
-    await tab.fire(SessionsState, "ask_delete", session_id=idle, title="idle chat")
+    await tab.fire_on(SessionsState, "ask_delete", session_id=idle, title="idle chat")
     assert (await tab.get(SessionsState)).delete_running is False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -17,14 +18,13 @@ from reflex_base.constants import CompileVars
 from reflex_base.event.processor import BaseStateEventProcessor
 from reflex_base.utils.format import format_event_handler
 
-from tests.state.test_chat_resume import _paused, resume  # noqa: F401  # resume is a fixture
-from tests.state.test_chat_state import (  # noqa: F401  # pipeline is a fixture
+from tests.state.chat_harness import (
     SESSION,
     USAGE,
     Browser,
     Client,
     chat_vars,
-    pipeline,
+    paused,
 )
 from tests.support import patched_env
 from ventapp.agent import events as ev
@@ -112,12 +112,9 @@ class _Tab(Client):
         return chat_vars(await self.fire_on(cs.ChatState, name, **payload))
 
 
-@pytest.fixture
-async def alice_tab(engine: sa.Engine, pipeline: SimpleNamespace) -> AsyncIterator[_Tab]:  # noqa: F811
-    """Alice signed in (``AUTH_MODE=local``), the chat page loaded, one answer given."""
-    service.create_account(engine, "alice", PASSWORD)
-    _, token = service.login(engine, AuthSettings(mode="local"), "alice", PASSWORD, "127.0.0.1")
-    pipeline.events = [ev.Token(content="hi"), ev.Done(duration_ms=1, usage=USAGE)]
+@contextlib.asynccontextmanager
+async def _local_tab(cookie: str, page: str = "/") -> AsyncIterator[_Tab]:
+    """A tab at ``page`` (``AUTH_MODE=local``), its socket connected with ``cookie``."""
     browser = _Browser()
     processor = BaseStateEventProcessor().configure(
         state_manager=StateManagerMemory(),
@@ -126,11 +123,22 @@ async def alice_tab(engine: sa.Engine, pipeline: SimpleNamespace) -> AsyncIterat
     with patched_env({"AUTH_MODE": "local"}):
         async with processor:
             tab = _Tab(processor, browser)
-            await tab.connect(f"ventagent_session={token}")
-            await tab.fire_on(AuthState, "check_login")
-            await tab.fire("send", form_data={"message": "first"})
-            assert [r.user_name for r in pipeline.requests] == ["alice"], "signed in: it is answered"
+            tab.page = page
+            await tab.connect(cookie)
             yield tab
+
+
+@pytest.fixture
+async def alice_tab(engine: sa.Engine, pipeline: SimpleNamespace) -> AsyncIterator[_Tab]:
+    """Alice signed in (``AUTH_MODE=local``), the chat page loaded, one answer given."""
+    service.create_account(engine, "alice", PASSWORD)
+    _, token = service.login(engine, AuthSettings(mode="local"), "alice", PASSWORD, "127.0.0.1")
+    pipeline.events = [ev.Token(content="hi"), ev.Done(duration_ms=1, usage=USAGE)]
+    async with _local_tab(f"ventagent_session={token}") as tab:
+        await tab.fire_on(AuthState, "check_login")
+        await tab.fire("send", form_data={"message": "first"})
+        assert [r.user_name for r in pipeline.requests] == ["alice"], "signed in: it is answered"
+        yield tab
 
 
 def _login_redirects(tab: _Tab) -> list[str]:
@@ -147,7 +155,7 @@ async def test_an_open_tab_loses_its_identity_when_the_login_ends(
     how: str,
     alice_tab: _Tab,
     engine: sa.Engine,
-    pipeline: SimpleNamespace,  # noqa: F811
+    pipeline: SimpleNamespace,
 ) -> None:
     if how == "logout":  # in another tab of the same browser: the server-side session ends
         other = _Tab(alice_tab.processor, alice_tab.browser)
@@ -168,7 +176,7 @@ async def test_an_open_tab_loses_its_identity_when_the_login_ends(
 async def test_session_changes_and_opening_need_a_live_login_too(
     alice_tab: _Tab,
     engine: sa.Engine,
-    pipeline: SimpleNamespace,  # noqa: F811
+    pipeline: SimpleNamespace,
 ) -> None:
     service.create_account(engine, "alice", "another good passphrase")
     await alice_tab.fire_on(SessionsState, "start_rename", session_id=SESSION, title="calc")
@@ -184,10 +192,10 @@ async def test_session_changes_and_opening_need_a_live_login_too(
 async def test_a_cards_answer_needs_a_live_login(
     alice_tab: _Tab,
     engine: sa.Engine,
-    pipeline: SimpleNamespace,  # noqa: F811
-    resume: SimpleNamespace,  # noqa: F811
+    pipeline: SimpleNamespace,
+    resume: SimpleNamespace,
 ) -> None:
-    await _paused(alice_tab, pipeline)
+    await paused(alice_tab, pipeline)
     assert (await alice_tab.state()).interrupt.kind == "tool_approval"
     service.create_account(engine, "alice", "another good passphrase")  # a reset ends her sessions
 
@@ -224,7 +232,7 @@ def _scripts(tab: _Tab) -> list[str]:
 async def test_a_message_refused_because_the_login_ended_is_kept_for_the_same_user(
     alice_tab: _Tab,
     engine: sa.Engine,
-    pipeline: SimpleNamespace,  # noqa: F811
+    pipeline: SimpleNamespace,
 ) -> None:
     service.create_account(engine, "alice", "another good passphrase")  # her sessions end
     alice_tab.browser.sent.clear()  # type: ignore[attr-defined]
@@ -259,17 +267,9 @@ async def test_a_starting_runtime_is_waited_for_not_taken_for_a_logout(
 
     monkeypatch.setattr(ui_identity, "get_runtime", runtime)
     monkeypatch.setattr(auth_state, "_STARTUP_POLL_S", 0.01)
-    browser = _Browser()
-    processor = BaseStateEventProcessor().configure(
-        state_manager=StateManagerMemory(),
-        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
-    )
-    with patched_env({"AUTH_MODE": "local"}):
-        async with processor:
-            tab = _Tab(processor, browser)
-            await tab.connect(f"ventagent_session={token}")
-            deltas = await tab.fire_on(AuthState, "check_login")
-            auth = await (await tab.state()).get_state(AuthState)
+    async with _local_tab(f"ventagent_session={token}") as tab:
+        deltas = await tab.fire_on(AuthState, "check_login")
+        auth = await (await tab.state()).get_state(AuthState)
     said_starting = [
         d
         for d in deltas
@@ -290,17 +290,9 @@ async def test_a_runtime_that_never_comes_keeps_saying_starting(
     monkeypatch.setattr(ui_identity, "get_runtime", runtime)
     monkeypatch.setattr(auth_state, "STARTUP_WAIT_S", 0.05)
     monkeypatch.setattr(auth_state, "_STARTUP_POLL_S", 0.01)
-    browser = _Browser()
-    processor = BaseStateEventProcessor().configure(
-        state_manager=StateManagerMemory(),
-        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
-    )
-    with patched_env({"AUTH_MODE": "local"}):
-        async with processor:
-            tab = _Tab(processor, browser)
-            await tab.connect("ventagent_session=whatever")
-            await tab.fire_on(AuthState, "check_login")
-            auth = await (await tab.state()).get_state(AuthState)
+    async with _local_tab("ventagent_session=whatever") as tab:
+        await tab.fire_on(AuthState, "check_login")
+        auth = await (await tab.state()).get_state(AuthState)
     assert auth.starting and not _sent_to_login(tab)
 
 
@@ -309,7 +301,7 @@ async def test_a_runtime_that_never_comes_keeps_saying_starting(
 
 async def test_a_send_after_a_logout_elsewhere_returns_to_the_open_conversation(
     alice_tab: _Tab,
-    pipeline: SimpleNamespace,  # noqa: F811
+    pipeline: SimpleNamespace,
 ) -> None:
     other = _Tab(alice_tab.processor, alice_tab.browser)
     await other.connect(alice_tab.cookie)
@@ -334,17 +326,8 @@ async def test_a_send_after_a_logout_elsewhere_returns_to_the_open_conversation(
 async def test_the_login_check_keeps_the_page_and_its_query(
     engine: sa.Engine, cookie: str, page: str, expected: str
 ) -> None:
-    browser = _Browser()
-    processor = BaseStateEventProcessor().configure(
-        state_manager=StateManagerMemory(),
-        event_namespace=browser,  # type: ignore[arg-type]  # only emit_update is used
-    )
-    with patched_env({"AUTH_MODE": "local"}):
-        async with processor:
-            tab = _Tab(processor, browser)
-            tab.page = page
-            await tab.connect(cookie)
-            await tab.fire_on(AuthState, "check_login")
+    async with _local_tab(cookie, page) as tab:
+        await tab.fire_on(AuthState, "check_login")
     assert _login_redirects(tab) == [expected]
 
 
@@ -364,18 +347,13 @@ async def test_the_login_check_keeps_the_page_and_its_query(
 async def test_the_login_page_returns_to_the_page_and_says_when_a_login_ended(
     engine: sa.Engine, page: str, next_path: str, notice: str
 ) -> None:
-    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
-    with patched_env({"AUTH_MODE": "local"}):
-        async with processor:
-            tab = _Tab(processor)
-            tab.page = page
-            await tab.connect("")
-            await tab.fire_on(AuthState, "load_login")
-            await tab.fire_on(AuthState, "relocalise_login", lang="zh-CN")
-            auth = await (await tab.state()).get_state(AuthState)
-            zh_notice = auth.login_notice
-            await tab.fire_on(AuthState, "relocalise_login", lang="en")
-            auth = await (await tab.state()).get_state(AuthState)
+    async with _local_tab("", page) as tab:
+        await tab.fire_on(AuthState, "load_login")
+        await tab.fire_on(AuthState, "relocalise_login", lang="zh-CN")
+        auth = await (await tab.state()).get_state(AuthState)
+        zh_notice = auth.login_notice
+        await tab.fire_on(AuthState, "relocalise_login", lang="en")
+        auth = await (await tab.state()).get_state(AuthState)
     assert auth.next_path == next_path
     assert zh_notice.startswith(notice) and bool(zh_notice) == bool(notice)
     assert ("Your login has ended" in auth.login_notice) == bool(notice)
@@ -402,17 +380,12 @@ async def test_back_after_a_logout_in_this_tab_does_not_say_the_login_ended(alic
 
 
 async def test_a_logout_says_so_on_the_login_page(engine: sa.Engine) -> None:
-    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
-    with patched_env({"AUTH_MODE": "local"}):
-        async with processor:
-            tab = _Tab(processor)
-            tab.page = "/login?next=/&reason=logged_out"
-            await tab.connect("")
-            await tab.fire_on(AuthState, "load_login")
-            await tab.fire_on(AuthState, "relocalise_login", lang="zh-CN")
-            zh_notice = (await (await tab.state()).get_state(AuthState)).login_notice
-            await tab.fire_on(AuthState, "relocalise_login", lang="en")
-            en_notice = (await (await tab.state()).get_state(AuthState)).login_notice
+    async with _local_tab("", "/login?next=/&reason=logged_out") as tab:
+        await tab.fire_on(AuthState, "load_login")
+        await tab.fire_on(AuthState, "relocalise_login", lang="zh-CN")
+        zh_notice = (await (await tab.state()).get_state(AuthState)).login_notice
+        await tab.fire_on(AuthState, "relocalise_login", lang="en")
+        en_notice = (await (await tab.state()).get_state(AuthState)).login_notice
     assert zh_notice.startswith("你已退出登录") and en_notice.startswith("You logged out")
 
 

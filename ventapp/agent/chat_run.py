@@ -11,7 +11,8 @@ the answer so far is saved every ``ANSWER_SAVE_INTERVAL_S`` while it streams, bo
 path in background tasks;
 a crash loses at most that interval. The closing frame is sent only after the answer and
 the run status are saved; when the database refuses them they are parked in the spool
-file (:mod:`ventapp.agent.writeback`) and the run ends with ``error`` code ``storage``.
+file (:mod:`ventapp.agent.writeback`) and the run ends with ``error`` code ``storage``. What is
+saved or parked (the priced usage, the answer record) is built by :mod:`~ventapp.agent.run_answer`.
 
 Per-token and per-call cost (issue 18): no database read happens while the run streams —
 the quota between calls is checked against the reservation the admission read
@@ -36,7 +37,6 @@ from ventapp.agent.agent_set import BuiltAgent
 from ventapp.agent.context_meter import InternalCallMeter
 from ventapp.agent.errors import (
     CANCELLED,
-    CLIENT_GONE,
     QUOTA_REACHED,
     STORAGE_FAILED,
     TIMED_OUT,
@@ -46,6 +46,13 @@ from ventapp.agent.errors import (
 )
 from ventapp.agent.kernel import MAIN_AGENT, MAIN_AGENT_LABEL, Kernel
 from ventapp.agent.middleware import UI_LANG_KEY, WORDS_LANG_KEY
+from ventapp.agent.run_answer import (
+    answer_so_far,
+    final_record,
+    parked_record,
+    priced,
+    whole_answer,
+)
 from ventapp.agent.run_queue import RunQueue
 from ventapp.agent.run_settlement import CallSettler
 from ventapp.agent.runtime import AgentRuntime
@@ -53,14 +60,9 @@ from ventapp.agent.turn_context import TurnContext, load_turn_context
 from ventapp.agent.writeback import park_run
 from ventapp.billing.guard import RunBilling, read_billing
 from ventapp.billing.pricing import Price
-from ventapp.billing.settlement import spool_payload
 from ventapp.db import turn_writes
-from ventapp.db.models import utcnow
 
 logger = logging.getLogger(__name__)
-
-CANCELLED_MARKER = "\n\n[stopped]"
-"""Appended to a partial answer saved after a stop or a disconnect."""
 
 THINKING_MESSAGE = "正在思考…"
 """The status line a run opens with (the API words it per request: :mod:`ventapp.api.wording`)."""
@@ -298,38 +300,10 @@ class ChatRun:
 
     def _whole_answer(self, usage: ev.Usage) -> ev.Usage:
         """Add the paused part of a resumed answer, so ``done`` matches what the answer cost."""
-        prior = self._prior_usage
-        if not prior:
-            return usage
-        summed = {
-            key: getattr(usage, key) + int(prior.get(key) or 0)
-            for key in (
-                "input_tokens",
-                "output_tokens",
-                "total_tokens",
-                "model_calls",
-                "cost_micros",
-                "reasoning_tokens",
-            )
-        }
-        estimated = "estimate" in (usage.usage_source, prior.get("usage_source"))
-        return usage.model_copy(
-            update={
-                **summed,
-                "usage_source": "estimate" if estimated else usage.usage_source,
-                "currency": usage.currency or prior.get("currency"),
-            }
-        )
+        return whole_answer(usage, self._prior_usage)
 
     def _priced(self, usage: ev.Usage) -> ev.Usage:
-        if self._price is None:
-            return usage
-        # Per call, rounded like the ledger rows, so the footer equals what is booked.
-        cost = sum(
-            self._price.cost_micros(c.input_tokens, c.output_tokens)
-            for c in self.kernel.transcript.meter.calls
-        )
-        return usage.model_copy(update={"cost_micros": cost, "currency": self._price.currency})
+        return priced(usage, self._price, self.kernel.transcript.meter.calls)
 
     def _over_quota(self) -> bool:
         """Between model calls: has this run used up what the user had left when it started?
@@ -389,19 +363,6 @@ class ChatRun:
         """Settle the calls that ended since the last time, in the background, one batch at a time."""
         self._settler.settle_new(self.kernel.transcript.meter.calls)
 
-    def _answer_so_far(self, content: str, usage: ev.Usage, status: str | None = None) -> dict[str, Any]:
-        transcript = self.kernel.transcript
-        answer: dict[str, Any] = {
-            "session_id": self.session_id,
-            "content": content,
-            "tool_calls": [card.to_dict() for card in transcript.tool_cards.values()],
-            "citations": [item.model_dump(mode="json") for item in transcript.sources.items],
-            "usage": usage.model_dump(mode="json"),
-        }
-        if status is not None:
-            answer["status"] = status
-        return answer
-
     def _partial_if_grown(self) -> dict[str, Any] | None:
         """The answer so far for the partial-answer saver, or None if it did not change."""
         transcript = self.kernel.transcript
@@ -409,7 +370,9 @@ class ChatRun:
         if size == self._saved_size:
             return None
         self._saved_size = size
-        return self._answer_so_far(transcript.answer, self._priced(transcript.meter.usage()))
+        return answer_so_far(
+            self.session_id, transcript, transcript.answer, self._priced(transcript.meter.usage())
+        )
 
     async def _finalise(self, status: str, failure: RunFailure | None, first_token_ms: int | None) -> bool:
         """Save the answer and run status, settle the rest of the usage; park it all if refused.
@@ -424,30 +387,19 @@ class ChatRun:
         if self._producer is not None:
             with contextlib.suppress(BaseException):
                 await self._producer
-        if status == "cancelled" and failure is None:
-            failure = CLIENT_GONE  # the consumer left without a stop request (disconnect)
         transcript = self.kernel.transcript
         if status in ("cancelled", "failed"):
             self.kernel.settle_cut_call(self._input_estimate)
         usage = self._priced(transcript.meter.usage())
-        answer = transcript.answer
-        if status == "cancelled" and answer:
-            answer += CANCELLED_MARKER
-        keep = answer or transcript.tool_cards or status in ("failed", "cancelled")
-        record: dict[str, Any] = {
-            "run_id": self.run_id,
-            "status": status,
-            "answer": self._answer_so_far(
-                answer, usage, {"success": "complete", "waiting_input": "waiting"}.get(status, status)
-            )
-            if keep
-            else None,
-            "error": failure.message if failure else None,
-            "error_code": failure.code if failure else None,
-            "input_tokens": usage.input_tokens,
-            "output_tokens": usage.output_tokens,
-            "first_token_ms": first_token_ms,
-        }
+        record = final_record(
+            run_id=self.run_id,
+            session_id=self.session_id,
+            status=status,
+            failure=failure,
+            transcript=transcript,
+            usage=usage,
+            first_token_ms=first_token_ms,
+        )
         try:
             finalised = await asyncio.to_thread(turn_writes.finalise_run, self.runtime.engine, **record)
         except Exception as exc:
@@ -460,7 +412,7 @@ class ChatRun:
             return await self._park(record)
         if finalised is not None:
             self._stored_duration_ms = finalised.duration_ms
-            self._stored_usage = usage if keep else None
+            self._stored_usage = usage if record["answer"] is not None else None
         # Billing apart from the message (pitfall 9: this is where the meters meet the ledger):
         # the calls not settled while streaming (the last one, a cut one), after those that were.
         self._settle_new_calls()
@@ -471,20 +423,9 @@ class ChatRun:
         """The database is refusing writes: park the answer, status and all usage together."""
         calls = list(self.kernel.transcript.meter.calls)
         self._settler.handed_elsewhere(len(calls))  # the parked record books them (ids keep it exactly-once)
-        record = {
-            **record,
-            "finished_at": utcnow().isoformat(),
-            "settlement": spool_payload(
-                run_id=self.run_id,
-                session_id=self.session_id,
-                user_name=self.user_name,
-                model=self.agent.model,
-                calls=calls,
-                occurred_at=utcnow(),
-            )
-            if calls
-            else None,
-        }
+        record = parked_record(
+            record, session_id=self.session_id, user_name=self.user_name, model=self.agent.model, calls=calls
+        )
         await asyncio.to_thread(park_run, self.runtime.spool, record)
         return False
 

@@ -30,7 +30,7 @@ from sqlalchemy.exc import OperationalError
 
 from ventapp.agent.admission import GateFull
 from ventapp.agent.agent_set import UnknownRoute
-from ventapp.agent.chat_run import CANCELLED_MARKER, ChatRun
+from ventapp.agent.chat_run import ChatRun
 from ventapp.agent.coordination import CoordinationUnavailable, Held
 from ventapp.agent.fork import fork_before_turn
 from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
@@ -41,6 +41,7 @@ from ventapp.agent.refusals import (
     unknown_route,
     user_name_refused,
 )
+from ventapp.agent.run_answer import CANCELLED_MARKER
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_attachments import note_for
 from ventapp.agent.turn_context import load_turn_context
@@ -204,16 +205,8 @@ async def check_billing(runtime: AgentRuntime, user_name: str, route: str | None
             precheck, runtime.engine, runtime.settings, user_name, model, booked_before=booked_before
         )
     except BillingRejected as refused:
-        # The English sentence as billing wrote it (detail); the API words it by code and values.
-        key = f"refusal.{refused.code}" if refused.params else ""
-        raise ChatRejected(
-            refused.status,
-            refused.code,
-            refused.message,
-            retry_after=refused.retry_after,
-            key=key,
-            params=refused.params,
-        ) from None
+        # The English sentence as billing wrote it (detail); the API words it by key and values.
+        raise ChatRejected.passed_on(refused) from None
 
 
 async def take_slot(runtime: AgentRuntime, user_name: str) -> Held:

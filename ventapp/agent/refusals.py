@@ -9,80 +9,34 @@ words the JSON ``message`` in the request's ``Accept-Language`` from ``key`` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from ventapp.i18n import t
 from ventapp.identity import MAX_USER_NAME_CHARS, NAME_PUNCTUATION, InvalidUserName
+from ventapp.refusal import Refusal
 
 
-class ChatRejected(Exception):
+class ChatRejected(Refusal):
     """Admission refused the request; nothing ran and nothing was saved.
 
-    Attributes:
-        status: The HTTP status an API should answer with (400, 404, 409, 422, 429).
-        code: A machine-readable code.
-        message: A sentence for people, in English (the API's ``detail``).
-        retry_after: Seconds to wait before retrying (429), else None.
-        details: Extra JSON fields, e.g. the original ``session_id``/``run_id`` of a duplicate.
-        key: The catalogue id that words ``message`` in another language (``""``: none; the
-            sentence quotes something of its own, e.g. the installed skills).
-        params: The values ``key``'s sentence names (e.g. ``{"limit": 128}``).
+    A :class:`~ventapp.refusal.Refusal` (status 400, 404, 409, 422, 429 …); ``key`` is ``""`` when
+    the sentence quotes something of its own (e.g. the installed skills).
     """
 
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        *,
-        retry_after: int | None = None,
-        details: dict[str, Any] | None = None,
-        key: str = "",
-        params: Mapping[str, object] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.retry_after = retry_after
-        self.details = details or {}
-        self.key = key
-        self.params = dict(params or {})
+    @classmethod
+    def passed_on(cls, refused: Refusal) -> ChatRejected:
+        """A lower layer's refusal (billing's, an upload's) as admission's, every field kept."""
+        return cls(
+            refused.status,
+            refused.code,
+            refused.message,
+            retry_after=refused.retry_after,
+            details=refused.details,
+            key=refused.key,
+            params=refused.params,
+        )
 
 
-def rejected(
-    status: int,
-    code: str,
-    key: str,
-    *,
-    retry_after: int | None = None,
-    details: dict[str, Any] | None = None,
-    **params: object,
-) -> ChatRejected:
-    """A fixed refusal worded by catalogue id ``key`` (its ``message`` the English sentence).
-
-    Args:
-        status: HTTP status (400, 404, 409, 410, 415, 422, 429, 503).
-        code: The API's ``code`` (``bad_request``, ``not_found``, ``busy``, ``gone`` …).
-        key: A ``refusal.*`` id, the same in both catalogues.
-        retry_after: Seconds after which the same request may succeed, or None.
-        details: Extra JSON fields of the answer, or None.
-        **params: The values the sentence names (plain values: the English one is the ``detail``
-            clients already read, so numbers are not grouped per language).
-
-    Returns:
-        The exception to raise.
-    """
-    return ChatRejected(
-        status,
-        code,
-        t(key, "en", **params),
-        retry_after=retry_after,
-        details=details,
-        key=key,
-        params=params,
-    )
+rejected = ChatRejected.by_key
+"""A fixed admission refusal worded by catalogue id: ``rejected(status, code, key, *, retry_after,
+details, **params)`` (:meth:`~ventapp.refusal.Refusal.by_key`); ``key`` a ``refusal.*`` id."""
 
 
 def unknown_route(name: str, names: list[str]) -> ChatRejected:

@@ -13,7 +13,7 @@ import unicodedata
 
 from ventapp.agent.workspace import UPLOADS_FOLDER, WORKSPACE_ROUTE, area_dir, session_dir
 from ventapp.config import Settings
-from ventapp.i18n import t
+from ventapp.refusal import Refusal
 
 MAX_NAME_BYTES = 255
 """Longest accepted file name in UTF-8 bytes (the usual file-system limit)."""
@@ -21,29 +21,17 @@ _MAX_RENAMES = 1000
 _DOT_RUN = re.compile(r"\.{2,}")
 
 
-class UploadRejected(Exception):
+class UploadRejected(Refusal):
     """An upload was refused; nothing was written.
 
-    Attributes:
-        status: The HTTP status an API should answer with (400 or 413).
-        code: A machine-readable code: ``bad_request`` or ``too_large``.
-        message: A sentence for people, in English (the API's ``detail``).
-        key: The catalogue id of the sentence (``refusal.upload.*``), which the API and the UI
-            word in their language; ``params``: the values it names.
+    A :class:`~ventapp.refusal.Refusal` made with :meth:`~ventapp.refusal.Refusal.by_key`: 400
+    ``bad_request`` or 413 ``too_large``, its sentence a ``refusal.upload.*`` id (``message``: in
+    English), which the API and the UI word in their language.
     """
-
-    def __init__(self, status: int, code: str, key: str, **params: object) -> None:
-        message = t(key, "en", **params)
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.key = key
-        self.params = params
 
 
 def _bad_name(key: str, **params: object) -> UploadRejected:
-    return UploadRejected(400, "bad_request", key, **params)
+    return UploadRejected.by_key(400, "bad_request", key, **params)
 
 
 def decode_upload_name(raw: bytes) -> str:
@@ -95,7 +83,7 @@ def check_upload(filename: str | None, data: bytes, max_bytes: int) -> str:
         UploadRejected: 413 when larger than ``max_bytes``; 400 when empty or badly named.
     """
     if len(data) > max_bytes:
-        raise UploadRejected(413, "too_large", "refusal.upload.too_large", limit=max_bytes)
+        raise UploadRejected.by_key(413, "too_large", "refusal.upload.too_large", limit=max_bytes)
     name = clean_upload_name(filename)
     if not data:
         raise _bad_name("refusal.upload.empty")
@@ -138,7 +126,7 @@ def save_upload(
     if not folder.resolve().is_relative_to(
         session_dir(settings.workspaces_dir, user_name, session_id).resolve()
     ):
-        raise UploadRejected(400, "bad_request", "refusal.upload.folder")
+        raise UploadRejected.by_key(400, "bad_request", "refusal.upload.folder")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     for candidate in _candidates(name):
         target = folder / candidate
@@ -153,7 +141,7 @@ def save_upload(
             target.unlink(missing_ok=True)
             raise
         return f"{WORKSPACE_ROUTE}{UPLOADS_FOLDER}/{candidate}"
-    raise UploadRejected(400, "bad_request", "refusal.upload.too_many")
+    raise UploadRejected.by_key(400, "bad_request", "refusal.upload.too_many")
 
 
 def discard_upload(settings: Settings, user_name: str, session_id: str, virtual_path: str) -> None:

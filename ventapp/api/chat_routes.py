@@ -117,7 +117,7 @@ async def _prepare_turn(runtime: AgentRuntime, request: ChatRequest, form: FormD
                 save_upload, runtime.settings, request.user_name, session_id, name, data
             )
         except UploadRejected as exc:
-            raise ChatRejected(exc.status, exc.code, exc.message, key=exc.key, params=exc.params) from None
+            raise ChatRejected.passed_on(exc) from None
         attachments.append(path)
     return dataclasses.replace(
         request, session_id=session_id, new_session=new_session, attachments=attachments

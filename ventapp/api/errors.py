@@ -14,9 +14,10 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from ventapp.agent.pipeline import STORAGE_RETRY_AFTER_S, ChatRejected
+from ventapp.agent.pipeline import STORAGE_RETRY_AFTER_S
 from ventapp.auth.service import AuthRejected
 from ventapp.i18n import accept_language, t
+from ventapp.refusal import Refusal
 from ventapp.scheduler.rules import ScheduleRejected, refusal_text
 
 
@@ -55,12 +56,13 @@ def error_response(
 
 
 async def chat_rejected_handler(request: Request, exc: Exception) -> JSONResponse:
-    """Exception handler turning :class:`ChatRejected` into its HTTP status and JSON body.
+    """Exception handler turning a :class:`~ventapp.refusal.Refusal` (a
+    :class:`~ventapp.agent.refusals.ChatRejected`) into its HTTP status and JSON body.
 
     A refusal with a catalogue id (``key``) has its ``message`` in the request's ``Accept-Language``;
     ``detail`` stays its English sentence. One without (it quotes something of its own) is English.
     """
-    assert isinstance(exc, ChatRejected)
+    assert isinstance(exc, Refusal)
     message = exc.message
     if exc.key:
         message = t(exc.key, accept_language(request.headers.get("accept-language")), **exc.params)
@@ -87,10 +89,11 @@ async def schedule_rejected_handler(request: Request, exc: Exception) -> JSONRes
     return error_response(exc.status, exc.code, message, retry_after=exc.retry_after, details=details)
 
 
-async def auth_rejected_handler(_request: Request, exc: Exception) -> JSONResponse:
-    """Exception handler for :class:`~ventapp.auth.service.AuthRejected` (401 adds ``WWW-Authenticate``)."""
+async def auth_rejected_handler(request: Request, exc: Exception) -> JSONResponse:
+    """:class:`~ventapp.auth.service.AuthRejected` as :func:`chat_rejected_handler` does (401 adds
+    ``WWW-Authenticate``)."""
     assert isinstance(exc, AuthRejected)
-    response = error_response(exc.status, exc.code, exc.message, retry_after=exc.retry_after)
+    response = await chat_rejected_handler(request, exc)
     if exc.status == 401:
         response.headers["WWW-Authenticate"] = 'Bearer realm="ventagent"'
     return response

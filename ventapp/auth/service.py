@@ -23,6 +23,7 @@ from ventapp.config_auth import AuthSettings
 from ventapp.db import auth_store
 from ventapp.db.auth_models import ROLES, Account, ApiKey
 from ventapp.db.models import iso_utc, utcnow
+from ventapp.refusal import Refusal
 
 logger = logging.getLogger(__name__)
 
@@ -53,24 +54,15 @@ class Caller:
         return self.role == "operator"
 
 
-class AuthRejected(Exception):
+class AuthRejected(Refusal):
     """A refused authentication step.
 
-    Attributes:
-        status: 400, 401, 403, 404, 409 or 429.
-        code: ``unauthenticated``, ``bad_credentials``, ``forged_identity``, ``throttled``,
-            ``weak_password``, ``forbidden``, ``not_found``, ``bad_request`` or ``conflict`` (a
-            rename onto a name that has data: :mod:`ventapp.auth.rename`).
-        message: A sentence for people (never the password, never ``str(exc)``).
-        retry_after: Seconds to wait, for 429.
+    A :class:`~ventapp.refusal.Refusal`: status 400, 401, 403, 404, 409 or 429; code
+    ``unauthenticated``, ``bad_credentials``, ``forged_identity``, ``throttled``, ``weak_password``,
+    ``forbidden``, ``not_found``, ``bad_request`` or ``conflict`` (a rename onto a name that has data:
+    :mod:`ventapp.auth.rename`); ``message`` never holds the password nor ``str(exc)``;
+    ``retry_after`` for 429.
     """
-
-    def __init__(self, status: int, code: str, message: str, retry_after: int | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.retry_after = retry_after
 
 
 LOGIN_PATH = "/login"

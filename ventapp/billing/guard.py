@@ -31,37 +31,19 @@ from ventapp.billing.day import USAGE_TZ_NAME, seconds_until_reset, usage_day
 from ventapp.billing.pricing import Price, price_of
 from ventapp.config import Settings
 from ventapp.db import billing_store
+from ventapp.refusal import Refusal
 
 MAX_DAILY_TOKEN_LIMIT = 2**31 - 1
 """Largest storable quota (tokens); larger values are refused with ValueError."""
 
 
-class BillingRejected(Exception):
+class BillingRejected(Refusal):
     """Billing refused a run before it started; nothing was sent to the model.
 
-    Attributes:
-        status: HTTP status for an API answer: 503 (``model_unpriced``) or 429 (``quota``).
-        code: Machine-readable code: ``model_unpriced`` or ``quota``.
-        message: A sentence for people, naming the fix.
-        retry_after: Seconds until retrying can succeed (the quota reset), else None.
-        params: The values the sentence names, for a caller that words it in another language
-            (``quota``: ``used``, ``limit``, ``tz``; ``model_unpriced``: ``model``).
+    A :class:`~ventapp.refusal.Refusal`: 503 ``model_unpriced`` or 429 ``quota`` (``retry_after``:
+    seconds until the quota resets); ``message`` names the fix, ``key``/``params`` word it in
+    another language (``quota``: ``used``, ``limit``, ``tz``; ``model_unpriced``: ``model``).
     """
-
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        retry_after: int | None = None,
-        params: dict[str, object] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.retry_after = retry_after
-        self.params = dict(params or {})
 
 
 @dataclass(frozen=True)
@@ -220,23 +202,16 @@ def precheck(
     model = model or settings.model_name
     billing, status = read_billing(engine, settings, user_name, model, booked_before=booked_before)
     if billing.price is None and not settings.billing_allow_unpriced:
-        raise BillingRejected(
-            503,
-            "model_unpriced",
-            f"The model '{model}' has no price, so its usage cannot be billed and the run was not "
-            f"started. An operator can add its price per million tokens (python -m ventapp.billing "
-            f"set-price {model} INPUT OUTPUT CNY) or set BILLING_ALLOW_UNPRICED=1 to bill it at zero.",
-            params={"model": model},
-        )
+        raise BillingRejected.by_key(503, "model_unpriced", "refusal.model_unpriced", model=model)
     if status.exhausted:
-        raise BillingRejected(
+        raise BillingRejected.by_key(
             429,
             "quota",
-            f"You have used {status.used_tokens:,} of your {status.daily_token_limit:,} tokens for "
-            f"today. The quota resets at 00:00 {USAGE_TZ_NAME}; an operator can raise your daily "
-            "limit on the usage page.",
+            "refusal.quota",
             retry_after=seconds_until_reset(),
-            params={"used": status.used_tokens, "limit": status.daily_token_limit, "tz": USAGE_TZ_NAME},
+            used=status.used_tokens,
+            limit=status.daily_token_limit,
+            tz=USAGE_TZ_NAME,
         )
     return billing
 

@@ -98,65 +98,71 @@ def _naive_utc(at: datetime | None) -> datetime:
     return at if at.tzinfo is None else at.astimezone(UTC).replace(tzinfo=None)
 
 
-def _ledger_rows(
-    *,
-    run_id: str,
-    session_id: str,
-    user_name: str,
-    model: str,
-    calls: Sequence[CallUsage],
-    price: Price | None,
-    occurred_at: datetime,
-) -> list[UsageLedger]:
-    day = usage_day(occurred_at)
-    return [
-        UsageLedger(
-            id=ledger_id(run_id, call.call_key),
-            run_id=run_id,
-            session_id=session_id,
-            user_name=user_name,
-            model=model,
-            call_key=call.call_key[:MAX_LEDGER_ID],
-            input_tokens=max(0, call.input_tokens),
-            output_tokens=max(0, call.output_tokens),
-            source=call.source,
-            main_thread=call.main_thread,
-            cost_micros=price.cost_micros(call.input_tokens, call.output_tokens) if price else 0,
-            currency=price.currency if price else None,
-            priced=price is not None,
-            usage_day=day,
-            created_at=occurred_at,
-        )
-        for call in calls
-    ]
+@dataclass(frozen=True)
+class _Settlement:
+    """One run's model calls to book, and when they happened (naive UTC: sets the usage day)."""
+
+    run_id: str
+    session_id: str
+    user_name: str
+    model: str
+    calls: Sequence[CallUsage]
+    occurred_at: datetime
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(call.input_tokens for call in self.calls)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(call.output_tokens for call in self.calls)
+
+    def ledger_rows(self, price: Price | None) -> list[UsageLedger]:
+        day = usage_day(self.occurred_at)
+        return [
+            UsageLedger(
+                id=ledger_id(self.run_id, call.call_key),
+                run_id=self.run_id,
+                session_id=self.session_id,
+                user_name=self.user_name,
+                model=self.model,
+                call_key=call.call_key[:MAX_LEDGER_ID],
+                input_tokens=max(0, call.input_tokens),
+                output_tokens=max(0, call.output_tokens),
+                source=call.source,
+                main_thread=call.main_thread,
+                cost_micros=price.cost_micros(call.input_tokens, call.output_tokens) if price else 0,
+                currency=price.currency if price else None,
+                priced=price is not None,
+                usage_day=day,
+                created_at=self.occurred_at,
+            )
+            for call in self.calls
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run_id": self.run_id,
+            "session_id": self.session_id,
+            "user_name": self.user_name,
+            "model": self.model,
+            "calls": [dataclasses.asdict(call) for call in self.calls],
+            "occurred_at": self.occurred_at.isoformat(),
+        }
 
 
-def _book(
-    engine: Engine,
-    *,
-    run_id: str,
-    session_id: str,
-    user_name: str,
-    model: str,
-    calls: Sequence[CallUsage],
-    occurred_at: datetime,
-    pending_id: str | None = None,
-) -> SettleResult:
-    price = get_price(engine, model)
-    rows = _ledger_rows(
-        run_id=run_id,
-        session_id=session_id,
-        user_name=user_name,
-        model=model,
-        calls=calls,
-        price=price,
-        occurred_at=occurred_at,
-    )
+def _book(engine: Engine, settlement: _Settlement, pending_id: str | None = None) -> SettleResult:
+    price = get_price(engine, settlement.model)
+    rows = settlement.ledger_rows(price)
     fresh = billing_store.write_settlement(
-        engine, rows, user_name=user_name, day=usage_day(occurred_at), pending_id=pending_id
+        engine,
+        rows,
+        user_name=settlement.user_name,
+        day=usage_day(settlement.occurred_at),
+        pending_id=pending_id,
     )
     return SettleResult(
-        run_id=run_id,
+        run_id=settlement.run_id,
         status="settled",
         rows_written=len(fresh),
         rows_skipped=len({row.id for row in rows}) - len(fresh),
@@ -198,17 +204,9 @@ def settle(
     """
     if not calls:
         return SettleResult(run_id=run_id, status="settled")
-    occurred_at = _naive_utc(at)
+    settlement = _Settlement(run_id, session_id, user_name, model, calls, _naive_utc(at))
     try:
-        return _book(
-            engine,
-            run_id=run_id,
-            session_id=session_id,
-            user_name=user_name,
-            model=model,
-            calls=calls,
-            occurred_at=occurred_at,
-        )
+        return _book(engine, settlement)
     except Exception as exc:
         logger.warning("settling run %s failed (%r); saving it to billing_pending", run_id, exc)
         pending = BillingPending(
@@ -217,17 +215,17 @@ def settle(
             user_name=user_name,
             model=model,
             calls=[dataclasses.asdict(call) for call in calls],
-            input_tokens=sum(call.input_tokens for call in calls),
-            output_tokens=sum(call.output_tokens for call in calls),
-            usage_day=usage_day(occurred_at),
-            occurred_at=occurred_at,
+            input_tokens=settlement.input_tokens,
+            output_tokens=settlement.output_tokens,
+            usage_day=usage_day(settlement.occurred_at),
+            occurred_at=settlement.occurred_at,
             last_error=repr(exc)[:2000],
         )
         pending_id = pending.id
         try:
             billing_store.add_pending(engine, pending)
         except Exception as again:
-            return _park(spool, again, run_id, session_id, user_name, model, calls, occurred_at)
+            return _park(spool, again, settlement)
         return SettleResult(
             run_id=run_id,
             status="pending",
@@ -247,34 +245,12 @@ def spool_payload(
     occurred_at: datetime,
 ) -> dict[str, Any]:
     """A settlement as JSON, for the spool; :func:`book_spooled` books it (ids keep it exactly-once)."""
-    return {
-        "run_id": run_id,
-        "session_id": session_id,
-        "user_name": user_name,
-        "model": model,
-        "calls": [dataclasses.asdict(call) for call in calls],
-        "occurred_at": occurred_at.isoformat(),
-    }
+    return _Settlement(run_id, session_id, user_name, model, calls, occurred_at).to_json()
 
 
-def _park(
-    spool: Spool | None,
-    error: Exception,
-    run_id: str,
-    session_id: str,
-    user_name: str,
-    model: str,
-    calls: Sequence[CallUsage],
-    occurred_at: datetime,
-) -> SettleResult:
-    payload = spool_payload(
-        run_id=run_id,
-        session_id=session_id,
-        user_name=user_name,
-        model=model,
-        calls=calls,
-        occurred_at=occurred_at,
-    )
+def _park(spool: Spool | None, error: Exception, settlement: _Settlement) -> SettleResult:
+    run_id = settlement.run_id
+    payload = settlement.to_json()
     if spool is not None:
         try:
             spool.append("settlement", payload)
@@ -290,15 +266,15 @@ def _park(
             return SettleResult(
                 run_id=run_id,
                 status="spooled",
-                input_tokens=sum(call.input_tokens for call in calls),
-                output_tokens=sum(call.output_tokens for call in calls),
+                input_tokens=settlement.input_tokens,
+                output_tokens=settlement.output_tokens,
             )
     logger.error(
         "BILLING LOST: run %s of user %r could not be settled, saved as pending nor spooled; model=%s "
         "calls=%s — reconcile with the provider's bill",
         run_id,
-        user_name,
-        model,
+        settlement.user_name,
+        settlement.model,
         payload["calls"],
     )
     return SettleResult(run_id=run_id, status="failed")
@@ -312,12 +288,14 @@ def book_spooled(engine: Engine, payload: dict[str, Any]) -> SettleResult:
     """
     return _book(
         engine,
-        run_id=payload["run_id"],
-        session_id=payload["session_id"],
-        user_name=payload["user_name"],
-        model=payload["model"],
-        calls=_calls_from_json(payload["calls"]),
-        occurred_at=datetime.fromisoformat(payload["occurred_at"]),
+        _Settlement(
+            payload["run_id"],
+            payload["session_id"],
+            payload["user_name"],
+            payload["model"],
+            _calls_from_json(payload["calls"]),
+            datetime.fromisoformat(payload["occurred_at"]),
+        ),
     )
 
 
@@ -355,16 +333,11 @@ def retry_pending(engine: Engine, *, limit: int = 100) -> RetryReport:
     settled = failed = 0
     for row in billing_store.list_pending(engine, limit=limit):
         try:
-            _book(
-                engine,
-                run_id=row.run_id,
-                session_id=row.session_id,
-                user_name=row.user_name,
-                model=row.model,
-                calls=_calls_from_json(row.calls),
-                occurred_at=row.occurred_at,
-                pending_id=row.id,
+            calls = _calls_from_json(row.calls)
+            settlement = _Settlement(
+                row.run_id, row.session_id, row.user_name, row.model, calls, row.occurred_at
             )
+            _book(engine, settlement, pending_id=row.id)
             settled += 1
         except Exception as exc:
             failed += 1

@@ -45,21 +45,7 @@ class ScheduleRejected(ChatRejected):
             :func:`~ventapp.scheduler.cron_problems.cron_message`); None otherwise.
     """
 
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        message: str,
-        *,
-        retry_after: int | None = None,
-        details: dict[str, Any] | None = None,
-        key: str = "",
-        params: dict[str, object] | None = None,
-    ) -> None:
-        super().__init__(status, code, message, retry_after=retry_after, details=details)
-        self.key = key
-        self.params = dict(params or {})
-        self.cron_problem: CronInvalid | None = None
+    cron_problem: CronInvalid | None = None
 
 
 def refusal(

@@ -1,0 +1,81 @@
+"""What a run keeps when it ends: priced usage, the summed resumed answer, the final record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ventapp.agent import events as ev
+from ventapp.agent.errors import CLIENT_GONE, TIMED_OUT, RunFailure
+from ventapp.agent.kernel import RunTranscript, ToolCard
+from ventapp.agent.run_answer import CANCELLED_MARKER, final_record, parked_record, priced, whole_answer
+from ventapp.billing.pricing import Price
+from ventapp.billing.usage import CallUsage
+
+CALLS = [CallUsage("a", 1_000_000, 0, "provider"), CallUsage("b", 0, 500_000, "provider")]
+
+
+def _record(status: str, transcript: RunTranscript, failure: RunFailure | None = None) -> dict[str, Any]:
+    return final_record(
+        run_id="r1",
+        session_id="s1",
+        status=status,
+        failure=failure,
+        transcript=transcript,
+        usage=ev.Usage(input_tokens=3, output_tokens=4),
+        first_token_ms=12,
+    )
+
+
+def test_priced_costs_each_call_at_the_price() -> None:
+    price = Price(
+        model="m", input_micros_per_mtok=2_000_000, output_micros_per_mtok=8_000_000, currency="CNY"
+    )
+    usage = priced(ev.Usage(input_tokens=1_000_000, output_tokens=500_000), price, CALLS)
+    assert (usage.cost_micros, usage.currency) == (6_000_000, "CNY")
+    assert priced(ev.Usage(), None, CALLS) == ev.Usage(), "no price: unchanged"
+
+
+def test_whole_answer_adds_the_paused_part() -> None:
+    usage = ev.Usage(
+        input_tokens=10, output_tokens=5, total_tokens=15, model_calls=1, usage_source="provider"
+    )
+    prior = {
+        "input_tokens": 7,
+        "output_tokens": 3,
+        "total_tokens": 10,
+        "model_calls": 2,
+        "usage_source": "estimate",
+    }
+    whole = whole_answer(usage, prior)
+    assert (whole.input_tokens, whole.output_tokens, whole.total_tokens, whole.model_calls) == (17, 8, 25, 3)
+    assert whole.usage_source == "estimate", "an estimated part makes the whole an estimate"
+    assert whole_answer(usage, {}) is usage
+
+
+def test_final_record_of_a_disconnect_marks_the_answer_and_says_client_gone() -> None:
+    transcript = RunTranscript()
+    transcript.append_answer("Partial")
+    record = _record("cancelled", transcript)
+    assert record["error_code"] == CLIENT_GONE.code and record["error"] == CLIENT_GONE.message
+    assert record["answer"]["content"] == "Partial" + CANCELLED_MARKER
+    assert record["answer"]["status"] == "cancelled" and record["answer"]["session_id"] == "s1"
+    assert (record["input_tokens"], record["output_tokens"], record["first_token_ms"]) == (3, 4, 12)
+
+
+def test_final_record_keeps_a_failure_and_tool_cards_but_not_an_empty_success() -> None:
+    assert _record("success", RunTranscript())["answer"] is None
+    failed = _record("failed", RunTranscript(), TIMED_OUT)
+    assert failed["answer"]["content"] == "" and failed["error_code"] == TIMED_OUT.code
+    transcript = RunTranscript()
+    transcript.tool_cards["c1"] = ToolCard(tool_call_id="c1", tool="calc", cn_tool="计算", args={})
+    paused = _record("waiting_input", transcript)
+    assert (
+        paused["answer"]["status"] == "waiting" and paused["answer"]["tool_calls"][0]["tool_call_id"] == "c1"
+    )
+
+
+def test_parked_record_carries_its_settlement_only_when_there_are_calls() -> None:
+    record = _record("failed", RunTranscript(), TIMED_OUT)
+    parked = parked_record(record, session_id="s1", user_name="u", model="m", calls=CALLS)
+    assert parked["finished_at"] and parked["settlement"]["run_id"] == "r1"
+    assert parked_record(record, session_id="s1", user_name="u", model="m", calls=[])["settlement"] is None

@@ -1,0 +1,90 @@
+"""The one shape of a refused request: :class:`Refusal` (status, code, sentence, when to retry).
+
+Every layer refuses this way — billing (:class:`~ventapp.billing.guard.BillingRejected`), uploads
+(:class:`~ventapp.agent.uploads.UploadRejected`), admission
+(:class:`~ventapp.agent.refusals.ChatRejected` and its
+:class:`~ventapp.scheduler.rules.ScheduleRejected`), authentication
+(:class:`~ventapp.auth.service.AuthRejected`) — so it sits below them all; it imports only the
+message catalogue (:mod:`ventapp.i18n`). The API answers each as
+``{detail, message, code[, retry_after]}`` (:mod:`ventapp.api.errors`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self
+
+from ventapp.i18n import t
+
+
+class Refusal(Exception):
+    """A request refused before anything ran or changed.
+
+    Args:
+        status: The HTTP status an API answers with (400, 401, 403, 404, 409, 413, 422, 429, 503).
+        code: A machine-readable code (``bad_request``, ``quota``, ``busy`` …).
+        message: A sentence for people, in English (the API's ``detail``; never ``str(exc)`` of a cause).
+        retry_after: Seconds after which the same request may succeed, else None.
+        details: Extra JSON fields of the answer (e.g. a duplicate's ``session_id``/``run_id``).
+        key: The catalogue id that words ``message`` in another language (``""``: none).
+        params: The values ``key``'s sentence names (e.g. ``{"limit": 128}``).
+
+    Attributes:
+        status, code, message, retry_after, details, key, params: As given (``details`` and
+            ``params`` are empty dicts when not given).
+    """
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        retry_after: int | None = None,
+        details: dict[str, Any] | None = None,
+        key: str = "",
+        params: Mapping[str, object] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after
+        self.details = details or {}
+        self.key = key
+        self.params = dict(params or {})
+
+    @classmethod
+    def by_key(
+        cls,
+        status: int,
+        code: str,
+        key: str,
+        *,
+        retry_after: int | None = None,
+        details: dict[str, Any] | None = None,
+        **params: object,
+    ) -> Self:
+        """A refusal worded by catalogue id ``key``: its ``message`` is that sentence in English.
+
+        Args:
+            status: HTTP status.
+            code: The API's ``code``.
+            key: A catalogue id (``refusal.*``), the same in every language.
+            retry_after: Seconds after which the same request may succeed, or None.
+            details: Extra JSON fields of the answer, or None.
+            **params: The values the sentence names (plain values: the English sentence is the
+                ``detail`` clients already read, so numbers are not grouped per language).
+
+        Returns:
+            The exception to raise.
+        """
+        return cls(
+            status,
+            code,
+            t(key, "en", **params),
+            retry_after=retry_after,
+            details=details,
+            key=key,
+            params=params,
+        )
