@@ -87,10 +87,17 @@ async def schedule_rejected_handler(request: Request, exc: Exception) -> JSONRes
     return error_response(exc.status, exc.code, message, retry_after=exc.retry_after, details=details)
 
 
-async def auth_rejected_handler(_request: Request, exc: Exception) -> JSONResponse:
-    """Exception handler for :class:`~ventapp.auth.service.AuthRejected` (401 adds ``WWW-Authenticate``)."""
+async def auth_rejected_handler(request: Request, exc: Exception) -> JSONResponse:
+    """Exception handler for :class:`~ventapp.auth.service.AuthRejected` (401 adds ``WWW-Authenticate``).
+
+    A refusal with a catalogue id (``key``) has its ``message`` in the request's ``Accept-Language``
+    and its English sentence as ``detail``, as :func:`chat_rejected_handler` does.
+    """
     assert isinstance(exc, AuthRejected)
-    response = error_response(exc.status, exc.code, exc.message, retry_after=exc.retry_after)
+    message = exc.message
+    if exc.key:
+        message = t(exc.key, accept_language(request.headers.get("accept-language")), **exc.params)
+    response = error_response(exc.status, exc.code, message, retry_after=exc.retry_after, detail=exc.message)
     if exc.status == 401:
         response.headers["WWW-Authenticate"] = 'Bearer realm="ventagent"'
     return response

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
@@ -17,12 +18,13 @@ from urllib.parse import quote
 
 from sqlalchemy.engine import Engine
 
-from ventapp.agent.identity import InvalidUserName, normalize_user_name
+from ventapp.agent.identity import MAX_USER_NAME_CHARS, NAME_PUNCTUATION, InvalidUserName, normalize_user_name
 from ventapp.auth import passwords, tokens
 from ventapp.config_auth import AuthSettings
 from ventapp.db import auth_store
 from ventapp.db.auth_models import ROLES, Account, ApiKey
 from ventapp.db.models import iso_utc, utcnow
+from ventapp.i18n import t
 
 logger = logging.getLogger(__name__)
 
@@ -63,14 +65,27 @@ class AuthRejected(Exception):
             rename onto a name that has data: :mod:`ventapp.auth.rename`).
         message: A sentence for people (never the password, never ``str(exc)``).
         retry_after: Seconds to wait, for 429.
+        key: The catalogue id that words ``message`` in the request's language (``""``: English only).
+        params: The values ``key``'s sentence names.
     """
 
-    def __init__(self, status: int, code: str, message: str, retry_after: int | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        retry_after: int | None = None,
+        *,
+        key: str = "",
+        params: Mapping[str, object] | None = None,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.retry_after = retry_after
+        self.key = key
+        self.params = dict(params or {})
 
 
 LOGIN_PATH = "/login"
@@ -141,22 +156,49 @@ def is_trusted_proxy(auth: AuthSettings, address: str | None) -> bool:
     return any(ip in network for network in auth.trusted_proxies)
 
 
-def proxy_user(values: list[str]) -> str | None:
-    """The user a proxy's identity header names, or None when it does not name exactly one.
+def proxy_identity(values: list[str], header: str) -> str:
+    """The user a proxy's identity header names, or a refusal saying what is wrong with it.
 
     Args:
-        values: Every value of ``AUTH_TRUSTED_HEADER`` in the request, as received.
+        values: Every value of ``AUTH_TRUSTED_HEADER`` in the request, decoded as UTF-8.
+        header: The header's name, for the refusal's sentence.
 
     Returns:
-        The canonical user name; None for no value, several values, a comma-joined list (a proxy
-        that appends to a client's header instead of replacing it) or an unusable name.
+        The canonical user name (the user-name rule of :mod:`ventapp.identity`: letters of any
+        script, so ``王工`` is a name).
+
+    Raises:
+        AuthRejected: 401 ``unauthenticated`` worded by ``refusal.proxy_user.*``: several values or a
+            comma-joined list (a proxy that appends to a client's header instead of replacing it
+            would let the client choose), or a name that breaks the rule (which part of it).
     """
     if len(values) != 1 or "," in values[0]:
-        return None
+        raise _proxy_refused("several", header)
     try:
         return normalize_user_name(values[0])
-    except InvalidUserName:
+    except InvalidUserName as bad:
+        if bad.cause == "too_long":
+            raise _proxy_refused("too_long", header, limit=MAX_USER_NAME_CHARS) from None
+        if bad.cause == "unsafe":
+            raise _proxy_refused(
+                "unsafe", header, punctuation=" ".join(NAME_PUNCTUATION), character=repr(bad.character)
+            ) from None
+        cause = bad.cause if bad.cause in ("blank", "no_letter") else "invisible"
+        raise _proxy_refused(cause, header) from None
+
+
+def proxy_user(values: list[str]) -> str | None:
+    """:func:`proxy_identity` without the reason: the name, or None when the header names no one."""
+    try:
+        return proxy_identity(values, "")
+    except AuthRejected:
         return None
+
+
+def _proxy_refused(cause: str, header: str, **params: object) -> AuthRejected:
+    key = f"refusal.proxy_user.{cause}"
+    params = {"header": header, **params}
+    return AuthRejected(401, "unauthenticated", t(key, "en", **params), key=key, params=params)
 
 
 # --- login, logout, password ------------------------------------------------------------------
