@@ -387,7 +387,7 @@ MESSAGES: dict[str, str] = {
     "settings.rule_session": "in one conversation",
     "settings.revoke": "Revoke",
     "model.picker": "Model route for this conversation",
-    "model.endpoint_down": "The model server is not answering, so new messages will fail: {reason}",
+    "model.endpoint_down": "The model server is not answering, so new messages will fail.",
     "reasoning.title": "Reasoning",
     # --- identity (issue 15): login page, logout, API keys, roles; one block to ease merging ---
     "auth.operator_only": "Only an operator may do this.",

@@ -385,7 +385,7 @@ MESSAGES: dict[str, str] = {
     "settings.rule_session": "仅限一个对话",
     "settings.revoke": "撤销",
     "model.picker": "本对话使用的模型线路",
-    "model.endpoint_down": "模型服务器没有响应，新消息将会失败：{reason}",
+    "model.endpoint_down": "模型服务器没有响应，新消息将会失败。",
     "reasoning.title": "思考过程",
     # --- identity (issue 15): login page, logout, API keys, roles; one block to ease merging ---
     "auth.operator_only": "只有运维人员（operator）可以执行此操作。",

@@ -45,9 +45,19 @@ def endpoint_banner() -> rx.Component:
     return rx.fragment(
         rx.cond(
             ModelState.endpoint_down,
-            rx.callout(
-                t("model.endpoint_down", reason=ModelState.endpoint_reason),
-                icon="triangle_alert",
+            rx.callout.root(
+                rx.callout.icon(rx.icon("triangle_alert")),
+                rx.box(
+                    rx.callout.text(t("model.endpoint_down")),
+                    # The probe's sentence is the operator's (English, naming the URL): under 详情.
+                    rx.el.details(
+                        rx.el.summary(
+                            t("error.details"), cursor="pointer", class_name="error-details-toggle"
+                        ),
+                        rx.text(ModelState.endpoint_reason, size="1", class_name="endpoint-reason"),
+                        margin_top="0.25rem",
+                    ),
+                ),
                 color_scheme="red",
                 size="1",
                 id="endpoint-banner",
