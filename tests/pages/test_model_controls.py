@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ventapp.pages.components.model_controls import endpoint_banner
+from ventapp.pages.components.model_controls import endpoint_banner, route_picker
 
 
 def _js(text: str) -> str:
@@ -22,3 +22,10 @@ def test_the_endpoint_banner_keeps_the_operators_english_detail_under_details() 
     assert _js("给运维人员的详情") in disclosure and "endpoint_reason" in disclosure, (
         "the reason is under 详情"
     )
+
+
+def test_the_route_picker_names_the_main_route_by_the_catalogue() -> None:
+    """Tester: the picker showed the API's route name ``default`` in the Chinese UI."""
+    jsx = str(route_picker())
+    assert _js("默认模型") in jsx and _js("Default model") in jsx
+    assert "value:name_rx_state_}" in jsx, "the value stays the API's name"

@@ -16,10 +16,13 @@ from typing import Any
 import reflex as rx
 
 from ventapp.agent.assembly import model_summary
+from ventapp.agent.kernel import label_for
+from ventapp.agent.subagent_tracker import subagent_label
 from ventapp.agent.thinking import UnknownLevel
 from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
 from ventapp.db import preference_store
-from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
+from ventapp.i18n import DEFAULT_LANG, MESSAGES, formats, resolve_lang, t
+from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.state import turns
 from ventapp.state.chat_state import ChatState
 from ventapp.state.lang_state import ui_lang
@@ -57,9 +60,14 @@ class ModelView:
     base_url: str = ""
     window: str = ""
     tools: str = ""
+    """The tools by their catalogue labels in the page's language."""
+    tool_ids: str = ""
+    """The tools' names as the API and the model know them (shown small, for operators)."""
     mcp: str = ""
     """The MCP servers, each with its state and tools (``; ``-separated)."""
     subagents: str = ""
+    """The sub-agents by their labels in the page's language."""
+    subagent_ids: str = ""
     skills: str = ""
     middleware: str = ""
 
@@ -68,7 +76,7 @@ def model_view(summary: dict[str, Any], lang: str = DEFAULT_LANG) -> ModelView:
     """``GET /api/model``'s summary as the page shows it, worded in ``lang``."""
     agent = summary["agent"]
     return ModelView(
-        route=summary["name"],
+        route=t("model.route_default", lang) if summary["name"] == DEFAULT_ROUTE else summary["name"],
         provider=summary["provider"],
         model=summary["model"],
         base_url=summary["base_url"],
@@ -78,12 +86,24 @@ def model_view(summary: dict[str, Any], lang: str = DEFAULT_LANG) -> ModelView:
             tokens=formats.number(summary["context_limit"], lang),
             source=summary["context_source"],
         ),
-        tools=", ".join(agent["tools"]),
+        tools=_listed([label_for(tool, lang) for tool in agent["tools"]], lang),
+        tool_ids=", ".join(agent["tools"]),
         mcp=mcp_view(agent.get("mcp_servers") or {}, lang),
-        subagents=", ".join(agent["subagents"]),
+        subagents=_listed([subagent_label(name, lang) for name in agent["subagents"]], lang),
+        subagent_ids=", ".join(agent["subagents"]),
         skills=", ".join(agent["skills"]),
         middleware=" → ".join(agent["middleware"]),
     )
+
+
+def _listed(names: list[str], lang: str) -> str:
+    return ("、" if lang == "zh-CN" else ", ").join(names)
+
+
+def thinking_label(level: str, lang: str = DEFAULT_LANG) -> str:
+    """A thinking level (``default``, ``off``, ``low``, ``medium``, ``high``, ``on``) as the UI names it."""
+    key = f"settings.thinking_level.{level}"
+    return t(key, lang) if key in MESSAGES["en"] else level
 
 
 def mcp_view(servers: dict[str, dict[str, Any]], lang: str = DEFAULT_LANG) -> str:
@@ -204,7 +224,12 @@ class SettingsState(rx.State):
             return None
         self.thinking_level = built.thinking
         self.model.model = built.model
-        self.thinking_note = t("settings.thinking_saved", self.lang, level=built.thinking, model=built.model)
+        self.thinking_note = t(
+            "settings.thinking_saved",
+            self.lang,
+            level=thinking_label(built.thinking, self.lang),
+            model=built.model,
+        )
 
     @rx.event
     async def save_preferences(self, form_data: dict[str, Any]) -> Any:
