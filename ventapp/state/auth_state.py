@@ -17,6 +17,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import reflex as rx
 
@@ -25,7 +26,7 @@ from ventapp.auth import service
 from ventapp.auth.service import AuthRejected
 from ventapp.config import get_settings
 from ventapp.db import auth_store
-from ventapp.i18n import DEFAULT_LANG, resolve_lang, t
+from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
 from ventapp.state.chat_state import ChatState
 from ventapp.state.lang_state import ui_lang
 from ventapp.state.schedules_state import HandoffState, SchedulesState
@@ -40,6 +41,7 @@ from ventapp.state.ui_identity import (
     verified_mode,
 )
 from ventapp.state.usage_state import UsageState
+from ventapp.state.views import DISPLAY_TZ
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +63,18 @@ class KeyView:
     prefix: str
     created: str
     active: bool
+
+
+def key_view(row: Any, lang: str = DEFAULT_LANG) -> KeyView:
+    """A stored :class:`~ventapp.db.auth_models.ApiKey` as a list row, its creation time written
+    like every other time of the UI (Beijing time, per language), not naive UTC."""
+    return KeyView(
+        row.id,
+        row.name,
+        f"va_{row.id}_…",
+        formats.date_time(row.created_at, lang, DISPLAY_TZ),
+        row.revoked_at is None,
+    )
 
 
 class AuthState(rx.State):
@@ -191,16 +205,8 @@ class AuthState(rx.State):
             self.keys = []
             return
         rows = await asyncio.to_thread(auth_store.list_api_keys, get_runtime().engine, caller.name)
-        self.keys = [
-            KeyView(
-                row.id,
-                row.name,
-                f"va_{row.id}_…",
-                row.created_at.strftime("%Y-%m-%d %H:%M"),
-                row.revoked_at is None,
-            )
-            for row in rows
-        ]
+        lang = await self._lang()
+        self.keys = [key_view(row, lang) for row in rows]
 
     @rx.event
     async def create_key(self, form_data: dict[str, str]) -> None:
