@@ -16,7 +16,7 @@ from reflex_base.utils.format import format_event_handler
 from tests.support import patched_env
 from ventapp.db.auth_models import ApiKey
 from ventapp.i18n import formats
-from ventapp.state.auth_state import AuthState, key_view
+from ventapp.state.auth_state import AuthState, key_view, throttled_sentence
 from ventapp.state.views import DISPLAY_TZ
 
 
@@ -51,3 +51,11 @@ def test_an_api_keys_creation_time_is_written_like_every_other_time() -> None:
     assert view.created == formats.date_time(row.created_at, "zh-CN", DISPLAY_TZ) == "2026/12/2 13:47"
     assert key_view(row, "en").created == "12/2/2026, 13:47"
     assert view.prefix == "va_abc_…" and view.active
+
+
+def test_a_throttled_login_says_how_long_as_a_duration() -> None:
+    """Tester: the throttled login said "请 900 秒后再试"."""
+    assert throttled_sentence("900", "zh-CN") == "登录失败次数过多，请 15分钟后再试。"
+    assert throttled_sentence("900", "en") == "Too many failed logins. Try again in 15 minutes."
+    assert throttled_sentence("30", "zh-CN").endswith("请 30秒钟后再试。")
+    assert "1 minute" in throttled_sentence("", "en"), "a missing or odd retry_after reads as a minute"

@@ -408,7 +408,7 @@ MESSAGES: dict[str, str] = {
     "auth.logout": "Log out",
     "auth.signed_in_as": "Signed in as {name}",
     "auth.error.bad_credentials": "The user name or the password is wrong: the name is kept; check it and type the password again.",
-    "auth.error.throttled": "Too many failed logins. Try again in {seconds} seconds.",
+    "auth.error.throttled": "Too many failed logins. Try again in {wait}.",
     "auth.error.auth_off": "This server does not use accounts (AUTH_MODE is not local).",
     "auth.error.other": "Could not log in. Try again.",
     "auth.error.bad_request": "That user name is not valid: use letters, digits, spaces and . _ - @ + ' only.",

@@ -77,6 +77,13 @@ def key_view(row: Any, lang: str = DEFAULT_LANG) -> KeyView:
     )
 
 
+def throttled_sentence(retry_after: str, lang: str = DEFAULT_LANG) -> str:
+    """The login page's 429 sentence: ``retry_after`` (seconds, from the redirect's query; a minute
+    when missing) as a duration people read, e.g. "请 15分钟后再试", never "请 900 秒后再试"."""
+    seconds = int(retry_after) if retry_after.isdigit() else 60
+    return t("auth.error.throttled", lang, wait=formats.wait(seconds, lang))
+
+
 class AuthState(rx.State):
     """Who is signed in, for the header's chip and logout button and the settings page's keys."""
 
@@ -182,7 +189,7 @@ class AuthState(rx.State):
         if self.login_mode != "local":
             self.login_error = ""  # the page says how sign-in works here instead of showing a form
         elif code == "throttled":
-            self.login_error = t("auth.error.throttled", lang, seconds=str(query.get("retry_after", "60")))
+            self.login_error = throttled_sentence(str(query.get("retry_after", "")), lang)
         elif code:
             self.login_error = t(f"auth.error.{code}" if code in LOGIN_ERRORS else "auth.error.other", lang)
         else:
