@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ventapp.i18n import MESSAGES
 from ventapp.pages.settings import THINKING_LEVELS
-from ventapp.state.settings_state import mcp_view, model_view, thinking_label
+from ventapp.state.settings_state import mcp_view, model_view, preferences_too_long, thinking_label
 
 _SERVERS = {
     "site": {"status": "up", "reason": "", "tools": ["site__read_airflow", "site__set_fan_speed"]},
@@ -62,3 +62,11 @@ def test_thinking_levels_have_catalogue_labels() -> None:
     assert thinking_label("high", "en") == "High"
     for level in THINKING_LEVELS:
         assert f"settings.thinking_level.{level}" in MESSAGES["zh-CN"], "the page compiles a label for each"
+
+
+def test_too_long_preferences_write_the_numbers_as_the_help_does() -> None:
+    """Tester: the help said ``4,000`` characters and the refusal ``4000``."""
+    assert preferences_too_long("x" * 4000, "zh-CN") == ""
+    refusal = preferences_too_long("x" * 4321, "zh-CN")
+    assert "4,000" in refusal and "4,321" in refusal and "4000" not in refusal
+    assert "4,000" in preferences_too_long("x" * 4001, "en")

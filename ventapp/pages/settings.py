@@ -134,7 +134,13 @@ def _preferences_card() -> rx.Component:
         ),
         rx.cond(
             SettingsState.preferences_note != "",
-            rx.text(SettingsState.preferences_note, size="2", id="preferences-note"),
+            rx.text(
+                SettingsState.preferences_note,
+                size="2",
+                id="preferences-note",
+                color_scheme=rx.cond(SettingsState.preferences_failed, "red", "gray"),
+                role=rx.cond(SettingsState.preferences_failed, "alert", "status"),
+            ),
         ),
         spacing="3",
         style=CARD_STYLE,

@@ -106,6 +106,15 @@ def thinking_label(level: str, lang: str = DEFAULT_LANG) -> str:
     return t(key, lang) if key in MESSAGES["en"] else level
 
 
+def preferences_too_long(text: str, lang: str = DEFAULT_LANG) -> str:
+    """The refusal of preferences over :data:`PREFERENCES_MAX_CHARS` characters, numbers grouped as
+    the page's help writes them (``4,000``); ``""`` when ``text`` fits."""
+    if len(text) <= PREFERENCES_MAX_CHARS:
+        return ""
+    limit, count = formats.number(PREFERENCES_MAX_CHARS, lang), formats.number(len(text), lang)
+    return t("settings.too_long", lang, limit=limit, count=count)
+
+
 def mcp_view(servers: dict[str, dict[str, Any]], lang: str = DEFAULT_LANG) -> str:
     """``agent.mcp_servers`` of ``GET /api/model`` as one line per server's state, worded in ``lang``."""
     if not servers:
@@ -144,6 +153,8 @@ class SettingsState(rx.State):
     thinking_note: str = ""
     preferences: str = ""
     preferences_note: str = ""
+    preferences_failed: bool = False
+    """``preferences_note`` says the text was not saved (shown as an error, not as a confirmation)."""
     rules: list[RuleView] = []
     lang: str = DEFAULT_LANG
     """The UI language (``LangState``'s, read on load and on a switch)."""
@@ -188,6 +199,7 @@ class SettingsState(rx.State):
         """On mount: the model facts, the user's preferences and rules."""
         self.lang = await ui_lang(self)
         self.thinking_note = self.preferences_note = ""
+        self.preferences_failed = False
         if not await self._user():
             self.problem = t("settings.needs_name", self.lang)
             return
@@ -198,6 +210,7 @@ class SettingsState(rx.State):
         """After the header's language switch: re-word the page in ``lang``."""
         self.lang = resolve_lang(lang)
         self.thinking_note = self.preferences_note = ""
+        self.preferences_failed = False
         if self.user_name:
             await self._read()
 
@@ -237,10 +250,9 @@ class SettingsState(rx.State):
         if await self._signed_out():
             return to_login(came_from(self))
         text = str(form_data.get("preferences") or "").strip()
-        if len(text) > PREFERENCES_MAX_CHARS:
-            self.preferences_note = t(
-                "settings.too_long", self.lang, limit=PREFERENCES_MAX_CHARS, count=len(text)
-            )
+        self.preferences_failed = True
+        self.preferences_note = preferences_too_long(text, self.lang)
+        if self.preferences_note:
             return None
         runtime = turns.current_runtime()
         if runtime is None or not await self._user():
@@ -258,6 +270,7 @@ class SettingsState(rx.State):
             self.preferences_note = t("settings.save_failed", self.lang)
             return None
         self.preferences = text
+        self.preferences_failed = False
         self.preferences_note = t("settings.saved", self.lang) if text else t("settings.cleared", self.lang)
 
     @rx.event
