@@ -152,11 +152,55 @@ def test_a_header_naming_two_users_is_401(server: Server) -> None:
     """Found by trying it: with the header twice (a proxy that appends), the first value won."""
     if server.mode != "header":
         pytest.skip("needs the trusted proxy")
-    with httpx.Client(base_url=server.api.url, timeout=30) as proxy:
+    with httpx.Client(base_url=server.api.url, timeout=30, headers={"Accept-Language": "en"}) as proxy:
         assert proxy.get("/api/auth/me", headers={HEADER: "alice"}).status_code == 200
         twice = proxy.get("/api/auth/me", headers=[(HEADER, "alice"), (HEADER, "bob")])
         _assert_401(twice, "the header twice", "unauthenticated")
         _assert_401(proxy.get("/api/auth/me", headers={HEADER: "alice, bob"}), "a list", "unauthenticated")
+
+
+def test_the_proxy_header_carries_utf8_names_like_every_other_name(server: Server) -> None:
+    """Found by a tester: ``X-Forwarded-User: 王工`` was 401 — Starlette reads header bytes as
+    Latin-1, so the UTF-8 name became mojibake the user-name rule refused."""
+    if server.mode != "header":
+        pytest.skip("needs the trusted proxy")
+    name = f"王工{uuid.uuid4().hex[:4]}"
+    with httpx.Client(base_url=server.api.url, timeout=30) as proxy:
+        raw = [(HEADER.encode(), name.encode("utf-8"))]
+        me = proxy.get("/api/auth/me", headers=raw)
+        assert me.status_code == 200, me.text
+        assert me.json()["user_name"] == name and me.json()["method"] == "header"
+        with proxy.stream("POST", "/api/chat", files={"message": (None, "hello")}, headers=raw) as chat:
+            assert chat.status_code == 200, chat.read()
+            chat.read()
+            session_id = chat.headers["x-session-id"]
+        sessions = proxy.get("/api/sessions", headers=raw)
+        assert session_id in sessions.text, "the chat is saved under the UTF-8 name"
+
+
+def test_a_refused_proxy_name_says_which_rule_in_the_callers_language(server: Server) -> None:
+    if server.mode != "header":
+        pytest.skip("needs the trusted proxy")
+    with httpx.Client(base_url=server.api.url, timeout=30) as proxy:
+        latin1 = proxy.get("/api/auth/me", headers=[(HEADER.encode(), "Zoë".encode("latin-1"))])
+        assert latin1.status_code == 401 and latin1.json()["code"] == "unauthenticated"
+        assert "UTF-8" in latin1.json()["message"] and "不是有效的 UTF-8" in latin1.json()["message"]
+        assert "not valid UTF-8" in latin1.json()["detail"], "detail stays English"
+        slash = [(HEADER.encode(), "王/工".encode()), (b"accept-language", b"zh-CN")]
+        unsafe = proxy.get("/api/auth/me", headers=slash)
+        assert unsafe.status_code == 401 and "不能包含 '/'" in unsafe.json()["message"], unsafe.text
+        assert HEADER in unsafe.json()["message"]
+        english = proxy.get("/api/auth/me", headers={HEADER: "a/b", "Accept-Language": "en"})
+        assert english.status_code == 401
+        assert english.json()["message"] == english.json()["detail"]
+        assert (
+            "letters (of any script)" in english.json()["message"]
+            and "(not '/')" in english.json()["message"]
+        )
+        blank = proxy.get("/api/auth/me", headers={HEADER: ""})
+        assert "为空" in blank.json()["message"], blank.text
+        twice = proxy.get("/api/auth/me", headers=[(HEADER, "alice"), (HEADER, "bob")])
+        assert "只发送一个用户名" in twice.json()["message"], twice.text
 
 
 def test_a_revoked_api_key_is_401_on_every_route(server: Server) -> None:

@@ -94,7 +94,7 @@ def test_the_picker_runs_the_conversation_on_the_chosen_route(
     page: Page, llm: ScriptedServer, second: ScriptedServer
 ) -> None:
     picker = page.locator("#route-picker")
-    expect(picker).to_contain_text("default")
+    expect(picker).to_contain_text("Default model")  # the main route by the catalogue's name
     picker.click()
     page.get_by_role("option", name="second").click()
     expect(picker).to_contain_text("second")
@@ -105,7 +105,7 @@ def test_the_picker_runs_the_conversation_on_the_chosen_route(
     page.reload()
     expect(page.locator("#route-picker")).to_contain_text("second")  # the session kept its route
     page.locator("#new-chat").click()
-    expect(page.locator("#route-picker")).to_contain_text("default")
+    expect(page.locator("#route-picker")).to_contain_text("Default model")
 
 
 def _resume_with_rule(app: ReflexApp) -> None:
@@ -139,8 +139,8 @@ def test_settings_page_switches_thinking_and_keeps_preferences_and_rules(page: P
     expect(model).to_contain_text("PreferencesMiddleware")
 
     page.locator("#thinking-select").click()
-    page.get_by_role("option", name="high").click()
-    expect(page.locator("#thinking-note")).to_contain_text("high")
+    page.get_by_role("option", name="High").click()
+    expect(page.locator("#thinking-note")).to_contain_text("Thinking level set to High")
     with httpx.Client(base_url=app.url, timeout=30) as http:
         assert http.get("/api/model").json()["thinking"]["level"] == "high"
         http.post("/api/model/thinking", json={"level": "default"})

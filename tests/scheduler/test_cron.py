@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -113,3 +114,16 @@ def test_descriptions_in_chinese_and_english() -> None:
     # Chinese punctuation, not cron-descriptor's English commas and spaced words (a tester).
     assert chinese == "在 08:00，星期一到星期五"
     assert describe("0 9 * * 1,3,5", "zh-CN") == "在 09:00，仅在星期一、星期三和星期五"
+
+
+def test_chinese_descriptions_name_no_english_day_and_say_every_day() -> None:
+    """Found by a tester: ``0 8 1 * 1`` read "在 08:00，每月的 1 号，或Monday" (no word boundary
+    between 或 and Monday) and a daily time read "在 08:00", which does not say every day."""
+    assert describe("0 8 1 * 1", "zh-CN") == "在 08:00，每月的 1 号，或星期一"
+    assert describe("0 8 * * *", "zh-CN") == "每天 08:00"
+    assert describe("0 0,12 * * *", "zh-CN") == "每天 00:00 和 12:00"
+    assert describe("0 8 * * 1#2", "zh-CN") == "在 08:00，每月第二个星期一"
+    assert describe("0 0 1 */2 *", "zh-CN").endswith("每 2 个月")
+    for expression in ("0 8 1 * 1", "0 8 * * 1#2", "0 8 * 6 6", "0 8 1 1 0"):
+        assert re.search("[A-Za-z]", describe(expression, "zh-CN")) is None, expression
+    assert describe("0 8 * * *") == "At 08:00", "English unchanged"

@@ -33,11 +33,12 @@ from ventapp.auth.service import (
     Caller,
     api_key_caller,
     is_trusted_proxy,
-    proxy_user,
+    proxy_identity,
     role_of,
     session_caller,
 )
 from ventapp.config import Settings, get_settings
+from ventapp.i18n import t
 
 logger = logging.getLogger(__name__)
 
@@ -112,6 +113,27 @@ def _bearer(request: Request) -> str | None:
     return token.strip() if scheme.lower() == "bearer" else ""
 
 
+def proxy_header_values(request: Request, header: str) -> list[str]:
+    """Every value of the proxy's identity ``header``, its raw bytes decoded as UTF-8.
+
+    Starlette decodes header values as Latin-1 (what HTTP guarantees), which turns a UTF-8 name
+    such as ``王工`` — what oauth2-proxy, Authelia and nginx ``auth_request`` pass on as they get
+    it from the identity provider — into mojibake the user-name rule refuses.
+
+    Raises:
+        AuthRejected: 401 ``unauthenticated`` (``refusal.proxy_user.not_utf8``) for bytes that are
+            not UTF-8: guessing another encoding could make two people one identity.
+    """
+    wanted = header.lower().encode("latin-1")
+    try:
+        return [value.decode("utf-8") for key, value in request.headers.raw if key.lower() == wanted]
+    except UnicodeDecodeError:
+        key = "refusal.proxy_user.not_utf8"
+        raise AuthRejected(
+            401, "unauthenticated", t(key, "en", header=header), key=key, params={"header": header}
+        ) from None
+
+
 def _identify(request: Request, settings: Settings, runtime: AgentRuntime) -> Caller:
     """The caller of a request in ``local`` or ``header`` mode. Blocking (database): use a thread.
 
@@ -134,12 +156,7 @@ def _identify(request: Request, settings: Settings, runtime: AgentRuntime) -> Ca
                 "This request names its user in a header only the authenticating proxy may set. "
                 "Go through the proxy, or use an API key.",
             )
-        name = proxy_user(request.headers.getlist(auth.trusted_header))
-        if name is None:
-            # Several values: a proxy that appends to the client's header would let it choose.
-            raise AuthRejected(
-                401, "unauthenticated", "The proxy must send exactly one usable user name in its header."
-            )
+        name = proxy_identity(proxy_header_values(request, auth.trusted_header), auth.trusted_header)
         return Caller(name, role_of(runtime.engine, auth, name), "header")
     bearer = _bearer(request)
     if bearer is not None:

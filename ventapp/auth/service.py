@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from sqlalchemy.engine import Engine
 
-from ventapp.agent.identity import InvalidUserName, normalize_user_name
+from ventapp.agent.identity import MAX_USER_NAME_CHARS, NAME_PUNCTUATION, InvalidUserName, normalize_user_name
 from ventapp.auth import passwords, tokens
 from ventapp.config_auth import AuthSettings
 from ventapp.db import auth_store
@@ -133,22 +133,47 @@ def is_trusted_proxy(auth: AuthSettings, address: str | None) -> bool:
     return any(ip in network for network in auth.trusted_proxies)
 
 
-def proxy_user(values: list[str]) -> str | None:
-    """The user a proxy's identity header names, or None when it does not name exactly one.
+def proxy_identity(values: list[str], header: str) -> str:
+    """The user a proxy's identity header names, or a refusal saying what is wrong with it.
 
     Args:
-        values: Every value of ``AUTH_TRUSTED_HEADER`` in the request, as received.
+        values: Every value of ``AUTH_TRUSTED_HEADER`` in the request, decoded as UTF-8.
+        header: The header's name, for the refusal's sentence.
 
     Returns:
-        The canonical user name; None for no value, several values, a comma-joined list (a proxy
-        that appends to a client's header instead of replacing it) or an unusable name.
+        The canonical user name (the user-name rule of :mod:`ventapp.identity`: letters of any
+        script, so ``王工`` is a name).
+
+    Raises:
+        AuthRejected: 401 ``unauthenticated`` worded by ``refusal.proxy_user.*``: several values or a
+            comma-joined list (a proxy that appends to a client's header instead of replacing it
+            would let the client choose), or a name that breaks the rule (which part of it).
     """
     if len(values) != 1 or "," in values[0]:
-        return None
+        raise _proxy_refused("several", header)
     try:
         return normalize_user_name(values[0])
-    except InvalidUserName:
+    except InvalidUserName as bad:
+        if bad.cause == "too_long":
+            raise _proxy_refused("too_long", header, limit=MAX_USER_NAME_CHARS) from None
+        if bad.cause == "unsafe":
+            raise _proxy_refused(
+                "unsafe", header, punctuation=" ".join(NAME_PUNCTUATION), character=repr(bad.character)
+            ) from None
+        cause = bad.cause if bad.cause in ("blank", "no_letter") else "invisible"
+        raise _proxy_refused(cause, header) from None
+
+
+def proxy_user(values: list[str]) -> str | None:
+    """:func:`proxy_identity` without the reason: the name, or None when the header names no one."""
+    try:
+        return proxy_identity(values, "")
+    except AuthRejected:
         return None
+
+
+def _proxy_refused(cause: str, header: str, **params: object) -> AuthRejected:
+    return AuthRejected.by_key(401, "unauthenticated", f"refusal.proxy_user.{cause}", header=header, **params)
 
 
 # --- login, logout, password ------------------------------------------------------------------

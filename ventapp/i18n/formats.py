@@ -65,6 +65,18 @@ def duration_s(milliseconds: int, lang: str) -> str:
     )
 
 
+def wait(seconds: int, lang: str) -> str:
+    """How long to wait, rounded up to a unit people read: ``900`` → ``"15分钟"`` / ``"15 minutes"``
+    (under a minute in seconds, under two hours in minutes, else in hours)."""
+    if seconds < 60:
+        amount, unit = max(0, seconds), "duration-second"
+    elif seconds < 2 * 3600:
+        amount, unit = math.ceil(seconds / 60), "duration-minute"
+    else:
+        amount, unit = math.ceil(seconds / 3600), "duration-hour"
+    return format_unit(amount, unit, length="long", locale=babel_locale(lang))
+
+
 _SIZES = (("digital-megabyte", 1024 * 1024), ("digital-kilobyte", 1024))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.agent.thinking import LEVELS
 from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
 from ventapp.pages.components.header import page_bar
 from ventapp.pages.components.lang import t
@@ -18,16 +19,43 @@ from ventapp.state.auth_state import AuthState, KeyView
 from ventapp.state.settings_state import RuleView, SettingsState
 from ventapp.state.ui_identity import verified_mode
 
+THINKING_LEVELS = tuple(dict.fromkeys(level for levels in LEVELS.values() for level in levels))
+"""Every thinking level any control offers (each has a ``settings.thinking_level.*`` label)."""
+
 
 def _top_bar() -> rx.Component:
     return page_bar("settings", t("settings.title"), SettingsState.user_name, SettingsState.relocalise)
 
 
-def _fact(label: rx.Var[str] | str, value: rx.Var[str] | str) -> rx.Component:
-    return rx.data_list.item(
-        rx.data_list.label(label),
-        rx.data_list.value(rx.text(value, size="2", style={"word_break": "break-word"})),
-    )
+def _fact(
+    label: rx.Var[str] | str, value: rx.Var[str] | str | None, names: rx.Var[str] | str | None = None
+) -> rx.Component:
+    """One fact; ``names`` are the raw identifiers behind ``value`` (or the fact itself when it has
+    no words for people, e.g. middleware classes), small and grey: for operators."""
+    shown = rx.text(value, size="2", style={"word_break": "break-word"})
+    if value is None:
+        shown = rx.text(
+            names, size="1", color_scheme="gray", class_name="fact-ids", style={"word_break": "break-word"}
+        )
+    elif names is not None:
+        shown = rx.vstack(
+            shown,
+            rx.text(
+                names,
+                size="1",
+                color_scheme="gray",
+                class_name="fact-ids",
+                style={"word_break": "break-word"},
+            ),
+            spacing="1",
+        )
+    return rx.data_list.item(rx.data_list.label(label), rx.data_list.value(shown))
+
+
+def _thinking_item(level: rx.Var[str]) -> rx.Component:
+    """A thinking level by its catalogue label (``默认/关闭/低/中/高``), its value the API's name."""
+    labels = [(name, t(f"settings.thinking_level.{name}")) for name in THINKING_LEVELS]
+    return rx.select.item(rx.match(level, *labels, level), value=level)
 
 
 def _model_card() -> rx.Component:
@@ -40,22 +68,18 @@ def _model_card() -> rx.Component:
             _fact(t("settings.model_name"), model.model),
             _fact(t("settings.endpoint"), model.base_url),
             _fact(t("settings.window"), model.window),
-            _fact(t("settings.tools"), model.tools),
+            _fact(t("settings.tools"), model.tools, model.tool_ids),
             _fact(t("settings.mcp"), model.mcp),
-            _fact(t("settings.subagents"), model.subagents),
+            _fact(t("settings.subagents"), model.subagents, model.subagent_ids),
             _fact(t("settings.skills"), model.skills),
-            _fact(t("settings.middleware"), model.middleware),
+            _fact(t("settings.middleware"), None, model.middleware),
             size="2",
         ),
         rx.hstack(
             rx.text(t("settings.thinking"), size="2", weight="medium"),
             rx.select.root(
                 rx.select.trigger(id="thinking-select", aria_label=t("settings.thinking")),
-                rx.select.content(
-                    rx.foreach(
-                        SettingsState.thinking_levels, lambda level: rx.select.item(level, value=level)
-                    )
-                ),
+                rx.select.content(rx.foreach(SettingsState.thinking_levels, _thinking_item)),
                 value=SettingsState.thinking_level,
                 on_change=SettingsState.set_thinking,
                 size="2",
@@ -110,7 +134,13 @@ def _preferences_card() -> rx.Component:
         ),
         rx.cond(
             SettingsState.preferences_note != "",
-            rx.text(SettingsState.preferences_note, size="2", id="preferences-note"),
+            rx.text(
+                SettingsState.preferences_note,
+                size="2",
+                id="preferences-note",
+                color_scheme=rx.cond(SettingsState.preferences_failed, "red", "gray"),
+                role=rx.cond(SettingsState.preferences_failed, "alert", "status"),
+            ),
         ),
         spacing="3",
         style=CARD_STYLE,

@@ -61,7 +61,8 @@ _ZH_NAMES = {
         )
     },
 }
-_ZH_NAME_RE = re.compile(r"\b(" + "|".join(_ZH_NAMES) + r")\b")
+# Not ``\b``: a Chinese character is a word character too, so "或Monday" has no boundary (a tester).
+_ZH_NAME_RE = re.compile(r"(?<![A-Za-z])(" + "|".join(_ZH_NAMES) + r")(?![A-Za-z])")
 
 
 def _weekday(token: str) -> int:
@@ -218,6 +219,23 @@ def describe(expression: str, lang: str = "en") -> str:
     if options.locale_code == "zh_CN":
         # Day and month names come from the process's C locale (English) even in Chinese text.
         text = _zh_punctuation(_ZH_NAME_RE.sub(lambda match: _ZH_NAMES[match.group(1)], text))
+        text = _zh_word_order(text, expression)
+    return text
+
+
+_ZH_NTH_WEEKDAY = re.compile(r"在第(\S)个(星期\S) ?每月")
+_ZH_EVERY_N_MONTHS = re.compile(r"每 (\d+) 月")
+_ZH_AT_TIMES = re.compile(r"在 (\d\d:\d\d(?: 和 \d\d:\d\d)*)$")
+
+
+def _zh_word_order(text: str, expression: str) -> str:
+    """cron-descriptor's Chinese follows the English word order: "在第二个星期一 每月" for ``1#2``,
+    "每 2 月", and "在 08:00" for a daily time, which does not say it is every day (a tester).
+    """
+    text = _ZH_NTH_WEEKDAY.sub(r"每月第\1个\2", text)
+    text = _ZH_EVERY_N_MONTHS.sub(r"每 \1 个月", text)
+    if expression.split()[2:] == ["*", "*", "*"]:
+        text = _ZH_AT_TIMES.sub(r"每天 \1", text)
     return text
 
 

@@ -17,6 +17,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import reflex as rx
 
@@ -25,7 +26,7 @@ from ventapp.auth import service
 from ventapp.auth.service import AuthRejected
 from ventapp.config import get_settings
 from ventapp.db import auth_store
-from ventapp.i18n import DEFAULT_LANG, resolve_lang, t
+from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
 from ventapp.state.chat_state import ChatState
 from ventapp.state.lang_state import ui_lang
 from ventapp.state.schedules_state import HandoffState, SchedulesState
@@ -40,6 +41,7 @@ from ventapp.state.ui_identity import (
     verified_mode,
 )
 from ventapp.state.usage_state import UsageState
+from ventapp.state.views import DISPLAY_TZ
 
 logger = logging.getLogger(__name__)
 
@@ -61,6 +63,25 @@ class KeyView:
     prefix: str
     created: str
     active: bool
+
+
+def key_view(row: Any, lang: str = DEFAULT_LANG) -> KeyView:
+    """A stored :class:`~ventapp.db.auth_models.ApiKey` as a list row, its creation time written
+    like every other time of the UI (Beijing time, per language), not naive UTC."""
+    return KeyView(
+        row.id,
+        row.name,
+        f"va_{row.id}_…",
+        formats.date_time(row.created_at, lang, DISPLAY_TZ),
+        row.revoked_at is None,
+    )
+
+
+def throttled_sentence(retry_after: str, lang: str = DEFAULT_LANG) -> str:
+    """The login page's 429 sentence: ``retry_after`` (seconds, from the redirect's query; a minute
+    when missing) as a duration people read, e.g. "请 15分钟后再试", never "请 900 秒后再试"."""
+    seconds = int(retry_after) if retry_after.isdigit() else 60
+    return t("auth.error.throttled", lang, wait=formats.wait(seconds, lang))
 
 
 class AuthState(rx.State):
@@ -168,7 +189,7 @@ class AuthState(rx.State):
         if self.login_mode != "local":
             self.login_error = ""  # the page says how sign-in works here instead of showing a form
         elif code == "throttled":
-            self.login_error = t("auth.error.throttled", lang, seconds=str(query.get("retry_after", "60")))
+            self.login_error = throttled_sentence(str(query.get("retry_after", "")), lang)
         elif code:
             self.login_error = t(f"auth.error.{code}" if code in LOGIN_ERRORS else "auth.error.other", lang)
         else:
@@ -191,16 +212,8 @@ class AuthState(rx.State):
             self.keys = []
             return
         rows = await asyncio.to_thread(auth_store.list_api_keys, get_runtime().engine, caller.name)
-        self.keys = [
-            KeyView(
-                row.id,
-                row.name,
-                f"va_{row.id}_…",
-                row.created_at.strftime("%Y-%m-%d %H:%M"),
-                row.revoked_at is None,
-            )
-            for row in rows
-        ]
+        lang = await self._lang()
+        self.keys = [key_view(row, lang) for row in rows]
 
     @rx.event
     async def create_key(self, form_data: dict[str, str]) -> None:

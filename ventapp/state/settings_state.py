@@ -16,10 +16,13 @@ from typing import Any
 import reflex as rx
 
 from ventapp.agent.assembly import model_summary
+from ventapp.agent.kernel import label_for
+from ventapp.agent.subagent_tracker import subagent_label
 from ventapp.agent.thinking import UnknownLevel
 from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
 from ventapp.db import preference_store
-from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t
+from ventapp.i18n import DEFAULT_LANG, MESSAGES, formats, resolve_lang, t
+from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.state import turns
 from ventapp.state.chat_state import ChatState
 from ventapp.state.lang_state import ui_lang
@@ -57,9 +60,14 @@ class ModelView:
     base_url: str = ""
     window: str = ""
     tools: str = ""
+    """The tools by their catalogue labels in the page's language."""
+    tool_ids: str = ""
+    """The tools' names as the API and the model know them (shown small, for operators)."""
     mcp: str = ""
     """The MCP servers, each with its state and tools (``; ``-separated)."""
     subagents: str = ""
+    """The sub-agents by their labels in the page's language."""
+    subagent_ids: str = ""
     skills: str = ""
     middleware: str = ""
 
@@ -68,7 +76,7 @@ def model_view(summary: dict[str, Any], lang: str = DEFAULT_LANG) -> ModelView:
     """``GET /api/model``'s summary as the page shows it, worded in ``lang``."""
     agent = summary["agent"]
     return ModelView(
-        route=summary["name"],
+        route=t("model.route_default", lang) if summary["name"] == DEFAULT_ROUTE else summary["name"],
         provider=summary["provider"],
         model=summary["model"],
         base_url=summary["base_url"],
@@ -78,12 +86,33 @@ def model_view(summary: dict[str, Any], lang: str = DEFAULT_LANG) -> ModelView:
             tokens=formats.number(summary["context_limit"], lang),
             source=summary["context_source"],
         ),
-        tools=", ".join(agent["tools"]),
+        tools=_listed([label_for(tool, lang) for tool in agent["tools"]], lang),
+        tool_ids=", ".join(agent["tools"]),
         mcp=mcp_view(agent.get("mcp_servers") or {}, lang),
-        subagents=", ".join(agent["subagents"]),
+        subagents=_listed([subagent_label(name, lang) for name in agent["subagents"]], lang),
+        subagent_ids=", ".join(agent["subagents"]),
         skills=", ".join(agent["skills"]),
         middleware=" → ".join(agent["middleware"]),
     )
+
+
+def _listed(names: list[str], lang: str) -> str:
+    return ("、" if lang == "zh-CN" else ", ").join(names)
+
+
+def thinking_label(level: str, lang: str = DEFAULT_LANG) -> str:
+    """A thinking level (``default``, ``off``, ``low``, ``medium``, ``high``, ``on``) as the UI names it."""
+    key = f"settings.thinking_level.{level}"
+    return t(key, lang) if key in MESSAGES["en"] else level
+
+
+def preferences_too_long(text: str, lang: str = DEFAULT_LANG) -> str:
+    """The refusal of preferences over :data:`PREFERENCES_MAX_CHARS` characters, numbers grouped as
+    the page's help writes them (``4,000``); ``""`` when ``text`` fits."""
+    if len(text) <= PREFERENCES_MAX_CHARS:
+        return ""
+    limit, count = formats.number(PREFERENCES_MAX_CHARS, lang), formats.number(len(text), lang)
+    return t("settings.too_long", lang, limit=limit, count=count)
 
 
 def mcp_view(servers: dict[str, dict[str, Any]], lang: str = DEFAULT_LANG) -> str:
@@ -124,6 +153,8 @@ class SettingsState(rx.State):
     thinking_note: str = ""
     preferences: str = ""
     preferences_note: str = ""
+    preferences_failed: bool = False
+    """``preferences_note`` says the text was not saved (shown as an error, not as a confirmation)."""
     rules: list[RuleView] = []
     lang: str = DEFAULT_LANG
     """The UI language (``LangState``'s, read on load and on a switch)."""
@@ -168,6 +199,7 @@ class SettingsState(rx.State):
         """On mount: the model facts, the user's preferences and rules."""
         self.lang = await ui_lang(self)
         self.thinking_note = self.preferences_note = ""
+        self.preferences_failed = False
         if not await self._user():
             self.problem = t("settings.needs_name", self.lang)
             return
@@ -178,6 +210,7 @@ class SettingsState(rx.State):
         """After the header's language switch: re-word the page in ``lang``."""
         self.lang = resolve_lang(lang)
         self.thinking_note = self.preferences_note = ""
+        self.preferences_failed = False
         if self.user_name:
             await self._read()
 
@@ -204,7 +237,12 @@ class SettingsState(rx.State):
             return None
         self.thinking_level = built.thinking
         self.model.model = built.model
-        self.thinking_note = t("settings.thinking_saved", self.lang, level=built.thinking, model=built.model)
+        self.thinking_note = t(
+            "settings.thinking_saved",
+            self.lang,
+            level=thinking_label(built.thinking, self.lang),
+            model=built.model,
+        )
 
     @rx.event
     async def save_preferences(self, form_data: dict[str, Any]) -> Any:
@@ -212,10 +250,9 @@ class SettingsState(rx.State):
         if await self._signed_out():
             return to_login(came_from(self))
         text = str(form_data.get("preferences") or "").strip()
-        if len(text) > PREFERENCES_MAX_CHARS:
-            self.preferences_note = t(
-                "settings.too_long", self.lang, limit=PREFERENCES_MAX_CHARS, count=len(text)
-            )
+        self.preferences_failed = True
+        self.preferences_note = preferences_too_long(text, self.lang)
+        if self.preferences_note:
             return None
         runtime = turns.current_runtime()
         if runtime is None or not await self._user():
@@ -233,6 +270,7 @@ class SettingsState(rx.State):
             self.preferences_note = t("settings.save_failed", self.lang)
             return None
         self.preferences = text
+        self.preferences_failed = False
         self.preferences_note = t("settings.saved", self.lang) if text else t("settings.cleared", self.lang)
 
     @rx.event

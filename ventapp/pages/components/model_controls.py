@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.pages.components.lang import t
 from ventapp.state.model_state import ModelState
 
@@ -24,6 +25,12 @@ def settings_link() -> rx.Component:
     )
 
 
+def _route_item(name: rx.Var[str]) -> rx.Component:
+    """A route by the name people read: the main one is 默认模型, the others as ``MODELS`` names them
+    (the value stays the API's name)."""
+    return rx.select.item(rx.cond(name == DEFAULT_ROUTE, t("model.route_default"), name), value=name)
+
+
 def route_picker() -> rx.Component:
     """Which model route this conversation runs on (the session keeps the choice)."""
     return rx.cond(
@@ -32,7 +39,7 @@ def route_picker() -> rx.Component:
             rx.select.trigger(
                 id="route-picker", variant="soft", aria_label=t("model.picker"), title=t("model.picker")
             ),
-            rx.select.content(rx.foreach(ModelState.routes, lambda name: rx.select.item(name, value=name))),
+            rx.select.content(rx.foreach(ModelState.routes, _route_item)),
             value=ModelState.route,
             on_change=ModelState.choose,
             size="1",
@@ -45,9 +52,19 @@ def endpoint_banner() -> rx.Component:
     return rx.fragment(
         rx.cond(
             ModelState.endpoint_down,
-            rx.callout(
-                t("model.endpoint_down", reason=ModelState.endpoint_reason),
-                icon="triangle_alert",
+            rx.callout.root(
+                rx.callout.icon(rx.icon("triangle_alert")),
+                rx.box(
+                    rx.callout.text(t("model.endpoint_down")),
+                    # The probe's sentence is the operator's (English, naming the URL): under 详情.
+                    rx.el.details(
+                        rx.el.summary(
+                            t("error.details"), cursor="pointer", class_name="error-details-toggle"
+                        ),
+                        rx.text(ModelState.endpoint_reason, size="1", class_name="endpoint-reason"),
+                        margin_top="0.25rem",
+                    ),
+                ),
                 color_scheme="red",
                 size="1",
                 id="endpoint-banner",
