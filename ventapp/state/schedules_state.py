@@ -11,6 +11,7 @@ Times are shown in ``SCHEDULER_TZ``, formatted per language.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,6 +27,7 @@ from ventapp.scheduler.cron_problems import CronInvalid, cron_message
 from ventapp.scheduler.rules import ScheduleRejected, refusal_text
 from ventapp.scheduler.service import ScheduleService, get_service
 from ventapp.state.lang_state import ui_lang
+from ventapp.state.schedules_follow import RUNNING_EVERY_S, FollowSchedules, follow_due
 from ventapp.state.ui_identity import came_from, login_gone, to_login, user_name_var
 
 logger = logging.getLogger(__name__)
@@ -161,7 +163,7 @@ class HandoffState(rx.State):
             self.waiting_sessions = sessions
 
 
-class SchedulesState(rx.State):
+class SchedulesState(FollowSchedules, rx.State):
     """State of the schedules page (route ``/schedules``)."""
 
     user_name: str = user_name_var()
@@ -216,6 +218,21 @@ class SchedulesState(rx.State):
         last = await service.last_runs(schedules)
         self.schedules = [schedule_view(s, last.get(s.id), service, self.lang) for s in schedules]
         self.waiting_count = len(await service.waiting(self.user_name))
+        running = any(row.last_status == "running" for row in self.schedules) or any(
+            run.status == "running" for run in self.runs
+        )
+        self._follow_at = follow_due(time.time(), running, (service.next_run_at(s) for s in schedules))
+
+    async def _follow_reload(self) -> None:
+        service = _service()
+        if service is None or not self.user_name or self.problem:
+            self._follow_at = 0.0
+            return
+        try:
+            await self._reload(service)
+        except Exception:  # the next tick tries again; the page keeps what it shows
+            logger.exception("following the schedules of %r failed", self.user_name)
+            self._follow_at = time.time() + 10 * RUNNING_EVERY_S
 
     async def _load_runs(self, service: ScheduleService, schedule_id: str) -> None:
         try:
@@ -227,22 +244,25 @@ class SchedulesState(rx.State):
         self.runs = [run_view(record, service, self.lang) for record in records]
 
     @rx.event
-    async def load_page(self) -> None:
-        """On mount: the user's schedules, the waiting count, the zone times are shown in."""
+    async def load_page(self) -> Any:
+        """On mount: the user's schedules, the waiting count, the zone times are shown in; then
+        the page follows them while open (:class:`~ventapp.state.schedules_follow.FollowSchedules`)."""
         service = _service()
         self.lang = await ui_lang(self)
         self.loaded, self.problem = True, ""
         if service is None:
             self.problem = t("schedules.not_ready", self.lang)
-            return
+            return None
         self.timezone = str(service.tz)
         if not self.user_name:
-            return
+            return None
         try:
             await self._reload(service)
         except Exception:
             logger.exception("reading the schedules of %r failed", self.user_name)
             self.problem = t("schedules.load_failed", self.lang)
+            return None
+        return self._start_following()
 
     @rx.event
     async def relocalise(self, lang: str) -> None:
