@@ -428,6 +428,11 @@ MESSAGES: dict[str, str] = {
     "auth.col.quota": "Daily quota",
     "auth.col.remaining": "Remaining",
     "auth.unlimited": "unlimited",
+    "auth.quota_for_title": "Set a user's daily limit",
+    "auth.quota_for_hint": "Tokens (input + output) the user may use per day; 0 means no limit.",
+    "auth.quota_for_set": "{user}'s daily limit is now {count} tokens.",
+    "auth.quota_for_none": "{user} now has no daily limit.",
+    "auth.quota_for_pick": "Set limit",
     # --- words7: rejections, run errors, figures ---
     "approval.reject_default_reason": "The user rejected this action without giving a reason.",
     # A run's closing error (the API words it per Accept-Language; the same text as ventapp.agent.errors)

@@ -426,6 +426,11 @@ MESSAGES: dict[str, str] = {
     "auth.col.quota": "每日额度",
     "auth.col.remaining": "剩余",
     "auth.unlimited": "不限",
+    "auth.quota_for_title": "设置用户的每日额度",
+    "auth.quota_for_hint": "该用户每天可用的 token 数（输入 + 输出）；0 表示不限。",
+    "auth.quota_for_set": "{user} 的每日额度已设为 {count} token。",
+    "auth.quota_for_none": "{user} 现在不限每日用量。",
+    "auth.quota_for_pick": "设置额度",
     # --- words7: 拒绝、运行错误、图 ---
     "approval.reject_default_reason": "用户拒绝了这次操作，没有说明原因。",
     # 运行结束时的错误（API 按 Accept-Language 措辞；英文与 ventapp.agent.errors 相同）
