@@ -387,6 +387,8 @@ MESSAGES: dict[str, str] = {
     "settings.rule_session": "in one conversation",
     "settings.revoke": "Revoke",
     "model.picker": "Model route for this conversation",
+    "model.route_unpriced": "unavailable: no price",
+    "model.route_unpriced_why": "Its model has no price and unpriced models are refused (BILLING_ALLOW_UNPRICED=0): an operator adds a price first.",
     "model.endpoint_down": "The model server is not answering, so new messages will fail: {reason}",
     "reasoning.title": "Reasoning",
     # --- identity (issue 15): login page, logout, API keys, roles; one block to ease merging ---

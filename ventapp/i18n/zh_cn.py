@@ -385,6 +385,8 @@ MESSAGES: dict[str, str] = {
     "settings.rule_session": "仅限一个对话",
     "settings.revoke": "撤销",
     "model.picker": "本对话使用的模型线路",
+    "model.route_unpriced": "不可用：未定价",
+    "model.route_unpriced_why": "该模型没有价格，而未定价的模型会被拒绝（BILLING_ALLOW_UNPRICED=0）：需运维人员先添加价格。",
     "model.endpoint_down": "模型服务器没有响应，新消息将会失败：{reason}",
     "reasoning.title": "思考过程",
     # --- identity (issue 15): login page, logout, API keys, roles; one block to ease merging ---

@@ -16,6 +16,7 @@ from ventapp.pages.components.model_controls import route_picker, settings_link
 from ventapp.pages.components.phone_history import phone_history
 from ventapp.state.auth_state import AuthState
 from ventapp.state.chat_state import ChatState
+from ventapp.state.model_state import ModelState
 from ventapp.state.schedules_state import HandoffState
 from ventapp.state.ui_identity import verified_mode
 
@@ -68,7 +69,8 @@ def model_badges() -> rx.Component:
             ChatState.model_name != "",
             rx.badge(
                 rx.icon("bot", size=12),
-                ChatState.model_name,
+                # The open chat's route's model (MODELS), once the picker read the routes.
+                rx.cond(ModelState.model_label != "", ModelState.model_label, ChatState.model_name),
                 variant="surface",
                 color_scheme="gray",
                 class_name="model-name",

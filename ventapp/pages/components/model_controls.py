@@ -9,7 +9,7 @@ from __future__ import annotations
 import reflex as rx
 
 from ventapp.pages.components.lang import t
-from ventapp.state.model_state import ModelState
+from ventapp.state.model_state import ModelState, RouteOption
 
 
 def settings_link() -> rx.Component:
@@ -24,6 +24,18 @@ def settings_link() -> rx.Component:
     )
 
 
+def _route_item(option: rx.Var[RouteOption]) -> rx.Component:
+    """A route of the picker; one whose model has no price (``BILLING_ALLOW_UNPRICED=0``) is shown
+    but cannot be chosen, saying why (its runs would be refused with 503 ``model_unpriced``)."""
+    return rx.select.item(
+        rx.cond(option.unpriced, option.name + " · " + t("model.route_unpriced"), option.name),
+        value=option.name,
+        disabled=option.unpriced,
+        title=rx.cond(option.unpriced, t("model.route_unpriced_why"), option.model),
+        class_name=rx.cond(option.unpriced, "route-option route-unpriced", "route-option"),
+    )
+
+
 def route_picker() -> rx.Component:
     """Which model route this conversation runs on (the session keeps the choice)."""
     return rx.cond(
@@ -32,7 +44,7 @@ def route_picker() -> rx.Component:
             rx.select.trigger(
                 id="route-picker", variant="soft", aria_label=t("model.picker"), title=t("model.picker")
             ),
-            rx.select.content(rx.foreach(ModelState.routes, lambda name: rx.select.item(name, value=name))),
+            rx.select.content(rx.foreach(ModelState.options, _route_item)),
             value=ModelState.route,
             on_change=ModelState.choose,
             size="1",
