@@ -362,6 +362,7 @@ MESSAGES: dict[str, str] = {
     "settings.thinking_help": "Applies to the next answer of every user; answers in progress keep their level.",
     "settings.thinking_saved": "Thinking level set to {level}; model calls now go to {model}.",
     "settings.thinking_failed": "The thinking level could not be switched. The error has been logged.",
+    "settings.thinking_operators": "Only an operator may switch the thinking level: it changes the answers of every user.",
     "settings.tools": "Tools",
     "settings.subagents": "Sub-agents",
     "settings.mcp": "MCP servers",

@@ -360,6 +360,7 @@ MESSAGES: dict[str, str] = {
     "settings.thinking_help": "对所有用户的下一次回答生效；进行中的回答保持原级别。",
     "settings.thinking_saved": "思考级别已设为 {level}；模型调用现发往 {model}。",
     "settings.thinking_failed": "无法切换思考级别，错误已记录。",
+    "settings.thinking_operators": "只有运维人员（operator）可以切换思考级别：它会影响所有用户的回答。",
     "settings.tools": "工具",
     "settings.subagents": "子智能体",
     "settings.mcp": "MCP 服务器",

@@ -30,6 +30,34 @@ def _fact(label: rx.Var[str] | str, value: rx.Var[str] | str) -> rx.Component:
     )
 
 
+def _route_choice() -> rx.Component:
+    """Which route the card shows and the thinking switch sets (with ``MODELS``), and, for anyone
+    but an operator, why the switch is disabled."""
+    return rx.fragment(
+        rx.cond(
+            SettingsState.route_names.length() > 1,
+            rx.hstack(
+                rx.text(t("settings.route"), size="2", weight="medium"),
+                rx.select.root(
+                    rx.select.trigger(id="settings-route-select", aria_label=t("settings.route")),
+                    rx.select.content(
+                        rx.foreach(SettingsState.route_names, lambda name: rx.select.item(name, value=name))
+                    ),
+                    value=SettingsState.thinking_route,
+                    on_change=SettingsState.pick_route,
+                    size="2",
+                ),
+                align="center",
+                spacing="3",
+            ),
+        ),
+        rx.cond(
+            SettingsState.switch_reason != "",
+            rx.text(SettingsState.switch_reason, size="2", color_scheme="gray", id="thinking-operators-only"),
+        ),
+    )
+
+
 def _model_card() -> rx.Component:
     model = SettingsState.model
     return rx.vstack(
@@ -47,6 +75,7 @@ def _model_card() -> rx.Component:
             _fact(t("settings.middleware"), model.middleware),
             size="2",
         ),
+        _route_choice(),
         rx.hstack(
             rx.text(t("settings.thinking"), size="2", weight="medium"),
             rx.select.root(
@@ -58,6 +87,7 @@ def _model_card() -> rx.Component:
                 ),
                 value=SettingsState.thinking_level,
                 on_change=SettingsState.set_thinking,
+                disabled=~SettingsState.may_switch,
                 size="2",
             ),
             align="center",
