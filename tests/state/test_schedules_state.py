@@ -56,10 +56,15 @@ class Tab:
         self.processor = processor
         self.token = uuid.uuid4().hex
 
-    async def fire(self, name: str, **payload: Any) -> None:
+    async def fire(self, name: str, *, chain: bool = False, **payload: Any) -> None:
+        """Process one event; with ``chain``, also the events it starts (the page's following of
+        its schedules never ends while the page is open, so only when the test runs it aside)."""
         handler = format_event_handler(SchedulesState.event_handlers[name])
-        async for _ in self.processor.enqueue_stream_delta(self.token, Event(name=handler, payload=payload)):
-            pass
+        deltas = self.processor.enqueue_stream_delta(self.token, Event(name=handler, payload=payload))
+        async for _ in deltas:
+            if not chain:
+                break
+        await deltas.aclose()
 
     async def state(self) -> SchedulesState:
         manager = self.processor._root_context.state_manager  # type: ignore[union-attr]  # configured below
@@ -220,12 +225,11 @@ async def test_the_list_follows_a_run_that_ends_while_the_page_is_open(
         engine, created.id, USER, "manual", datetime.now(UTC).replace(tzinfo=None)
     )
     (await tab.state()).user_name = USER  # as the fixture: the browser's stored name
-    await tab.fire("relocalise", lang="zh-CN")
-    await tab.fire("show_runs", schedule_id=created.id)
     # The page's on_mount; its chain goes on while the page is open (the tab never leaves it here).
-    opened = asyncio.create_task(tab.fire("load_page"))
+    opened = asyncio.create_task(tab.fire("load_page", chain=True))
     try:
         await asyncio.sleep(0.3)
+        await tab.fire("show_runs", schedule_id=created.id)
         (row,) = (await tab.state()).schedules
         assert row.last_status == "running"
         schedule_store.close_claim(engine, claim.row_id or "", "failed", "internal", "It failed.")

@@ -6,10 +6,11 @@ open it re-reads its list, and the runs table shown, when something can have cha
 :data:`RUNNING_EVERY_S` while a run shown is running, and just after the earliest next-run time
 has passed. In between nothing is read: a background event sleeps until then
 (:meth:`FollowSchedules.follow_wait`) and hands over to a normal event
-(:meth:`FollowSchedules.follow_tick`) that re-reads only when due. The chain belongs to one
-opening of the page (``_follow_gen``): leaving the page (``on_unmount``) or opening it again ends
-the older chain at its next wake; a closed tab's chain ends at its next wake too (its token has
-no socket any more: :func:`tab_gone`).
+(:meth:`FollowSchedules.follow_tick`) that re-reads only when due. Every event of the page that
+reads the list starts a chain when one is needed (:meth:`FollowSchedules._keep_following`: the
+page's on_mount may run before the browser's stored name arrives, so not only on load); only the
+newest chain lives (``_follow_gen``). Leaving the page (``on_unmount``) ends it at its next wake,
+as does a closed tab (its token has no socket any more: :func:`tab_gone`) or nothing left to follow.
 """
 
 from __future__ import annotations
@@ -57,29 +58,42 @@ class FollowSchedules(rx.State, mixin=True):
     """Re-reads the schedules page's list while it is open and something can have changed."""
 
     _follow_gen: int = 0
-    """Which opening of the page the running chain belongs to; bumped on load and on leave."""
+    """Which chain is the live one; a chain whose number is older ends at its next wake."""
     _follow_at: float = 0.0
     """Epoch seconds of the next re-read (0.0: nothing to follow); set by every reload."""
+    _follow_wake: float = 0.0
+    """Epoch seconds the live chain wakes at (0.0: no chain)."""
 
-    def _start_following(self) -> Any:
-        """(On load) a new chain for this opening of the page; the older one ends at its next wake."""
+    def _keep_following(self) -> Any:
+        """(After a reload, from any event of the page) the chain that re-reads when due: none while
+        nothing is to follow; a new one when the next re-read is due before the live chain wakes
+        (a run just started, a schedule just created); else the live one goes on."""
+        # A chain that overslept its wake by far is gone (cancelled, a worker restarted): replaced.
+        alive = self._follow_wake and time.time() < self._follow_wake + LONGEST_SLEEP_S
+        if not self._follow_at or (alive and self._follow_wake <= self._follow_at):
+            return None
         self._follow_gen += 1
+        self._follow_wake = self._follow_at
         return self.__class__.follow_wait(self._follow_gen)
 
     @rx.event
     def leave_page(self) -> None:
         """The page unmounts: its chain ends at its next wake."""
         self._follow_gen += 1
+        self._follow_wake = 0.0
 
     @rx.event(background=True)
     async def follow_wait(self, gen: int) -> Any:
         """Sleep until the next re-read is due (at most :data:`LONGEST_SLEEP_S`), then tick."""
         async with self:
-            if gen != self._follow_gen or tab_gone(self.router.session.client_token):
+            if gen != self._follow_gen:
                 return None
-            due = self._follow_at
-        wait = LONGEST_SLEEP_S if not due else due - time.time()
-        await asyncio.sleep(min(max(wait, 0.2), LONGEST_SLEEP_S))
+            if not self._follow_at or tab_gone(self.router.session.client_token):
+                self._follow_wake = 0.0
+                return None
+            wait = min(max(self._follow_at - time.time(), 0.2), LONGEST_SLEEP_S)
+            self._follow_wake = time.time() + wait
+        await asyncio.sleep(wait)
         return self.__class__.follow_tick(gen)  # self is a StateProxy here: its type is not ours
 
     @rx.event

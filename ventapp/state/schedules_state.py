@@ -262,10 +262,10 @@ class SchedulesState(FollowSchedules, rx.State):
             logger.exception("reading the schedules of %r failed", self.user_name)
             self.problem = t("schedules.load_failed", self.lang)
             return None
-        return self._start_following()
+        return self._keep_following()
 
     @rx.event
-    async def relocalise(self, lang: str) -> None:
+    async def relocalise(self, lang: str) -> Any:
         """After the header's language switch: re-word the table, the runs and an open form."""
         self.lang = resolve_lang(lang)
         self.notice = ""
@@ -274,6 +274,7 @@ class SchedulesState(FollowSchedules, rx.State):
             await self._reload(service)
         if self.form_open:
             self._check_cron(self.form_cron)
+        return self._keep_following()
 
     async def _signed_out(self) -> bool:
         """True, and this state cleared, when the tab's login ended on the server (the caller
@@ -304,6 +305,7 @@ class SchedulesState(FollowSchedules, rx.State):
             return to_login(came_from(self))
         self.notice = ""
         await self._act(lambda s: s.set_enabled(schedule_id, self.user_name, enabled))
+        return self._keep_following()
 
     @rx.event
     async def run_now(self, schedule_id: str) -> Any:
@@ -315,6 +317,7 @@ class SchedulesState(FollowSchedules, rx.State):
         self.runs_name = next((s.name for s in self.schedules if s.id == schedule_id), "")
         if await self._act(lambda s: s.run_now(schedule_id, self.user_name)):
             self.notice = t("schedules.started", self.lang)
+        return self._keep_following()
 
     @rx.event
     async def delete(self, schedule_id: str) -> Any:
@@ -336,18 +339,20 @@ class SchedulesState(FollowSchedules, rx.State):
         await self._load_runs(service, schedule_id)
 
     @rx.event
-    async def refresh_runs(self) -> None:
+    async def refresh_runs(self) -> Any:
         """Re-read the runs table, and the schedules' "last run" with it, so the two never disagree."""
         service = _service()
         if service is not None and self.user_name and self.runs_for:
             await self._reload(service)
+        return self._keep_following()
 
     @rx.event
-    async def refresh(self) -> None:
+    async def refresh(self) -> Any:
         """Re-read everything (statuses move on in the background)."""
         service = _service()
         if service is not None and self.user_name:
             await self._reload(service)
+        return self._keep_following()
 
     # --- the form --------------------------------------------------------------------------
 
@@ -451,3 +456,4 @@ class SchedulesState(FollowSchedules, rx.State):
             return None
         self.form_open, self.form_error = False, ""
         await self._reload(service)
+        return self._keep_following()
