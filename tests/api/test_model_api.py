@@ -186,6 +186,9 @@ def test_a_run_in_flight_keeps_its_agent_and_the_next_gets_the_new(
         reloaded = http.post("/api/model/reload", params={"user_name": "ops"})
         assert reloaded.status_code == 200, reloaded.text
         assert reloaded.json()["generation"] == before + 1 and "calculate" in reloaded.json()["tools"]
+        # Tester: "routes" left out the unpriced route (never built: its runs are refused with 503).
+        assert reloaded.json()["routes"] == ["default", "second", "unpriced"]
+        assert "default" in reloaded.json()["rebuilt"] and "unpriced" not in reloaded.json()["rebuilt"]
         http.post("/api/model/thinking", json={"level": "low"})  # the reloaded agent is the one switched
     thread.join(60)
     frames = result["frames"]

@@ -40,9 +40,9 @@ async def processor(
 
 
 async def _overview_of(
-    processor: BaseStateEventProcessor, name: str
+    processor: BaseStateEventProcessor, name: str, token: str = ""
 ) -> usage_overview_state.UsageOverviewState:
-    token = uuid.uuid4().hex
+    token = token or uuid.uuid4().hex
     root_manager = processor._root_context.state_manager  # type: ignore[union-attr]  # configured above
     first = Event(
         name=format_event_handler(us.UsageState.event_handlers["edit_quota_input"]), payload={"value": ""}
@@ -77,3 +77,89 @@ async def test_an_operator_sees_every_users_line_and_a_user_sees_none(
     ]
     alice = await _overview_of(processor, "alice")
     assert not alice.is_operator and alice.users == []
+
+
+async def _fire(processor: BaseStateEventProcessor, token: str, name: str, **payload: object) -> None:
+    handler = usage_overview_state.UsageOverviewState.event_handlers[name]
+    event = Event(name=format_event_handler(handler), payload=payload)
+    _ = [d async for d in processor.enqueue_stream_delta(token, event)]
+
+
+async def _as(
+    processor: BaseStateEventProcessor, name: str
+) -> tuple[str, usage_overview_state.UsageOverviewState]:
+    """A tab of ``name`` with the overview loaded: its token and the overview's state."""
+    token = uuid.uuid4().hex
+    return token, await _overview_of(processor, name, token)
+
+
+async def _state(processor: BaseStateEventProcessor, token: str) -> usage_overview_state.UsageOverviewState:
+    root = await processor._root_context.state_manager.get_state(  # type: ignore[union-attr]
+        BaseStateToken(ident=token, cls=State)
+    )
+    return await root.get_state(usage_overview_state.UsageOverviewState)
+
+
+async def test_an_operator_sets_a_users_daily_limit_on_the_page(
+    processor: BaseStateEventProcessor, engine: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tester: the 429 says an operator can raise the limit "on the usage page", which had no such
+    control (only ``PUT /api/usage/quota`` with ``for_user``). Operators now set it there."""
+    from ventapp.billing.guard import quota_status
+
+    monkeypatch.setattr(us, "get_runtime", lambda: SimpleNamespace(engine=engine, settings=make_settings()))
+    settle(
+        engine,
+        run_id="r-bob",
+        session_id="s",
+        user_name="bob",
+        model="scripted-demo",
+        calls=[CallUsage("c", 100, 0, "provider")],
+    )
+    token, _ = await _as(processor, "ops")
+    await _fire(processor, token, "pick_user", user_name="bob")
+    await _fire(processor, token, "save_for", form_data={"for_user": "bob", "daily_token_limit": "5000"})
+
+    ops = await _state(processor, token)
+    assert ops.set_error == "" and "bob" in ops.set_notice
+    assert quota_status(engine, make_settings(), "bob").daily_token_limit == 5000
+    assert [row.quota for row in ops.users if row.user_name == "bob"] == ["5,000"]
+
+    await _fire(processor, token, "save_for", form_data={"for_user": "bob", "daily_token_limit": "0"})
+    assert quota_status(engine, make_settings(), "bob").daily_token_limit == 0
+
+
+@pytest.mark.parametrize(
+    ("form", "why"),
+    [
+        ({"for_user": "bob", "daily_token_limit": "-1"}, "a negative limit"),
+        ({"for_user": "bob", "daily_token_limit": "lots"}, "not a number"),
+        ({"for_user": "   ", "daily_token_limit": "10"}, "no user named"),
+    ],
+)
+async def test_the_form_refuses_what_the_api_refuses(
+    processor: BaseStateEventProcessor, engine: sa.Engine, form: dict[str, str], why: str
+) -> None:
+    from ventapp.billing.guard import quota_status
+
+    before = quota_status(engine, make_settings(), "bob").daily_token_limit
+    token, _ = await _as(processor, "ops")
+    await _fire(processor, token, "save_for", form_data=form)
+
+    ops = await _state(processor, token)
+    assert ops.set_error != "" and ops.set_notice == "", why
+    assert quota_status(engine, make_settings(), "bob").daily_token_limit == before
+
+
+async def test_a_user_cannot_set_anyones_limit_from_the_page(
+    processor: BaseStateEventProcessor, engine: sa.Engine
+) -> None:
+    from ventapp.billing.guard import quota_status
+
+    before = quota_status(engine, make_settings(), "bob").daily_token_limit
+    token, _ = await _as(processor, "alice")
+    await _fire(processor, token, "save_for", form_data={"for_user": "bob", "daily_token_limit": "0"})
+
+    alice = await _state(processor, token)
+    assert alice.set_error.startswith("只有运维人员") and alice.set_notice == ""
+    assert quota_status(engine, make_settings(), "bob").daily_token_limit == before

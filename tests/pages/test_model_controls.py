@@ -28,4 +28,4 @@ def test_the_route_picker_names_the_main_route_by_the_catalogue() -> None:
     """Tester: the picker showed the API's route name ``default`` in the Chinese UI."""
     jsx = str(route_picker())
     assert _js("默认模型") in jsx and _js("Default model") in jsx
-    assert "value:name_rx_state_}" in jsx, "the value stays the API's name"
+    assert 'value:option_rx_state_?.["name"]' in jsx, "the value stays the API's name"

@@ -6,16 +6,22 @@ with a real runtime (SQLite, in-memory checkpointer) and a real schedule service
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+from reflex.event import Event
 from reflex.istate.manager.memory import StateManagerMemory
 from reflex_base.event.processor import BaseStateEventProcessor
+from reflex_base.utils.format import format_event_handler
 
 from tests.headless import HeadlessTab
 from ventapp.agent.runtime import AgentRuntime, set_runtime
 from ventapp.config import load_settings
+from ventapp.db import schedule_store
 from ventapp.scheduler.cron import describe
 from ventapp.scheduler.service import ScheduleService, set_service
 from ventapp.state.schedules_state import SchedulesState
@@ -45,6 +51,19 @@ class Tab(HeadlessTab[SchedulesState]):
     """One browser tab on the schedules page."""
 
     page_state = SchedulesState
+
+    async def fire(self, name: str, *, chain: bool = False, **payload: Any) -> list[Any]:
+        """Process one event; with ``chain``, also the events it starts (the page's following of
+        its schedules never ends while the page is open, so only when the test runs it aside)."""
+        event = Event(name=format_event_handler(SchedulesState.event_handlers[name]), payload=payload)
+        deltas = self.processor.enqueue_stream_delta(self.token, event)
+        seen = []
+        async for delta in deltas:
+            seen.append(delta)
+            if not chain:
+                break
+        await deltas.aclose()
+        return seen
 
 
 @pytest.fixture
@@ -186,3 +205,35 @@ async def test_the_cron_description_is_in_the_pages_language_only(
     assert row.description == describe(cron, lang)
     shown = [*vars(state).values(), *vars(row).values()]
     assert describe(cron, other) not in shown, "no description in the other language"
+
+
+async def test_the_list_follows_a_run_that_ends_while_the_page_is_open(
+    tab: Tab, service: ScheduleService
+) -> None:
+    """Tester: after "Run now" on a run failing in 0.5 s, the row said 运行中 15 s later (the API:
+    failed) until ↻ was clicked. The page re-reads its list while a run shown is running; a
+    passed next-run time is re-read too (the row showed a past 下次运行)."""
+    created = await service.create(USER, {"name": "夜班检查", "prompt": "计算 1+1", "cron": "0 8 * * *"})
+    engine = service.runtime.engine
+    claim = schedule_store.claim_tick(
+        engine, created.id, USER, "manual", datetime.now(UTC).replace(tzinfo=None)
+    )
+    (await tab.state()).user_name = USER  # as the fixture: the browser's stored name
+    # The page's on_mount; its chain goes on while the page is open (the tab never leaves it here).
+    opened = asyncio.create_task(tab.fire("load_page", chain=True))
+    try:
+        await asyncio.sleep(0.3)
+        await tab.fire("show_runs", schedule_id=created.id)
+        (row,) = (await tab.state()).schedules
+        assert row.last_status == "running"
+        schedule_store.close_claim(engine, claim.row_id or "", "failed", "internal", "It failed.")
+        for _ in range(50):  # the page re-reads every RUNNING_EVERY_S while a run shown is running
+            await asyncio.sleep(0.1)
+            state = await tab.state()
+            if state.schedules[0].last_status == "failed":
+                break
+        assert state.schedules[0].last_label == "失败", "the row follows the run's end without ↻"
+        assert [run.label for run in state.runs] == ["失败"], "and so does the runs table"
+    finally:
+        await tab.fire("leave_page")
+        opened.cancel()

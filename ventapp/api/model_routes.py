@@ -100,7 +100,10 @@ async def reload_agent(runtime: RuntimeDep, operator: Operator) -> dict[str, Any
 
     Runs in flight finish on their agent; each session's next turn reads the skills again; the
     MCP servers are listed again (one that is down is left out, as at start). Answers
-    ``{generation, routes, tools, skills}``. 500 ``reload_failed`` when a tool module, the
+    ``{generation, routes, rebuilt, tools, skills}``: ``routes`` every configured route (``MODELS``),
+    ``rebuilt`` those whose agent was built already and is rebuilt now (a route's agent is built
+    on its first run, so one never run, e.g. an unpriced route refused with 503, is built then,
+    with the new tools). 500 ``reload_failed`` when a tool module, the
     ``MCP_SERVERS`` setting (or a tool name clash) or the assembly fails: the agents in use are kept.
     """
     try:
@@ -120,7 +123,8 @@ async def reload_agent(runtime: RuntimeDep, operator: Operator) -> dict[str, Any
     logger.info("agents reloaded by %s (generation %d)", operator, runtime.agents.generation)
     return {
         "generation": runtime.agents.generation,
-        "routes": [built.route.name for built in rebuilt],
+        "routes": list(runtime.agents.names),
+        "rebuilt": [built.route.name for built in rebuilt],
         "tools": tool_names(rebuilt[0], runtime.settings.tools_profile),
         "skills": known_skills(),
     }

@@ -368,6 +368,7 @@ MESSAGES: dict[str, str] = {
     "settings.thinking_help": "Applies to the next answer of every user; answers in progress keep their level.",
     "settings.thinking_saved": "Thinking level set to {level}; model calls now go to {model}.",
     "settings.thinking_failed": "The thinking level could not be switched. The error has been logged.",
+    "settings.thinking_operators": "Only an operator may switch the thinking level: it changes the answers of every user.",
     "settings.tools": "Tools",
     "settings.subagents": "Sub-agents",
     "settings.mcp": "MCP servers",
@@ -394,6 +395,8 @@ MESSAGES: dict[str, str] = {
     "settings.revoke": "Revoke",
     "model.route_default": "Default model",
     "model.picker": "Model route for this conversation",
+    "model.route_unpriced": "unavailable: no price",
+    "model.route_unpriced_why": "Its model has no price and unpriced models are refused (BILLING_ALLOW_UNPRICED=0): an operator adds a price first.",
     "model.endpoint_down": "The model server is not answering, so new messages will fail.",
     "reasoning.title": "Reasoning",
     # --- identity (issue 15): login page, logout, API keys, roles; one block to ease merging ---
@@ -435,6 +438,11 @@ MESSAGES: dict[str, str] = {
     "auth.col.quota": "Daily quota",
     "auth.col.remaining": "Remaining",
     "auth.unlimited": "unlimited",
+    "auth.quota_for_title": "Set a user's daily limit",
+    "auth.quota_for_hint": "Tokens (input + output) the user may use per day; 0 means no limit.",
+    "auth.quota_for_set": "{user}'s daily limit is now {count} tokens.",
+    "auth.quota_for_none": "{user} now has no daily limit.",
+    "auth.quota_for_pick": "Set limit",
     # --- words7: rejections, run errors, figures ---
     "approval.reject_default_reason": "The user rejected this action without giving a reason.",
     # A run's closing error (the API words it per Accept-Language; the same text as ventapp.agent.errors)

@@ -366,6 +366,7 @@ MESSAGES: dict[str, str] = {
     "settings.thinking_help": "对所有用户的下一次回答生效；进行中的回答保持原级别。",
     "settings.thinking_saved": "思考级别已设为 {level}；模型调用现发往 {model}。",
     "settings.thinking_failed": "无法切换思考级别，错误已记录。",
+    "settings.thinking_operators": "只有运维人员（operator）可以切换思考级别：它会影响所有用户的回答。",
     "settings.tools": "工具",
     "settings.subagents": "子智能体",
     "settings.mcp": "MCP 服务器",
@@ -392,6 +393,8 @@ MESSAGES: dict[str, str] = {
     "settings.revoke": "撤销",
     "model.route_default": "默认模型",
     "model.picker": "本对话使用的模型线路",
+    "model.route_unpriced": "不可用：未定价",
+    "model.route_unpriced_why": "该模型没有价格，而未定价的模型会被拒绝（BILLING_ALLOW_UNPRICED=0）：需运维人员先添加价格。",
     "model.endpoint_down": "模型服务器没有响应，新消息将会失败。",
     "reasoning.title": "思考过程",
     # --- identity (issue 15): login page, logout, API keys, roles; one block to ease merging ---
@@ -433,6 +436,11 @@ MESSAGES: dict[str, str] = {
     "auth.col.quota": "每日额度",
     "auth.col.remaining": "剩余",
     "auth.unlimited": "不限",
+    "auth.quota_for_title": "设置用户的每日额度",
+    "auth.quota_for_hint": "该用户每天可用的 token 数（输入 + 输出）；0 表示不限。",
+    "auth.quota_for_set": "{user} 的每日额度已设为 {count} token。",
+    "auth.quota_for_none": "{user} 现在不限每日用量。",
+    "auth.quota_for_pick": "设置额度",
     # --- words7: 拒绝、运行错误、图 ---
     "approval.reject_default_reason": "用户拒绝了这次操作，没有说明原因。",
     # 运行结束时的错误（API 按 Accept-Language 措辞；英文与 ventapp.agent.errors 相同）

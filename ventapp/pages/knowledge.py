@@ -65,7 +65,7 @@ def _not_found() -> rx.Component:
 def knowledge_page() -> rx.Component:
     """Title, back link and the document's Markdown; a friendly "not found" for unknown ids."""
     return page_frame(
-        page_bar("book_open", t("kb.badge"), None),
+        page_bar("book_open", t("kb.badge"), None, signed_in=True),
         _back_link(),
         rx.box(
             rx.cond(

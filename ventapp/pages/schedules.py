@@ -397,5 +397,10 @@ def _body() -> rx.Component:
 def schedules_page() -> rx.Component:
     """The whole schedules screen; ``on_mount`` reads the user's schedules."""
     return page_frame(
-        _top_bar(), _body(), dialogs=[_form()], on_mount=[AuthState.check_login, SchedulesState.load_page]
+        _top_bar(),
+        _body(),
+        # Leaving the page ends its following of the schedules (SchedulesState.load_page starts it).
+        rx.box(display="none", on_unmount=SchedulesState.leave_page),
+        dialogs=[_form()],
+        on_mount=[AuthState.check_login, SchedulesState.load_page],
     )

@@ -58,6 +58,34 @@ def _thinking_item(level: rx.Var[str]) -> rx.Component:
     return rx.select.item(rx.match(level, *labels, level), value=level)
 
 
+def _route_choice() -> rx.Component:
+    """Which route the card shows and the thinking switch sets (with ``MODELS``), and, for anyone
+    but an operator, why the switch is disabled."""
+    return rx.fragment(
+        rx.cond(
+            SettingsState.route_names.length() > 1,
+            rx.hstack(
+                rx.text(t("settings.route"), size="2", weight="medium"),
+                rx.select.root(
+                    rx.select.trigger(id="settings-route-select", aria_label=t("settings.route")),
+                    rx.select.content(
+                        rx.foreach(SettingsState.route_names, lambda name: rx.select.item(name, value=name))
+                    ),
+                    value=SettingsState.thinking_route,
+                    on_change=SettingsState.pick_route,
+                    size="2",
+                ),
+                align="center",
+                spacing="3",
+            ),
+        ),
+        rx.cond(
+            SettingsState.switch_reason != "",
+            rx.text(SettingsState.switch_reason, size="2", color_scheme="gray", id="thinking-operators-only"),
+        ),
+    )
+
+
 def _model_card() -> rx.Component:
     model = SettingsState.model
     return rx.vstack(
@@ -75,6 +103,7 @@ def _model_card() -> rx.Component:
             _fact(t("settings.middleware"), None, model.middleware),
             size="2",
         ),
+        _route_choice(),
         rx.hstack(
             rx.text(t("settings.thinking"), size="2", weight="medium"),
             rx.select.root(
@@ -82,6 +111,7 @@ def _model_card() -> rx.Component:
                 rx.select.content(rx.foreach(SettingsState.thinking_levels, _thinking_item)),
                 value=SettingsState.thinking_level,
                 on_change=SettingsState.set_thinking,
+                disabled=~SettingsState.may_switch,
                 size="2",
             ),
             align="center",

@@ -279,6 +279,63 @@ def _user_row(row: rx.Var[UserUsageView]) -> rx.Component:
         rx.table.cell(row.calls, text_align="right"),
         rx.table.cell(row.quota, text_align="right"),
         rx.table.cell(row.remaining, text_align="right"),
+        rx.table.cell(
+            rx.button(
+                t("auth.quota_for_pick"),
+                size="1",
+                variant="soft",
+                on_click=UsageOverviewState.pick_user(row.user_name),
+                class_name="quota-pick",
+            )
+        ),
+    )
+
+
+def _quota_for_user() -> rx.Component:
+    """Operators only: set any user's daily limit (what ``PUT /api/usage/quota`` with ``for_user`` does)."""
+    return rx.vstack(
+        rx.heading(t("auth.quota_for_title"), as_="h3", size="3"),
+        rx.text(t("auth.quota_for_hint"), size="2", color_scheme="gray"),
+        rx.form(
+            rx.hstack(
+                rx.input(
+                    name="for_user",
+                    value=UsageOverviewState.set_for,
+                    on_change=UsageOverviewState.edit_for,
+                    id="quota-for-user",
+                    width="12rem",
+                    aria_label=t("auth.col.user"),
+                    placeholder=t("auth.col.user"),
+                ),
+                rx.input(
+                    name="daily_token_limit",
+                    value=UsageOverviewState.set_limit,
+                    on_change=UsageOverviewState.edit_limit,
+                    type="number",
+                    min=0,
+                    id="quota-for-limit",
+                    width="12rem",
+                    aria_label=t("auth.col.quota"),
+                    placeholder=t("auth.col.quota"),
+                ),
+                rx.button(t("common.save"), type="submit", id="quota-for-save"),
+                spacing="2",
+                align="center",
+                wrap="wrap",
+            ),
+            on_submit=UsageOverviewState.save_for,
+            id="quota-for-form",
+        ),
+        rx.cond(
+            UsageOverviewState.set_error != "",
+            rx.text(UsageOverviewState.set_error, color_scheme="red", size="2", id="quota-for-error"),
+        ),
+        rx.cond(
+            UsageOverviewState.set_notice != "",
+            rx.text(UsageOverviewState.set_notice, color_scheme="green", size="2", id="quota-for-notice"),
+        ),
+        spacing="2",
+        width="100%",
     )
 
 
@@ -302,7 +359,8 @@ def _every_user() -> rx.Component:
                             *[
                                 rx.table.column_header_cell(t(f"auth.col.{column}"), text_align=align)
                                 for column, align in columns
-                            ]
+                            ],
+                            rx.table.column_header_cell(""),
                         )
                     ),
                     rx.table.body(rx.foreach(UsageOverviewState.users, _user_row)),
@@ -312,6 +370,7 @@ def _every_user() -> rx.Component:
                 overflow_x="auto",
                 width="100%",
             ),
+            _quota_for_user(),
             spacing="3",
             style=CARD_STYLE,
             id="every-user-usage",

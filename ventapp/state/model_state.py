@@ -11,16 +11,29 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 
 import reflex as rx
 
 from ventapp.agent.health import model_endpoint
+from ventapp.agent.runtime import AgentRuntime
+from ventapp.billing.pricing import get_price
 from ventapp.db import chat_store
 from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.state import turns
 from ventapp.state.ui_identity import verified_caller, verified_mode
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass
+class RouteOption:
+    """One route of the picker: its name, the model its next run uses, and whether it can run."""
+
+    name: str = ""
+    model: str = ""
+    unpriced: bool = False
+    """No price for its model and ``BILLING_ALLOW_UNPRICED=0``: its runs are refused (503)."""
 
 
 class ModelState(rx.State):
@@ -32,6 +45,13 @@ class ModelState(rx.State):
     """The route of the open chat (a new chat starts on the main one)."""
     endpoint_down: bool = False
     endpoint_reason: str = ""
+    options: list[RouteOption] = []
+    """The routes as the picker shows them (model names, unpriced ones marked)."""
+
+    @rx.var
+    def model_label(self) -> str:
+        """The model the open chat's route runs on ("" before the routes are read)."""
+        return next((option.model for option in self.options if option.name == self.route), "")
 
     @rx.var
     def has_choice(self) -> bool:
@@ -45,6 +65,10 @@ class ModelState(rx.State):
         if runtime is None:
             return
         self.routes = [route.name for route in runtime.settings.routes]
+        try:
+            self.options = await asyncio.to_thread(_options, runtime)
+        except Exception:  # the picker still lists the names
+            logger.exception("reading the model routes' prices failed")
         try:
             check = await model_endpoint(runtime)
         except Exception:
@@ -74,5 +98,16 @@ class ModelState(rx.State):
     @rx.event
     def choose(self, route: str) -> None:
         """The picker: the next message of this chat runs on ``route`` (and the session keeps it)."""
-        if route in self.routes:
+        if route in self.routes and not any(o.name == route and o.unpriced for o in self.options):
             self.route = route
+
+
+def _options(runtime: AgentRuntime) -> list[RouteOption]:
+    """Every route with the model its next run uses and whether it is priced. Blocking."""
+    allow = runtime.settings.billing_allow_unpriced
+    options = []
+    for route in runtime.settings.routes:
+        model = runtime.agents.billed_model(route.name)
+        unpriced = not allow and get_price(runtime.engine, model) is None
+        options.append(RouteOption(name=route.name, model=model, unpriced=unpriced))
+    return options

@@ -11,6 +11,7 @@ Times are shown in ``SCHEDULER_TZ``, formatted per language.
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -26,6 +27,7 @@ from ventapp.scheduler.cron_problems import CronInvalid, cron_message
 from ventapp.scheduler.rules import ScheduleRejected, refusal_text
 from ventapp.scheduler.service import ScheduleService, get_service
 from ventapp.state.lang_state import ui_lang
+from ventapp.state.schedules_follow import RUNNING_EVERY_S, FollowSchedules, follow_due
 from ventapp.state.ui_identity import came_from, login_gone, to_login, user_name_var
 
 logger = logging.getLogger(__name__)
@@ -161,7 +163,7 @@ class HandoffState(rx.State):
             self.waiting_sessions = sessions
 
 
-class SchedulesState(rx.State):
+class SchedulesState(FollowSchedules, rx.State):
     """State of the schedules page (route ``/schedules``)."""
 
     user_name: str = user_name_var()
@@ -216,6 +218,21 @@ class SchedulesState(rx.State):
         last = await service.last_runs(schedules)
         self.schedules = [schedule_view(s, last.get(s.id), service, self.lang) for s in schedules]
         self.waiting_count = len(await service.waiting(self.user_name))
+        running = any(row.last_status == "running" for row in self.schedules) or any(
+            run.status == "running" for run in self.runs
+        )
+        self._follow_at = follow_due(time.time(), running, (service.next_run_at(s) for s in schedules))
+
+    async def _follow_reload(self) -> None:
+        service = _service()
+        if service is None or not self.user_name or self.problem:
+            self._follow_at = 0.0
+            return
+        try:
+            await self._reload(service)
+        except Exception:  # the next tick tries again; the page keeps what it shows
+            logger.exception("following the schedules of %r failed", self.user_name)
+            self._follow_at = time.time() + 10 * RUNNING_EVERY_S
 
     async def _load_runs(self, service: ScheduleService, schedule_id: str) -> None:
         try:
@@ -227,25 +244,28 @@ class SchedulesState(rx.State):
         self.runs = [run_view(record, service, self.lang) for record in records]
 
     @rx.event
-    async def load_page(self) -> None:
-        """On mount: the user's schedules, the waiting count, the zone times are shown in."""
+    async def load_page(self) -> Any:
+        """On mount: the user's schedules, the waiting count, the zone times are shown in; then
+        the page follows them while open (:class:`~ventapp.state.schedules_follow.FollowSchedules`)."""
         service = _service()
         self.lang = await ui_lang(self)
         self.loaded, self.problem = True, ""
         if service is None:
             self.problem = t("schedules.not_ready", self.lang)
-            return
+            return None
         self.timezone = str(service.tz)
         if not self.user_name:
-            return
+            return None
         try:
             await self._reload(service)
         except Exception:
             logger.exception("reading the schedules of %r failed", self.user_name)
             self.problem = t("schedules.load_failed", self.lang)
+            return None
+        return self._keep_following()
 
     @rx.event
-    async def relocalise(self, lang: str) -> None:
+    async def relocalise(self, lang: str) -> Any:
         """After the header's language switch: re-word the table, the runs and an open form."""
         self.lang = resolve_lang(lang)
         self.notice = ""
@@ -254,6 +274,7 @@ class SchedulesState(rx.State):
             await self._reload(service)
         if self.form_open:
             self._check_cron(self.form_cron)
+        return self._keep_following()
 
     async def _signed_out(self) -> bool:
         """True, and this state cleared, when the tab's login ended on the server (the caller
@@ -284,6 +305,7 @@ class SchedulesState(rx.State):
             return to_login(came_from(self))
         self.notice = ""
         await self._act(lambda s: s.set_enabled(schedule_id, self.user_name, enabled))
+        return self._keep_following()
 
     @rx.event
     async def run_now(self, schedule_id: str) -> Any:
@@ -295,6 +317,7 @@ class SchedulesState(rx.State):
         self.runs_name = next((s.name for s in self.schedules if s.id == schedule_id), "")
         if await self._act(lambda s: s.run_now(schedule_id, self.user_name)):
             self.notice = t("schedules.started", self.lang)
+        return self._keep_following()
 
     @rx.event
     async def delete(self, schedule_id: str) -> Any:
@@ -316,18 +339,20 @@ class SchedulesState(rx.State):
         await self._load_runs(service, schedule_id)
 
     @rx.event
-    async def refresh_runs(self) -> None:
+    async def refresh_runs(self) -> Any:
         """Re-read the runs table, and the schedules' "last run" with it, so the two never disagree."""
         service = _service()
         if service is not None and self.user_name and self.runs_for:
             await self._reload(service)
+        return self._keep_following()
 
     @rx.event
-    async def refresh(self) -> None:
+    async def refresh(self) -> Any:
         """Re-read everything (statuses move on in the background)."""
         service = _service()
         if service is not None and self.user_name:
             await self._reload(service)
+        return self._keep_following()
 
     # --- the form --------------------------------------------------------------------------
 
@@ -431,3 +456,4 @@ class SchedulesState(rx.State):
             return None
         self.form_open, self.form_error = False, ""
         await self._reload(service)
+        return self._keep_following()

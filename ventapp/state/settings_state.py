@@ -15,6 +15,7 @@ from typing import Any
 
 import reflex as rx
 
+from ventapp.agent.agent_set import UnknownRoute
 from ventapp.agent.assembly import model_summary
 from ventapp.agent.kernel import label_for
 from ventapp.agent.subagent_tracker import subagent_label
@@ -26,6 +27,7 @@ from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.state import turns
 from ventapp.state.chat_state import ChatState
 from ventapp.state.lang_state import ui_lang
+from ventapp.state.model_state import ModelState
 from ventapp.state.ui_identity import (
     came_from,
     login_gone,
@@ -151,6 +153,13 @@ class SettingsState(rx.State):
     thinking_level: str = ""
     thinking_levels: list[str] = []
     thinking_note: str = ""
+    thinking_route: str = ""
+    """The route the page shows and the switch sets ("" until read: the chat header's choice)."""
+    route_names: list[str] = []
+    may_switch: bool = False
+    """Only operators switch the thinking level (it changes the agent of every user)."""
+    switch_reason: str = ""
+    """Why the switch is disabled ("" for an operator)."""
     preferences: str = ""
     preferences_note: str = ""
     preferences_failed: bool = False
@@ -179,8 +188,13 @@ class SettingsState(rx.State):
         if runtime is None:
             self.problem = t("settings.not_ready", self.lang)
             return
+        route = self.thinking_route or (await self.get_state(ModelState)).route
         try:
-            summary = await model_summary(runtime, self.user_name)
+            try:
+                summary = await model_summary(runtime, self.user_name, route)
+            except UnknownRoute:  # gone from MODELS since it was chosen: the main route
+                summary = await model_summary(runtime, self.user_name)
+            caller = await role_caller(self.user_name)
             row = await asyncio.to_thread(preference_store.get_preferences, runtime.engine, self.user_name)
             rules = await asyncio.to_thread(preference_store.list_rules, runtime.engine, self.user_name)
         except Exception:
@@ -189,6 +203,14 @@ class SettingsState(rx.State):
             return
         self.problem = ""
         self.model = model_view(summary, self.lang)
+        self.thinking_route = summary["name"]
+        self.route_names = [item["name"] for item in summary["routes"]]
+        self.may_switch = caller.is_operator
+        self.switch_reason = (
+            ""
+            if caller.is_operator
+            else t("settings.thinking_operators", self.lang) + none_mode_hint(self.lang)
+        )
         self.thinking_level = summary["thinking"]["level"]
         self.thinking_levels = summary["thinking"]["levels"]
         self.preferences = row.text if row is not None else ""
@@ -200,6 +222,7 @@ class SettingsState(rx.State):
         self.lang = await ui_lang(self)
         self.thinking_note = self.preferences_note = ""
         self.preferences_failed = False
+        self.thinking_route = ""  # the route chosen in the chat header (ModelState), read afresh
         if not await self._user():
             self.problem = t("settings.needs_name", self.lang)
             return
@@ -215,8 +238,15 @@ class SettingsState(rx.State):
             await self._read()
 
     @rx.event
+    async def pick_route(self, route: str) -> None:
+        """The route select: show that route, whose thinking level the switch then sets."""
+        if route in self.route_names:
+            self.thinking_route, self.thinking_note = route, ""
+            await self._read()
+
+    @rx.event
     async def set_thinking(self, level: str) -> Any:
-        """The thinking switch: rebuild the main route's agent at ``level`` (runs in flight keep theirs)."""
+        """The thinking switch: rebuild the shown route's agent at ``level`` (runs in flight keep theirs)."""
         if await self._signed_out():
             return to_login(came_from(self))
         runtime = turns.current_runtime()
@@ -227,7 +257,7 @@ class SettingsState(rx.State):
             self.thinking_note = t("auth.operator_only", self.lang) + none_mode_hint(self.lang)
             return None
         try:
-            built = await runtime.agents.set_thinking(None, level)
+            built = await runtime.agents.set_thinking(self.thinking_route or None, level)
         except UnknownLevel as unknown:
             self.thinking_note = str(unknown)
             return None

@@ -67,6 +67,13 @@ def verified_mode() -> bool:
     return get_settings().auth.verified
 
 
+def logout_offered() -> bool:
+    """True when the app signs people out itself (``AUTH_MODE=local``). In ``header`` mode the
+    proxy owns sign-in and sign-out: a logout here would only show the login page, whose way
+    back signs in again at once."""
+    return get_settings().auth.mode == "local"
+
+
 def none_mode_hint(lang: str) -> str:
     """What to add to an operator-only refusal when identities are not verified ("" otherwise)."""
     return "" if verified_mode() else t("auth.unverified_operators", lang)

@@ -16,8 +16,9 @@ from ventapp.pages.components.model_controls import route_picker, settings_link
 from ventapp.pages.components.phone_history import phone_history
 from ventapp.state.auth_state import AuthState
 from ventapp.state.chat_state import ChatState
+from ventapp.state.model_state import ModelState
 from ventapp.state.schedules_state import HandoffState
-from ventapp.state.ui_identity import verified_mode
+from ventapp.state.ui_identity import logout_offered, verified_mode
 
 PHONE_ONLY = ["flex", "flex", "none"]
 DESKTOP_ONLY = ["none", "none", "flex"]
@@ -68,7 +69,8 @@ def model_badges() -> rx.Component:
             ChatState.model_name != "",
             rx.badge(
                 rx.icon("bot", size=12),
-                ChatState.model_name,
+                # The open chat's route's model (MODELS), once the picker read the routes.
+                rx.cond(ModelState.model_label != "", ModelState.model_label, ChatState.model_name),
                 variant="surface",
                 color_scheme="gray",
                 class_name="model-name",
@@ -91,6 +93,22 @@ def model_badges() -> rx.Component:
     )
 
 
+def logout_button() -> rx.Component:
+    """Log out (``AUTH_MODE=local`` only: in ``header`` mode the proxy signs people out, so none is
+    shown; in ``none`` mode there is no login)."""
+    if not logout_offered():
+        return rx.fragment()
+    return rx.button(
+        rx.icon("log_out", size=14),
+        variant="ghost",
+        color_scheme="gray",
+        on_click=AuthState.logout,
+        id="logout",
+        title=t("auth.logout"),
+        aria_label=t("auth.logout"),
+    )
+
+
 def user_chip() -> rx.Component:
     """The current user's name; click to change it (``AUTH_MODE=none``), or the verified name and a
     logout button (``local``/``header``: the name comes from the server)."""
@@ -103,15 +121,7 @@ def user_chip() -> rx.Component:
                 title=t("auth.signed_in_as", name=ChatState.user_name),
                 display=["none", "inline"],
             ),
-            rx.button(
-                rx.icon("log_out", size=14),
-                variant="ghost",
-                color_scheme="gray",
-                on_click=AuthState.logout,
-                id="logout",
-                title=t("auth.logout"),
-                aria_label=t("auth.logout"),
-            ),
+            logout_button(),
             align="center",
             spacing="1",
         )
@@ -241,7 +251,9 @@ def header() -> rx.Component:
     )
 
 
-def page_bar(icon: str, title: rx.Var[str], user_name: rx.Var[str] | None, *after: Any) -> rx.Component:
+def page_bar(
+    icon: str, title: rx.Var[str], user_name: rx.Var[str] | None, *after: Any, signed_in: bool | None = None
+) -> rx.Component:
     """The top bar of the pages beside the chat (usage, schedules, knowledge, not found).
 
     Args:
@@ -249,6 +261,8 @@ def page_bar(icon: str, title: rx.Var[str], user_name: rx.Var[str] | None, *afte
         title: The page's name.
         user_name: Who is signed in, shown as a chip; None on pages that are not per user.
         *after: Handlers the language switch runs after switching (they re-word server text).
+        signed_in: Whether the page is for signed-in people, so it offers the chat's logout
+            (:func:`logout_button`); default: when it names its user.
     """
     return rx.hstack(
         rx.link(brand(), href="/", underline="none", color="inherit", aria_label=t("nav.home")),
@@ -280,6 +294,7 @@ def page_bar(icon: str, title: rx.Var[str], user_name: rx.Var[str] | None, *afte
         ),
         lang_switch(*after),
         color_mode_button(),
+        logout_button() if (user_name is not None if signed_in is None else signed_in) else rx.fragment(),
         align="center",
         spacing=rx.breakpoints(initial="2", sm="3"),
         height="3.5rem",

@@ -10,7 +10,7 @@ import reflex as rx
 
 from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.pages.components.lang import t
-from ventapp.state.model_state import ModelState
+from ventapp.state.model_state import ModelState, RouteOption
 
 
 def settings_link() -> rx.Component:
@@ -25,10 +25,18 @@ def settings_link() -> rx.Component:
     )
 
 
-def _route_item(name: rx.Var[str]) -> rx.Component:
-    """A route by the name people read: the main one is 默认模型, the others as ``MODELS`` names them
-    (the value stays the API's name)."""
-    return rx.select.item(rx.cond(name == DEFAULT_ROUTE, t("model.route_default"), name), value=name)
+def _route_item(option: rx.Var[RouteOption]) -> rx.Component:
+    """A route by the name people read (the main one is 默认模型; the value stays the API's name); one
+    whose model has no price (``BILLING_ALLOW_UNPRICED=0``) is shown but cannot be chosen, saying why
+    (its runs would be refused with 503 ``model_unpriced``)."""
+    name = rx.cond(option.name == DEFAULT_ROUTE, t("model.route_default"), option.name)
+    return rx.select.item(
+        rx.cond(option.unpriced, name + " · " + t("model.route_unpriced"), name),
+        value=option.name,
+        disabled=option.unpriced,
+        title=rx.cond(option.unpriced, t("model.route_unpriced_why"), option.model),
+        class_name=rx.cond(option.unpriced, "route-option route-unpriced", "route-option"),
+    )
 
 
 def route_picker() -> rx.Component:
@@ -39,7 +47,7 @@ def route_picker() -> rx.Component:
             rx.select.trigger(
                 id="route-picker", variant="soft", aria_label=t("model.picker"), title=t("model.picker")
             ),
-            rx.select.content(rx.foreach(ModelState.routes, _route_item)),
+            rx.select.content(rx.foreach(ModelState.options, _route_item)),
             value=ModelState.route,
             on_change=ModelState.choose,
             size="1",

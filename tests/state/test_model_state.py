@@ -1,0 +1,98 @@
+"""The chat header's model controls headless: the label names the chosen route's model, and an
+unpriced route is offered marked, and cannot be chosen, while unpriced models are refused.
+
+The real Reflex event processor, a real runtime (SQLite, in-memory checkpointer) with three
+``MODELS`` routes; nothing is sent to a model (the endpoint probe finds nothing listening).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from reflex.event import Event
+from reflex.istate.manager.memory import StateManagerMemory
+from reflex.istate.manager.token import BaseStateToken
+from reflex.state import State
+from reflex_base.event.processor import BaseStateEventProcessor
+from reflex_base.utils.format import format_event_handler
+
+from ventapp.agent.runtime import AgentRuntime, set_runtime
+from ventapp.config import load_settings
+from ventapp.state.model_state import ModelState
+
+NOWHERE = "http://127.0.0.1:9/v1"
+
+
+@pytest.fixture
+async def runtime(tmp_path: Path) -> AsyncIterator[AgentRuntime]:
+    routes = [
+        {"name": "reasoner", "model": "deepseek-chat", "base_url": NOWHERE, "api_key": "x"},
+        {"name": "nopriced", "model": "nobody-priced-this", "base_url": NOWHERE, "api_key": "x"},
+    ]
+    settings = load_settings(
+        {
+            "DEEP_AGENT_ENV_PRIORITY": "none",
+            "DATA_DIR": str(tmp_path),
+            "CHECKPOINTER": "memory",
+            "OPENAI_BASE_URL": NOWHERE,
+            "OPENAI_API_KEY": "x",
+            "MODEL_NAME": "scripted-demo",
+            "MODELS": json.dumps(routes),
+            "BILLING_ALLOW_UNPRICED": "0",
+        }
+    )
+    opened = await AgentRuntime.open(settings)
+    set_runtime(opened)
+    try:
+        yield opened
+    finally:
+        set_runtime(None)
+        await opened.close()
+
+
+class Tab:
+    def __init__(self, processor: BaseStateEventProcessor) -> None:
+        self.processor, self.token = processor, uuid.uuid4().hex
+
+    async def fire(self, name: str, **payload: Any) -> None:
+        event = Event(name=format_event_handler(ModelState.event_handlers[name]), payload=payload)
+        async for _ in self.processor.enqueue_stream_delta(self.token, event):
+            pass
+
+    async def state(self) -> ModelState:
+        manager = self.processor._root_context.state_manager  # type: ignore[union-attr]
+        root = await manager.get_state(BaseStateToken(ident=self.token, cls=State))
+        return await root.get_state(ModelState)
+
+
+@pytest.fixture
+async def tab(runtime: AgentRuntime) -> AsyncIterator[Tab]:
+    async with BaseStateEventProcessor().configure(state_manager=StateManagerMemory()) as processor:
+        opened = Tab(processor)
+        await opened.fire("refresh")
+        yield opened
+
+
+async def test_the_header_names_the_chosen_routes_model(tab: Tab) -> None:
+    """Tester: with route ``reasoner`` chosen the header still said ``scripted-demo``."""
+    assert (await tab.state()).model_label == "scripted-demo"
+    await tab.fire("choose", route="reasoner")
+    state = await tab.state()
+    assert state.route == "reasoner" and state.model_label == "deepseek-chat"
+
+
+async def test_an_unpriced_route_is_marked_and_cannot_be_chosen(tab: Tab) -> None:
+    """Tester: the picker offered an unpriced route with no warning (its runs are refused with 503)."""
+    state = await tab.state()
+    assert {option.name: option.unpriced for option in state.options} == {
+        "default": False,
+        "reasoner": False,
+        "nopriced": True,
+    }
+    await tab.fire("choose", route="nopriced")
+    assert (await tab.state()).route == "default"

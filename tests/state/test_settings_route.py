@@ -1,0 +1,118 @@
+"""The settings page's thinking switch, headless: it sets the route the page shows (the chat
+header's choice by default, or the one picked there), and is disabled for non-operators, saying why.
+
+The real Reflex event processor, a real runtime (SQLite, in-memory checkpointer) with a second
+``MODELS`` route; nothing is sent to a model. Operators come from ``AUTH_NONE_OPERATORS``.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import reflex as rx
+from reflex.event import Event
+from reflex.istate.manager.memory import StateManagerMemory
+from reflex.istate.manager.token import BaseStateToken
+from reflex.state import State
+from reflex_base.event.processor import BaseStateEventProcessor
+from reflex_base.utils.format import format_event_handler
+
+from tests.support import patched_env
+from ventapp.agent.runtime import AgentRuntime, set_runtime
+from ventapp.config import load_settings
+from ventapp.state.model_state import ModelState
+from ventapp.state.settings_state import SettingsState
+
+NOWHERE = "http://127.0.0.1:9/v1"
+
+
+@pytest.fixture
+async def runtime(tmp_path: Path) -> AsyncIterator[AgentRuntime]:
+    routes = [
+        {
+            "name": "reasoner",
+            "model": "deepseek-chat",
+            "base_url": NOWHERE,
+            "api_key": "x",
+            "thinking": "effort",
+        }
+    ]
+    env = {
+        "DEEP_AGENT_ENV_PRIORITY": "none",
+        "DATA_DIR": str(tmp_path),
+        "CHECKPOINTER": "memory",
+        "OPENAI_BASE_URL": NOWHERE,
+        "OPENAI_API_KEY": "x",
+        "MODEL_NAME": "scripted-demo",
+        "MODELS": json.dumps(routes),
+        "THINKING_CONTROL": "effort",
+        "AUTH_MODE": "none",
+        "AUTH_NONE_OPERATORS": "ops",
+    }
+    with patched_env(env):
+        opened = await AgentRuntime.open(load_settings(env))
+        set_runtime(opened)
+        try:
+            yield opened
+        finally:
+            set_runtime(None)
+            await opened.close()
+
+
+class Tab:
+    def __init__(self, processor: BaseStateEventProcessor) -> None:
+        self.processor, self.token = processor, uuid.uuid4().hex
+
+    async def fire(self, state: type[rx.State], name: str, **payload: Any) -> None:
+        event = Event(name=format_event_handler(state.event_handlers[name]), payload=payload)
+        async for _ in self.processor.enqueue_stream_delta(self.token, event):
+            pass
+
+    async def state(self) -> SettingsState:
+        manager = self.processor._root_context.state_manager  # type: ignore[union-attr]
+        root = await manager.get_state(BaseStateToken(ident=self.token, cls=State))
+        return await root.get_state(SettingsState)
+
+
+async def _tab(processor: BaseStateEventProcessor, user: str) -> Tab:
+    tab = Tab(processor)
+    await tab.fire(ModelState, "refresh")
+    (await tab.state()).user_name = user  # the browser's stored name
+    return tab
+
+
+@pytest.fixture
+async def processor(runtime: AgentRuntime) -> AsyncIterator[BaseStateEventProcessor]:
+    async with BaseStateEventProcessor().configure(state_manager=StateManagerMemory()) as running:
+        yield running
+
+
+async def test_the_page_shows_and_switches_the_route_chosen_in_the_chat(
+    processor: BaseStateEventProcessor, runtime: AgentRuntime
+) -> None:
+    """Tester: with ``reasoner`` picked in the chat header, /settings showed (and switched) ``default``."""
+    tab = await _tab(processor, "ops")
+    await tab.fire(ModelState, "choose", route="reasoner")
+    await tab.fire(SettingsState, "load_page")
+    state = await tab.state()
+    assert (state.thinking_route, state.model.route) == ("reasoner", "reasoner")
+    assert state.route_names == ["default", "reasoner"] and state.may_switch and state.switch_reason == ""
+
+    await tab.fire(SettingsState, "set_thinking", level="low")
+    assert runtime.agents.levels["reasoner"] == "low" and runtime.agents.levels["default"] == "default"
+
+    await tab.fire(SettingsState, "pick_route", route="default")
+    await tab.fire(SettingsState, "set_thinking", level="high")
+    assert runtime.agents.levels["default"] == "high" and runtime.agents.levels["reasoner"] == "low"
+
+
+async def test_a_user_sees_the_switch_disabled_and_why(processor: BaseStateEventProcessor) -> None:
+    tab = await _tab(processor, "alice")
+    await tab.fire(SettingsState, "load_page")
+    state = await tab.state()
+    assert not state.may_switch and state.switch_reason.startswith("只有运维人员")
