@@ -8,19 +8,14 @@ The real Reflex event processor, a real runtime (SQLite, in-memory checkpointer)
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-from reflex.event import Event
 from reflex.istate.manager.memory import StateManagerMemory
-from reflex.istate.manager.token import BaseStateToken
-from reflex.state import State
 from reflex_base.event.processor import BaseStateEventProcessor
-from reflex_base.utils.format import format_event_handler
 
+from tests.headless import HeadlessTab
 from ventapp.agent.runtime import AgentRuntime, set_runtime
 from ventapp.config import load_settings
 from ventapp.state.model_state import ModelState
@@ -55,19 +50,8 @@ async def runtime(tmp_path: Path) -> AsyncIterator[AgentRuntime]:
         await opened.close()
 
 
-class Tab:
-    def __init__(self, processor: BaseStateEventProcessor) -> None:
-        self.processor, self.token = processor, uuid.uuid4().hex
-
-    async def fire(self, name: str, **payload: Any) -> None:
-        event = Event(name=format_event_handler(ModelState.event_handlers[name]), payload=payload)
-        async for _ in self.processor.enqueue_stream_delta(self.token, event):
-            pass
-
-    async def state(self) -> ModelState:
-        manager = self.processor._root_context.state_manager  # type: ignore[union-attr]
-        root = await manager.get_state(BaseStateToken(ident=self.token, cls=State))
-        return await root.get_state(ModelState)
+class Tab(HeadlessTab[ModelState]):
+    page_state = ModelState
 
 
 @pytest.fixture

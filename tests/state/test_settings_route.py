@@ -8,20 +8,14 @@ The real Reflex event processor, a real runtime (SQLite, in-memory checkpointer)
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-import reflex as rx
-from reflex.event import Event
 from reflex.istate.manager.memory import StateManagerMemory
-from reflex.istate.manager.token import BaseStateToken
-from reflex.state import State
 from reflex_base.event.processor import BaseStateEventProcessor
-from reflex_base.utils.format import format_event_handler
 
+from tests.headless import HeadlessTab
 from tests.support import patched_env
 from ventapp.agent.runtime import AgentRuntime, set_runtime
 from ventapp.config import load_settings
@@ -64,24 +58,13 @@ async def runtime(tmp_path: Path) -> AsyncIterator[AgentRuntime]:
             await opened.close()
 
 
-class Tab:
-    def __init__(self, processor: BaseStateEventProcessor) -> None:
-        self.processor, self.token = processor, uuid.uuid4().hex
-
-    async def fire(self, state: type[rx.State], name: str, **payload: Any) -> None:
-        event = Event(name=format_event_handler(state.event_handlers[name]), payload=payload)
-        async for _ in self.processor.enqueue_stream_delta(self.token, event):
-            pass
-
-    async def state(self) -> SettingsState:
-        manager = self.processor._root_context.state_manager  # type: ignore[union-attr]
-        root = await manager.get_state(BaseStateToken(ident=self.token, cls=State))
-        return await root.get_state(SettingsState)
+class Tab(HeadlessTab[SettingsState]):
+    page_state = SettingsState
 
 
 async def _tab(processor: BaseStateEventProcessor, user: str) -> Tab:
     tab = Tab(processor)
-    await tab.fire(ModelState, "refresh")
+    await tab.fire_on(ModelState, "refresh")
     (await tab.state()).user_name = user  # the browser's stored name
     return tab
 
@@ -97,22 +80,22 @@ async def test_the_page_shows_and_switches_the_route_chosen_in_the_chat(
 ) -> None:
     """Tester: with ``reasoner`` picked in the chat header, /settings showed (and switched) ``default``."""
     tab = await _tab(processor, "ops")
-    await tab.fire(ModelState, "choose", route="reasoner")
-    await tab.fire(SettingsState, "load_page")
+    await tab.fire_on(ModelState, "choose", route="reasoner")
+    await tab.fire("load_page")
     state = await tab.state()
     assert (state.thinking_route, state.model.route) == ("reasoner", "reasoner")
     assert state.route_names == ["default", "reasoner"] and state.may_switch and state.switch_reason == ""
 
-    await tab.fire(SettingsState, "set_thinking", level="low")
+    await tab.fire("set_thinking", level="low")
     assert runtime.agents.levels["reasoner"] == "low" and runtime.agents.levels["default"] == "default"
 
-    await tab.fire(SettingsState, "pick_route", route="default")
-    await tab.fire(SettingsState, "set_thinking", level="high")
+    await tab.fire("pick_route", route="default")
+    await tab.fire("set_thinking", level="high")
     assert runtime.agents.levels["default"] == "high" and runtime.agents.levels["reasoner"] == "low"
 
 
 async def test_a_user_sees_the_switch_disabled_and_why(processor: BaseStateEventProcessor) -> None:
     tab = await _tab(processor, "alice")
-    await tab.fire(SettingsState, "load_page")
+    await tab.fire("load_page")
     state = await tab.state()
     assert not state.may_switch and state.switch_reason.startswith("只有运维人员")
