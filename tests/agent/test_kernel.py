@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import AIMessage, AIMessageChunk, ToolMessage
@@ -292,3 +293,18 @@ async def test_the_tool_call_patchers_history_is_no_result_of_this_run() -> None
     kernel, out = await _run(items)
     assert [type(event) for event in out if isinstance(event, ev.ToolResult | ev.ToolCall)] == []
     assert kernel.transcript.tool_cards == {} and kernel.transcript.answer == "Hello"
+
+
+def test_every_tool_the_model_is_offered_has_a_name_in_both_languages(tmp_path: Path) -> None:
+    """Tester: deepagents' ``delete`` showed as ``delete`` among the Chinese tool names."""
+    from ventapp.agent.agent_factory import build_agent
+    from ventapp.agent.kernel import label_for
+    from ventapp.agent.model_factory import build_model
+    from ventapp.config import load_settings
+
+    settings = load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+    graph = build_agent(build_model(settings), None, workspaces_dir=tmp_path)
+    tools = sorted(graph.nodes["tools"].bound.tools_by_name)
+    assert "delete" in tools
+    unnamed = [tool for tool in tools if label_for(tool, "zh-CN") == tool or label_for(tool, "en") == tool]
+    assert unnamed == []

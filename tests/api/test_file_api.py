@@ -77,6 +77,8 @@ def test_paths_outside_the_workspace_or_of_other_types_are_404(
     session_id, _ = _upload_and_solve(client, llm, user)
     response = client.get(f"/api/sessions/{session_id}/files", params={"user_name": user, "path": path})
     assert response.status_code == 404 and response.json()["code"] == "not_found"
+    # Worded like the other refusals (tester): Chinese by default, the English sentence as detail.
+    assert (response.json()["message"], response.json()["detail"]) == ("找不到这个文件。", "File not found.")
 
 
 def test_another_user_gets_404_for_the_same_figure(client: httpx.Client, llm: ScriptedServer) -> None:

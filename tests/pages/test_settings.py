@@ -14,3 +14,12 @@ def test_a_preferences_refusal_is_styled_as_an_error() -> None:
         'role:(reflex___state____state__ventapp___state___settings_state____settings_state.preferences_failed_rx_state_ ? "alert"'
         in jsx
     )
+
+
+def test_the_route_select_names_the_main_route_as_the_chat_picker_does() -> None:
+    """Tester: the settings page listed the raw ``default`` where the chat's picker says 默认模型."""
+    from ventapp.pages.settings import _route_choice
+
+    select = str(_route_choice()).split('id:"settings-route-select"', 1)[1]
+    assert '"\\u9ed8\\u8ba4\\u6a21\\u578b"' in select or "默认模型" in select
+    assert "Default model" in select

@@ -55,7 +55,7 @@ def test_an_api_keys_creation_time_is_written_like_every_other_time() -> None:
 
 def test_a_throttled_login_says_how_long_as_a_duration() -> None:
     """Tester: the throttled login said "请 900 秒后再试"."""
-    assert throttled_sentence("900", "zh-CN") == "登录失败次数过多，请 15分钟后再试。"
+    assert throttled_sentence("900", "zh-CN") == "登录失败次数过多，请15分钟后再试。"
     assert throttled_sentence("900", "en") == "Too many failed logins. Try again in 15 minutes."
-    assert throttled_sentence("30", "zh-CN").endswith("请 30秒钟后再试。")
+    assert throttled_sentence("30", "zh-CN").endswith("请30秒钟后再试。")
     assert "1 minute" in throttled_sentence("", "en"), "a missing or odd retry_after reads as a minute"

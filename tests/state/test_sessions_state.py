@@ -80,8 +80,10 @@ def test_a_refused_attachment_is_worded_wholly_in_the_ui_language() -> None:
 
     with pytest.raises(UploadRejected) as caught:
         check_upload("a.txt", b"", 1024)
-    assert upload_problem(caught.value, 1024, "zh-CN") == "无法附加这个文件（文件是空的。）。"
-    assert upload_problem(caught.value, 1024, "en") == "This file cannot be attached (The file is empty.)."
+    assert upload_problem(caught.value, 1024, "zh-CN") == "无法附加这个文件（文件是空的）。", (
+        "one full stop (tester)"
+    )
+    assert upload_problem(caught.value, 1024, "en") == "This file cannot be attached (The file is empty)."
 
 
 @pytest.mark.parametrize(

@@ -80,6 +80,7 @@ _FRAMEWORK_TOOLS = (
     "read_file",
     "write_file",
     "edit_file",
+    "delete",
     "glob",
     "grep",
     "execute",

@@ -69,6 +69,7 @@ _BUILTIN_LABELS = {
     "read_file": ("读文件", "Read file"),
     "write_file": ("写文件", "Write file"),
     "edit_file": ("改文件", "Edit file"),
+    "delete": ("删除文件", "Delete file"),
     "glob": ("查找文件", "Find files"),
     "grep": ("搜索文件", "Search files"),
     "execute": ("执行命令", "Run command"),

@@ -16,13 +16,13 @@ from pathlib import PurePosixPath
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.responses import FileResponse
 
 from ventapp.agent.pipeline import owned_session
+from ventapp.agent.refusals import ChatRejected, rejected
 from ventapp.agent.workspace import WORKSPACE_AREA, area_dir
 from ventapp.agent.workspace_listing import inside, list_workspace
 from ventapp.api.deps import CurrentUser, RuntimeDep
-from ventapp.api.errors import error_response
 from ventapp.api.openapi import errors
 from ventapp.db.models import iso_utc
 
@@ -43,8 +43,8 @@ DOWNLOAD_TYPE = "application/octet-stream"
 MAX_PATH_CHARS = 1000
 
 
-def _missing() -> JSONResponse:
-    return error_response(404, "not_found", "File not found.")
+def _missing() -> ChatRejected:
+    return rejected(404, "not_found", "refusal.file_not_found")
 
 
 @router.get(
@@ -64,15 +64,15 @@ async def session_file(
     user_name: CurrentUser,
     path: Annotated[str, Query(max_length=MAX_PATH_CHARS)] = "",
     download: bool = False,
-) -> FileResponse | JSONResponse:
+) -> FileResponse:
     """One file from the session's ``/workspace/``: inline (a figure, a preview) or, with ``download``, as an attachment."""
     session = await owned_session(runtime, session_id, user_name)  # 404 unless the user's
     media_type = SERVED_TYPES.get(PurePosixPath(path).suffix.lower())
     if media_type is None and not download:
-        return _missing()
+        raise _missing()
     real = inside(area_dir(runtime.settings.workspaces_dir, user_name, session.id, WORKSPACE_AREA), path)
     if real is None:
-        return _missing()
+        raise _missing()
     return FileResponse(
         real,
         media_type=media_type or DOWNLOAD_TYPE,

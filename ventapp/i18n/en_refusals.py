@@ -25,6 +25,7 @@ MESSAGES: dict[str, str] = {
     "refusal.request_id": "request_id must be 1–{limit} characters.",
     "refusal.mode": "mode must be 'plan' or 'full'.",
     "refusal.session_not_found": "Session not found.",
+    "refusal.file_not_found": "File not found.",
     "refusal.message_not_found": "Message not found.",
     "refusal.session_busy": "This session is already answering. Wait for it to finish or stop it.",
     "refusal.session_busy_resume": "This session is already running. Wait for it to finish.",

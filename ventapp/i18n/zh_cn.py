@@ -409,7 +409,7 @@ MESSAGES: dict[str, str] = {
     "auth.logout": "退出登录",
     "auth.signed_in_as": "已登录：{name}",
     "auth.error.bad_credentials": "用户名或密码错误：用户名已保留，请检查后重新输入密码。",
-    "auth.error.throttled": "登录失败次数过多，请 {wait}后再试。",
+    "auth.error.throttled": "登录失败次数过多，请{wait}后再试。",
     "auth.error.auth_off": "此服务器未启用账户登录（AUTH_MODE 不是 local）。",
     "auth.error.other": "无法登录，请重试。",
     "auth.error.bad_request": "用户名无效：只能包含文字、数字、空格和 . _ - @ + '。",

@@ -25,6 +25,7 @@ MESSAGES: dict[str, str] = {
     "refusal.request_id": "request_id 必须为 1–{limit} 个字符。",
     "refusal.mode": "mode 只能是 'plan' 或 'full'。",
     "refusal.session_not_found": "找不到这个对话：它不存在，或属于其他用户。",
+    "refusal.file_not_found": "找不到这个文件。",
     "refusal.message_not_found": "找不到这条消息。",
     "refusal.session_busy": "这个对话正在回答，请等它完成或先停止它。",
     "refusal.session_busy_resume": "这个对话正在运行，请等它完成。",

@@ -11,6 +11,7 @@ import reflex as rx
 
 from ventapp.agent.thinking import LEVELS
 from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
+from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.pages.components.header import page_bar
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.page_frame import page_frame
@@ -69,7 +70,13 @@ def _route_choice() -> rx.Component:
                 rx.select.root(
                     rx.select.trigger(id="settings-route-select", aria_label=t("settings.route")),
                     rx.select.content(
-                        rx.foreach(SettingsState.route_names, lambda name: rx.select.item(name, value=name))
+                        rx.foreach(
+                            SettingsState.route_names,
+                            # The main route by the name the chat's picker gives it (默认模型).
+                            lambda name: rx.select.item(
+                                rx.cond(name == DEFAULT_ROUTE, t("model.route_default"), name), value=name
+                            ),
+                        )
                     ),
                     value=SettingsState.thinking_route,
                     on_change=SettingsState.pick_route,

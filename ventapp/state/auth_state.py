@@ -79,7 +79,7 @@ def key_view(row: Any, lang: str = DEFAULT_LANG) -> KeyView:
 
 def throttled_sentence(retry_after: str, lang: str = DEFAULT_LANG) -> str:
     """The login page's 429 sentence: ``retry_after`` (seconds, from the redirect's query; a minute
-    when missing) as a duration people read, e.g. "请 15分钟后再试", never "请 900 秒后再试"."""
+    when missing) as a duration people read, e.g. "请15分钟后再试", never "请 900 秒后再试"."""
     seconds = int(retry_after) if retry_after.isdigit() else 60
     return t("auth.error.throttled", lang, wait=formats.wait(seconds, lang))
 

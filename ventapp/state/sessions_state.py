@@ -62,7 +62,9 @@ def upload_problem(refused: UploadRejected, limit_bytes: int, lang: str = DEFAUL
     """Why an attachment was refused, in ``lang``: the size limit in KB/MB, or what is wrong with the file."""
     if refused.code == "too_large":
         return t("attach.too_large", lang, max=file_size(limit_bytes, lang))
-    return t("attach.refused", lang, reason=t(refused.key, lang, **refused.params))
+    # The reason is a sentence of its own; inside the parentheses it loses its full stop.
+    reason = t(refused.key, lang, **refused.params).rstrip("。.")
+    return t("attach.refused", lang, reason=reason)
 
 
 async def search_sessions(user_name: str, query: str, lang: str = DEFAULT_LANG) -> list[SessionView]:
