@@ -127,3 +127,10 @@ def test_chinese_descriptions_name_no_english_day_and_say_every_day() -> None:
     for expression in ("0 8 1 * 1", "0 8 * * 1#2", "0 8 * 6 6", "0 8 1 1 0"):
         assert re.search("[A-Za-z]", describe(expression, "zh-CN")) is None, expression
     assert describe("0 8 * * *") == "At 08:00", "English unchanged"
+
+
+def test_sunday_written_both_ways_is_named_once() -> None:
+    """Tester: ``0 22 * * 0,7`` read "仅在星期日和星期日" / "only on Sunday and Sunday"."""
+    assert describe("0 22 * * 0,7", "zh-CN") == "在 22:00，仅在星期日"
+    assert describe("0 22 * * 0,7", "en") == "At 22:00, only on Sunday"
+    assert describe("0 22 * * 1,7", "en") == "At 22:00, only on Monday and Sunday"

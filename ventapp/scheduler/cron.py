@@ -213,7 +213,7 @@ def describe(expression: str, lang: str = "en") -> str:
     options.locale_code = "zh_CN" if lang.lower().startswith("zh") else "en_US"
     options.use_24hour_time_format = True
     try:
-        text = ExpressionDescriptor(expression, options).get_description()
+        text = ExpressionDescriptor(_one_sunday(expression), options).get_description()
     except (FormatException, ValueError, IndexError, KeyError):
         return ""
     if options.locale_code == "zh_CN":
@@ -221,6 +221,16 @@ def describe(expression: str, lang: str = "en") -> str:
         text = _zh_punctuation(_ZH_NAME_RE.sub(lambda match: _ZH_NAMES[match.group(1)], text))
         text = _zh_word_order(text, expression)
     return text
+
+
+def _one_sunday(expression: str) -> str:
+    """``expression`` with a day-of-week list naming Sunday once: crontab reads both 0 and 7 as
+    Sunday, and cron-descriptor said "only on Sunday and Sunday" for ``0,7``."""
+    fields = expression.split()
+    if len(fields) != 5 or "," not in fields[4]:
+        return expression
+    days = ["0" if day == "7" else day for day in fields[4].split(",")]
+    return " ".join([*fields[:4], ",".join(dict.fromkeys(days))])
 
 
 _ZH_NTH_WEEKDAY = re.compile(r"在第(\S)个(星期\S) ?每月")
