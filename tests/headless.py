@@ -8,6 +8,8 @@ page's components would; :class:`HeadlessTab` is one tab of it. A page's test na
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any, ClassVar, Generic, TypeVar
 
 from reflex.event import Event
@@ -15,6 +17,9 @@ from reflex.istate.manager.token import BaseStateToken
 from reflex.state import BaseState, State
 from reflex_base.event.processor import BaseStateEventProcessor
 from reflex_base.utils.format import format_event_handler
+
+from ventapp.agent.runtime import AgentRuntime, set_runtime
+from ventapp.config import Settings
 
 S = TypeVar("S", bound=BaseState)
 
@@ -50,3 +55,16 @@ class HeadlessTab(Generic[S]):
     async def state(self) -> S:
         """This tab's page state."""
         return await self.get(self.page_state)  # type: ignore[no-any-return]  # page_state is S
+
+
+@asynccontextmanager
+async def served_runtime(settings: Settings) -> AsyncIterator[AgentRuntime]:
+    """The runtime the pages' states reach (``get_runtime``) while the block runs, opened on
+    ``settings`` and closed after."""
+    opened = await AgentRuntime.open(settings)
+    set_runtime(opened)
+    try:
+        yield opened
+    finally:
+        set_runtime(None)
+        await opened.close()

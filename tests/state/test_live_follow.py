@@ -19,12 +19,12 @@ import sqlalchemy as sa
 from reflex.istate.manager.memory import StateManagerMemory
 from reflex_base.event.processor import BaseStateEventProcessor
 
-from tests.headless import HeadlessTab
+from tests.headless import HeadlessTab, served_runtime
 from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
 from tests.state.chat_harness import Browser, browser_text
 from ventapp.agent import resume
-from ventapp.agent.runtime import AgentRuntime, set_runtime
+from ventapp.agent.runtime import AgentRuntime
 from ventapp.config import load_settings
 from ventapp.db import chat_store
 from ventapp.db.models import ExecutionRun
@@ -56,13 +56,8 @@ async def open_runtime(data_dir: Path, llm: ScriptedServer, **env: str) -> Async
             **env,
         }
     )
-    opened = await AgentRuntime.open(settings)
-    set_runtime(opened)
-    try:
+    async with served_runtime(settings) as opened:
         yield opened
-    finally:
-        set_runtime(None)
-        await opened.close()
 
 
 @pytest.fixture

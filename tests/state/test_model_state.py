@@ -15,8 +15,8 @@ import pytest
 from reflex.istate.manager.memory import StateManagerMemory
 from reflex_base.event.processor import BaseStateEventProcessor
 
-from tests.headless import HeadlessTab
-from ventapp.agent.runtime import AgentRuntime, set_runtime
+from tests.headless import HeadlessTab, served_runtime
+from ventapp.agent.runtime import AgentRuntime
 from ventapp.config import load_settings
 from ventapp.state.model_state import ModelState
 
@@ -41,13 +41,8 @@ async def runtime(tmp_path: Path) -> AsyncIterator[AgentRuntime]:
             "BILLING_ALLOW_UNPRICED": "0",
         }
     )
-    opened = await AgentRuntime.open(settings)
-    set_runtime(opened)
-    try:
+    async with served_runtime(settings) as opened:
         yield opened
-    finally:
-        set_runtime(None)
-        await opened.close()
 
 
 class Tab(HeadlessTab[ModelState]):

@@ -18,8 +18,7 @@ from reflex.istate.manager.memory import StateManagerMemory
 from reflex_base.event.processor import BaseStateEventProcessor
 from reflex_base.utils.format import format_event_handler
 
-from tests.headless import HeadlessTab
-from ventapp.agent.runtime import AgentRuntime, set_runtime
+from tests.headless import HeadlessTab, served_runtime
 from ventapp.config import load_settings
 from ventapp.db import schedule_store
 from ventapp.scheduler.cron import describe
@@ -34,17 +33,14 @@ async def service(tmp_path: Path) -> AsyncIterator[ScheduleService]:
     settings = load_settings(
         {"DEEP_AGENT_ENV_PRIORITY": "none", "DATA_DIR": str(tmp_path), "CHECKPOINTER": "memory"}
     )
-    runtime = await AgentRuntime.open(settings)
-    set_runtime(runtime)
-    opened = ScheduleService(runtime)
-    set_service(opened)
-    try:
-        yield opened
-    finally:
-        set_service(None)
-        await opened.shutdown()
-        set_runtime(None)
-        await runtime.close()
+    async with served_runtime(settings) as runtime:
+        opened = ScheduleService(runtime)
+        set_service(opened)
+        try:
+            yield opened
+        finally:
+            set_service(None)
+            await opened.shutdown()
 
 
 class Tab(HeadlessTab[SchedulesState]):

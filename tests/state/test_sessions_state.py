@@ -15,8 +15,8 @@ import pytest
 from reflex.istate.manager.memory import StateManagerMemory
 from reflex_base.event.processor import BaseStateEventProcessor
 
-from tests.headless import HeadlessTab
-from ventapp.agent.runtime import AgentRuntime, set_runtime
+from tests.headless import HeadlessTab, served_runtime
+from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.uploads import save_upload
 from ventapp.agent.workspace import session_dir
 from ventapp.config import load_settings
@@ -33,13 +33,8 @@ async def runtime(tmp_path: Path) -> AsyncIterator[AgentRuntime]:
     settings = load_settings(
         {"DEEP_AGENT_ENV_PRIORITY": "none", "DATA_DIR": str(tmp_path), "CHECKPOINTER": "memory"}
     )
-    opened = await AgentRuntime.open(settings)
-    set_runtime(opened)
-    try:
+    async with served_runtime(settings) as opened:
         yield opened
-    finally:
-        set_runtime(None)
-        await opened.close()
 
 
 class Tab(HeadlessTab[SessionsState]):

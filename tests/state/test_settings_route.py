@@ -15,9 +15,9 @@ import pytest
 from reflex.istate.manager.memory import StateManagerMemory
 from reflex_base.event.processor import BaseStateEventProcessor
 
-from tests.headless import HeadlessTab
+from tests.headless import HeadlessTab, served_runtime
 from tests.support import patched_env
-from ventapp.agent.runtime import AgentRuntime, set_runtime
+from ventapp.agent.runtime import AgentRuntime
 from ventapp.config import load_settings
 from ventapp.state.model_state import ModelState
 from ventapp.state.settings_state import SettingsState
@@ -49,13 +49,8 @@ async def runtime(tmp_path: Path) -> AsyncIterator[AgentRuntime]:
         "AUTH_NONE_OPERATORS": "ops",
     }
     with patched_env(env):
-        opened = await AgentRuntime.open(load_settings(env))
-        set_runtime(opened)
-        try:
+        async with served_runtime(load_settings(env)) as opened:
             yield opened
-        finally:
-            set_runtime(None)
-            await opened.close()
 
 
 class Tab(HeadlessTab[SettingsState]):
