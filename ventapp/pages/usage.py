@@ -6,6 +6,8 @@ settlements still waiting to be booked are shown, never silently left out.
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 from ventapp.pages.components.header import page_bar
@@ -152,6 +154,21 @@ def _chart() -> rx.Component:
     )
 
 
+def _limit_input(value: Any, on_change: Any, input_id: str, label: Any, **props: Any) -> rx.Component:
+    """The daily token limit field (tokens, 0 = unlimited) of the user's own and the operators' form."""
+    return rx.input(
+        name="daily_token_limit",
+        value=value,
+        on_change=on_change,
+        type="number",
+        min=0,
+        id=input_id,
+        width="12rem",
+        aria_label=label,
+        **props,
+    )
+
+
 def _quota_form() -> rx.Component:
     return rx.vstack(
         rx.heading(t("usage.limit_title"), as_="h2", size="4"),
@@ -162,15 +179,8 @@ def _quota_form() -> rx.Component:
         ),
         rx.form(
             rx.hstack(
-                rx.input(
-                    name="daily_token_limit",
-                    value=UsageState.quota_input,
-                    on_change=UsageState.edit_quota_input,
-                    type="number",
-                    min=0,
-                    id="quota-input",
-                    width="12rem",
-                    aria_label=t("usage.limit_title"),
+                _limit_input(
+                    UsageState.quota_input, UsageState.edit_quota_input, "quota-input", t("usage.limit_title")
                 ),
                 rx.button(t("common.save"), type="submit", id="quota-save"),
                 spacing="2",
@@ -307,15 +317,11 @@ def _quota_for_user() -> rx.Component:
                     aria_label=t("auth.col.user"),
                     placeholder=t("auth.col.user"),
                 ),
-                rx.input(
-                    name="daily_token_limit",
-                    value=UsageOverviewState.set_limit,
-                    on_change=UsageOverviewState.edit_limit,
-                    type="number",
-                    min=0,
-                    id="quota-for-limit",
-                    width="12rem",
-                    aria_label=t("auth.col.quota"),
+                _limit_input(
+                    UsageOverviewState.set_limit,
+                    UsageOverviewState.edit_limit,
+                    "quota-for-limit",
+                    t("auth.col.quota"),
                     placeholder=t("auth.col.quota"),
                 ),
                 rx.button(t("common.save"), type="submit", id="quota-for-save"),
