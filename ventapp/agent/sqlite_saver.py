@@ -186,12 +186,13 @@ class OneTripSqliteSaver(AsyncSqliteSaver):
         configurable = config["configurable"]
         thread_id = str(configurable["thread_id"])
         checkpoint_ns = configurable.get("checkpoint_ns", "")
+        named = get_checkpoint_id(config)
         row, writes = await self.conn._execute(
             _checkpoint_rows,
             self.conn._conn,
             thread_id,
             checkpoint_ns,
-            get_checkpoint_id(config),
+            named,
             pending_writes_sql(self._has_task_path),
         )
         if row is None:
@@ -208,7 +209,7 @@ class OneTripSqliteSaver(AsyncSqliteSaver):
             }
 
         return CheckpointTuple(
-            config if get_checkpoint_id(config) else at(checkpoint_id),
+            config if named else at(checkpoint_id),
             self.serde.loads_typed((type_, checkpoint)),
             json.loads(metadata) if metadata is not None else {},
             at(parent_id) if parent_id else None,
