@@ -50,8 +50,9 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, ChatResult
 from langchain_openai import ChatOpenAI, StreamChunkTimeoutError
-from pydantic import PrivateAttr
+from pydantic import PrivateAttr, model_validator
 
+from ventapp.agent.plain_chunks import PlainChunkCompletions, as_dumped
 from ventapp.agent.tool_schemas import openai_tool, plain_tool
 
 logger = logging.getLogger(__name__)
@@ -335,6 +336,16 @@ class CompatChatOpenAI(ChatOpenAI):
         self._chunk_timeout_s = self.stream_chunk_timeout
         self.stream_chunk_timeout = None
 
+    @model_validator(mode="after")
+    def _plain_chunks(self) -> CompatChatOpenAI:
+        """Stream chunks as the server's JSON dicts (:mod:`ventapp.agent.plain_chunks`).
+
+        After langchain-openai's own validator, which makes ``async_client``.
+        """
+        if self.async_client is not None and not isinstance(self.async_client, PlainChunkCompletions):
+            self.async_client = PlainChunkCompletions(self.async_client)
+        return self
+
     def bind_tools(
         self,
         tools: Sequence[Any],
@@ -380,7 +391,7 @@ class CompatChatOpenAI(ChatOpenAI):
         self, chunk: dict, default_chunk_class: type, base_generation_info: dict | None
     ) -> ChatGenerationChunk | None:
         generation = super()._convert_chunk_to_generation_chunk(
-            chunk, default_chunk_class, base_generation_info
+            as_dumped(chunk), default_chunk_class, base_generation_info
         )
         choices = chunk.get("choices") or chunk.get("chunk", {}).get("choices") or []
         if generation is not None and choices and isinstance(generation.message, AIMessageChunk):
