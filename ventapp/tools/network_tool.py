@@ -36,8 +36,9 @@ NETWORK_SOURCES = (
 STEM_MAX_BYTES = 80
 """Longest result stem in UTF-8 bytes: the figures' names add a fan and a suffix, and a file system
 allows 255 bytes."""
-CLAIMS_FOLDER = ".network-sources"
-"""Hidden folder under ``/workspace/results/``: one file per result stem naming the upload it belongs to."""
+CLAIMS_FOLDER = workspace_files.NETWORK_CLAIMS_FOLDER
+"""Hidden folder under ``/workspace/results/``: one file per result stem naming the upload it belongs to
+(not shown to the agent: ``workspace_files.PRIVATE_FOLDERS``)."""
 _UNSAFE = re.compile(r"[^\w.-]+")  # \w is Unicode: 红砂岗 stays, "/", " ", "(", "#", "&", "%" do not
 
 
