@@ -10,9 +10,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
 
 from reflex.event import Event
+from reflex.istate.manager.memory import StateManagerMemory
 from reflex.istate.manager.token import BaseStateToken
 from reflex.state import BaseState, State
 from reflex_base.event.processor import BaseStateEventProcessor
@@ -22,6 +24,17 @@ from ventapp.agent.runtime import AgentRuntime, set_runtime
 from ventapp.config import Settings
 
 S = TypeVar("S", bound=BaseState)
+
+NOWHERE = "http://127.0.0.1:9/v1"
+"""A model endpoint where nothing listens: the runtime's probe finds nothing and nothing is sent."""
+MODEL_NOWHERE = {"OPENAI_BASE_URL": NOWHERE, "OPENAI_API_KEY": "x", "MODEL_NAME": "scripted-demo"}
+"""Settings of a configured main model at :data:`NOWHERE` (the header names ``scripted-demo``)."""
+
+
+def page_env(data_dir: Path, **extra: str) -> dict[str, str]:
+    """Settings keys of a runtime for page tests: no ``.env`` read, ``DATA_DIR`` = ``data_dir``,
+    checkpoints in memory; ``extra`` on top (``MODELS``, ``**MODEL_NOWHERE``…)."""
+    return {"DEEP_AGENT_ENV_PRIORITY": "none", "DATA_DIR": str(data_dir), "CHECKPOINTER": "memory", **extra}
 
 
 class HeadlessTab(Generic[S]):
@@ -68,3 +81,10 @@ async def served_runtime(settings: Settings) -> AsyncIterator[AgentRuntime]:
     finally:
         set_runtime(None)
         await opened.close()
+
+
+@asynccontextmanager
+async def headless_processor() -> AsyncIterator[BaseStateEventProcessor]:
+    """The real Reflex event processor on an in-memory state manager, running while the block runs."""
+    async with BaseStateEventProcessor().configure(state_manager=StateManagerMemory()) as running:
+        yield running

@@ -226,7 +226,7 @@ async def test_admission_reads_together_and_refuses_in_the_same_order(
     over quota and for another user's session hears of the repeat, then of the quota, then 404."""
     import threading
 
-    import ventapp.agent.pipeline as pipeline
+    from ventapp.agent import admission_checks
     from ventapp.billing import guard
     from ventapp.db import request_keys
 
@@ -238,7 +238,7 @@ async def test_admission_reads_together_and_refuses_in_the_same_order(
         [event async for event in bobs.events()]
 
         all_three = threading.Barrier(3, timeout=5)
-        reads = ((request_keys, "find_request_key"), (pipeline, "precheck"), (chat_store, "get_session"))
+        reads = ((request_keys, "find_request_key"), (admission_checks, "precheck"), (chat_store, "get_session"))
 
         def waiting(original: Any) -> Any:
             def read(*args: Any, **kwargs: Any) -> Any:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import gc
 import logging
+import threading
+import warnings
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from langchain_core.tools import StructuredTool
@@ -13,6 +19,13 @@ from ventapp.agent.tool_profiles import LEAN_TOOLS, first_line
 from ventapp.config import Settings, load_settings
 from ventapp.tools import registry
 from ventapp.tools.mcp_tools import MODULE_PREFIX
+
+pytestmark = [
+    # A coroutine collected unawaited (the start-up measurement cancelled before its thread ran)
+    # fails the test instead of showing as a warning at the end of the run.
+    pytest.mark.filterwarnings("error:coroutine .* was never awaited:RuntimeWarning"),
+    pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning"),
+]
 
 
 def _settings(**extra: str) -> Settings:
@@ -43,6 +56,30 @@ async def test_a_prompt_that_does_not_fit_is_a_warning(caplog: pytest.LogCapture
     assert budget is not None and not budget.fits
     (record,) = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert "CONTEXT_LIMIT=4096" in record.getMessage() and "TOOLS_PROFILE=lean" in record.getMessage()
+
+
+async def test_a_measurement_stopped_before_its_thread_ran_leaves_no_coroutine_behind() -> None:
+    """A runtime closed just after start-up cancels the measurement while it still waits for a
+    worker thread: nothing of it may be left to be collected as "never awaited" (a RuntimeWarning
+    the test runs showed, and a coroutine object kept alive by the executor's queue)."""
+    loop = asyncio.get_running_loop()
+    pool = ThreadPoolExecutor(max_workers=1)
+    loop.set_default_executor(pool)
+    go = threading.Event()
+    occupied = loop.run_in_executor(None, go.wait)  # the one worker is busy: the measurement queues
+    check = asyncio.create_task(check_fixed_prompt(_settings()))
+    await asyncio.sleep(0.05)
+    check.cancel()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with contextlib.suppress(asyncio.CancelledError):
+            await check
+        go.set()
+        await occupied
+        pool.shutdown(wait=True)  # the worker drops the cancelled job (and what it held)
+        gc.collect()
+    assert check.cancelled()
+    assert [str(w.message) for w in caught if "never awaited" in str(w.message)] == []
 
 
 def test_unknown_tools_profile_names_the_key() -> None:

@@ -9,6 +9,13 @@ import pytest
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.config import load_settings
 
+pytestmark = [
+    # A coroutine collected unawaited (the start-up measurement cancelled before its thread ran)
+    # fails the test instead of showing as a warning at the end of the run.
+    pytest.mark.filterwarnings("error:coroutine .* was never awaited:RuntimeWarning"),
+    pytest.mark.filterwarnings("error::pytest.PytestUnraisableExceptionWarning"),
+]
+
 SQLITE_SYNCHRONOUS = {"normal": 1, "full": 2}
 """``PRAGMA synchronous`` values SQLite reports for each mode."""
 

@@ -21,7 +21,8 @@ import pytest
 from tests.scripted_llm.server import ScriptedServer
 from tests.servers import free_port
 from tests.support import app_env
-from ventapp.agent.pipeline import ChatRejected, take_slot
+from ventapp.agent.admission_checks import take_slot
+from ventapp.agent.pipeline import ChatRejected
 from ventapp.config import PROJECT_ROOT
 
 WORDS_DELAY_MS = 300

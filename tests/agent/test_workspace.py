@@ -247,6 +247,36 @@ async def test_permission_order_matters(
     assert refused["call_0"].error and "permission denied" in refused["call_0"].content
 
 
+async def test_the_agent_does_not_see_the_tools_own_records(runtime: AgentRuntime, llm: ScriptedServer) -> None:
+    """``results/.network-sources/`` (which upload each network result name belongs to) is the
+    network tool's: the agent's ls, glob and grep list what is around it, never it."""
+    alice, session = "alice", str(uuid.uuid4())
+    results = _workspace(runtime, alice, session) / "results"
+    (results / ".network-sources").mkdir(parents=True)
+    (results / ".network-sources" / "mine").write_text("/workspace/uploads/mine.csv")
+    (results / "mine-airflow.csv").write_text("from /workspace/uploads/mine.csv\n")
+
+    seen = await _turn(
+        runtime,
+        llm,
+        [
+            {"name": "ls", "arguments": {"path": "/workspace/results"}},
+            {"name": "glob", "arguments": {"pattern": "*", "path": "/workspace/results"}},
+            {"name": "glob", "arguments": {"pattern": "**", "path": "/workspace/"}},
+            {"name": "grep", "arguments": {"pattern": "uploads/mine", "path": "/workspace/"}},
+            {"name": "ls", "arguments": {"path": "/workspace/results/.network-sources"}},
+        ],
+        alice,
+        session,
+    )
+
+    assert len(seen) == 5
+    for call_id, result in seen.items():
+        assert ".network-sources" not in result.content, (call_id, result.content)
+    for call_id in ("call_0", "call_1", "call_3"):
+        assert "mine-airflow.csv" in seen[call_id].content, seen[call_id].content
+
+
 def _in_run(user: str, session_id: str, operation: Any) -> Any:
     """Call ``operation()`` inside a runnable whose config names the session, as tools are called."""
     config = {"configurable": {"thread_id": session_id, "user_name": user}}

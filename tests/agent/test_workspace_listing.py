@@ -15,6 +15,8 @@ def test_lists_files_newest_first_without_hidden_files_or_symlinks(tmp_path: Pat
     (folder / "report.md").write_text("# Report\n" * 200)
     os.utime(folder / "uploads" / "notes.txt", (1_000_000, 1_000_000))
     (folder / ".hidden").write_text("x")
+    (folder / "results" / ".network-sources").mkdir(parents=True)  # the network tool's records
+    (folder / "results" / ".network-sources" / "mine").write_text("/workspace/uploads/mine.csv")
     secret = tmp_path / "secret.txt"
     secret.write_text("not yours")
     (folder / "link.txt").symlink_to(secret)

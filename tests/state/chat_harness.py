@@ -31,7 +31,7 @@ from ventapp.agent.run_log import MemoryRunLog
 from ventapp.config import get_settings
 from ventapp.db.spool import Spool
 from ventapp.state import chat_state as cs
-from ventapp.state import name_dialog, server_view, turns
+from ventapp.state import live_bubble, name_dialog, server_view, turns
 from ventapp.state.live_answer import LiveAnswer, reduce_event
 
 
@@ -148,6 +148,7 @@ def pipeline(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
         return None  # nothing stored: a settled answer stays as it was shown live
 
     monkeypatch.setattr(cs, "load_sessions", load_sessions)
+    monkeypatch.setattr(live_bubble, "load_sessions", load_sessions)
     monkeypatch.setattr(name_dialog, "load_sessions", load_sessions)
     monkeypatch.setattr(server_view, "load_sessions", load_sessions)
     monkeypatch.setattr(server_view, "load_session", load_session)

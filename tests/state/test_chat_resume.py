@@ -23,6 +23,7 @@ from ventapp.agent import events as ev
 from ventapp.agent.pipeline import CANCELLED_MARKER, ChatRejected
 from ventapp.state import chat_state as cs
 from ventapp.state import server_view
+from ventapp.state.interrupt_view import InterruptView
 from ventapp.state.views import ChatMessageView, ToolCardView, message_from_row
 
 
@@ -109,7 +110,7 @@ async def test_a_second_click_while_submitting_does_nothing(
     resume: SimpleNamespace,
 ) -> None:
     state = await paused(client, pipeline)
-    state.interrupt = cs.InterruptView(**{**vars(state.interrupt), "submitting": True})
+    state.interrupt = InterruptView(**{**vars(state.interrupt), "submitting": True})
 
     await client.fire("submit_approval", form_data={})
 

@@ -12,15 +12,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from reflex.istate.manager.memory import StateManagerMemory
-from reflex_base.event.processor import BaseStateEventProcessor
 
-from tests.headless import HeadlessTab, served_runtime
+from tests.headless import MODEL_NOWHERE, NOWHERE, HeadlessTab, headless_processor, page_env, served_runtime
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.config import load_settings
 from ventapp.state.model_state import ModelState
-
-NOWHERE = "http://127.0.0.1:9/v1"
 
 
 @pytest.fixture
@@ -30,16 +26,7 @@ async def runtime(tmp_path: Path) -> AsyncIterator[AgentRuntime]:
         {"name": "nopriced", "model": "nobody-priced-this", "base_url": NOWHERE, "api_key": "x"},
     ]
     settings = load_settings(
-        {
-            "DEEP_AGENT_ENV_PRIORITY": "none",
-            "DATA_DIR": str(tmp_path),
-            "CHECKPOINTER": "memory",
-            "OPENAI_BASE_URL": NOWHERE,
-            "OPENAI_API_KEY": "x",
-            "MODEL_NAME": "scripted-demo",
-            "MODELS": json.dumps(routes),
-            "BILLING_ALLOW_UNPRICED": "0",
-        }
+        page_env(tmp_path, **MODEL_NOWHERE, MODELS=json.dumps(routes), BILLING_ALLOW_UNPRICED="0")
     )
     async with served_runtime(settings) as opened:
         yield opened
@@ -51,7 +38,7 @@ class Tab(HeadlessTab[ModelState]):
 
 @pytest.fixture
 async def tab(runtime: AgentRuntime) -> AsyncIterator[Tab]:
-    async with BaseStateEventProcessor().configure(state_manager=StateManagerMemory()) as processor:
+    async with headless_processor() as processor:
         opened = Tab(processor)
         await opened.fire("refresh")
         yield opened

@@ -14,11 +14,9 @@ from typing import Any
 
 import pytest
 from reflex.event import Event
-from reflex.istate.manager.memory import StateManagerMemory
-from reflex_base.event.processor import BaseStateEventProcessor
 from reflex_base.utils.format import format_event_handler
 
-from tests.headless import HeadlessTab, served_runtime
+from tests.headless import HeadlessTab, headless_processor, page_env, served_runtime
 from ventapp.config import load_settings
 from ventapp.db import schedule_store
 from ventapp.scheduler.cron import describe
@@ -30,9 +28,7 @@ USER = "Ann"
 
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[ScheduleService]:
-    settings = load_settings(
-        {"DEEP_AGENT_ENV_PRIORITY": "none", "DATA_DIR": str(tmp_path), "CHECKPOINTER": "memory"}
-    )
+    settings = load_settings(page_env(tmp_path))
     async with served_runtime(settings) as runtime:
         opened = ScheduleService(runtime)
         set_service(opened)
@@ -64,8 +60,7 @@ class Tab(HeadlessTab[SchedulesState]):
 
 @pytest.fixture
 async def tab(service: ScheduleService) -> AsyncIterator[Tab]:
-    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
-    async with processor:
+    async with headless_processor() as processor:
         opened = Tab(processor)
         # The browser's stored name (a LocalStorage var the page would sync in).
         (await opened.state()).user_name = USER

@@ -23,7 +23,7 @@ from tests.state.chat_harness import (
 from ventapp.agent import events as ev
 from ventapp.agent.pipeline import CANCELLED_MARKER, ChatRejected
 from ventapp.state import chat_state as cs
-from ventapp.state import server_view
+from ventapp.state import live_bubble, server_view
 from ventapp.state.live_answer import LiveAnswer
 from ventapp.state.server_view import differs_from_stored
 from ventapp.state.views import ChatMessageView, message_from_row
@@ -86,6 +86,7 @@ async def test_a_language_switch_while_streaming_rewords_the_answer_when_it_ends
         return [cs.SessionView(id="s", title=f"worded in {lang}")]
 
     monkeypatch.setattr(cs, "load_sessions", load_sessions)
+    monkeypatch.setattr(live_bubble, "load_sessions", load_sessions)
     monkeypatch.setattr(server_view, "load_sessions", load_sessions)
     pipeline.events = [*tokens(20), ev.Done(duration_ms=1200, usage=USAGE)]
     pipeline.pause_s = 0.01

@@ -12,10 +12,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from reflex.istate.manager.memory import StateManagerMemory
-from reflex_base.event.processor import BaseStateEventProcessor
 
-from tests.headless import HeadlessTab, served_runtime
+from tests.headless import HeadlessTab, headless_processor, page_env, served_runtime
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.uploads import save_upload
 from ventapp.agent.workspace import session_dir
@@ -30,9 +28,7 @@ USER = "Ann"
 
 @pytest.fixture
 async def runtime(tmp_path: Path) -> AsyncIterator[AgentRuntime]:
-    settings = load_settings(
-        {"DEEP_AGENT_ENV_PRIORITY": "none", "DATA_DIR": str(tmp_path), "CHECKPOINTER": "memory"}
-    )
+    settings = load_settings(page_env(tmp_path))
     async with served_runtime(settings) as opened:
         yield opened
 
@@ -45,8 +41,7 @@ class Tab(HeadlessTab[SessionsState]):
 
 @pytest.fixture
 async def tab(runtime: AgentRuntime) -> AsyncIterator[Tab]:
-    processor = BaseStateEventProcessor().configure(state_manager=StateManagerMemory())
-    async with processor:
+    async with headless_processor() as processor:
         opened = Tab(processor)
         await opened.fire_on(ChatState, "save_user_name", form_data={"user_name": USER})
         yield opened

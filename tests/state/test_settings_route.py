@@ -12,17 +12,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from reflex.istate.manager.memory import StateManagerMemory
 from reflex_base.event.processor import BaseStateEventProcessor
 
-from tests.headless import HeadlessTab, served_runtime
+from tests.headless import MODEL_NOWHERE, NOWHERE, HeadlessTab, headless_processor, page_env, served_runtime
 from tests.support import patched_env
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.config import load_settings
 from ventapp.state.model_state import ModelState
 from ventapp.state.settings_state import SettingsState
-
-NOWHERE = "http://127.0.0.1:9/v1"
 
 
 @pytest.fixture
@@ -36,18 +33,14 @@ async def runtime(tmp_path: Path) -> AsyncIterator[AgentRuntime]:
             "thinking": "effort",
         }
     ]
-    env = {
-        "DEEP_AGENT_ENV_PRIORITY": "none",
-        "DATA_DIR": str(tmp_path),
-        "CHECKPOINTER": "memory",
-        "OPENAI_BASE_URL": NOWHERE,
-        "OPENAI_API_KEY": "x",
-        "MODEL_NAME": "scripted-demo",
-        "MODELS": json.dumps(routes),
-        "THINKING_CONTROL": "effort",
-        "AUTH_MODE": "none",
-        "AUTH_NONE_OPERATORS": "ops",
-    }
+    env = page_env(
+        tmp_path,
+        **MODEL_NOWHERE,
+        MODELS=json.dumps(routes),
+        THINKING_CONTROL="effort",
+        AUTH_MODE="none",
+        AUTH_NONE_OPERATORS="ops",
+    )
     with patched_env(env):
         async with served_runtime(load_settings(env)) as opened:
             yield opened
@@ -66,7 +59,7 @@ async def _tab(processor: BaseStateEventProcessor, user: str) -> Tab:
 
 @pytest.fixture
 async def processor(runtime: AgentRuntime) -> AsyncIterator[BaseStateEventProcessor]:
-    async with BaseStateEventProcessor().configure(state_manager=StateManagerMemory()) as running:
+    async with headless_processor() as running:
         yield running
 
 

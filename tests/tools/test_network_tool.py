@@ -85,7 +85,7 @@ def test_each_fan_gets_its_own_curve_figure_named_after_it(workspace: Path) -> N
     assert data["figures"] == [
         "/workspace/results/two_fans-network.png",
         "/workspace/results/two_fans-F_1-fan-curve.png",
-        "/workspace/results/two_fans-fan2-fan-curve.png",
+        "/workspace/results/two_fans-主扇-fan-curve.png",
     ]
     first, second = (
         (workspace / figure.removeprefix("/workspace/")).read_bytes() for figure in data["figures"][1:]
@@ -151,14 +151,16 @@ def test_safe_stem_keeps_letters_of_any_script_and_drops_what_breaks_a_link() ->
 
 
 def test_curve_names_are_safe_and_never_shared() -> None:
-    assert curve_names("mine", ["F/1", "F 1", "f_1", "主扇", "../x", ".env", "Main-fan.2"]) == {
+    assert curve_names("mine", ["F/1", "F 1", "f_1", "主扇", "../x", ".env", "Main-fan.2", "（）", "主扇#"]) == {
         "F/1": "mine-F_1-fan-curve.png",
         "F 1": "mine-F_1-2-fan-curve.png",
         "f_1": "mine-f_1-3-fan-curve.png",  # a case-insensitive file system would mix it with F_1
-        "主扇": "mine-fan4-fan-curve.png",
+        "主扇": "mine-主扇-fan-curve.png",  # letters of any script stay, as in the network file's stem
         "../x": "mine-x-fan-curve.png",
         ".env": "mine-env-fan-curve.png",
         "Main-fan.2": "mine-Main-fan.2-fan-curve.png",
+        "（）": "mine-fan8-fan-curve.png",  # nothing of the id is left: the fan's position
+        "主扇#": "mine-主扇-2-fan-curve.png",
     }
 
 

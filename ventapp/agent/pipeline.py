@@ -7,7 +7,9 @@ Stages, in order:
    resolve and own the session (thread_id = session_id, invariant 1; 404); take the
    session lock (409); save the user's message; record
    the run as ``running``. Rejections raise :class:`ChatRejected` *before* anything
-   streams, so the API answers with a plain HTTP status and nothing is saved;
+   streams, so the API answers with a plain HTTP status and nothing is saved. The steps a
+   resumed run takes too (ownership, route, billing, slot, claim) are in
+   :mod:`ventapp.agent.admission_checks`;
 2. stream — ``agent.astream`` with a dict input (pitfall 6), ``stream_mode=["updates",
    "messages"]``, ``subgraphs=True`` (:mod:`ventapp.agent.chat_run`);
 3. kernel — :class:`~ventapp.agent.kernel.Kernel` turns chunks into contract events;
@@ -19,17 +21,19 @@ Stages, in order:
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
-from sqlalchemy.exc import OperationalError
-
-from ventapp.agent.admission import GateFull
-from ventapp.agent.agent_set import UnknownRoute
+from ventapp.agent.admission_checks import (
+    check_billing,
+    claim_session,
+    owned_session,
+    route_name,
+    storage_unavailable_is_503,
+    take_slot,
+)
 from ventapp.agent.chat_run import ChatRun
 from ventapp.agent.coordination import CoordinationUnavailable, Held
 from ventapp.agent.fork import fork_before_turn
@@ -38,14 +42,12 @@ from ventapp.agent.refusals import (
     ChatRejected,
     rejected,
     session_not_found,
-    unknown_route,
     user_name_refused,
 )
 from ventapp.agent.run_answer import CANCELLED_MARKER
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_attachments import note_for
 from ventapp.agent.turn_context import load_turn_context
-from ventapp.billing.guard import BillingRejected, RunBilling, precheck
 from ventapp.db import chat_store, request_keys, session_store, turn_writes
 from ventapp.db.models import SESSION_MODES
 from ventapp.model_config import DEFAULT_ROUTE
@@ -68,31 +70,6 @@ __all__ = [
     "start_chat",
     "stop_run",
 ]
-
-
-STORAGE_RETRY_AFTER_S = 5
-_P = ParamSpec("_P")
-_T = TypeVar("_T")
-
-
-def storage_unavailable_is_503(admit: Callable[_P, Awaitable[_T]]) -> Callable[_P, Awaitable[_T]]:
-    """Admission against a database that refuses writes (locked, disk full, gone) answers 503.
-
-    The engine's short busy timeout (``DB_BUSY_TIMEOUT_S``) makes this quick; without it
-    the client waited 30 s for a bare 500.
-    """
-
-    @functools.wraps(admit)
-    async def guarded(*args: _P.args, **kwargs: _P.kwargs) -> _T:
-        try:
-            return await admit(*args, **kwargs)
-        except OperationalError as exc:
-            logger.warning("admission refused: the database is unavailable (%r)", exc)
-            raise rejected(
-                503, "storage", "refusal.storage_admission", retry_after=STORAGE_RETRY_AFTER_S
-            ) from None
-
-    return guarded
 
 
 @dataclass
@@ -170,76 +147,6 @@ def _check_request(request: ChatRequest) -> None:
     if request.thread_id and request.thread_id != request.session_id:
         # Invariant 1: a client-chosen thread would read or write another session's graph state.
         raise session_not_found()
-
-
-def route_name(runtime: AgentRuntime, requested: str | None, stored: str | None = None) -> str:
-    """The route a turn runs on: the one asked for, else the session's (while configured), else the main.
-
-    Raises:
-        ChatRejected: 400 ``unknown_model`` for a requested route that is not configured (the
-            message and ``models`` list the configured names).
-    """
-    if requested:
-        try:
-            return runtime.agents.route(requested).name
-        except UnknownRoute as unknown:
-            raise unknown_route(unknown.name, unknown.names) from None
-    if stored and runtime.settings.route(stored) is None:
-        logger.warning("session route %r is no longer configured; using the main model", stored)
-        return DEFAULT_ROUTE
-    return stored or DEFAULT_ROUTE
-
-
-async def check_billing(runtime: AgentRuntime, user_name: str, route: str | None = None) -> RunBilling | None:
-    """Refuse before the model is called: 503 unpriced model (the route's), 429 daily quota used up.
-
-    Returns:
-        The price and quota reservation the run keeps (None when the route has no model).
-    """
-    if not runtime.agents.route(route).configured:
-        return None  # the run explains how to configure a model; nothing will be billed
-    model = runtime.agents.billed_model(route)
-    booked_before = runtime.booked.total(user_name)  # before the read: see QuotaReservation
-    try:
-        return await asyncio.to_thread(
-            precheck, runtime.engine, runtime.settings, user_name, model, booked_before=booked_before
-        )
-    except BillingRejected as refused:
-        # The English sentence as billing wrote it (detail); the API words it by key and values.
-        raise ChatRejected.passed_on(refused) from None
-
-
-async def take_slot(runtime: AgentRuntime, user_name: str) -> Held:
-    """A gate slot (in total and per user, across processes with ``REDIS_URL``).
-
-    Raises:
-        ChatRejected: 429 ``busy`` at a limit; 503 ``coordination_unavailable`` when Redis is down;
-            503 ``shutting_down`` once the process was told to stop.
-    """
-    if runtime.stopping:  # a new answer would hold the shutdown up again
-        raise rejected(503, "shutting_down", "refusal.shutting_down", retry_after=5)
-    try:
-        return await runtime.coordination.take_slot(user_name)
-    except CoordinationUnavailable:
-        raise rejected(503, "coordination_unavailable", "refusal.coordination_down", retry_after=5) from None
-    except GateFull as full:
-        key = "refusal.gate_full_server" if full.scope == "process" else "refusal.gate_full_user"
-        raise rejected(429, "busy", key, retry_after=full.retry_after, limit=full.limit) from None
-
-
-async def claim_session(runtime: AgentRuntime, session_id: str) -> Held:
-    """Claim the session across processes (after its local lock); 409 when another process runs it.
-
-    Raises:
-        ChatRejected: 409 ``busy``; 503 ``coordination_unavailable``.
-    """
-    try:
-        held = await runtime.coordination.claim_session(session_id)
-    except CoordinationUnavailable:
-        raise rejected(503, "coordination_unavailable", "refusal.coordination_down", retry_after=5) from None
-    if held is None:
-        raise rejected(409, "busy", "refusal.session_busy")
-    return held
 
 
 def _duplicate(record: Any) -> ChatRejected:
@@ -424,22 +331,6 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
     )
     runtime.active_runs[session_id] = run
     return run
-
-
-async def owned_session(runtime: AgentRuntime, session_id: str, user_name: str) -> Any:
-    """The user's session by id (any UUID spelling); the one ownership rule of every route.
-
-    Raises:
-        ChatRejected: 404 when the id is malformed, unknown or another user's (never 403).
-    """
-    try:
-        canonical = str(uuid.UUID(session_id))
-    except (ValueError, TypeError, AttributeError):
-        raise session_not_found() from None
-    session = await asyncio.to_thread(chat_store.get_session, runtime.engine, canonical)
-    if session is None or session.user_name != user_name:
-        raise session_not_found()
-    return session
 
 
 async def stop_run(runtime: AgentRuntime, session_id: str, user_name: str) -> bool:

@@ -163,6 +163,10 @@ async def measure_fixed_prompt(settings: Settings) -> PromptBudget:
     )
 
 
+def _measure_on_own_loop(settings: Settings) -> PromptBudget:
+    return asyncio.run(measure_fixed_prompt(settings))
+
+
 async def check_fixed_prompt(settings: Settings) -> PromptBudget | None:
     """Measure the fixed prompt and log it: WARNING when it does not fit, INFO otherwise.
 
@@ -171,8 +175,10 @@ async def check_fixed_prompt(settings: Settings) -> PromptBudget | None:
     """
     try:
         # On a thread with its own loop: assembling the agent is ~0.5 s of CPU the app's loop
-        # must not stall for.
-        budget = await asyncio.to_thread(asyncio.run, measure_fixed_prompt(settings))
+        # must not stall for. The coroutine is made there too: one made here and handed over
+        # is never awaited when the wait is cancelled before a worker takes the job (a runtime
+        # closed just after start-up), and is reported as such when collected.
+        budget = await asyncio.to_thread(_measure_on_own_loop, settings)
     except Exception:
         logger.exception("could not measure the fixed prompt size")
         return None

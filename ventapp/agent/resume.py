@@ -19,6 +19,14 @@ from langchain_core.messages import AIMessage
 from langgraph.types import Command
 
 from ventapp.agent import events as ev
+from ventapp.agent.admission_checks import (
+    check_billing,
+    claim_session,
+    owned_session,
+    route_name,
+    storage_unavailable_is_503,
+    take_slot,
+)
 from ventapp.agent.chat_run import ChatRun
 from ventapp.agent.interrupts import (
     ResumeAnswer,
@@ -29,15 +37,7 @@ from ventapp.agent.interrupts import (
     to_event,
     unique,
 )
-from ventapp.agent.pipeline import (
-    ChatRejected,
-    check_billing,
-    claim_session,
-    owned_session,
-    route_name,
-    storage_unavailable_is_503,
-    take_slot,
-)
+from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.refusals import rejected
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.db import chat_store, preference_store

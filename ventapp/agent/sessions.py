@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from ventapp.agent.pipeline import ChatRejected, owned_session
+from ventapp.agent.admission_checks import owned_session
+from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.workspace import delete_session_files
 from ventapp.db import session_store

@@ -13,7 +13,9 @@ other session's folder is reachable. The folder name depends on the *caller's* u
 name too, so even a stolen session id leads into the caller's own (empty) folder.
 
 Paths that resolve outside the folder (``..``, ``~``, symlinks pointing out, NUL
-bytes) are refused with a readable tool error, never followed.
+bytes) are refused with a readable tool error, never followed. The folders tools keep there for
+their own records (:data:`~ventapp.tools.workspace_files.PRIVATE_FOLDERS`, e.g.
+``results/.network-sources/``) are left out of what ``ls``, ``glob`` and ``grep`` return.
 """
 
 from __future__ import annotations
@@ -21,12 +23,15 @@ from __future__ import annotations
 import hashlib
 import shutil
 import uuid
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Any
 
 from deepagents.backends import FilesystemBackend
+from deepagents.backends.protocol import FileInfo, GlobResult, GrepMatch, GrepResult, LsResult
 from langgraph.config import get_config
 
 from ventapp.config import PROJECT_ROOT
+from ventapp.tools.workspace_files import PRIVATE_FOLDERS
 
 SKILLS_DIR = PROJECT_ROOT / "skills"
 """Skill folders (``skills/<name>/SKILL.md``), shared by every session and mounted read-only at ``/skills/``."""
@@ -118,6 +123,13 @@ def current_session() -> tuple[str, str]:
     return str(user_name), str(session_id)
 
 
+def _shown(found: list[FileInfo] | list[GrepMatch] | None) -> Any:
+    """``found`` without what lies in a tools' private folder (None stays None: a failure)."""
+    if found is None:
+        return None
+    return [item for item in found if PRIVATE_FOLDERS.isdisjoint(PurePosixPath(item["path"]).parts)]
+
+
 class SessionFilesystemBackend(FilesystemBackend):
     """A ``FilesystemBackend`` (virtual mode) whose root is the running session's folder.
 
@@ -161,3 +173,23 @@ class SessionFilesystemBackend(FilesystemBackend):
             raise PermissionError(
                 f"the path leads outside this conversation's workspace; use paths under {WORKSPACE_ROUTE}"
             ) from None
+
+    # The tools' records would read to the model as results of its own (a folder of files named
+    # like its networks), and editing one would hand a result name to another upload.
+    def ls(self, path: str) -> LsResult:
+        """``FilesystemBackend.ls`` without the tools' private folders."""
+        listed = super().ls(path)
+        listed.entries = _shown(listed.entries)
+        return listed
+
+    def glob(self, pattern: str, path: str | None = None) -> GlobResult:
+        """``FilesystemBackend.glob`` without files in the tools' private folders."""
+        found = super().glob(pattern, path)
+        found.matches = _shown(found.matches)
+        return found
+
+    def grep(self, pattern: str, path: str | None = None, glob: str | None = None, **options: Any) -> GrepResult:
+        """``FilesystemBackend.grep`` without lines of files in the tools' private folders."""
+        found = super().grep(pattern, path, glob, **options)
+        found.matches = _shown(found.matches)
+        return found

@@ -18,10 +18,10 @@ from pydantic import BaseModel
 from starlette.datastructures import FormData
 from starlette.datastructures import UploadFile as StarletteUpload
 
+from ventapp.agent.admission_checks import owned_session
 from ventapp.agent.pipeline import (
     ChatRejected,
     ChatRequest,
-    owned_session,
     start_chat,
     stop_run,
 )

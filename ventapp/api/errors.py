@@ -14,7 +14,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from ventapp.agent.pipeline import STORAGE_RETRY_AFTER_S
+from ventapp.agent.admission_checks import STORAGE_RETRY_AFTER_S
 from ventapp.auth.service import AuthRejected
 from ventapp.i18n import accept_language, t
 from ventapp.refusal import Refusal

@@ -1,7 +1,7 @@
 """Files of a session's workspace for the browser: the list, a preview, a download.
 
 ``GET /api/sessions/{id}/files?path=/workspace/results/x.png&user_name=alice`` serves one file of
-the caller's own session (:func:`~ventapp.agent.pipeline.owned_session`: another user's session
+the caller's own session (:func:`~ventapp.agent.admission_checks.owned_session`: another user's session
 or an unknown one is 404, never 403). Only files under ``/workspace/`` of that session are served;
 a path that leaves the folder (``..``, symlinks) is 404 as well. Inline (a figure, a preview) only
 the types in ``SERVED_TYPES`` (images, CSV, plain text and Markdown as ``text/plain``);
@@ -18,7 +18,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import FileResponse
 
-from ventapp.agent.pipeline import owned_session
+from ventapp.agent.admission_checks import owned_session
 from ventapp.agent.refusals import ChatRejected, rejected
 from ventapp.agent.workspace import WORKSPACE_AREA, area_dir
 from ventapp.agent.workspace_listing import inside, list_workspace

@@ -20,7 +20,8 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from ventapp.agent import sessions
-from ventapp.agent.pipeline import ChatRejected, owned_session
+from ventapp.agent.admission_checks import owned_session
+from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.refusals import rejected, session_not_found
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.sessions import latest_compaction

@@ -14,8 +14,8 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Query, Response
 from fastapi.responses import StreamingResponse
 
+from ventapp.agent.admission_checks import owned_session
 from ventapp.agent.live_runs import live_state
-from ventapp.agent.pipeline import owned_session
 from ventapp.agent.refusals import rejected, session_not_found
 from ventapp.agent.run_log import LogGap
 from ventapp.api.deps import MAX_WHOLE, CurrentUser, RuntimeDep

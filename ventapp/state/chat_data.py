@@ -15,8 +15,9 @@ from urllib.parse import quote
 
 import reflex as rx
 
+from ventapp.agent.admission_checks import owned_session
 from ventapp.agent.identity import MAX_USER_NAME_CHARS, InvalidUserName, normalize_user_name
-from ventapp.agent.pipeline import ChatRejected, owned_session
+from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.turn_attachments import sent_attachments
 from ventapp.agent.uploads import discard_upload
 from ventapp.db import chat_store, session_store

@@ -12,7 +12,8 @@ Streaming rules (DESIGN.md, "UI streaming"; issues 11 and 18):
   is no Stop), lists the new session at once, and follows the run from its log
   (:class:`turns.Follower`) like any tab opening the session meanwhile (``follow_live``);
 * the ``live_*`` vars get only what changed; the answer's text goes to the browser as
-  small ``add`` events (:mod:`ventapp.state.live_text`), never as a growing state var;
+  small ``add`` events (:mod:`ventapp.state.live_text`), never as a growing state var
+  (the live bubble, its following and its end: :mod:`ventapp.state.live_bubble`);
 * ``messages`` (the transcript) is untouched while a run streams: the answer is appended once.
 
 Opening a session (load, reload, sidebar, back/forward) reads it afresh and follows a live run;
@@ -52,23 +53,16 @@ from ventapp.state.chat_data import (
     session_url_script,
 )
 from ventapp.state.drop_confirm import DropConfirm
-from ventapp.state.interrupt_view import InterruptView, interrupt_view
 from ventapp.state.lang_state import ui_lang
-from ventapp.state.live_answer import (
-    LiveAnswer,
-    announcement,
-    failed_answer,
-    to_message,
-)
+from ventapp.state.live_answer import LiveAnswer, failed_answer, to_message
+from ventapp.state.live_bubble import LiveBubble
 from ventapp.state.live_text import put_text
 from ventapp.state.model_state import ModelState
 from ventapp.state.name_dialog import NameDialog
 from ventapp.state.other_tabs import OtherTabs
 from ventapp.state.schedules_state import HandoffState
-from ventapp.state.server_view import ServerView, differs_from_stored
+from ventapp.state.server_view import ServerView
 from ventapp.state.turns import (
-    LIST_LIVE_VARS,
-    LIVE_VARS,
     THINKING,
     UI_FAILURE,
     EndedMeanwhile,
@@ -77,14 +71,7 @@ from ventapp.state.turns import (
     current_live,
 )
 from ventapp.state.ui_identity import login_gone, to_login, user_name_var
-from ventapp.state.views import (
-    ChatMessageView,
-    CitationView,
-    SessionView,
-    TodoView,
-    ToolCardView,
-    as_dropped,
-)
+from ventapp.state.views import ChatMessageView, SessionView, as_dropped
 
 logger = logging.getLogger(__name__)
 
@@ -97,7 +84,9 @@ def _settings() -> Settings:
     return runtime.settings if runtime is not None else get_settings()
 
 
-class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, OtherTabs, ServerView, rx.State):
+class ChatState(
+    CardAnswers, ChatControls, DropConfirm, LiveBubble, NameDialog, OtherTabs, ServerView, rx.State
+):
     """State of the chat page (route ``/``)."""
 
     user_name: str = user_name_var()
@@ -115,27 +104,9 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, OtherTabs, S
     draft_session_id: str = ""
     """The id a new chat will get: set when a file is attached before the first message."""
 
-    is_streaming: bool = False
-    """A run of the open session is shown live (started here, or followed from another tab)."""
-    live_id: str = ""
-    """The live answer's id: the browser shows its text buffer only for this id (``live_text``)."""
-    _live_text: str = ""
-    """The live answer's text as the browser has it; the browser gets only what is new."""
-    live_reasoning: str = ""
-    live_status: str = ""
-    live_tools: list[ToolCardView] = []
-    live_todos: list[TodoView] = []
-    live_citations: list[CitationView] = []
-    live_notice: str = ""
-    interrupt: InterruptView = InterruptView()
-    """The card of the pause the open session waits on (``kind == ""``: none). While it is
-    set, the paused answer stays in the ``live_*`` vars and its bubble shows the card."""
-
     model_name: str = ""
     demo_mode: bool = False
     model_configured: bool = True
-    announcement: str = ""
-    """What the page's one ``aria-live`` region says: the answer is complete, failed, or waits."""
     lang: str = DEFAULT_LANG
     """The UI language server-worded text is in (footers, dates, errors): ``LangState``'s, read on
     load and on every switch (:meth:`relocalise`)."""
@@ -146,19 +117,10 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, OtherTabs, S
     _pending_attachments: list[str] = []
     _pending_keep: list[str] = []
     """The replaced turn's files the pending edit keeps (with ``_pending_fork``)."""
-    _follow: dict[str, Any] = {}
-    """The live run a tab that opened the session picks up: ``{run_id, after}``."""
     _resume_answer: dict[str, Any] = {}
     """The card's answer (``ResumeAnswer`` fields) handed to :meth:`resume_agent`."""
-    _stop_requested: bool = False
-    """Stop was pressed during this run (honoured at the next flush if the run was not yet known)."""
     _dropped_card: bool = False
     """The pending message drops the card the session waited on (the person confirmed it)."""
-
-    @rx.var
-    def live_open(self) -> bool:
-        """The live bubble is on screen: a run streams, or a paused answer waits for its card."""
-        return self.is_streaming or bool(self.interrupt.kind)
 
     @rx.var
     def context_percent(self) -> int:
@@ -169,22 +131,6 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, OtherTabs, S
     def context_label(self) -> str:
         """e.g. ``"Context: 1.1k of 128k tokens (1%)"``; ``""`` before any answer reported it."""
         return usage_words.context_label(*last_context(self.messages), self.lang)
-
-    def _reset_live(self) -> None:
-        # Assign only what is not empty yet: every assignment is re-sent in the next delta.
-        for var in LIVE_VARS.values():
-            if getattr(self, var):
-                setattr(self, var, [] if var in LIST_LIVE_VARS else "")
-        self._live_text = ""
-        if self.interrupt.kind:
-            self.interrupt = InterruptView()
-        if self.refused_note:
-            self.refused_note = ""
-
-    def _new_live(self) -> None:
-        """A new live bubble: the browser's text of any earlier one no longer shows."""
-        self._reset_live()
-        self.live_id = uuid.uuid4().hex
 
     async def _open(self, session_id: str) -> list[Any]:
         """Show a session as the server has it now, and follow its run if one is live.
@@ -381,76 +327,6 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, OtherTabs, S
         async with self:
             self._finish(final, None, user_name)
         yield HandoffState.refresh
-
-    async def _follow_to_end(
-        self, follower: Follower, shown: LiveAnswer, user_name: str, dropped: bool = False
-    ) -> Any:
-        """Follow a run in this tab to its end, then show its card or commit its answer (background).
-
-        When the live answer may differ from the stored one (``dropped``: the run's message dropped a
-        card; see :func:`differs_from_stored`), the stored transcript is shown at the end.
-        """
-        async for events in follower.stream(self, shown):
-            if events:
-                yield events
-        final = follower.final
-        async with self:
-            lang = self.lang  # the page's now: it may have been switched while the answer streamed
-            session_id = self.session_id
-        sessions = await load_sessions(user_name, lang)  # a new title, the order after it
-        mark = await turns.session_mark(session_id)  # with the answer just saved (OtherTabs)
-        async with self:
-            self._finish(final, sessions, user_name)
-            shown_session = self.session_id
-            if shown_session == session_id:
-                self._seen_mark = mark
-            reread = dropped or differs_from_stored(final, self.lang)
-        # A message in a scheduled run's session may have closed its pending question.
-        yield [
-            session_url_script(shown_session),
-            HandoffState.refresh,
-            *([ChatState.settle] if reread else []),
-        ]
-
-    @rx.event(background=True)
-    async def follow_live(self) -> Any:
-        """Follow the live run of a session this tab opened (``_follow``), then show its answer."""
-        async with self:
-            plan, self._follow = self._follow, {}
-            shown = current_live(self)
-            user_name = self.user_name
-        if not plan:
-            return
-        async for events in self._follow_to_end(
-            Follower(plan["run_id"], plan["after"], shown), shown, user_name
-        ):
-            yield events
-
-    def _finish(self, final: LiveAnswer, sessions: list[SessionView] | None, user_name: str) -> None:
-        """End of a run (inside ``async with``): show its card, or commit the answer once."""
-        view = interrupt_view(final.interrupt, final.lang) if final.paused else InterruptView()
-        self.announcement = announcement(final, bool(view.kind), self.lang)
-        if view.kind:
-            self.interrupt = view  # the bubble stays live, now with the card
-            if self.live_status:
-                self.live_status = ""
-        else:
-            self.messages.append(to_message(final))
-            self._reset_live()
-        self.is_streaming = False
-        self._followed_ended()
-        if self.session_id:
-            self.draft_session_id = ""
-        if sessions is not None and self.user_name == user_name:
-            self.sessions = sessions
-
-    @rx.event
-    async def stop(self) -> None:
-        """The Stop button: end the streaming run; its partial answer is kept, marked stopped."""
-        if not self.is_streaming:
-            return
-        self._stop_requested = True
-        await turns.stop_turn(self.session_id, self.user_name)
 
     @rx.event
     async def new_chat(self) -> Any:

@@ -36,26 +36,29 @@ NETWORK_SOURCES = (
 STEM_MAX_BYTES = 80
 """Longest result stem in UTF-8 bytes: the figures' names add a fan and a suffix, and a file system
 allows 255 bytes."""
-CLAIMS_FOLDER = ".network-sources"
-"""Hidden folder under ``/workspace/results/``: one file per result stem naming the upload it belongs to."""
+CLAIMS_FOLDER = workspace_files.NETWORK_CLAIMS_FOLDER
+"""Hidden folder under ``/workspace/results/``: one file per result stem naming the upload it belongs to
+(not shown to the agent: ``workspace_files.PRIVATE_FOLDERS``)."""
 _UNSAFE = re.compile(r"[^\w.-]+")  # \w is Unicode: 红砂岗 stays, "/", " ", "(", "#", "&", "%" do not
 
 
-def safe_stem(name: str) -> str:
-    """The part of a result file's name that comes from the upload's name: ``红砂岗一号矿_A_1_v2``.
+def safe_stem(name: str, default: str = "network") -> str:
+    """The part of a result file's name that comes from a name in the input: ``红砂岗一号矿_A_1_v2``.
 
     Unicode letters and digits, ``_``, ``-`` and ``.`` stay; every run of anything else (path
     separators, control characters, blanks, and what breaks a Markdown image link or a query
     string: ``( ) [ ] # & % + ?``) becomes one ``_``. No leading dot (a hidden file), at most
-    ``STEM_MAX_BYTES`` bytes; a name with nothing left is ``network``.
+    ``STEM_MAX_BYTES`` bytes; a name with nothing left is ``default``.
 
     Args:
-        name: The upload's name without its extension (``红砂岗一号矿(A)#1&v2``).
+        name: The upload's name without its extension (``红砂岗一号矿(A)#1&v2``), or a fan's
+            airway id (``主扇``).
+        default: What a name with nothing left is called (an upload's results: ``network``).
     """
     stem = _UNSAFE.sub("_", unicodedata.normalize("NFC", name)).strip("._")
     while len(stem.encode("utf-8")) > STEM_MAX_BYTES:
         stem = stem[:-1]
-    return stem.rstrip("._") or "network"
+    return stem.rstrip("._") or default
 
 
 def _claim(claims: Path, name: str, source: str) -> bool:
@@ -109,10 +112,11 @@ CURVES_SUFFIX = "-fan-curve.png"
 def curve_names(stem: str, fan_edge_ids: list[str]) -> dict[str, str]:
     """The file name of each fan's curve figure: ``<stem>-<fan>-fan-curve.png``, one per fan.
 
-    The fan is its airway's ``edge_id`` made safe for a file name (ASCII letters, digits, ``_``,
-    ``-``, ``.``; nothing leading with a dot); an id with none of those (``主扇``) is named by
-    the fan's position (``fan1``). Two fans whose safe names meet (``F/1`` and ``F 1``) get
-    ``-2``, ``-3``… in the order of the file, so no figure overwrites another.
+    The fan is its airway's ``edge_id`` made safe for a file name as the upload's name is
+    (:func:`safe_stem`: letters of any script, digits, ``_``, ``-``, ``.``; ``主扇`` stays); an id
+    with none of those (``（）``) is named by the fan's position (``fan1``). Two fans whose safe
+    names meet (``F/1`` and ``F 1``) get ``-2``, ``-3``… in the order of the file, so no figure
+    overwrites another.
 
     Args:
         stem: The network file's safe stem (``mine``).
@@ -124,7 +128,7 @@ def curve_names(stem: str, fan_edge_ids: list[str]) -> dict[str, str]:
     names: dict[str, str] = {}
     taken: set[str] = set()
     for position, edge_id in enumerate(fan_edge_ids, 1):
-        slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", edge_id).strip("._") or f"fan{position}"
+        slug = safe_stem(edge_id, default=f"fan{position}")
         name, suffix = f"{stem}-{slug}{CURVES_SUFFIX}", 1
         while name.lower() in taken:  # case-insensitive file systems too
             suffix += 1

@@ -15,6 +15,12 @@ from pathlib import Path, PurePosixPath
 
 WORKSPACE_PREFIX = "/workspace/"
 RESULTS_FOLDER = "results"
+NETWORK_CLAIMS_FOLDER = ".network-sources"
+"""Under ``results/``: which upload each network result stem belongs to
+(:func:`ventapp.tools.network_tool.result_stem`)."""
+PRIVATE_FOLDERS = frozenset({NETWORK_CLAIMS_FOLDER})
+"""Folders tools keep in a workspace for their own records: the agent's file tools list nothing in
+them (``ls``, ``glob``, ``grep``), and the browser's listing leaves out every dot name."""
 
 _resolver: Callable[[], Path] | None = None
 _lock = threading.Lock()
