@@ -30,7 +30,9 @@ async def test_a_streamed_create_yields_the_servers_dicts(llm: ScriptedServer) -
     async with stream:
         chunks = [chunk async for chunk in stream]
     assert chunks and all(type(chunk) is dict for chunk in chunks), "no ChatCompletionChunk models"
-    text = "".join((chunk["choices"][0]["delta"].get("content") or "") for chunk in chunks if chunk["choices"])
+    text = "".join(
+        (chunk["choices"][0]["delta"].get("content") or "") for chunk in chunks if chunk["choices"]
+    )
     assert text == "Airflow is 20 m³/s."
 
 
