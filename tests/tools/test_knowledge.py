@@ -201,3 +201,15 @@ def test_duplicate_doc_ids_are_rejected() -> None:
     doc = KnowledgeDoc("x", "X", "# X\n\ntext", "/kb/x")
     with pytest.raises(ValueError, match="unique"):
         KnowledgeIndex([doc, doc])
+
+
+def test_a_table_excerpt_reads_as_text_not_markdown() -> None:
+    """A citation's snippet is shown as plain text: no raw pipes, rule or bold markers (try9)."""
+    hits = get_index().search("maximum air velocity main intake return airways", limit=3)
+    table = next(hit for hit in hits if hit.doc.doc_id == "air-velocity-limits")
+    assert "|" not in table.excerpt and "---" not in table.excerpt
+    assert "Minimum (m/s) · Maximum (m/s); Ventilation shafts" in table.excerpt
+    assert "Air crossings [风桥] · — · 10;" in table.excerpt
+    bold = get_index().search("each person receives 4 m³/min air", limit=3)
+    assert any("each person receives not less than 4 m³/min" in hit.excerpt for hit in bold)
+    assert all("**" not in hit.excerpt for hit in bold)

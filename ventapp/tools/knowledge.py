@@ -156,10 +156,35 @@ class _BM25(BM25Okapi):
             self.idf[word] = math.log(1.0 + (self.corpus_size - freq + 0.5) / (freq + 0.5))
 
 
+_TABLE_RULE = re.compile(r":?-{3,}:?")
+_EMPHASIS = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
+
+
+def _plain(block: str) -> str:
+    """A Markdown block as the one line of text an excerpt shows (a citation's snippet).
+
+    A table's rows read ``cell · cell``, one row after another with ``; `` (its ``|---|`` rule
+    dropped), and bold markers go: the snippet is shown as plain text, where raw pipes and
+    asterisks were noise (a tester's finding).
+    """
+    lines = [line.strip() for line in block.splitlines() if line.strip()]
+    if lines and all(line.startswith("|") for line in lines):
+        rows = []
+        for line in lines:
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            if all(_TABLE_RULE.fullmatch(cell) for cell in cells if cell):
+                continue
+            rows.append(" · ".join(cell for cell in cells if cell))
+        text = "; ".join(row for row in rows if row)
+    else:
+        text = " ".join(block.split())
+    return _EMPHASIS.sub(lambda match: match.group(1) or match.group(2), text)
+
+
 def _paragraphs(text: str) -> list[str]:
     out = []
     for block in re.split(r"\n\s*\n", text):
-        block = " ".join(block.split())
+        block = _plain(block)
         # A bare heading says little on its own; the paragraph under it is the better excerpt.
         if block and not re.fullmatch(r"#+ .*", block):
             out.append(block)
