@@ -63,13 +63,10 @@ async def chat_rejected_handler(request: Request, exc: Exception) -> JSONRespons
     ``detail`` stays its English sentence. One without (it quotes something of its own) is English.
     """
     assert isinstance(exc, Refusal)
-    message = exc.message
-    if exc.key:
-        message = t(exc.key, accept_language(request.headers.get("accept-language")), **exc.params)
     return error_response(
         exc.status,
         exc.code,
-        message,
+        exc.worded(accept_language(request.headers.get("accept-language"))),
         retry_after=exc.retry_after,
         details=exc.details,
         detail=exc.message,
