@@ -18,7 +18,7 @@ from ventapp.agent.pipeline import STORAGE_RETRY_AFTER_S
 from ventapp.auth.service import AuthRejected
 from ventapp.i18n import DEFAULT_LANG, accept_language, t
 from ventapp.refusal import Refusal
-from ventapp.scheduler.rules import ScheduleRejected, refusal_text
+from ventapp.scheduler.rules import ScheduleRejected
 
 
 def error_response(
@@ -74,16 +74,11 @@ async def chat_rejected_handler(request: Request, exc: Exception) -> JSONRespons
 
 
 async def schedule_rejected_handler(request: Request, exc: Exception) -> JSONResponse:
-    """:class:`ScheduleRejected` as :func:`chat_rejected_handler` does, its sentence in the request's
-    ``Accept-Language`` (our refusals by catalogue id; one passed on from the pipeline as it came)."""
+    """:class:`ScheduleRejected` as :func:`chat_rejected_handler` does: ``message`` in the request's
+    ``Accept-Language`` (:meth:`ScheduleRejected.worded`), ``detail`` and ``errors[].msg`` its English
+    sentence, like every other refusal."""
     assert isinstance(exc, ScheduleRejected)
-    message, details = exc.message, exc.details
-    if exc.key or exc.cron_problem is not None:
-        message = refusal_text(exc, accept_language(request.headers.get("accept-language")))
-        if details and isinstance(details.get("errors"), list):  # bad_cron's errors[].msg repeats it
-            errors = [{**e, "msg": message} if e.get("msg") == exc.message else e for e in details["errors"]]
-            details = {**details, "errors": errors}
-    return error_response(exc.status, exc.code, message, retry_after=exc.retry_after, details=details)
+    return await chat_rejected_handler(request, exc)
 
 
 async def auth_rejected_handler(request: Request, exc: Exception) -> JSONResponse:

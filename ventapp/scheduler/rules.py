@@ -30,6 +30,8 @@ WRITABLE = ("name", "prompt", "cron", "mode", "enabled", "lang")
 OWNER_FIELD = "user_name"
 """The one other field a body may carry: the owner, which the routes read (never stored as sent)."""
 BEIJING = "Asia/Shanghai"
+SCHEDULE_KEYS = "schedules."
+"""The catalogue ids of this module's refusals (a pipeline refusal passed on keeps its ``refusal.*`` id)."""
 SHOWN_NAME_CHARS = 60
 """Most characters of an unknown field's name a refusal repeats."""
 
@@ -38,14 +40,23 @@ class ScheduleRejected(ChatRejected):
     """A schedule request refused before anything changed (400, 404, 409, 422, 429, 503).
 
     Attributes:
-        key: The catalogue id that words the refusal (``""`` for a refusal passed on from the
-            pipeline, worded by its ``code``); ``message`` is it in English, for the API.
+        key: The catalogue id that words the refusal (``schedules.error.*``; a refusal passed on
+            from the pipeline keeps its own ``refusal.*`` id, or ``""``); ``message`` is it in
+            English, the API's ``detail``.
         params: The values ``key``'s sentence names (e.g. ``limit``).
         cron_problem: For ``bad_cron``, the refusal itself (worded with
             :func:`~ventapp.scheduler.cron_problems.cron_message`); None otherwise.
     """
 
     cron_problem: CronInvalid | None = None
+
+    def worded(self, lang: str) -> str:
+        """The sentence in ``lang``: ours by :func:`refusal_text`, one passed on from the pipeline (a
+        "run now" refused for the quota) by its own catalogue id; ``message`` stays the English one
+        (the API's ``detail``)."""
+        if self.cron_problem is not None or self.key.startswith(SCHEDULE_KEYS):
+            return refusal_text(self, lang)
+        return super().worded(lang)
 
 
 def refusal(
@@ -89,7 +100,7 @@ def refusal_text(refused: ChatRejected, lang: str) -> str:
     if isinstance(refused, ScheduleRejected):
         if refused.cron_problem is not None:
             return cron_message(refused.cron_problem, lang)
-        if refused.key:
+        if refused.key.startswith(SCHEDULE_KEYS):
             return t(refused.key, lang, **_worded(refused.params, lang))
     if has_message(f"error.{refused.code}"):
         return t(f"error.{refused.code}", lang)
