@@ -155,6 +155,9 @@ def test_a_timezone_other_than_beijing_is_422_saying_schedules_run_in_beijing_ti
     refused = created.json()
     assert created.status_code == 422 and (refused["code"], refused["field"]) == ("bad_request", "timezone")
     assert refused["message"].startswith(sentence) and refused["errors"][0]["loc"] == ["body", "timezone"]
+    # Tester: the example was "08:00 UTC is 16:00" whatever zone was sent; now it is the zone sent.
+    tokyo = http.post("/api/schedules", json={**body, "timezone": "Asia/Tokyo"}, headers=headers).json()
+    assert tokyo["detail"].endswith("today 08:00 in Asia/Tokyo is 07:00 in Beijing (0 7 * * *).")
     assert len(http.get("/api/schedules", params=ALICE).json()["items"]) == before, "nothing was created"
     sid = _create(http)["id"]
     put = http.put(f"/api/schedules/{sid}", json={**ALICE, "timezone": "UTC"}, headers=headers)
