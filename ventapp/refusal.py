@@ -82,9 +82,37 @@ class Refusal(Exception):
         return cls(
             status,
             code,
-            t(key, "en", **params),
+            t(key, "en", **cls.formatted(params, "en")),
             retry_after=retry_after,
             details=details,
             key=key,
             params=params,
         )
+
+    @classmethod
+    def formatted(cls, params: Mapping[str, object], lang: str) -> dict[str, object]:
+        """``params`` as ``key``'s sentence in ``lang`` names them: as given here; a subclass whose
+        sentences name something per language (a wait as "15 minutes" / "15分钟") formats it.
+
+        Args:
+            params: The refusal's ``params``.
+            lang: ``"zh-CN"`` or ``"en"``.
+
+        Returns:
+            Placeholder -> value for :func:`~ventapp.i18n.t`.
+        """
+        return dict(params)
+
+    def worded(self, lang: str) -> str:
+        """The refusal's sentence in ``lang``: ``key``'s catalogue sentence, or ``message`` (English)
+        for a refusal without one (it quotes something of its own).
+
+        Args:
+            lang: ``"zh-CN"`` or ``"en"``.
+
+        Returns:
+            The sentence the API answers as ``message``.
+        """
+        if not self.key:
+            return self.message
+        return t(self.key, lang, **self.formatted(self.params, lang))

@@ -6,7 +6,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from ventapp.agent.interrupts import ResumeAnswer, ResumeInvalid, approval_reason, resume_value, to_event
+from ventapp.agent.interrupts import (
+    ResumeAnswer,
+    ResumeInvalid,
+    approval_reason,
+    remembered,
+    resume_value,
+    to_event,
+)
 from ventapp.tools.registry import load_builtin_tools
 
 PENDING = {"action_requests": [{"name": "calculate", "args": {"expression": "1+1"}, "description": "ok?"}]}
@@ -30,8 +37,42 @@ def test_non_json_args_are_refused() -> None:
 
 
 def test_one_decision_per_call() -> None:
-    with pytest.raises(ResumeInvalid, match="expected 1"):
+    with pytest.raises(ResumeInvalid) as refused:
         resume_value(PENDING, ResumeAnswer(decisions=[]))
+    assert refused.value.key == "refusal.resume.decision_count"
+    assert (refused.value.loc, refused.value.params) == (["body", "decisions"], {"expected": 1, "got": 0})
+
+
+@pytest.mark.parametrize(
+    ("decisions", "key", "loc"),
+    [
+        ([{"type": "edit"}], "refusal.resume.edit_args", ["body", "decisions", 0, "args"]),
+        (
+            [{"type": "edit", "args": {"x": object()}}],
+            "refusal.resume.edit_json",
+            ["body", "decisions", 0, "args"],
+        ),
+        ([{"type": "maybe"}], "refusal.resume.decision_type", ["body", "decisions", 0, "type"]),
+    ],
+)
+def test_a_refused_decision_names_its_sentence_and_where_it_is(
+    decisions: list[dict[str, object]], key: str, loc: list[object]
+) -> None:
+    """Tester: the checks were lowercase developer strings with ``errors[].loc == []``."""
+    with pytest.raises(ResumeInvalid) as refused:
+        resume_value(PENDING, ResumeAnswer(decisions=decisions))
+    assert (refused.value.key, refused.value.loc) == (key, loc)
+
+
+def test_remember_on_a_reject_points_at_that_decision() -> None:
+    pending = {"action_requests": [PENDING["action_requests"][0]] * 2}
+    answer = ResumeAnswer(decisions=[{"type": "approve"}, {"type": "reject", "remember": "always"}])
+    with pytest.raises(ResumeInvalid) as refused:
+        remembered(pending, answer)
+    assert (refused.value.key, refused.value.loc) == (
+        "refusal.resume.remember_reject",
+        ["body", "decisions", 1, "remember"],
+    )
 
 
 def test_approval_requests_carry_a_reason_code_beside_the_english_reason() -> None:

@@ -37,10 +37,32 @@ def test_anonymous_is_401_in_the_one_error_shape(api: ApiServer) -> None:
     response = httpx.get(f"{api.url}/api/sessions")
     assert response.status_code == 401
     body = response.json()
-    assert body["code"] == "unauthenticated" and body["detail"] == body["message"]
+    assert body["code"] == "unauthenticated"
+    # Tester: the 401 was English under the default zh-CN; detail keeps the English sentence.
+    assert body["message"] == "请先登录，或以 'Authorization: Bearer …' 发送个人 API 密钥。"
+    assert body["detail"] == "Log in first, or send a personal API key as 'Authorization: Bearer …'."
     assert response.headers["www-authenticate"].startswith("Bearer")
     chat, _ = post_chat(httpx.Client(base_url=api.url), message="hi", user_name="alice")
-    assert chat.status_code == 401
+    assert chat.status_code == 401 and chat.json()["message"] == body["message"]
+    english, _ = post_chat(httpx.Client(base_url=api.url, headers={"Accept-Language": "en"}), message="hi")
+    assert english.json()["message"] == english.json()["detail"] == body["detail"]
+    key = httpx.get(f"{api.url}/api/sessions", headers={"Authorization": "Bearer va_nope"}).json()
+    assert (key["code"], key["message"]) == ("unauthenticated", "API 密钥无效（不存在或已撤销）。")
+
+
+def test_a_wrong_password_is_401_bad_credentials_worded_per_accept_language(api: ApiServer) -> None:
+    name = add_account(_name())
+    wrong = {"user_name": name, "password": "wrong-wrong"}
+    chinese = httpx.post(f"{api.url}/api/auth/login", json=wrong).json()
+    english = httpx.post(f"{api.url}/api/auth/login", json=wrong, headers={"Accept-Language": "en"}).json()
+    assert chinese["code"] == english["code"] == "bad_credentials"
+    assert chinese["message"] == "用户名或密码错误。"
+    assert (
+        english["message"]
+        == chinese["detail"]
+        == english["detail"]
+        == "The user name or the password is wrong."
+    )
     assert httpx.get(f"{api.url}/health").status_code in (200, 503), "health stays public"
 
 
@@ -164,6 +186,11 @@ def test_failed_logins_are_throttled_per_account_with_retry_after(api: ApiServer
     assert throttled.status_code == 429, "even the right password waits"
     body = throttled.json()
     assert body["code"] == "throttled" and int(throttled.headers["retry-after"]) == body["retry_after"] > 0
+    assert type(body["retry_after"]) is int, "whole seconds, as the Retry-After header"
+    # The window is AUTH_LOGIN_WINDOW_S (default 900 s): the sentence says it as a duration.
+    minutes = -(-body["retry_after"] // 60)
+    assert body["message"] == f"登录失败次数过多，请{minutes}分钟后再试。", body
+    assert body["detail"] == f"Too many failed logins. Try again in {minutes} minutes.", body
     other = add_account(_name())
     with logged_in(api.url, other):
         pass  # another account from the same address is not locked out by one account's failures

@@ -156,3 +156,31 @@ async def test_a_database_that_refuses_a_route_is_503_in_the_requests_language()
     assert bodies[b"en"]["message"] == bodies[b""]["detail"] == bodies[b"en"]["detail"]
     assert bodies[b"en"]["detail"] == "The database is not available right now. Try again shortly."
     assert bodies[b""]["code"] == "storage" and bodies[b""]["retry_after"] == 5
+
+
+def test_a_malformed_request_is_worded_per_accept_language_naming_the_field(client: httpx.Client) -> None:
+    """Tester: FastAPI's own 422 ("Invalid request: message: Field required") was English under the
+    default zh-CN; ``message`` names the field in the request's language, ``detail`` and ``errors`` stay."""
+    answers = {
+        accept: client.post("/api/chat", files={"user_name": (None, "alice")}, headers=headers)
+        for accept, headers in (("unstated", {}), ("zh", ZH), ("en", EN))
+    }
+    bodies = {accept: response.json() for accept, response in answers.items()}
+    assert all(response.status_code == 422 for response in answers.values())
+    assert bodies["unstated"]["message"] == bodies["zh"]["message"] == "缺少必填字段 message。"
+    assert bodies["en"]["message"] == "The field message is required."
+    for body in bodies.values():
+        assert body["code"] == "bad_request"
+        assert body["detail"] == "Invalid request: message: Field required", "detail: the developer text"
+        assert [(e["type"], e["loc"]) for e in body["errors"]] == [("missing", ["body", "message"])]
+    choice = client.post(
+        "/api/chat/resume",
+        json={"session_id": "s", "interrupt_token": "t", "decisions": [{"type": "maybe"}]},
+        headers=EN,
+    ).json()
+    assert choice["message"] == "The field decisions.0.type must be one of 'approve', 'edit', 'reject'."
+
+
+def test_a_body_that_is_no_json_is_worded_per_accept_language(client: httpx.Client) -> None:
+    broken = client.post("/api/chat/resume", content=b"{", headers={"content-type": "application/json"})
+    assert broken.status_code == 422 and broken.json()["message"] == "请求体不是有效的 JSON。"

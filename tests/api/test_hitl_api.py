@@ -263,6 +263,27 @@ def test_batch_of_two_needs_two_decisions(http: httpx.Client, llm: ScriptedServe
     token = frame["interrupt_token"]
     short, _ = _resume(http, session_id=session_id, interrupt_token=token, decisions=[{"type": "approve"}])
     assert short.status_code == 422, "one decision per call"
+    # Tester: a lowercase developer string with errors[].loc == [], English under the default zh-CN.
+    refused = short.json()
+    assert refused["code"] == "bad_request"
+    assert refused["message"] == "每个工具调用需要一个决定：这次审批有 2 个调用，请求发送了 1 个决定。"
+    assert refused["detail"] == "Send one decision per tool call: this approval has 2 and the request sent 1."
+    assert [(e["loc"], e["msg"]) for e in refused["errors"]] == [(["body", "decisions"], refused["detail"])]
+    no_args, _ = _resume(
+        http,
+        {"Accept-Language": "en"},
+        session_id=session_id,
+        interrupt_token=token,
+        decisions=[{"type": "approve"}, {"type": "edit"}],
+    )
+    assert no_args.status_code == 422 and no_args.json()["errors"][0]["loc"] == [
+        "body",
+        "decisions",
+        1,
+        "args",
+    ]
+    edit_sentence = "An edit decision needs the changed arguments as a JSON object in 'args'."
+    assert no_args.json()["message"] == no_args.json()["detail"] == edit_sentence
     response, _ = _resume(
         http,
         session_id=session_id,

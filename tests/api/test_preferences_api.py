@@ -163,7 +163,11 @@ def test_remember_with_a_reject_is_422_and_nothing_runs(http: httpx.Client, llm:
         interrupt_token=frames[-1]["interrupt_token"],
         decisions=[{"type": "reject", "message": "no", "remember": "always"}],
     )
-    assert response.status_code == 422 and "remember" in response.json()["message"]
+    refused = response.json()
+    assert response.status_code == 422 and refused["code"] == "bad_request"
+    assert refused["message"] == "'remember' 只能与 approve 或 edit 决定一起使用，不能与 reject 一起使用。"
+    assert refused["detail"] == "'remember' goes with an approve or edit decision, not with a reject."
+    assert refused["errors"][0]["loc"] == ["body", "decisions", 0, "remember"]
     assert len(llm.requests()) == calls
     assert http.get("/api/approvals/rules", params={"user_name": user}).json()["items"] == []
 

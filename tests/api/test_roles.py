@@ -73,7 +73,13 @@ def test_only_an_operator_reads_another_users_usage(api: ApiServer) -> None:
     with _as(api, name) as user, _as(api, "ops") as ops:
         response, frames = post_chat(user, message="hello", user_name=name)
         assert frames[-1]["type"] == "done", response.text
-        assert user.get("/api/usage/today", params={"for_user": "ops"}).status_code == 403
+        refused = user.get("/api/usage/today", params={"for_user": "ops"})
+        assert (
+            refused.status_code == 403 and refused.json()["message"] == "只有运维人员可以查看其他用户的用量。"
+        )
+        assert refused.json()["detail"] == "Only an operator may see another user's usage.", (
+            "detail stays English"
+        )
         assert user.get("/api/usage/recent", params={"for_user": "ops"}).status_code == 403
         assert user.get("/api/usage/users").status_code == 403
         theirs = ops.get("/api/usage/today", params={"for_user": name}).json()

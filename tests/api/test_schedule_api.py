@@ -155,6 +155,9 @@ def test_a_timezone_other_than_beijing_is_422_saying_schedules_run_in_beijing_ti
     refused = created.json()
     assert created.status_code == 422 and (refused["code"], refused["field"]) == ("bad_request", "timezone")
     assert refused["message"].startswith(sentence) and refused["errors"][0]["loc"] == ["body", "timezone"]
+    # Tester: the example was "08:00 UTC is 16:00" whatever zone was sent; now it is the zone sent.
+    tokyo = http.post("/api/schedules", json={**body, "timezone": "Asia/Tokyo"}, headers=headers).json()
+    assert tokyo["detail"].endswith("today 08:00 in Asia/Tokyo is 07:00 in Beijing (0 7 * * *).")
     assert len(http.get("/api/schedules", params=ALICE).json()["items"]) == before, "nothing was created"
     sid = _create(http)["id"]
     put = http.put(f"/api/schedules/{sid}", json={**ALICE, "timezone": "UTC"}, headers=headers)
@@ -268,21 +271,28 @@ def test_every_route_needs_user_name_and_hides_other_users_schedules(http: httpx
 def test_schedule_refusals_follow_the_accept_language(
     http: httpx.Client, accept: str | None, required: str, not_object: str, bad_cron: str
 ) -> None:
-    """Tester: the refusals only the API gives (no owner, a body that is no object) were English."""
+    """Tester: the refusals only the API gives (no owner, a body that is no object) were English.
+
+    ``detail`` (and ``errors[].msg``) stay the English sentence, as for every other refusal (tester:
+    schedules translated ``detail`` too)."""
     headers = {"Accept-Language": accept or "de-DE"}  # neither English nor Chinese: the default, zh-CN
     missing = http.get("/api/schedules", headers=headers)
     assert missing.status_code == 400 and missing.json()["code"] == "bad_request"
-    assert (
-        missing.json()["message"].startswith(required)
-        and missing.json()["detail"] == missing.json()["message"]
-    )
+    assert missing.json()["message"].startswith(required)
+    assert missing.json()["detail"].startswith("user_name is required")
     bad_body = http.post("/api/schedules", params=ALICE, content=b"[1, 2]", headers=headers)
     assert bad_body.status_code == 422 and bad_body.json()["message"] == not_object
+    assert bad_body.json()["detail"] == "The body must be a JSON object."
+    assert bad_body.json()["errors"][0]["msg"] == "The body must be a JSON object."
     cron = http.post(
         "/api/schedules", json={**ALICE, "name": "x", "prompt": "y", "cron": "61 9 * * *"}, headers=headers
     )
     assert cron.json()["code"] == "bad_cron" and cron.json()["cause"] == "out_of_range", "the codes stay"
-    assert bad_cron in cron.json()["message"] and cron.json()["errors"][0]["msg"] == cron.json()["message"]
+    assert bad_cron in cron.json()["message"]
+    english = "The minute must be between 0 and 59; 61 is out of range."
+    assert (
+        cron.json()["detail"].startswith(english) and cron.json()["errors"][0]["msg"] == cron.json()["detail"]
+    )
 
 
 def test_run_now_streams_through_the_pipeline_and_is_billed(http: httpx.Client, llm: ScriptedServer) -> None:
@@ -351,3 +361,8 @@ def test_a_run_refused_by_the_quota_is_recorded_with_the_reason(http: httpx.Clie
     newest = _runs(http, sid, user="dave")[0]
     assert newest["status"] == "rejected" and newest["error_code"] == "quota" and newest["run_id"] is None
     assert newest["error"] == refused.json()["message"]
+    chinese = http.post(f"/api/schedules/{sid}/run", params=user, headers={"Accept-Language": "zh-CN"}).json()
+    assert chinese["code"] == "quota" and chinese["message"].startswith("你今天已用 "), (
+        "worded like /api/chat's"
+    )
+    assert chinese["detail"] == refused.json()["detail"] == refused.json()["message"], "detail stays English"

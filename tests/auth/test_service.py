@@ -13,6 +13,7 @@ from ventapp.auth.service import AuthRejected, Caller
 from ventapp.config_auth import AuthSettings
 from ventapp.db import auth_store
 from ventapp.db.auth_models import Account, LoginSession
+from ventapp.i18n import formats
 
 PASSWORD = "correct horse battery"
 AUTH = AuthSettings(mode="local", max_failures_per_account=3, max_failures_per_address=4, login_window_s=60)
@@ -80,6 +81,16 @@ def test_failures_of_one_account_throttle_it_from_every_address(engine: sa.Engin
     with pytest.raises(AuthRejected) as throttled:
         service.login(engine, AUTH, "alice", PASSWORD, "192.0.2.99")
     assert throttled.value.code == "throttled"
+    # Tester: retry_after must be present and whole seconds (the sentences name it as a duration).
+    wait = throttled.value.retry_after
+    assert type(wait) is int and 0 < wait <= AUTH.login_window_s
+    assert throttled.value.params == {"wait": wait}
+    assert (
+        throttled.value.worded("en")
+        == throttled.value.message
+        == (f"Too many failed logins. Try again in {formats.wait(wait, 'en')}.")
+    )
+    assert throttled.value.worded("zh-CN") == f"登录失败次数过多，请{formats.wait(wait, 'zh-CN')}后再试。"
 
 
 def test_an_api_key_is_stored_hashed_and_dies_when_revoked(engine: sa.Engine) -> None:

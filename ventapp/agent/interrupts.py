@@ -58,7 +58,23 @@ def reason_code(name: str, description: str) -> str:
 
 
 class ResumeInvalid(ValueError):
-    """The client's answer does not fit the pending interrupt (HTTP 422)."""
+    """The client's answer does not fit the pending interrupt (HTTP 422).
+
+    Args:
+        key: The catalogue id of the sentence (``refusal.resume.*``; the API words it per request).
+        loc: Where in the ``/api/chat/resume`` body the problem is, FastAPI's ``loc`` shape, e.g.
+            ``["body", "decisions", 0, "args"]``.
+        **params: The values the sentence names (e.g. ``expected``, ``got``).
+
+    Attributes:
+        key, loc, params: As given (``loc`` a list, ``params`` a dict).
+    """
+
+    def __init__(self, key: str, loc: Sequence[str | int], **params: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.loc: list[str | int] = list(loc)
+        self.params: dict[str, object] = params
 
 
 @dataclass
@@ -159,38 +175,42 @@ def resume_value(pending: Any, answer: ResumeAnswer) -> Any:
         requests = value["action_requests"]
         if len(answer.decisions) != len(requests):
             raise ResumeInvalid(
-                f"send one decision per tool call: expected {len(requests)}, got {len(answer.decisions)}"
+                "refusal.resume.decision_count",
+                ["body", "decisions"],
+                expected=len(requests),
+                got=len(answer.decisions),
             )
         decisions: list[dict[str, Any]] = []
-        for request, decision in zip(requests, answer.decisions, strict=True):
+        for index, (request, decision) in enumerate(zip(requests, answer.decisions, strict=True)):
+            at = ["body", "decisions", index]
             kind = decision.get("type")
             if kind == "approve":
                 decisions.append({"type": "approve"})
             elif kind == "edit":
                 args = decision.get("args")
                 if not isinstance(args, dict):
-                    raise ResumeInvalid("an edit decision needs the changed arguments as an object in 'args'")
+                    raise ResumeInvalid("refusal.resume.edit_args", [*at, "args"])
                 try:
                     # Plain JSON only: the value is checkpointed, and UI frameworks hand in proxy objects.
                     args = json.loads(json.dumps(args))
                 except (TypeError, ValueError):
-                    raise ResumeInvalid("the edited arguments must be plain JSON") from None
+                    raise ResumeInvalid("refusal.resume.edit_json", [*at, "args"]) from None
                 decisions.append(
                     {"type": "edit", "edited_action": {"name": request.get("name"), "args": args}}
                 )
             elif kind == "reject":
                 decisions.append({"type": "reject", "message": str(decision.get("message") or REJECT_REASON)})
             else:
-                raise ResumeInvalid("each decision's type must be approve, edit or reject")
+                raise ResumeInvalid("refusal.resume.decision_type", [*at, "type"])
         return {"decisions": decisions}
     if isinstance(value, dict) and value.get("type") == "ask_user":
         answers = [str(text) for text in list(answer.answers)]
         if not answers or not any(text.strip() for text in answers):
-            raise ResumeInvalid("answer the questions in 'answers' (one string per question)")
+            raise ResumeInvalid("refusal.resume.answers", ["body", "answers"])
         return {"answers": answers}
     if isinstance(value, dict) and value.get("type") == "plan":
         if answer.approved is None:
-            raise ResumeInvalid("say whether the plan is approved ('approved': true or false)")
+            raise ResumeInvalid("refusal.resume.plan_verdict", ["body", "approved"])
         return {"approved": bool(answer.approved), "feedback": str(answer.feedback)}
     return {"answers": answer.answers, "approved": answer.approved, "feedback": answer.feedback}
 
@@ -202,23 +222,28 @@ def remembered(pending: Any, answer: ResumeAnswer) -> list[tuple[str, str]]:
         ResumeInvalid: ``remember`` on a reject, on something other than a tool approval, with an
             unknown scope, or for a tool that must be approved every time.
     """
-    asks = [decision for decision in answer.decisions if decision.get("remember")]
+    asks = [index for index, decision in enumerate(answer.decisions) if decision.get("remember")]
     if not asks:
         return []
     value = getattr(pending, "value", pending)
     if not (isinstance(value, dict) and value.get("action_requests")):
-        raise ResumeInvalid("'remember' applies to tool approvals only")
+        raise ResumeInvalid(
+            "refusal.resume.remember_not_approval", ["body", "decisions", asks[0], "remember"]
+        )
     rules: list[tuple[str, str]] = []
-    for request, decision in zip(value["action_requests"], answer.decisions, strict=False):
+    for index, (request, decision) in enumerate(
+        zip(value["action_requests"], answer.decisions, strict=False)
+    ):
         scope = decision.get("remember")
         if not scope:
             continue
+        at = ["body", "decisions", index, "remember"]
         tool = str(request.get("name") or "")
         if decision.get("type") not in ("approve", "edit"):
-            raise ResumeInvalid("'remember' goes with an approve or edit decision, not a reject")
+            raise ResumeInvalid("refusal.resume.remember_reject", at)
         if scope not in ("session", "always"):
-            raise ResumeInvalid("'remember' must be 'session' or 'always'")
+            raise ResumeInvalid("refusal.resume.remember_scope", at)
         if not is_rememberable(tool):
-            raise ResumeInvalid(f"{tool} must be approved every time; it cannot be remembered")
+            raise ResumeInvalid("refusal.resume.remember_tool", at, tool=tool)
         rules.append((tool, scope))
     return rules

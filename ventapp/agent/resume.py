@@ -112,6 +112,18 @@ async def pending_interrupt(runtime: AgentRuntime, session_id: str, user_name: s
     return to_event(pending[0], _open_calls(saved, snapshot))
 
 
+def invalid_answer(invalid: ResumeInvalid) -> ChatRejected:
+    """422 ``bad_request`` for an answer that does not fit the pending interrupt.
+
+    Worded by the problem's catalogue id like every fixed refusal (``message`` per
+    ``Accept-Language``, ``detail`` English); ``errors[].loc`` points at the body part at fault
+    (``["body", "decisions", 0, "args"]``), as FastAPI's own 422s do.
+    """
+    refused = rejected(422, "bad_request", invalid.key, **invalid.params)
+    refused.details = {"errors": [{"type": "bad_request", "loc": invalid.loc, "msg": refused.message}]}
+    return refused
+
+
 @storage_unavailable_is_503
 async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun:
     """Admit a resume; the returned run must be iterated or released.
@@ -147,7 +159,7 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
             value = resume_value(current, request.answer)
             rules = remembered(current, request.answer)
         except ResumeInvalid as invalid:
-            raise ChatRejected(422, "bad_request", str(invalid)) from None
+            raise invalid_answer(invalid) from None
         reopened = await asyncio.to_thread(chat_store.reopen_waiting_run, runtime.engine, session.id)
         run_id, numbered_after = reopened if reopened is not None else (None, 0)
         paused = await asyncio.to_thread(chat_store.run_answer, runtime.engine, run_id) if run_id else None

@@ -38,7 +38,6 @@ from ventapp.auth.service import (
     session_caller,
 )
 from ventapp.config import Settings, get_settings
-from ventapp.i18n import t
 
 logger = logging.getLogger(__name__)
 
@@ -128,9 +127,8 @@ def proxy_header_values(request: Request, header: str) -> list[str]:
     try:
         return [value.decode("utf-8") for key, value in request.headers.raw if key.lower() == wanted]
     except UnicodeDecodeError:
-        key = "refusal.proxy_user.not_utf8"
-        raise AuthRejected(
-            401, "unauthenticated", t(key, "en", header=header), key=key, params={"header": header}
+        raise AuthRejected.by_key(
+            401, "unauthenticated", "refusal.proxy_user.not_utf8", header=header
         ) from None
 
 
@@ -150,32 +148,22 @@ def _identify(request: Request, settings: Settings, runtime: AgentRuntime) -> Ca
                 peer,
                 auth.trusted_header,
             )
-            raise AuthRejected(
-                401,
-                "forged_identity",
-                "This request names its user in a header only the authenticating proxy may set. "
-                "Go through the proxy, or use an API key.",
-            )
+            raise AuthRejected.by_key(401, "forged_identity", "refusal.auth.forged_identity")
         name = proxy_identity(proxy_header_values(request, auth.trusted_header), auth.trusted_header)
         return Caller(name, role_of(runtime.engine, auth, name), "header")
     bearer = _bearer(request)
     if bearer is not None:
         caller = api_key_caller(runtime.engine, auth, bearer)
         if caller is None:
-            raise AuthRejected(401, "unauthenticated", "The API key is not valid (unknown or revoked).")
+            raise AuthRejected.by_key(401, "unauthenticated", "refusal.auth.bad_api_key")
         return caller
     cookie = request.cookies.get(SESSION_COOKIE)
     if auth.mode == "local" and cookie:
         caller = session_caller(runtime.engine, cookie)
         if caller is not None:
             return caller
-    raise AuthRejected(
-        401,
-        "unauthenticated",
-        "Log in first, or send a personal API key as 'Authorization: Bearer …'."
-        if auth.mode == "local"
-        else "Reach this service through its login proxy, or send a personal API key.",
-    )
+    key = "refusal.auth.log_in_first" if auth.mode == "local" else "refusal.auth.through_proxy"
+    raise AuthRejected.by_key(401, "unauthenticated", key)
 
 
 async def authenticate(request: Request) -> Caller | None:
@@ -265,12 +253,8 @@ async def resolve_operator(caller: CallerDep) -> str:
         AuthRejected: 403 ``operator_only`` for a caller without the operator role.
     """
     if not caller.is_operator:
-        raise AuthRejected(
-            403,
-            "operator_only",
-            "Only an operator may do this."
-            + (" (AUTH_MODE=none: list the name in AUTH_NONE_OPERATORS.)" if caller.method == "none" else ""),
-        )
+        key = "refusal.auth.operator_only_none" if caller.method == "none" else "refusal.auth.operator_only"
+        raise AuthRejected.by_key(403, "operator_only", key)
     return caller.name
 
 

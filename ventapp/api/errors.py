@@ -16,9 +16,9 @@ from fastapi.responses import JSONResponse
 
 from ventapp.agent.admission_checks import STORAGE_RETRY_AFTER_S
 from ventapp.auth.service import AuthRejected
-from ventapp.i18n import accept_language, t
+from ventapp.i18n import DEFAULT_LANG, accept_language, t
 from ventapp.refusal import Refusal
-from ventapp.scheduler.rules import ScheduleRejected, refusal_text
+from ventapp.scheduler.rules import ScheduleRejected
 
 
 def error_response(
@@ -63,13 +63,10 @@ async def chat_rejected_handler(request: Request, exc: Exception) -> JSONRespons
     ``detail`` stays its English sentence. One without (it quotes something of its own) is English.
     """
     assert isinstance(exc, Refusal)
-    message = exc.message
-    if exc.key:
-        message = t(exc.key, accept_language(request.headers.get("accept-language")), **exc.params)
     return error_response(
         exc.status,
         exc.code,
-        message,
+        exc.worded(accept_language(request.headers.get("accept-language"))),
         retry_after=exc.retry_after,
         details=exc.details,
         detail=exc.message,
@@ -77,16 +74,11 @@ async def chat_rejected_handler(request: Request, exc: Exception) -> JSONRespons
 
 
 async def schedule_rejected_handler(request: Request, exc: Exception) -> JSONResponse:
-    """:class:`ScheduleRejected` as :func:`chat_rejected_handler` does, its sentence in the request's
-    ``Accept-Language`` (our refusals by catalogue id; one passed on from the pipeline as it came)."""
+    """:class:`ScheduleRejected` as :func:`chat_rejected_handler` does: ``message`` in the request's
+    ``Accept-Language`` (:meth:`ScheduleRejected.worded`), ``detail`` and ``errors[].msg`` its English
+    sentence, like every other refusal."""
     assert isinstance(exc, ScheduleRejected)
-    message, details = exc.message, exc.details
-    if exc.key or exc.cron_problem is not None:
-        message = refusal_text(exc, accept_language(request.headers.get("accept-language")))
-        if details and isinstance(details.get("errors"), list):  # bad_cron's errors[].msg repeats it
-            errors = [{**e, "msg": message} if e.get("msg") == exc.message else e for e in details["errors"]]
-            details = {**details, "errors": errors}
-    return error_response(exc.status, exc.code, message, retry_after=exc.retry_after, details=details)
+    return await chat_rejected_handler(request, exc)
 
 
 async def auth_rejected_handler(request: Request, exc: Exception) -> JSONResponse:
@@ -99,15 +91,95 @@ async def auth_rejected_handler(request: Request, exc: Exception) -> JSONRespons
     return response
 
 
-async def validation_error_handler(_request: Request, exc: Exception) -> JSONResponse:
-    """422 for malformed input, in the same JSON shape as every other error (plus ``errors``)."""
+_LOCATIONS = ("body", "query", "path", "header", "cookie")
+"""The first part of a FastAPI ``loc`` that says where a field was sent, not which field it is."""
+_SHOWN_PROBLEMS = 3
+"""Most problems of one request ``message`` words; ``errors`` lists them all."""
+_TYPE_KEYS = {
+    "missing": "refusal.invalid.missing",
+    "string_too_long": "refusal.invalid.too_long",
+    "too_long": "refusal.invalid.too_many",
+    "literal_error": "refusal.invalid.choice",
+    "enum": "refusal.invalid.choice",
+    "int_parsing": "refusal.invalid.whole_number",
+    "int_type": "refusal.invalid.whole_number",
+    "int_from_float": "refusal.invalid.whole_number",
+    "float_parsing": "refusal.invalid.number",
+    "float_type": "refusal.invalid.number",
+    "bool_parsing": "refusal.invalid.boolean",
+    "bool_type": "refusal.invalid.boolean",
+    "string_type": "refusal.invalid.text",
+    "dict_type": "refusal.invalid.object",
+    "model_type": "refusal.invalid.object",
+    "model_attributes_type": "refusal.invalid.object",
+    "list_type": "refusal.invalid.list",
+    "greater_than_equal": "refusal.invalid.at_least",
+    "less_than_equal": "refusal.invalid.at_most",
+    "json_invalid": "refusal.invalid.json",
+}
+"""Pydantic's error ``type`` -> the catalogue sentence that words it (others: ``refusal.invalid.value``)."""
+
+
+def _field_of(loc: Any) -> str:
+    """``message.0.type`` for ``["body", "message", 0, "type"]`` (``body`` for the body itself)."""
+    parts = [str(part) for part in (loc or ())]
+    if len(parts) > 1 and parts[0] in _LOCATIONS:
+        parts = parts[1:]
+    return ".".join(parts) or "body"
+
+
+def _problem(error: dict[str, Any], lang: str) -> str:
+    """One validation error as a sentence in ``lang`` naming its field."""
+    kind = str(error.get("type") or "")
+    ctx = error.get("ctx") or {}
+    key = _TYPE_KEYS.get(kind, "refusal.invalid.value")
+    if kind == "string_too_short":
+        key = "refusal.invalid.empty" if ctx.get("min_length") == 1 else "refusal.invalid.too_short"
+    limit = ctx.get("max_length", ctx.get("min_length", ctx.get("ge", ctx.get("le", ""))))
+    # Pydantic lists the choices as English prose ("'a', 'b' or 'c'"): a plain list reads in both.
+    expected = str(ctx.get("expected", "")).replace(" or ", ", ")
+    return t(key, lang, field=_field_of(error.get("loc")), limit=limit, expected=expected)
+
+
+def invalid_request_message(errors: list[dict[str, Any]], lang: str) -> str:
+    """The ``message`` of a 422 for malformed input: a sentence per problem naming its field, in ``lang``.
+
+    Args:
+        errors: FastAPI's validation errors (``[{type, loc, msg[, ctx]}]``).
+        lang: ``"zh-CN"`` or ``"en"``.
+
+    Returns:
+        E.g. ``"缺少必填字段 message。"``; past three problems one more sentence counts the rest.
+    """
+    sentences = [_problem(error, lang) for error in errors[:_SHOWN_PROBLEMS]]
+    if len(errors) > _SHOWN_PROBLEMS:
+        sentences.append(t("refusal.invalid.more", lang, count=len(errors) - _SHOWN_PROBLEMS))
+    if not sentences:
+        sentences.append(t("refusal.invalid.value", lang, field="body"))
+    return ("" if lang == DEFAULT_LANG else " ").join(sentences)
+
+
+async def validation_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """422 for malformed input, in the same JSON shape as every other error (plus ``errors``).
+
+    ``message`` names each field at fault in the request's ``Accept-Language`` (default zh-CN);
+    ``detail`` stays the English developer text (``"Invalid request: message: Field required"``)
+    and ``errors`` FastAPI's list, unchanged.
+    """
     assert isinstance(exc, RequestValidationError)
     problems = [
         f"{'.'.join(str(part) for part in error.get('loc', ()) if part != 'body')}: {error.get('msg', 'invalid')}"
         for error in exc.errors()
     ]
-    message = "Invalid request: " + "; ".join(problems) if problems else "Invalid request."
-    return error_response(422, "bad_request", message, details={"errors": jsonable_encoder(exc.errors())})
+    detail = "Invalid request: " + "; ".join(problems) if problems else "Invalid request."
+    lang = accept_language(request.headers.get("accept-language"))
+    return error_response(
+        422,
+        "bad_request",
+        invalid_request_message(list(exc.errors()), lang),
+        details={"errors": jsonable_encoder(exc.errors())},
+        detail=detail,
+    )
 
 
 async def storage_error_handler(request: Request, exc: Exception) -> JSONResponse:

@@ -6,7 +6,7 @@ the JSON body (both given must agree); missing is 400. Another user's schedule i
 exactly like one that does not exist. Bodies are JSON objects; a bad field is 422 naming it
 (``bad_cron`` adds ``field``, ``cause`` and ``reason``), and so is a field a schedule does not have
 (``timezone`` other than ``SCHEDULER_TZ``'s: schedules all run in that zone). A refusal's ``message`` is in the request's
-``Accept-Language`` (default zh-CN; :func:`~ventapp.api.errors.schedule_rejected_handler`). Times are ISO 8601 in UTC with ``Z`` (``timezone`` names the zone the cron reads in).
+``Accept-Language`` (default zh-CN; :func:`~ventapp.api.errors.schedule_rejected_handler`), its ``detail`` English. Times are ISO 8601 in UTC with ``Z`` (``timezone`` names the zone the cron reads in).
 """
 
 from __future__ import annotations

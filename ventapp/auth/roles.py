@@ -29,7 +29,7 @@ def check_usage_reader(caller: Caller, owner: str) -> None:
         AuthRejected: 403 ``operator_only``.
     """
     if owner != caller.name and not caller.is_operator:
-        raise AuthRejected(403, "operator_only", "Only an operator may see another user's usage.")
+        raise AuthRejected.by_key(403, "operator_only", "refusal.auth.others_usage")
 
 
 def set_quota(engine: Engine, settings: Settings, caller: Caller, owner: str, limit: int) -> QuotaStatus:
@@ -45,13 +45,9 @@ def set_quota(engine: Engine, settings: Settings, caller: Caller, owner: str, li
     """
     if not caller.is_operator:
         if owner != caller.name:
-            raise AuthRejected(403, "operator_only", "Only an operator may set another user's quota.")
+            raise AuthRejected.by_key(403, "operator_only", "refusal.auth.others_quota")
         current = quota_status(engine, settings, owner).daily_token_limit
         if not lowers(limit, current):
-            raise AuthRejected(
-                403,
-                "operator_only",
-                "You may lower your own daily quota, not raise it; an operator can raise it.",
-            )
+            raise AuthRejected.by_key(403, "operator_only", "refusal.auth.raise_quota")
     set_user_quota(engine, owner, limit)
     return quota_status(engine, settings, owner)

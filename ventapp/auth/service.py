@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Literal
@@ -23,6 +24,7 @@ from ventapp.config_auth import AuthSettings
 from ventapp.db import auth_store
 from ventapp.db.auth_models import ROLES, Account, ApiKey
 from ventapp.db.models import iso_utc, utcnow
+from ventapp.i18n import formats
 from ventapp.refusal import Refusal
 
 logger = logging.getLogger(__name__)
@@ -61,8 +63,17 @@ class AuthRejected(Refusal):
     ``unauthenticated``, ``bad_credentials``, ``forged_identity``, ``throttled``, ``weak_password``,
     ``forbidden``, ``not_found``, ``bad_request`` or ``conflict`` (a rename onto a name that has data:
     :mod:`ventapp.auth.rename`); ``message`` never holds the password nor ``str(exc)``;
-    ``retry_after`` for 429.
+    ``retry_after`` for 429. The refusals every API client meets (401, the login throttle's 429, 403
+    ``operator_only``) are worded by catalogue id (``refusal.auth.*``), so the API answers their
+    ``message`` in the request's ``Accept-Language``; a ``wait`` they name (seconds) reads as a
+    duration in each language ("15 minutes" / "15分钟").
     """
+
+    @classmethod
+    def formatted(cls, params: Mapping[str, object], lang: str) -> dict[str, object]:
+        """``params`` with a ``wait`` in seconds as a duration people read in ``lang``."""
+        wait = params.get("wait")
+        return {**params, "wait": formats.wait(wait, lang)} if isinstance(wait, int) else dict(params)
 
 
 LOGIN_PATH = "/login"
@@ -215,15 +226,13 @@ def login(
     wait = max(_locked_for(account_key, engine), _locked_for(address_key, engine))
     if wait:
         logger.warning("login of %r from %s refused: throttled for %d s", name, address, wait)
-        raise AuthRejected(
-            429, "throttled", "Too many failed logins. Wait, then try again.", retry_after=wait
-        )
+        raise AuthRejected.by_key(429, "throttled", "refusal.auth.throttled", retry_after=wait, wait=wait)
     account = auth_store.get_account(engine, name)
     if not passwords.verify_password(account.password_hash if account else None, password):
         auth_store.record_failure(engine, account_key, auth.login_window_s, auth.max_failures_per_account)
         auth_store.record_failure(engine, address_key, auth.login_window_s, auth.max_failures_per_address)
         logger.warning("failed login for %r from %s", name, address)
-        raise AuthRejected(401, "bad_credentials", "The user name or the password is wrong.")
+        raise AuthRejected.by_key(401, "bad_credentials", "refusal.auth.bad_credentials")
     assert account is not None and account.password_hash is not None
     auth_store.clear_failures(engine, account_key)
     if passwords.needs_rehash(account.password_hash):
@@ -263,7 +272,7 @@ def change_password(engine: Engine, caller: Caller, current: str, new: str) -> N
     account = auth_store.get_account(engine, caller.name)
     if not passwords.verify_password(account.password_hash if account else None, current):
         logger.warning("password change of %r refused: wrong current password", caller.name)
-        raise AuthRejected(401, "bad_credentials", "The current password is wrong.")
+        raise AuthRejected.by_key(401, "bad_credentials", "refusal.auth.wrong_password")
     try:
         digest = passwords.hash_password(new)
     except passwords.WeakPassword as weak:

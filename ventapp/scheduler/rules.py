@@ -10,8 +10,9 @@ page (in its own language) word it with :func:`refusal_text`.
 
 from __future__ import annotations
 
-from datetime import tzinfo
+from datetime import UTC, datetime, time, tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ventapp.agent.pipeline import MAX_MESSAGE_CHARS, ChatRejected
 from ventapp.db.schedule_models import SCHEDULE_MODES
@@ -30,6 +31,8 @@ WRITABLE = ("name", "prompt", "cron", "mode", "enabled", "lang")
 OWNER_FIELD = "user_name"
 """The one other field a body may carry: the owner, which the routes read (never stored as sent)."""
 BEIJING = "Asia/Shanghai"
+SCHEDULE_KEYS = "schedules."
+"""The catalogue ids of this module's refusals (a pipeline refusal passed on keeps its ``refusal.*`` id)."""
 SHOWN_NAME_CHARS = 60
 """Most characters of an unknown field's name a refusal repeats."""
 
@@ -38,14 +41,23 @@ class ScheduleRejected(ChatRejected):
     """A schedule request refused before anything changed (400, 404, 409, 422, 429, 503).
 
     Attributes:
-        key: The catalogue id that words the refusal (``""`` for a refusal passed on from the
-            pipeline, worded by its ``code``); ``message`` is it in English, for the API.
+        key: The catalogue id that words the refusal (``schedules.error.*``; a refusal passed on
+            from the pipeline keeps its own ``refusal.*`` id, or ``""``); ``message`` is it in
+            English, the API's ``detail``.
         params: The values ``key``'s sentence names (e.g. ``limit``).
         cron_problem: For ``bad_cron``, the refusal itself (worded with
             :func:`~ventapp.scheduler.cron_problems.cron_message`); None otherwise.
     """
 
     cron_problem: CronInvalid | None = None
+
+    def worded(self, lang: str) -> str:
+        """The sentence in ``lang``: ours by :func:`refusal_text`, one passed on from the pipeline (a
+        "run now" refused for the quota) by its own catalogue id; ``message`` stays the English one
+        (the API's ``detail``)."""
+        if self.cron_problem is not None or self.key.startswith(SCHEDULE_KEYS):
+            return refusal_text(self, lang)
+        return super().worded(lang)
 
 
 def refusal(
@@ -89,7 +101,7 @@ def refusal_text(refused: ChatRejected, lang: str) -> str:
     if isinstance(refused, ScheduleRejected):
         if refused.cron_problem is not None:
             return cron_message(refused.cron_problem, lang)
-        if refused.key:
+        if refused.key.startswith(SCHEDULE_KEYS):
             return t(refused.key, lang, **_worded(refused.params, lang))
     if has_message(f"error.{refused.code}"):
         return t(f"error.{refused.code}", lang)
@@ -139,6 +151,53 @@ def zone_name(tz: tzinfo) -> str:
     return str(getattr(tz, "key", None) or tz)
 
 
+def timezone_refused(sent: object, cron: object, tz: tzinfo, now: datetime | None = None) -> ScheduleRejected:
+    """422 naming ``timezone``: schedules run in ``SCHEDULER_TZ``; write the cron in it.
+
+    When ``sent`` is a time zone we know, the sentence converts an example from it: the time of a
+    daily ``cron`` sent with it (``"0 8 * * *"``: 08:00), else 08:00, as it is today in ``sent`` (a
+    zone with daylight saving time moves against ours), e.g. "today 08:00 in UTC is 16:00 in
+    Beijing (0 16 * * *)". Anything else (not a zone name) gets the sentence without an example.
+
+    Args:
+        sent: The body's ``timezone`` (any JSON value).
+        cron: The body's ``cron``, if any (any JSON value).
+        tz: ``SCHEDULER_TZ``.
+        now: The moment "today" means (default: now).
+
+    Returns:
+        The refusal to raise (``field: "timezone"``).
+    """
+    zone = zone_name(tz)
+    beijing = zone == BEIJING
+    try:
+        theirs = ZoneInfo(sent) if isinstance(sent, str) and sent else None
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a file path
+        theirs = None
+    if theirs is None:
+        key = "schedules.error.timezone_beijing" if beijing else "schedules.error.timezone"
+        return refusal(422, "bad_request", key, field="timezone", zone=zone)
+    hour, minute = 8, 0
+    parts = cron.split() if isinstance(cron, str) else []
+    if len(parts) == 5 and parts[2:] == ["*", "*", "*"] and parts[0].isdigit() and parts[1].isdigit():
+        if int(parts[0]) < 60 and int(parts[1]) < 24:
+            minute, hour = int(parts[0]), int(parts[1])
+    there = datetime.combine((now or datetime.now(UTC)).astimezone(theirs).date(), time(hour, minute), theirs)
+    here = there.astimezone(tz)
+    key = "schedules.error.timezone_beijing_example" if beijing else "schedules.error.timezone_example"
+    return refusal(
+        422,
+        "bad_request",
+        key,
+        field="timezone",
+        zone=zone,
+        sent=str(sent),
+        time=f"{hour:02d}:{minute:02d}",
+        local=f"{here.hour:02d}:{here.minute:02d}",
+        cron=f"{here.minute} {here.hour} * * *",
+    )
+
+
 def _check_known(fields: dict[str, Any], tz: tzinfo) -> None:
     """422 for a field a schedule does not have; ``timezone`` gets its own sentence.
 
@@ -147,8 +206,7 @@ def _check_known(fields: dict[str, Any], tz: tzinfo) -> None:
     """
     zone = zone_name(tz)
     if "timezone" in fields and fields["timezone"] != zone:
-        key = "schedules.error.timezone_beijing" if zone == BEIJING else "schedules.error.timezone"
-        raise refusal(422, "bad_request", key, field="timezone", zone=zone)
+        raise timezone_refused(fields["timezone"], fields.get("cron"), tz)
     for name in fields:
         if name not in WRITABLE and name not in (OWNER_FIELD, "timezone"):
             shown = name if len(name) <= SHOWN_NAME_CHARS else name[: SHOWN_NAME_CHARS - 1] + "…"
