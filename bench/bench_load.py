@@ -152,17 +152,29 @@ async def _measure(k: int, url: str, runtime: AgentRuntime, ceiling: Any) -> dic
     return figures
 
 
+SETTLE_S = 0.1
+"""Pause before each single stream: what the turn before left running (in this process, the
+HTTP client's own, or in the server) ends first, as it does between a user's messages."""
+
+
 async def _single(turns: int, url: str, runtime: AgentRuntime, ceiling: Any) -> None:
-    """``turns`` single streams of each consumer, one at a time and interleaved; median first token."""
+    """``turns`` single streams of each consumer, one at a time and interleaved; median first token.
+
+    The order turns round each time, so no consumer always follows the same one (the HTTP
+    stream always came right after an in-process turn, in the same process as its client).
+    """
     firsts: dict[str, list[float]] = {"ceiling": [], "in-process": [], "http": []}
     async with httpx.AsyncClient(base_url=url, timeout=120) as client:
+        streams = {
+            "ceiling": lambda: ceiling_stream(ceiling, PROMPT),
+            "in-process": lambda: _inproc_stream(runtime, -1),
+            "http": lambda: _http_stream(client, -1),
+        }
+        labels = list(streams)
         for turn in range(turns + 1):  # the first turn of each warms up and is not counted
-            for label, stream in (
-                ("ceiling", ceiling_stream(ceiling, PROMPT)),
-                ("in-process", _inproc_stream(runtime, -1)),
-                ("http", _http_stream(client, -1)),
-            ):
-                _status, first, _text = await stream
+            for label in labels[turn % 3 :] + labels[: turn % 3]:
+                await asyncio.sleep(SETTLE_S)
+                _status, first, _text = await streams[label]()
                 if turn and first is not None:
                     firsts[label].append(first)
     medians = {label: statistics.median(values) for label, values in firsts.items()}
