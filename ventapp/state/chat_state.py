@@ -60,7 +60,7 @@ from ventapp.state.live_answer import (
     failed_answer,
     to_message,
 )
-from ventapp.state.live_text import put_text
+from ventapp.state.live_text import REASONING, TEXT
 from ventapp.state.model_state import ModelState
 from ventapp.state.name_dialog import NameDialog
 from ventapp.state.other_tabs import OtherTabs
@@ -118,10 +118,11 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, OtherTabs, S
     is_streaming: bool = False
     """A run of the open session is shown live (started here, or followed from another tab)."""
     live_id: str = ""
-    """The live answer's id: the browser shows its text buffer only for this id (``live_text``)."""
+    """The live answer's id: the browser shows its buffers only for this id (``live_text``)."""
     _live_text: str = ""
     """The live answer's text as the browser has it; the browser gets only what is new."""
-    live_reasoning: str = ""
+    _live_reasoning: str = ""
+    """Its reasoning as the browser has it, likewise."""
     live_status: str = ""
     live_tools: list[ToolCardView] = []
     live_todos: list[TodoView] = []
@@ -175,7 +176,7 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, OtherTabs, S
         for var in LIVE_VARS.values():
             if getattr(self, var):
                 setattr(self, var, [] if var in LIST_LIVE_VARS else "")
-        self._live_text = ""
+        self._live_text = self._live_reasoning = ""
         if self.interrupt.kind:
             self.interrupt = InterruptView()
         if self.refused_note:
@@ -245,7 +246,11 @@ class ChatState(CardAnswers, ChatControls, DropConfirm, NameDialog, OtherTabs, S
             return None
         self.sessions = await load_sessions(self.user_name, self.lang)
         if self.is_streaming:  # a reload while this tab shows a live run: the text so far, again
-            return [session_url_script(self.session_id), put_text(self.live_id, self._live_text)]
+            return [
+                session_url_script(self.session_id),
+                TEXT.put(self.live_id, self._live_text),
+                REASONING.put(self.live_id, self._live_reasoning),
+            ]
         wanted = self.router.url.query_parameters.get("session", "") or self.session_id
         if wanted:
             return await self._open(wanted)
