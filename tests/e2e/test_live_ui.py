@@ -207,11 +207,12 @@ FIRST_THOUGHTS = long_answer(250)
 SECOND_THOUGHTS = "Now the result: " + long_answer(250)
 
 
-def test_a_long_streamed_reasoning_renders_exactly_as_the_finished_one(
+def test_a_long_streamed_reasoning_renders_exactly_as_the_finished_and_the_reloaded_one(
     browser: Browser, app: ReflexApp, slow_llm: ScriptedServer
 ) -> None:
     """Issue 18: the reasoning streams through a browser buffer (small appends) like the text; what
-    the live block last showed is what the finished answer shows, a paragraph per model call."""
+    the live block last showed is what the finished answer shows, a paragraph per model call, and
+    what it shows after a reload (the reasoning is stored with the answer)."""
     slow_llm.reset()
     slow_llm.push(
         {
@@ -239,6 +240,11 @@ def test_a_long_streamed_reasoning_renders_exactly_as_the_finished_one(
     assert tab.evaluate("() => window.__lastThought") == expected, "the live block showed it all"
     assert finished.locator(".msg-reasoning-text").text_content() == expected
     expect(finished.locator(".msg-reasoning")).not_to_have_attribute("open", "")
+    tab.reload()  # the reasoning is stored with the answer: a re-read shows it, collapsed
+    reread = tab.locator(".msg-assistant:not(.msg-live)").last
+    expect(reread.locator(".md-body")).to_have_text("The answer is 288.")
+    expect(reread.locator(".msg-reasoning")).not_to_have_attribute("open", "")
+    assert reread.locator(".msg-reasoning-text").text_content() == expected
     assert tab.csp_violations == []  # type: ignore[attr-defined]
     tab.context.close()
 
