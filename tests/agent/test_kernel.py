@@ -308,3 +308,40 @@ def test_every_tool_the_model_is_offered_has_a_name_in_both_languages(tmp_path: 
     assert "delete" in tools
     unnamed = [tool for tool in tools if label_for(tool, "zh-CN") == tool or label_for(tool, "en") == tool]
     assert unnamed == []
+
+
+def _thought(text: str, content: str = "") -> tuple[tuple[str, ...], str, Any]:
+    chunk = AIMessageChunk(content=content, additional_kwargs={"reasoning_content": text})
+    return ((), "messages", (chunk, {}))
+
+
+async def test_the_transcript_keeps_the_reasoning_as_the_live_answer_shows_it() -> None:
+    """A paragraph per model call, the same as the browser's fold of the very events (stored with the answer)."""
+    from ventapp.state.live_answer import LiveAnswer, reduce_event
+
+    ai = AIMessage(content="", tool_calls=[_call("calculate", "c1", expression="12*8")])
+    items = [
+        _thought("Multiply "),
+        _thought("first."),
+        ((), "updates", {"model": {"messages": [ai]}}),
+        (
+            (),
+            "updates",
+            {"tools": {"messages": [ToolMessage(content="96", tool_call_id="c1", name="calculate")]}},
+        ),
+        _thought("It is 96.", "The answer "),
+        _thought(" Say so.", "is 96."),  # answer text came between: the UI shows a new paragraph too
+        (
+            ("tools:abc",),
+            "messages",
+            (AIMessageChunk(content="", additional_kwargs={"reasoning_content": "sub"}), {}),
+        ),
+    ]
+    kernel, out = await _run(items)
+    live = LiveAnswer()
+    for event in out:
+        live = reduce_event(live, event)
+
+    assert kernel.transcript.reasoning.text == "Multiply first.\n\nIt is 96.\n\n Say so."
+    assert kernel.transcript.reasoning.text == live.reasoning
+    assert kernel.transcript.reasoning.chars == len(live.reasoning)

@@ -7,6 +7,7 @@ from typing import Any
 from ventapp.agent import events as ev
 from ventapp.agent.errors import CLIENT_GONE, TIMED_OUT, RunFailure
 from ventapp.agent.kernel import RunTranscript, ToolCard
+from ventapp.agent.reasoning_text import CUT_MARKER, MAX_STORED_REASONING_CHARS
 from ventapp.agent.run_answer import CANCELLED_MARKER, final_record, parked_record, priced, whole_answer
 from ventapp.billing.pricing import Price
 from ventapp.billing.usage import CallUsage
@@ -79,3 +80,20 @@ def test_parked_record_carries_its_settlement_only_when_there_are_calls() -> Non
     parked = parked_record(record, session_id="s1", user_name="u", model="m", calls=CALLS)
     assert parked["finished_at"] and parked["settlement"]["run_id"] == "r1"
     assert parked_record(record, session_id="s1", user_name="u", model="m", calls=[])["settlement"] is None
+
+
+def test_the_answer_keeps_its_reasoning_stopped_or_not_and_caps_it() -> None:
+    transcript = RunTranscript()
+    transcript.reasoning.append("Check the fan.", (0, 0))
+    transcript.append_answer("Partial")
+    stopped = _record("cancelled", transcript)["answer"]
+    assert stopped["reasoning"] == "Check the fan." and stopped["content"] == "Partial" + CANCELLED_MARKER
+    thinking_only = RunTranscript()
+    thinking_only.reasoning.append("Nothing to say.", (0, 0))
+    assert _record("success", thinking_only)["answer"]["reasoning"] == "Nothing to say."
+    assert _record("failed", RunTranscript(), TIMED_OUT)["answer"]["reasoning"] is None
+
+    long = RunTranscript()
+    long.reasoning.append("x" * (MAX_STORED_REASONING_CHARS + 10), (0, 0))
+    kept = _record("success", long)["answer"]["reasoning"]
+    assert kept == "x" * MAX_STORED_REASONING_CHARS + CUT_MARKER

@@ -1,4 +1,5 @@
-"""Reasoning deltas (``reasoning_content`` / ``reasoning``) become ``thinking_token`` frames and are metered (issue 10).
+"""Reasoning deltas (``reasoning_content`` / ``reasoning``) become ``thinking_token`` frames, are metered
+(issue 10) and kept with the answer (``GET /api/chat/history``).
 
 Real HTTP end to end: the scripted server streams reasoning the way DeepSeek, Qwen and
 llama.cpp do (``reasoning_content``) or newer vLLM does (``reasoning``); langchain-openai alone
@@ -7,6 +8,7 @@ drops both, :class:`~ventapp.agent.openai_compat.CompatChatOpenAI` keeps them.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,6 +56,54 @@ def test_reasoning_before_a_tool_call_is_shown_and_the_call_still_runs(
     assert _reasoning_of(frames) == "Use the calculator."
     result = next(frame for frame in frames if frame["type"] == "tool_result")
     assert result["content"] == "4" and frames[-1]["type"] == "done"
+
+
+def _history(client: httpx.Client, session_id: str, user: str = "default") -> list[dict]:
+    return client.get(f"/api/chat/history/{session_id}", params={"user_name": user}).json()["messages"]
+
+
+def test_the_answer_keeps_its_reasoning_a_paragraph_per_model_call(
+    client: httpx.Client, llm: ScriptedServer
+) -> None:
+    """A re-read answer had lost its reasoning block; it is stored now, as the live one showed it."""
+    llm.push(
+        {
+            "tool_calls": [{"name": "calculate", "arguments": {"expression": "2+2"}}],
+            "reasoning": "Use the calculator.",
+        },
+        {"content": "It is 4.", "reasoning": "The calculator said 4."},
+    )
+    response, frames = post_chat(client, message="what is 2+2, calculate", user_name="reasoner")
+    assert frames[-1]["type"] == "done"
+    question, answer = _history(client, response.headers["x-session-id"], "reasoner")
+    assert answer["reasoning"] == "Use the calculator.\n\nThe calculator said 4."
+    assert answer["content"] == "It is 4." and question["reasoning"] == ""
+
+
+def test_a_stopped_answer_keeps_the_reasoning_streamed_so_far(
+    client: httpx.Client, llm: ScriptedServer
+) -> None:
+    long_thought = " ".join(f"step{i}" for i in range(400))
+    llm.push({"content": ANSWER, "reasoning": long_thought})
+    llm.delay_ms = 10
+    try:
+        with client.stream("POST", "/api/chat", files={"message": (None, "think hard")}) as response:
+            session_id = response.headers["x-session-id"]
+            thoughts = 0
+            for line in response.iter_lines():
+                thoughts += '"type":"thinking_token"' in line
+                if thoughts >= 5:
+                    break  # the client leaves: the run is cancelled, its partial answer saved
+    finally:
+        llm.delay_ms = 0
+    deadline = time.monotonic() + 15
+    while (messages := _history(client, session_id))[-1]["role"] != "assistant":
+        assert time.monotonic() < deadline, "the run never finalised"
+        time.sleep(0.1)
+    answer = messages[-1]
+    assert answer["status"] == "cancelled"
+    assert answer["reasoning"].startswith("step0 step1 step2 step3 step4")
+    assert long_thought.startswith(answer["reasoning"]) and answer["reasoning"] != long_thought
 
 
 @pytest.fixture(scope="module")

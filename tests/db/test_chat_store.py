@@ -101,7 +101,15 @@ def test_crashed_run_keeps_its_partial_answer_and_booked_usage(engine: sa.Engine
         engine, "r4", {"content": "The result", "tool_calls": [card], "citations": [], "usage": {}}
     )
     turn_writes.save_partial(
-        engine, "r4", {"content": "The result is 60 and", "tool_calls": [card], "citations": [], "usage": {}}
+        engine,
+        "r4",
+        {
+            "content": "The result is 60 and",
+            "reasoning": "Multiply first.\n\nThen say it",
+            "tool_calls": [card],
+            "citations": [],
+            "usage": {},
+        },
     )
     with sa.orm.Session(engine) as db:  # the finished call was settled while the run streamed
         db.add(_ledger_row("r4", "msg-1", 120, 9))
@@ -111,6 +119,7 @@ def test_crashed_run_keeps_its_partial_answer_and_booked_usage(engine: sa.Engine
 
     (message,) = chat_store.list_messages(engine, SESSION_4)
     assert message.status == "interrupted" and message.content == "The result is 60 and"
+    assert message.reasoning == "Multiply first.\n\nThen say it", "the reasoning saved so far is kept too"
     assert [c["tool_call_id"] for c in message.tool_calls] == ["c1"]
     assert message.usage["input_tokens"] == 120 and message.usage["output_tokens"] == 9
     assert message.usage["model_calls"] == 1 and message.usage["cost_micros"] == 7
@@ -193,3 +202,57 @@ def test_session_waits_on_a_pause_whose_end_is_parked_when_told_its_run(engine: 
     assert chat_store.session_waits(engine, session, frozenset({"run-p1"})) is True
     assert chat_store.session_waits(engine, session, frozenset({"run-p2"})) is False, "another session's"
     assert chat_store.session_waits(engine, other, ["run-p1", "run-p2"]) is True
+
+
+@pytest.mark.parametrize("engine_name", ["sqlite", "postgres", "mariadb"])
+def test_revision_0013_adds_the_reasoning_column_and_keeps_the_messages(
+    engine_name: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """Messages written before keep their text with no reasoning; a long reasoning fits (MariaDB's
+    ``TEXT`` would stop at 64 KB); the downgrade takes the column away again."""
+    from alembic import command
+
+    from ventapp.db.engine import alembic_config
+
+    if engine_name == "sqlite":
+        url = f"sqlite:///{tmp_path / 'reasoning.db'}"
+    else:
+        url = request.getfixturevalue(f"{engine_name}_server").create_database()
+    command.upgrade(alembic_config(url), "0012")
+    engine = make_engine(url)
+    try:
+        chat_store.create_session(engine, SESSION_4, "u", "t", "full")
+        # The table as revision 0012 left it (the model has the new column already).
+        texts = [sa.column(name) for name in ("id", "session_id", "role", "content", "status")]
+        lists = [sa.column(name, sa.JSON) for name in ("tool_calls", "citations", "usage")]
+        messages = sa.table("chat_messages", *texts, *lists, sa.column("created_at", sa.DateTime))
+        with engine.begin() as connection:
+            connection.execute(
+                sa.insert(messages).values(
+                    id="m-old",
+                    session_id=SESSION_4,
+                    role="assistant",
+                    content="old answer",
+                    status="complete",
+                    tool_calls=[],
+                    citations=[],
+                    usage={},
+                    created_at=datetime(2026, 1, 1, 12, 0, 0),
+                )
+            )
+        upgrade_to_head(url)
+        (old,) = chat_store.list_messages(engine, SESSION_4)
+        assert (old.content, old.reasoning) == ("old answer", None)
+        chat_store.start_run(engine, "r13", SESSION_4, "u", "trace", "chat")
+        thought = "风量" * 50_000  # 100,000 characters, 300 KB in UTF-8
+        answer = {"session_id": SESSION_4, "content": "new", "reasoning": thought, "tool_calls": []}
+        assert turn_writes.finalise_run(
+            engine, "r13", "success", answer={**answer, "citations": [], "usage": {}, "status": "complete"}
+        )
+        assert [m.reasoning for m in chat_store.list_messages(engine, SESSION_4)] == [None, thought]
+
+        command.downgrade(alembic_config(url), "0012")
+        columns = {column["name"] for column in sa.inspect(engine).get_columns("chat_messages")}
+        assert "reasoning" not in columns and "content" in columns
+    finally:
+        engine.dispose()

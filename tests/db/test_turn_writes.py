@@ -131,6 +131,7 @@ def test_a_resumed_run_extends_its_answer_and_the_run_keeps_the_first_token_time
     paused = {
         "session_id": SESSION_4,
         "content": "first",
+        "reasoning": "Ask before calculating.",
         "tool_calls": [{"tool_call_id": "c1", "tool": "calc", "content": None}],
         "citations": [{"url": "u1", "title": "one"}],
         "usage": {"input_tokens": 5, "output_tokens": 3, "total_tokens": 8},
@@ -144,6 +145,7 @@ def test_a_resumed_run_extends_its_answer_and_the_run_keeps_the_first_token_time
     rest = {
         "session_id": SESSION_4,
         "content": "second",
+        "reasoning": "Approved: calculate.",
         "tool_calls": [{"tool_call_id": "c1", "content": "42"}, {"tool_call_id": "c2", "tool": "look"}],
         "citations": [{"url": "u1", "title": "one again"}, {"url": "u2"}],
         "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2},
@@ -155,6 +157,8 @@ def test_a_resumed_run_extends_its_answer_and_the_run_keeps_the_first_token_time
     question, answer = chat_store.list_messages(engine, SESSION_4)
     assert question.attachments == ["/workspace/uploads/a.txt"] and answer.attachments is None
     assert (answer.content, answer.status) == ("first\n\nsecond", "complete")
+    assert answer.reasoning == "Ask before calculating.\n\nApproved: calculate.", "a paragraph per part"
+    assert question.reasoning is None
     assert answer.tool_calls == [
         {"tool_call_id": "c1", "tool": "calc", "content": "42"},
         {"tool_call_id": "c2", "tool": "look"},

@@ -112,6 +112,21 @@ def test_a_long_streamed_answer_shows_exactly_the_stored_text_around_its_card(
     assert history["messages"][-1]["content"] == answer, "what streamed is what was stored"
 
 
+def test_a_reload_shows_the_reasoning_block_the_stream_showed(page: Page, llm: ScriptedServer) -> None:
+    llm.push({"content": "Use a bigger fan.", "reasoning": "The duct is long. " + long_answer(80)})
+    page.fill("#user", "legacy-thinker")
+    _send(page, "which fan?")
+    reasoning = page.locator(".bubble.assistant").last.locator("details.reasoning")
+    live = reasoning.text_content()
+    assert live and "The duct is long." in live
+
+    page.reload()
+    restored = page.locator(".bubble.assistant").last
+    expect(restored).to_contain_text("Use a bigger fan.")
+    assert restored.locator("details.reasoning").text_content() == live
+    expect(restored.locator("details.reasoning")).not_to_have_attribute("open", "")
+
+
 def test_the_page_shares_the_main_ui_stored_user_name(page: Page) -> None:
     # The main UI keeps the name in localStorage "ventagent_user_name" (ChatState.user_name).
     page.evaluate("localStorage.setItem('ventagent_user_name', 'shared-engineer')")

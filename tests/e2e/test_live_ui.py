@@ -203,6 +203,52 @@ def test_a_streamed_answer_renders_exactly_as_the_finished_and_the_reloaded_one(
     tab.context.close()
 
 
+FIRST_THOUGHTS = long_answer(250)
+SECOND_THOUGHTS = "Now the result: " + long_answer(250)
+
+
+def test_a_long_streamed_reasoning_renders_exactly_as_the_finished_and_the_reloaded_one(
+    browser: Browser, app: ReflexApp, slow_llm: ScriptedServer
+) -> None:
+    """Issue 18: the reasoning streams through a browser buffer (small appends) like the text; what
+    the live block last showed is what the finished answer shows, a paragraph per model call, and
+    what it shows after a reload (the reasoning is stored with the answer)."""
+    slow_llm.reset()
+    slow_llm.push(
+        {
+            "tool_calls": [{"name": "calculate", "arguments": {"expression": "12*8*3"}}],
+            "reasoning": FIRST_THOUGHTS,
+        },
+        {"content": "The answer is 288.", "reasoning": SECOND_THOUGHTS},
+    )
+    tab = _tab(browser, app)
+    tab.evaluate(
+        """() => {
+        window.__lastThought = null;
+        new MutationObserver(() => {
+          const text = document.querySelector('.msg-live .msg-reasoning-text');
+          if (text) window.__lastThought = text.textContent;
+        }).observe(document.body, {subtree: true, childList: true, characterData: true});
+      }"""
+    )
+    _send(tab, "think about 12*8*3")
+    expect(tab.locator(".msg-live .msg-reasoning")).to_have_attribute("open", "")
+    finished = tab.locator(".msg-assistant:not(.msg-live)").last
+    expect(finished.locator(".md-body")).to_have_text("The answer is 288.", timeout=2 * TIMEOUT_MS)
+
+    expected = FIRST_THOUGHTS + "\n\n" + SECOND_THOUGHTS
+    assert tab.evaluate("() => window.__lastThought") == expected, "the live block showed it all"
+    assert finished.locator(".msg-reasoning-text").text_content() == expected
+    expect(finished.locator(".msg-reasoning")).not_to_have_attribute("open", "")
+    tab.reload()  # the reasoning is stored with the answer: a re-read shows it, collapsed
+    reread = tab.locator(".msg-assistant:not(.msg-live)").last
+    expect(reread.locator(".md-body")).to_have_text("The answer is 288.")
+    expect(reread.locator(".msg-reasoning")).not_to_have_attribute("open", "")
+    assert reread.locator(".msg-reasoning-text").text_content() == expected
+    assert tab.csp_violations == []  # type: ignore[attr-defined]
+    tab.context.close()
+
+
 def test_a_message_refused_while_another_tab_answers_waits_in_the_box_until_that_answer_ends(
     browser: Browser, app: ReflexApp, slow_llm: ScriptedServer
 ) -> None:

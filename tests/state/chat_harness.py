@@ -185,17 +185,19 @@ class Browser:
                 self.values.setdefault(token, []).append((event.payload["ref"], event.payload["value"]))
 
 
-_TEXT_CALL = re.compile(r"\.(put|add)\((.*)\)$", re.S)
+_BUFFER_CALL = re.compile(r"\.(put|add)\((.*)\)$", re.S)
 
 
-def browser_text(scripts: list[str], live_id: str) -> str:
-    """What the browser's live text buffer holds after ``scripts`` (ventapp.state.live_text's rules)."""
+def browser_text(scripts: list[str], live_id: str, buffer: str = "livetext") -> str:
+    """What the browser's live ``buffer`` holds after ``scripts`` (ventapp.state.live_text's rules)."""
     held = {"id": "", "text": ""}
     for script in scripts:
-        match = _TEXT_CALL.search(script)
+        match = _BUFFER_CALL.search(script)
         if match is None:
             continue
-        args = json.loads(f"[{match.group(2)}]")
+        name, *args = json.loads(f"[{match.group(2)}]")
+        if name != buffer:
+            continue
         if match.group(1) == "put":
             held = {"id": args[0], "text": args[1]}
         elif held["id"] == args[0] and len(held["text"]) >= args[1]:
@@ -218,6 +220,10 @@ class Client:
     async def shown_text(self) -> str:
         """The live bubble's text as this tab's browser would render it."""
         return browser_text(self.scripts, (await self.state()).live_id)
+
+    async def shown_reasoning(self) -> str:
+        """The live bubble's reasoning as this tab's browser would render it."""
+        return browser_text(self.scripts, (await self.state()).live_id, "livereasoning")
 
     async def fire(self, name: str, **payload: Any) -> list[dict[str, Any]]:
         event = Event(name=handler(name), payload=payload)

@@ -141,6 +141,52 @@ async def test_send_streams_into_live_vars_and_commits_the_answer_once(
     assert pipeline.runs[0].released
 
 
+FIRST_THOUGHT = "Start with the fan curve. "
+
+
+def thoughts(count: int, start: int = 0) -> list[ev.ThinkingToken]:
+    return [ev.ThinkingToken(content=f"t{i} ") for i in range(start, start + count)]
+
+
+async def test_streamed_reasoning_goes_as_appends_and_renders_as_the_finished_answer(
+    client: Client, pipeline: SimpleNamespace
+) -> None:
+    """Issue 18: the live reasoning was a state var resent whole at every flush (bytes ~ length squared)."""
+    pipeline.events = [
+        ev.ThinkingToken(content=FIRST_THOUGHT),
+        *thoughts(150),
+        call("c1", "(12+8)*3"),
+        result("c1", "60"),
+        *thoughts(150, 150),  # the second model call's reasoning: a paragraph of its own
+        *tokens(20),
+        ev.Citations(items=[ev.Citation(title="Fan laws", url="/kb/fan-laws")]),
+        ev.Done(duration_ms=1200, usage=USAGE),
+    ]
+    pipeline.pause_s = 0.002
+
+    deltas = await client.fire("send", form_data={"message": "think it through"})
+
+    assert not any("live_reasoning" in d or "_live_reasoning" in d for d in deltas)
+    puts = [script for script in client.scripts if FIRST_THOUGHT in script]
+    assert len(puts) == 1 and ".put(" in puts[0], "the earlier reasoning is sent once, never again per flush"
+    appends = [
+        script for script in client.scripts if script.startswith('window.__ventLive?.add("livereasoning"')
+    ]
+    assert len(appends) >= 2 and all(len(script) < 400 for script in appends), (
+        "each flush sends only what is new"
+    )
+    expected = (
+        FIRST_THOUGHT
+        + "".join(f"t{i} " for i in range(150))
+        + "\n\n"
+        + "".join(f"t{i} " for i in range(150, 300))
+    )
+    answer = (await client.state()).messages[-1]
+    assert answer.reasoning == expected
+    assert await client.shown_reasoning() == expected, "the live block showed what the finished one shows"
+    assert await client.shown_text() == answer.content
+
+
 async def test_follow_up_continues_the_same_session(client: Client, pipeline: SimpleNamespace) -> None:
     pipeline.events = [ev.Token(content="hi"), ev.Done(duration_ms=1, usage=USAGE)]
     await client.fire("send", form_data={"message": "first"})

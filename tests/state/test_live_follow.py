@@ -264,3 +264,28 @@ async def test_a_message_where_nothing_waits_does_not_read_the_checkpoint(
 
     assert reads == [session_id], "a stored pause: the checkpoint says whether it still waits"
     assert (await a.state()).messages[-2].content == "and again", "nothing waited there: sent at once"
+
+
+async def test_a_reread_answer_shows_the_reasoning_the_live_one_showed(
+    tabs: tuple[Tab, Tab], llm: ScriptedServer
+) -> None:
+    """The reasoning block of a finished answer was gone after a reload or in another tab."""
+    a, b = tabs
+    llm.push(
+        {
+            "tool_calls": [{"name": "calculate", "arguments": {"expression": "12*8*3"}}],
+            "reasoning": "Use it.",
+        },
+        {"content": "It is 288.", "reasoning": long_answer(60)},
+    )
+    await a.fire("send", form_data={"message": "calculate 12*8*3, think first"})
+    state = await a.state()
+    live = browser_text(a.browser.scripts[a.token], state.live_id, "livereasoning")
+    assert live == "Use it.\n\n" + long_answer(60), "a paragraph per model call, live"
+    assert state.messages[-1].reasoning == live
+
+    await b.fire("open_session", session_id=state.session_id)  # read from the database
+    await a.fire("load_page")  # a reload
+    for tab in (a, b):
+        answer = (await tab.state()).messages[-1]
+        assert (answer.role, answer.content, answer.reasoning) == ("assistant", "It is 288.", live)

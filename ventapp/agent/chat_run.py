@@ -366,7 +366,12 @@ class ChatRun:
     def _partial_if_grown(self) -> dict[str, Any] | None:
         """The answer so far for the partial-answer saver, or None if it did not change."""
         transcript = self.kernel.transcript
-        size = transcript.answer_chars + len(transcript.tool_cards) + len(transcript.meter.calls)
+        size = (
+            transcript.answer_chars
+            + transcript.reasoning.chars
+            + len(transcript.tool_cards)
+            + len(transcript.meter.calls)
+        )
         if size == self._saved_size:
             return None
         self._saved_size = size

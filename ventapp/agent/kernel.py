@@ -29,6 +29,7 @@ from langchain_core.messages.ai import add_ai_message_chunks
 from ventapp.agent import events as ev
 from ventapp.agent.context_meter import ContextMeter
 from ventapp.agent.interrupts import to_event, unique
+from ventapp.agent.reasoning_text import ReasoningText
 from ventapp.agent.source_tracker import SourceTracker
 from ventapp.agent.subagent_tracker import SubagentTracker
 from ventapp.tools.registry import tool_label
@@ -112,7 +113,7 @@ class ToolCard:
 
 @dataclass
 class RunTranscript:
-    """What a run produced so far: answer text, tool cards, citations, usage, interrupt."""
+    """What a run produced so far: answer text, reasoning, tool cards, citations, usage, interrupt."""
 
     tool_cards: dict[str, ToolCard] = field(default_factory=dict)
     sources: SourceTracker = field(default_factory=SourceTracker)
@@ -121,6 +122,8 @@ class RunTranscript:
     interrupt: ev.Interrupt | None = None
     answer_chars: int = 0
     """Length of :attr:`answer` (characters), kept without joining the pieces."""
+    reasoning: ReasoningText = field(default_factory=ReasoningText)
+    """The main agent's streamed reasoning, a paragraph per model call (as the live answer shows it)."""
     _pieces: list[str] = field(default_factory=list)
 
     @property
@@ -274,6 +277,8 @@ class Kernel:
         out: list[ev.ContractEvent] = []
         reasoning = chunk.additional_kwargs.get("reasoning_content")
         if isinstance(reasoning, str) and reasoning:
+            transcript = self.transcript
+            transcript.reasoning.append(reasoning, (len(transcript.tool_cards), transcript.answer_chars))
             out.append(ev.ThinkingToken(content=reasoning))
         text = _text_of(chunk.content)
         if text:

@@ -13,6 +13,7 @@ from typing import Any
 from ventapp.agent import events as ev
 from ventapp.agent.errors import CLIENT_GONE, RunFailure
 from ventapp.agent.kernel import RunTranscript
+from ventapp.agent.reasoning_text import stored_reasoning
 from ventapp.billing.pricing import Price
 from ventapp.billing.settlement import spool_payload
 from ventapp.billing.usage import CallUsage
@@ -70,10 +71,15 @@ def priced(usage: ev.Usage, price: Price | None, calls: Sequence[CallUsage]) -> 
 def answer_so_far(
     session_id: str, transcript: RunTranscript, content: str, usage: ev.Usage, status: str | None = None
 ) -> dict[str, Any]:
-    """The assistant message as saved: ``{session_id, content, tool_calls, citations, usage[, status]}``."""
+    """The assistant message as saved: ``{session_id, content, reasoning, tool_calls, citations, usage[, status]}``.
+
+    ``reasoning`` is the model's, capped (:func:`~ventapp.agent.reasoning_text.stored_reasoning`);
+    None when it gave none.
+    """
     answer: dict[str, Any] = {
         "session_id": session_id,
         "content": content,
+        "reasoning": stored_reasoning(transcript.reasoning.text) or None,
         "tool_calls": [card.to_dict() for card in transcript.tool_cards.values()],
         "citations": [item.model_dump(mode="json") for item in transcript.sources.items],
         "usage": usage.model_dump(mode="json"),
@@ -96,15 +102,15 @@ def final_record(
     """The keyword arguments of :func:`ventapp.db.turn_writes.finalise_run` for a run that ended.
 
     A cancelled run without a failure lost its consumer (``client_gone``); a cancelled answer
-    gets :data:`CANCELLED_MARKER`. ``answer`` is None when there is nothing to keep (an empty
-    success or pause).
+    gets :data:`CANCELLED_MARKER`. ``answer`` is None when there is nothing to keep (a success or
+    pause with no text, reasoning or tool card).
     """
     if status == "cancelled" and failure is None:
         failure = CLIENT_GONE  # the consumer left without a stop request (disconnect)
     answer = transcript.answer
     if status == "cancelled" and answer:
         answer += CANCELLED_MARKER
-    keep = answer or transcript.tool_cards or status in ("failed", "cancelled")
+    keep = answer or transcript.tool_cards or transcript.reasoning.chars or status in ("failed", "cancelled")
     return {
         "run_id": run_id,
         "status": status,

@@ -260,7 +260,10 @@ async def stop(runtime: RuntimeDep, user_name: FormUser, session_id: Annotated[s
 
 @router.get("/history/{session_id}", responses=errors(404))
 async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Any:
-    """The session's messages in order: ``{session_id, title, messages: [...]}``; 404 if not the user's."""
+    """The session's messages in order: ``{session_id, title, messages: [...]}``; 404 if not the user's.
+
+    An answer's ``reasoning`` is the model's reasoning kept with it ("" for none).
+    """
     session = await owned_session(runtime, session_id, user_name)
     rows = await asyncio.to_thread(chat_store.list_messages, runtime.engine, session.id)
     return {
@@ -272,6 +275,7 @@ async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) 
                 "id": row.id,
                 "role": row.role,
                 "content": row.content,
+                "reasoning": row.reasoning or "",
                 "tool_calls": row.tool_calls,
                 "citations": row.citations,
                 "usage": row.usage,

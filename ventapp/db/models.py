@@ -88,6 +88,9 @@ class ChatMessage(SQLModel, table=True):
     run_id: str | None = Field(default=None, max_length=36)
     role: str = Field(max_length=16)
     content: str = Field(default="", sa_type=LONG_TEXT)
+    reasoning: str | None = Field(default=None, sa_type=LONG_TEXT)
+    """An answer's streamed reasoning, a paragraph per model call; None for none and for rows
+    written before it was kept (revision 0013)."""
     tool_calls: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
     citations: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON))
     usage: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON))
@@ -117,7 +120,7 @@ class ExecutionRun(SQLModel, table=True):
     first_token_ms: int | None = Field(default=None)
     partial: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     """While ``running``: the answer so far, saved every ``ANSWER_SAVE_INTERVAL_S``
-    (``{content, tool_calls, citations, usage}``), so a crash loses at most that interval.
+    (``{content, reasoning, tool_calls, citations, usage}``), so a crash loses at most that interval.
     Cleared when the run is finalised."""
     last_seq: int | None = Field(default=None)
     """When the run paused (``waiting_input``): the ``seq`` of its last frame, so its resumed part

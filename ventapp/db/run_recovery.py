@@ -24,8 +24,8 @@ def running_runs(engine: Engine) -> dict[str, str]:
 def mark_running_interrupted(engine: Engine, *, keep: set[str] | frozenset[str] = frozenset()) -> int:
     """At start-up: every run still ``running`` was cut off by a crash; mark it ``interrupted``.
 
-    Its message keeps what was saved while it streamed (the partial answer, tool cards,
-    citations) and the usage booked in the ledger for its finished calls, so the
+    Its message keeps what was saved while it streamed (the partial answer, its reasoning, tool
+    cards, citations) and the usage booked in the ledger for its finished calls, so the
     conversation shows what was said and paid for, not a silent gap.
 
     Args:
@@ -62,6 +62,7 @@ def mark_running_interrupted(engine: Engine, *, keep: set[str] | frozenset[str] 
                 citations=list(partial.get("citations") or []),
                 usage=usage,
                 status="interrupted",
+                reasoning=partial.get("reasoning"),
             )
             run.status = "interrupted"
             run.error = "The server stopped while this run was in progress."

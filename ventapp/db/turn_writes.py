@@ -45,7 +45,12 @@ _NEWEST_MESSAGE = (
     .limit(1)
 )
 _RUN_ANSWER = sa.select(
-    _MESSAGES.c.id, _MESSAGES.c.content, _MESSAGES.c.tool_calls, _MESSAGES.c.citations, _MESSAGES.c.usage
+    _MESSAGES.c.id,
+    _MESSAGES.c.content,
+    _MESSAGES.c.reasoning,
+    _MESSAGES.c.tool_calls,
+    _MESSAGES.c.citations,
+    _MESSAGES.c.usage,
 ).where(_MESSAGES.c.run_id == sa.bindparam("p_run"), _MESSAGES.c.role == "assistant")
 _UPDATE_ANSWER = sa.update(_MESSAGES).where(_MESSAGES.c.id == sa.bindparam("p_message"))
 _RUN_STATE = sa.select(_RUNS.c.status, _RUNS.c.started_at, _RUNS.c.first_token_ms).where(
@@ -142,6 +147,7 @@ def open_turn(
                 citations=[],
                 usage={},
                 attachments=list(attachments),
+                reasoning=None,
                 status="complete",
             ),
         )
@@ -198,11 +204,12 @@ def merged_answer(
     tool_calls: list[dict[str, Any]],
     citations: list[dict[str, Any]],
     usage: dict[str, Any],
+    reasoning: str | None = None,
 ) -> dict[str, Any]:
-    """A saved answer (``row``: content, tool_calls, citations, usage) extended by a resumed part.
+    """A saved answer (``row``: content, reasoning, tool_calls, citations, usage) extended by a resumed part.
 
-    Text is appended, tool cards merge by ``tool_call_id`` (a result fills the card the paused
-    run announced), citations merge by URL, token counts add up.
+    Text is appended, reasoning too (a paragraph of its own), tool cards merge by ``tool_call_id``
+    (a result fills the card the paused run announced), citations merge by URL, token counts add up.
     """
     cards = {card["tool_call_id"]: dict(card) for card in row.tool_calls}
     for card in tool_calls:
@@ -214,6 +221,7 @@ def merged_answer(
     totals = {key: row.usage.get(key, 0) + usage.get(key, 0) for key in USAGE_TOTALS}
     return {
         "content": "\n\n".join(part for part in (row.content, content) if part),
+        "reasoning": "\n\n".join(part for part in (row.reasoning, reasoning) if part) or None,
         "tool_calls": list(cards.values()),
         "citations": list(by_url.values()),
         "usage": {**row.usage, **usage, **totals},
@@ -286,8 +294,9 @@ def finalise_run(
         engine: The relational store.
         run_id: The run.
         status: ``success``, ``failed``, ``cancelled`` or ``waiting_input``.
-        answer: ``{session_id, content, tool_calls, citations, usage, status}`` for
-            :func:`_write_answer`, or None when the run produced nothing to keep.
+        answer: ``{session_id, content, tool_calls, citations, usage, status[, reasoning]}`` for
+            :func:`_write_answer`, or None when the run produced nothing to keep (``reasoning``
+            is missing from records parked before it was kept).
         error: A sentence for people, when it failed.
         error_code: The failure's code.
         input_tokens: Tokens to add to the run's totals (a resumed run finishes twice).
@@ -317,6 +326,7 @@ def finalise_run(
                 citations=answer["citations"],
                 usage=answer["usage"],
                 status=answer["status"],
+                reasoning=answer.get("reasoning"),
                 at=finished_at,
             )
         now = finished_at or utcnow()
@@ -349,18 +359,26 @@ def _write_answer(
     citations: list[dict[str, Any]],
     usage: dict[str, Any],
     status: str,
+    reasoning: str | None = None,
     at: datetime | None = None,
 ) -> None:
     """The final save's answer on ``connection``: extends the run's saved answer, or adds it."""
     row = connection.execute(_RUN_ANSWER, {"p_run": run_id}).first()
     if row is not None:
-        merged = merged_answer(row, content, tool_calls, citations, usage)
+        merged = merged_answer(row, content, tool_calls, citations, usage, reasoning)
         connection.execute(_UPDATE_ANSWER, {"p_message": row.id, **merged, "status": status})
         return
     # ``at``: a write-back of an answer parked while the database was down keeps its own time,
     # so it sorts before messages written since; otherwise the newest message sets the floor.
     now = at or _next_message_time(connection, session_id)
-    values = dict(run_id=run_id, tool_calls=tool_calls, citations=citations, usage=usage, status=status)
+    values = dict(
+        run_id=run_id,
+        reasoning=reasoning or None,
+        tool_calls=tool_calls,
+        citations=citations,
+        usage=usage,
+        status=status,
+    )
     connection.execute(
         _INSERT_MESSAGE, _message_values(session_id, "assistant", content, now, attachments=None, **values)
     )
@@ -369,7 +387,7 @@ def _write_answer(
 
 
 def save_partial(engine: Engine, run_id: str, partial: dict[str, Any]) -> None:
-    """Keep the answer so far on a ``running`` run (``{content, tool_calls, citations, usage}``).
+    """Keep the answer so far on a ``running`` run (``{content, reasoning, tool_calls, citations, usage}``).
 
     After a crash, :func:`mark_running_interrupted` turns it into the interrupted run's message.
     """

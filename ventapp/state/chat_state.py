@@ -56,7 +56,7 @@ from ventapp.state.drop_confirm import DropConfirm
 from ventapp.state.lang_state import ui_lang
 from ventapp.state.live_answer import LiveAnswer, failed_answer, to_message
 from ventapp.state.live_bubble import LiveBubble
-from ventapp.state.live_text import put_text
+from ventapp.state.live_text import REASONING, TEXT
 from ventapp.state.model_state import ModelState
 from ventapp.state.name_dialog import NameDialog
 from ventapp.state.other_tabs import OtherTabs
@@ -191,7 +191,11 @@ class ChatState(
             return None
         self.sessions = await load_sessions(self.user_name, self.lang)
         if self.is_streaming:  # a reload while this tab shows a live run: the text so far, again
-            return [session_url_script(self.session_id), put_text(self.live_id, self._live_text)]
+            return [
+                session_url_script(self.session_id),
+                TEXT.put(self.live_id, self._live_text),
+                REASONING.put(self.live_id, self._live_reasoning),
+            ]
         wanted = self.router.url.query_parameters.get("session", "") or self.session_id
         if wanted:
             return await self._open(wanted)

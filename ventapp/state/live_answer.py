@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from ventapp.agent import events as ev
 from ventapp.agent.errors import RETRYABLE_CODES
+from ventapp.agent.reasoning_text import reasoning_gap
 from ventapp.agent.subagent_tracker import subagent_label
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.interrupt_view import CARD_KINDS
@@ -145,7 +146,7 @@ def reduce_event(live: LiveAnswer, event: ev.ContractEvent) -> LiveAnswer:
                 return live
             at = (len(live.tools), len(live.text))
             # A later model call's reasoning (after a tool or some answer) starts a paragraph of its own.
-            gap = "\n\n" if live.reasoning and at != live.reasoning_at else ""
+            gap = reasoning_gap(bool(live.reasoning), live.reasoning_at, at)
             return replace(live, reasoning=live.reasoning + gap + content, reasoning_at=at)
         case ev.Thinking() | ev.Executing() | ev.Progress():
             message = _status_text(event, live.lang)

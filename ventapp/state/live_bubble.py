@@ -39,7 +39,8 @@ class LiveBubble(rx.State, mixin=True):
     """The live answer's id: the browser shows its text buffer only for this id (``live_text``)."""
     _live_text: str = ""
     """The live answer's text as the browser has it; the browser gets only what is new."""
-    live_reasoning: str = ""
+    _live_reasoning: str = ""
+    """Its reasoning as the browser has it, likewise."""
     live_status: str = ""
     live_tools: list[ToolCardView] = []
     live_todos: list[TodoView] = []
@@ -66,7 +67,7 @@ class LiveBubble(rx.State, mixin=True):
         for var in LIVE_VARS.values():
             if getattr(self, var):
                 setattr(self, var, [] if var in LIST_LIVE_VARS else "")
-        self._live_text = ""
+        self._live_text = self._live_reasoning = ""
         if self.interrupt.kind:
             self.interrupt = InterruptView()
         if self.refused_note:  # type: ignore[attr-defined]  # ServerView

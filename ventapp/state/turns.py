@@ -3,9 +3,9 @@
 These helpers are what :class:`~ventapp.state.chat_state.ChatState`'s background events
 call. ``state`` is always the background task's proxy: every change happens inside
 ``async with state:`` and only the ``live_*`` vars whose value changed are assigned
-(DESIGN.md, "UI streaming"). The answer's text is not a state var: it goes to the
-browser as small ``add`` events (:mod:`ventapp.state.live_text`), so a token costs the
-same bytes however long the answer is.
+(DESIGN.md, "UI streaming"). The answer's text and reasoning are no state vars: they go
+to the browser as small ``add`` events (:mod:`ventapp.state.live_text`), so a token costs
+the same bytes however long the answer is.
 
 * :func:`admit_turn` admits a new message (:func:`ventapp.agent.pipeline.start_chat`);
 * :func:`admit_resume` admits the answer to a paused run's card
@@ -47,7 +47,7 @@ from ventapp.state.live_answer import (
     flushes,
     live_from_message,
 )
-from ventapp.state.live_text import text_events
+from ventapp.state.live_text import REASONING, TEXT, LiveBuffer
 from ventapp.state.views import ChatMessageView, worded_error
 
 logger = logging.getLogger(__name__)
@@ -58,16 +58,20 @@ THINKING = "live.thinking"
 """Message ids: the runtime is still starting; showing the answer failed; the first status line."""
 
 LIVE_VARS: dict[str, str] = {
-    "reasoning": "live_reasoning",
     "status": "live_status",
     "tools": "live_tools",
     "todos": "live_todos",
     "citations": "live_citations",
     "notice": "live_notice",
 }
-"""``LiveAnswer`` field -> the state var that shows it while the run streams (``text`` is the
-browser's buffer, mirrored in the backend-only ``_live_text``)."""
+"""``LiveAnswer`` field -> the state var that shows it while the run streams (but see :data:`LIVE_BUFFERS`)."""
 LIST_LIVE_VARS = frozenset({"live_tools", "live_todos", "live_citations"})
+LIVE_BUFFERS: dict[str, tuple[LiveBuffer, str]] = {
+    "text": (TEXT, "_live_text"),
+    "reasoning": (REASONING, "_live_reasoning"),
+}
+"""``LiveAnswer`` field -> the browser's buffer that shows it, and the backend-only var mirroring
+what that buffer holds: the strings that grow token by token."""
 
 
 def current_runtime() -> AgentRuntime | None:
@@ -82,14 +86,15 @@ def apply_live(state: Any, before: LiveAnswer, after: LiveAnswer) -> list[Any]:
     """Assign the ``live_*`` vars whose ``LiveAnswer`` field changed (call inside ``async with``).
 
     Returns:
-        The events that bring the browser's text from ``before.text`` to ``after.text``
-        (send them after the block; empty when the text did not change).
+        The events that bring the browser's buffers (text, reasoning) from ``before`` to
+        ``after`` (send them after the block; empty when neither changed).
     """
     events: list[Any] = []
     for name in changed_fields(before, after):
-        if name == "text":
-            events = text_events(state.live_id, before.text, after.text)
-            state._live_text = after.text
+        if name in LIVE_BUFFERS:
+            buffer, mirror = LIVE_BUFFERS[name]
+            events += buffer.events(state.live_id, getattr(before, name), getattr(after, name))
+            setattr(state, mirror, getattr(after, name))
             continue
         var = LIVE_VARS.get(name)
         if var is None:
@@ -103,7 +108,7 @@ def current_live(state: Any) -> LiveAnswer:
     """The answer the live bubble shows now (a paused answer, before it is resumed)."""
     return LiveAnswer(
         text=state._live_text,
-        reasoning=state.live_reasoning,
+        reasoning=state._live_reasoning,
         status=state.live_status,
         tools=tuple(state.live_tools),
         todos=tuple(state.live_todos),

@@ -403,6 +403,7 @@ def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> Cha
         id=str(row.id),
         role="assistant",
         content=shown_text(row.content or "", status),
+        reasoning=str(getattr(row, "reasoning", None) or ""),
         tools=nested(tool_card_from_dict(card, lang) for card in row.tool_calls or []),
         todos=todos_of_cards(row.tool_calls or []),
         citations=citations,

@@ -16,6 +16,8 @@
 
   function drawAnswer(row) {
     var bubble = page.newBubble();
+    // The reasoning kept with the answer (rows stored before it was kept have none): collapsed, as live.
+    if (row.reasoning) page.handleEvent(bubble, { type: "thinking_token", content: row.reasoning });
     (row.tool_calls || []).forEach(function (call) {
       var base = { tool: call.tool, cn_tool: call.cn_tool, tool_call_id: call.tool_call_id };
       page.handleEvent(bubble, Object.assign({ type: "tool_call", args: call.args }, base));

@@ -3,7 +3,8 @@
 DOM hooks: ``.msg-user``; ``.msg-assistant`` with ``data-state`` = streaming | done |
 error | waiting | stopped | dropped (the live one, streaming or waiting on its card, is also
 ``.msg-live``); ``.chat-error``; ``.stopped-note``; ``.citation-link``; ``.usage-footer``
-(duration, tokens, cost); ``.msg-status`` (the status line); the card is ``.interrupt-card``.
+(duration, tokens, cost); ``.msg-status`` (the status line); the card is ``.interrupt-card``;
+``.msg-reasoning`` (a ``details``) holds the reasoning, ``.msg-reasoning-text``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ventapp.pages.components.message_actions import answer_actions, edit_form, 
 from ventapp.pages.components.styles import markdown
 from ventapp.pages.components.tool_card import tool_cards
 from ventapp.state.chat_state import ChatState
-from ventapp.state.live_text import shown_text
+from ventapp.state.live_text import REASONING, TEXT
 from ventapp.state.views import ChatMessageView, CitationView, TodoView
 
 
@@ -188,7 +189,13 @@ def _reasoning(reasoning: rx.Var[str], live: bool = False) -> rx.Component:
             rx.el.summary(
                 rx.text(t("reasoning.title"), size="1", color_scheme="gray", as_="span"), cursor="pointer"
             ),
-            rx.text(reasoning, size="2", color_scheme="gray", style={"white_space": "pre-wrap"}),
+            rx.text(
+                reasoning,
+                size="2",
+                color_scheme="gray",
+                style={"white_space": "pre-wrap"},
+                class_name="msg-reasoning-text",
+            ),
             class_name="msg-reasoning",
             open=live,
         ),
@@ -336,16 +343,16 @@ def assistant_bubble(message: rx.Var[ChatMessageView], last: rx.Var[bool] | bool
 
 
 def live_bubble() -> rx.Component:
-    """The answer being streamed, fed by the ``live_*`` vars and the browser's text buffer (never by ``messages``).
+    """The answer being streamed, fed by the ``live_*`` vars and the browser's buffers (never by ``messages``).
 
     A paused run's answer stays here with its card until the person answers; the resumed
     run then streams on in this same bubble.
     """
     pending = rx.cond(ChatState.is_streaming, "", WAITING_FOR_YOU)
-    # The text lives in the browser and grows by small appends (issue 18): never a state var.
-    live_text = shown_text(ChatState.live_id)
+    # The text and reasoning live in the browser and grow by small appends (issue 18): no state vars.
+    live_text = TEXT.shown(ChatState.live_id)
     return _assistant_shell(
-        _reasoning(ChatState.live_reasoning, live=True),
+        _reasoning(REASONING.shown(ChatState.live_id), live=True),
         tool_cards(ChatState.live_tools, pending, live_text),
         todo_list(ChatState.live_todos),
         rx.cond(live_text != "", rx.box(markdown(with_workspace_links(live_text)), width="100%")),
