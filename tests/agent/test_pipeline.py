@@ -238,7 +238,11 @@ async def test_admission_reads_together_and_refuses_in_the_same_order(
         [event async for event in bobs.events()]
 
         all_three = threading.Barrier(3, timeout=5)
-        reads = ((request_keys, "find_request_key"), (admission_checks, "precheck"), (chat_store, "get_session"))
+        reads = (
+            (request_keys, "find_request_key"),
+            (admission_checks, "precheck"),
+            (chat_store, "get_session"),
+        )
 
         def waiting(original: Any) -> Any:
             def read(*args: Any, **kwargs: Any) -> Any:

@@ -247,7 +247,9 @@ async def test_permission_order_matters(
     assert refused["call_0"].error and "permission denied" in refused["call_0"].content
 
 
-async def test_the_agent_does_not_see_the_tools_own_records(runtime: AgentRuntime, llm: ScriptedServer) -> None:
+async def test_the_agent_does_not_see_the_tools_own_records(
+    runtime: AgentRuntime, llm: ScriptedServer
+) -> None:
     """``results/.network-sources/`` (which upload each network result name belongs to) is the
     network tool's: the agent's ls, glob and grep list what is around it, never it."""
     alice, session = "alice", str(uuid.uuid4())

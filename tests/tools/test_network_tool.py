@@ -151,7 +151,9 @@ def test_safe_stem_keeps_letters_of_any_script_and_drops_what_breaks_a_link() ->
 
 
 def test_curve_names_are_safe_and_never_shared() -> None:
-    assert curve_names("mine", ["F/1", "F 1", "f_1", "主扇", "../x", ".env", "Main-fan.2", "（）", "主扇#"]) == {
+    assert curve_names(
+        "mine", ["F/1", "F 1", "f_1", "主扇", "../x", ".env", "Main-fan.2", "（）", "主扇#"]
+    ) == {
         "F/1": "mine-F_1-fan-curve.png",
         "F 1": "mine-F_1-2-fan-curve.png",
         "f_1": "mine-f_1-3-fan-curve.png",  # a case-insensitive file system would mix it with F_1

@@ -188,7 +188,9 @@ class SessionFilesystemBackend(FilesystemBackend):
         found.matches = _shown(found.matches)
         return found
 
-    def grep(self, pattern: str, path: str | None = None, glob: str | None = None, **options: Any) -> GrepResult:
+    def grep(
+        self, pattern: str, path: str | None = None, glob: str | None = None, **options: Any
+    ) -> GrepResult:
         """``FilesystemBackend.grep`` without lines of files in the tools' private folders."""
         found = super().grep(pattern, path, glob, **options)
         found.matches = _shown(found.matches)
