@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import platform
 import weakref
 from collections.abc import AsyncIterator
 from typing import Any
@@ -143,6 +144,10 @@ class AgentRuntime:
         else:
             runtime.process_guard.acquire()
         await asyncio.to_thread(seed_prices, engine)
+        # The model SDK names the platform in its first request's headers, and Python finds the
+        # processor by running `uname -p`: a fork of the whole server on the first user's first
+        # message. Asked here once (the answer is cached), it costs the start instead.
+        await asyncio.to_thread(platform.platform)
         # Settlements that could not be written are retried now and every minute (spec "持久化结算").
         runtime._billing_retry = asyncio.create_task(pending_retry_loop(engine), name="billing-pending-retry")
         # In the background: it assembles a second agent (~0.5 s of CPU) that no request waits for.
