@@ -381,7 +381,19 @@ def _body() -> rx.Component:
                     ),
                     rx.cond(
                         SchedulesState.notice != "",
-                        rx.callout(SchedulesState.notice, icon="info", size="1", id="schedules-notice"),
+                        rx.cond(
+                            SchedulesState.notice_refused,  # as every other refusal reads
+                            rx.callout(
+                                SchedulesState.notice,
+                                icon="triangle_alert",
+                                color_scheme="red",
+                                size="1",
+                                role="alert",
+                                id="schedules-notice",
+                                class_name="schedules-refused",
+                            ),
+                            rx.callout(SchedulesState.notice, icon="info", size="1", id="schedules-notice"),
+                        ),
                     ),
                     _list(),
                     _runs(),
