@@ -14,6 +14,7 @@ from starlette.types import ASGIApp
 
 from ventapp.api.app import create_api
 from ventapp.pages.chat import chat_page
+from ventapp.pages.components.connection import overlay_wrap
 from ventapp.pages.components.lang import t
 from ventapp.pages.knowledge import knowledge_page
 from ventapp.pages.login import login_page
@@ -61,6 +62,8 @@ app = rx.App(
     head_components=[rx.script(DETECT_SCRIPT)],
     stylesheets=["/ventagent.css"],
 )
+# Reflex's overlay says "Cannot connect to server: …" in English only: ours is worded by the catalogue.
+app.app_wraps[5, "Overlay"] = overlay_wrap
 # The event socket's origin is checked by our HttpGuard in front of /_event, which knows the
 # app's own origin; engineio given Reflex's explicit CORS_ORIGINS list would refuse that one.
 if app.sio is not None:

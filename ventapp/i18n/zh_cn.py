@@ -141,6 +141,7 @@ MESSAGES: dict[str, str] = {
     "a11y.failed": "回答失败：{error}",
     "a11y.stopped": "回答已停止。",
     "a11y.waiting": "智能体在等你决定。",
+    "connection.lost": "与服务器的连接已断开，正在尝试重新连接…",
     "live.thinking": "正在思考…",
     "live.calling": "正在调用{tools}…",
     "live.subagent_start": "{agent}开始工作…",
