@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -421,6 +423,21 @@ def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> Cha
     return view
 
 
+_STORED_WHEN = re.compile(r" · (\d{4}-\d\d-\d\d \d\d:\d\d)$")
+"""The fire time a scheduled run's session title ends with (``scheduler.execution.session_title``)."""
+
+
+def shown_title(title: str, lang: str) -> str:
+    """A session title as shown: a scheduled run's ``"<name> · 2026-12-02 13:36"`` (stored so, and so in
+    the API) reads with the date as the sidebar writes dates: ``"<name> · 2026/12/2 13:36"`` /
+    ``"<name> · 12/2/2026, 13:36"``. Other titles are unchanged."""
+    match = _STORED_WHEN.search(title)
+    if match is None:
+        return title
+    when = datetime.strptime(match.group(1), "%Y-%m-%d %H:%M").replace(tzinfo=DISPLAY_TZ)
+    return f"{title[: match.start()]} · {fmt.date_time(when, lang, DISPLAY_TZ)}"
+
+
 def session_from_row(row: Any, lang: str = DEFAULT_LANG) -> SessionView:
     """A stored ``ChatSession`` row as a sidebar entry (``updated`` to the minute, Beijing time, in ``lang``).
 
@@ -429,7 +446,7 @@ def session_from_row(row: Any, lang: str = DEFAULT_LANG) -> SessionView:
     """
     return SessionView(
         id=str(row.id),
-        title=row.title or t("sidebar.new_title", lang),
+        title=shown_title(row.title, lang) if row.title else t("sidebar.new_title", lang),
         updated=fmt.date_time(row.updated_at, lang, DISPLAY_TZ),
         pinned=bool(getattr(row, "pinned", False)),
     )
