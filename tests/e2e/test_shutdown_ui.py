@@ -27,12 +27,12 @@ def slow_llm() -> Iterator[ScriptedServer]:
         yield server
 
 
-def test_the_lost_connection_at_shutdown_is_worded_by_the_catalogue(
+def test_a_streaming_answer_shows_the_shutdown_sentence_then_the_lost_connection_in_chinese(
     browser: Browser, slow_llm: ScriptedServer, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     """Tester: at SIGTERM the Chinese tab showed only Reflex's English toast "Cannot connect to server:
-    websocket error…". (Granian drops the event socket as soon as it handles the signal, before the
-    stopped answer's shutdown sentence can be sent; the stored answer has it after a restart.)"""
+    websocket error…", never our shutdown sentence (the stored answer had it after a restart): Granian
+    dropped the event socket as soon as it handled the signal, before the sentence was sent."""
     data_dir = tmp_path_factory.mktemp("reflex-shutdown")
     env = {**app_env(data_dir, slow_llm.base_url), "DEMO_MODE": "1"}
     slow_llm.reset()
@@ -46,6 +46,7 @@ def test_the_lost_connection_at_shutdown_is_worded_by_the_catalogue(
         expect(live).to_have_attribute("data-state", "streaming")
         expect(live).to_contain_text("Ventilation", timeout=TIMEOUT_MS)
         assert app.stop() == 0, (data_dir / "reflex.log").read_text()[-3000:]
+        expect(tab.get_by_text(MESSAGES["zh-CN"]["run_error.server_stopping"])).to_be_visible()
         notice = tab.locator("#connection-lost")
         expect(notice).to_be_visible()
         expect(notice).to_have_text(MESSAGES["zh-CN"]["connection.lost"])

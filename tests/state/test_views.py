@@ -7,7 +7,9 @@ from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 from ventapp.agent import events as ev
+from ventapp.agent.errors import CANCELLED, SERVER_STOPPING
 from ventapp.agent.interrupts import ResumeAnswer
+from ventapp.i18n import MESSAGES
 from ventapp.scheduler.execution import session_title
 from ventapp.state.interrupt_view import interrupt_view, reject_all, reviewed
 from ventapp.state.live_answer import LiveAnswer, reduce_event, to_message
@@ -271,3 +273,29 @@ def test_a_scheduled_runs_session_title_shows_its_date_as_the_sidebar_writes_dat
     assert session_from_row(
         SimpleNamespace(id="s2", title="风量 · 计算", updated_at=fired), "zh-CN"
     ).title == ("风量 · 计算")
+
+
+def test_an_answer_the_server_stopped_says_so_live_and_stored() -> None:
+    """Tester: at shutdown the tab never showed the shutdown sentence; a stopped bubble read only
+    "已停止", as if the person had pressed Stop."""
+    shutdown = ev.Error(message=SERVER_STOPPING.message, code="cancelled")
+    live = to_message(reduce_event(LiveAnswer(text="Ventilation", lang="zh-CN"), shutdown))
+    assert (live.status, live.notice, live.error) == (
+        "stopped",
+        MESSAGES["zh-CN"]["run_error.server_stopping"],
+        "",
+    )
+    row = SimpleNamespace(
+        id="m1",
+        role="assistant",
+        content="Ventilation",
+        status="cancelled",
+        citations=[],
+        usage=None,
+        tool_calls=[],
+    )
+    run = SimpleNamespace(error_code="cancelled", error=SERVER_STOPPING.message, duration_ms=300)
+    stored = message_from_row(row, "en", run)
+    assert (stored.status, stored.notice) == ("stopped", SERVER_STOPPING.message)
+    stop = ev.Error(message=CANCELLED.message, code="cancelled")
+    assert to_message(reduce_event(LiveAnswer(text="x"), stop)).notice == "", "the person's own Stop"

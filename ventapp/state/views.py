@@ -280,6 +280,17 @@ def worded_error(code: str, message: str, lang: str = DEFAULT_LANG) -> tuple[str
     return plain, "" if message.strip() in ("", plain) else _worded_detail(code, message, lang)
 
 
+_SERVER_STOPS = frozenset({"run_error.server_stopping", "run_error.shutdown"})
+"""Stops that were not the person's: the server shut down under the answer."""
+
+
+def stop_notice(code: str, message: str, lang: str = DEFAULT_LANG) -> str:
+    """Why a stopped answer stopped when the server stopped it (it shut down), in ``lang``; else ``""``
+    (the person's own Stop needs no more than the bubble's "Stopped" note)."""
+    key = fixed_failure_key(code, message.strip())
+    return t(key, lang) if key in _SERVER_STOPS else ""
+
+
 def _worded_detail(code: str, message: str, lang: str) -> str:
     """``message`` in ``lang`` when it is a fixed failure's English sentence (as the API words it); else as is."""
     key = fixed_failure_key(code, message.strip())
@@ -400,6 +411,9 @@ def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> Cha
     code = str(getattr(run, "error_code", None) or "")
     if error and code:
         error, detail = worded_error(code, str(run.error or ""), lang)
+    notice = t(UNANSWERED_NOTICE, lang) if stored == "waiting" else ""
+    if stored == "cancelled" and run is not None:
+        notice = stop_notice(code, str(run.error or ""), lang)
     duration = getattr(run, "duration_ms", None) if stored != "waiting" else None
     view = ChatMessageView(
         id=str(row.id),
@@ -409,7 +423,7 @@ def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> Cha
         todos=todos_of_cards(row.tool_calls or []),
         citations=citations,
         model_only=stored == "complete" and not citations,
-        notice=t(UNANSWERED_NOTICE, lang) if stored == "waiting" else "",
+        notice=notice,
         error=error,
         error_detail=detail,
         footer=usage_footer(usage, duration, lang),
