@@ -174,7 +174,9 @@ class UsageState(rx.State):
         self.has_estimates = estimate > 0
         self.cost_text = (
             " + ".join(
-                formats.money(line.cost_micros, line.currency, lang) if line.currency else line.public()["display"]
+                formats.money(line.cost_micros, line.currency, lang)
+                if line.currency
+                else line.public()["display"]
                 for line in today.costs
             )
             or "—"
