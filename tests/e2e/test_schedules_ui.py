@@ -135,18 +135,20 @@ def test_schedules_story(page: Page, llm: ScriptedServer, tmp_path_factory: pyte
     )
 
 
-def test_the_schedules_table_fits_its_card_at_1400_px(app: ReflexApp) -> None:
+def test_the_schedules_table_fits_its_card_at_1400_px(app: ReflexApp, page: Page) -> None:
     """Tester (Chinese UI, 1,400 px wide window): the row's delete icon was cut off at the card's edge."""
-    with chromium() as browser:
-        page = open_chat(browser, app.url, "layout-e2e", TIMEOUT_MS, locale="zh-CN", width=1400)
-        page.click("#schedules-link")
-        expect(page.locator("#schedules-empty")).to_be_visible()
+    browser = page.context.browser  # the module's (one Playwright per thread)
+    assert browser is not None
+    wide = open_chat(browser, app.url, "layout-e2e", TIMEOUT_MS, locale="zh-CN", width=1400)
+    try:
+        wide.click("#schedules-link")
+        expect(wide.locator("#schedules-empty")).to_be_visible()
         # A name without spaces (a file-like name) and a long expression: no break opportunity.
         name = "Daily_ventilation_and_gas_report_for_working_faces_A1_B2"
-        _create(page, name, "汇总今天各采区的风量与瓦斯数据", "0,15,30,45 8-18 1-7,15-21 1,4,7,10 1-5")
-        delete = _row(page, name).locator(".schedule-delete")
+        _create(wide, name, "汇总今天各采区的风量与瓦斯数据", "0,15,30,45 8-18 1-7,15-21 1,4,7,10 1-5")
+        delete = _row(wide, name).locator(".schedule-delete")
         expect(delete).to_be_visible()
-        card = page.locator("#schedules-list").bounding_box()
+        card = wide.locator("#schedules-list").bounding_box()
         icon = delete.locator("svg").bounding_box()
         button = delete.bounding_box()
         assert card and icon and button
@@ -154,7 +156,9 @@ def test_the_schedules_table_fits_its_card_at_1400_px(app: ReflexApp) -> None:
             card,
             button,
         )
-        scroller = page.locator("#schedules-table-scroll")
+        scroller = wide.locator("#schedules-table-scroll")
         assert scroller.evaluate("el => el.scrollWidth <= el.clientWidth"), "the table scrolls sideways"
         visible = scroller.bounding_box()
         assert visible and icon["x"] + icon["width"] <= visible["x"] + visible["width"], (visible, icon)
+    finally:
+        wide.context.close()
