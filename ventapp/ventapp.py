@@ -6,14 +6,19 @@ task, which Reflex runs once per worker.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 import reflex as rx
 from fastapi import FastAPI
 from reflex_base.constants import DefaultPorts, Env
 from reflex_base.environment import environment
 from starlette.types import ASGIApp
 
+from ventapp import server_signals
 from ventapp.api.app import create_api
 from ventapp.pages.chat import chat_page
+from ventapp.pages.components.connection import overlay_wrap
 from ventapp.pages.components.lang import t
 from ventapp.pages.knowledge import knowledge_page
 from ventapp.pages.login import login_page
@@ -61,11 +66,31 @@ app = rx.App(
     head_components=[rx.script(DETECT_SCRIPT)],
     stylesheets=["/ventagent.css"],
 )
+# Reflex's overlay says "Cannot connect to server: …" in English only: ours is worded by the catalogue.
+app.app_wraps[5, "Overlay"] = overlay_wrap
 # The event socket's origin is checked by our HttpGuard in front of /_event, which knows the
 # app's own origin; engineio given Reflex's explicit CORS_ORIGINS list would refuse that one.
 if app.sio is not None:
     app.sio.eio.cors_allowed_origins = []
-app.register_lifespan_task(app_lifespan)
+
+
+@contextlib.asynccontextmanager
+async def _lifespan() -> AsyncIterator[None]:
+    """:func:`app_lifespan`, with Granian told of a stop signal only after the runs it stops were
+    finalised and the tabs following them sent the shutdown sentence (:mod:`ventapp.server_signals`)."""
+    async with app_lifespan() as runtime:
+
+        async def stop_and_settle() -> None:
+            runtime.begin_shutdown()
+            await runtime.settle()
+
+        with server_signals.holding(stop_and_settle):
+            yield
+
+
+# Wraps the function a Granian worker registers its signal handlers with; it runs after this import.
+server_signals.install()
+app.register_lifespan_task(_lifespan)
 # Titles follow the UI language (React renders the page's <title> and updates it on a switch).
 app.add_page(chat_page, route="/", title=t("title.chat"))
 app.add_page(knowledge_page, route="/kb/[doc_id]", title=t("title.knowledge"))

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
-from ventapp.agent.runtime import AgentRuntime
+from ventapp.agent.runtime import AgentRuntime, get_runtime, runtime_lifespan
 from ventapp.config import load_settings
 
 pytestmark = [
@@ -65,3 +66,27 @@ async def test_the_first_model_request_forks_nothing(tmp_path: Path, monkeypatch
         assert started == [], "the platform was asked at start-up, not at the first request"
     finally:
         await runtime.close()
+
+
+async def test_the_lifespans_end_waits_for_a_tab_showing_a_runs_end_with_the_runtime_still_open(
+    tmp_path: Path,
+) -> None:
+    """Tester: at SIGTERM the tab never showed the shutdown sentence. Granian ends the lifespan as soon
+    as no HTTP response is open (a tab's socket is none): the runtime was withdrawn while the tab's
+    sink still had to read the sidebar and commit the stopped answer, and the process ended under it."""
+    settings = load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", "DATA_DIR": str(tmp_path)})
+    seen: list[object] = []
+    shown = asyncio.Event()
+
+    async def tab() -> None:
+        with get_runtime().delivering():
+            await asyncio.sleep(0.3)  # the stopped answer's end reaching the tab
+            seen.append(get_runtime())  # the sidebar is read through the runtime
+        shown.set()
+
+    async with runtime_lifespan(settings) as runtime:
+        delivery = asyncio.create_task(tab())
+        await asyncio.sleep(0)
+    assert shown.is_set(), "the lifespan ended before the tab had shown the answer's end"
+    assert seen == [runtime]
+    await delivery

@@ -70,12 +70,12 @@ async def test_a_frame_a_language_leaves_as_it_is_shares_the_bytes_encoded_once(
     frame = await log.append(
         RUN.run_id,
         ev.Executing(
-            message="正在调用 计算器", cn_agent="通风智能体", tools=["calculate"], cn_tools=["计算器"]
+            message="正在调用计算器", cn_agent="通风智能体", tools=["calculate"], cn_tools=["计算器"]
         ),
     )
     zh = log_frame(frame, RUN, lang="zh-CN")
     assert frame.encoded is zh and log_frame(frame, RUN, lang="zh-CN") is zh, "encoded once, shared"
-    assert "正在调用 计算器" in json.loads(zh.removeprefix(b"data: "))["message"]
+    assert "正在调用计算器" in json.loads(zh.removeprefix(b"data: "))["message"]
     en = log_frame(frame, RUN, lang="en")
     assert json.loads(en.removeprefix(b"data: "))["message"] == "Calling Calculator…"
     assert frame.encoded is zh, "an English request's own wording is not the shared bytes"

@@ -116,7 +116,7 @@ def test_a_run_without_a_model_says_so_in_the_requests_language(tmp_path: Path) 
 def test_an_executing_line_reads_in_english_for_an_english_request() -> None:
     load_builtin_tools()
     event = ev.Executing(
-        message="正在调用 计算器", cn_agent="通风智能体", tools=["calculate"], cn_tools=["计算器"]
+        message="正在调用计算器", cn_agent="通风智能体", tools=["calculate"], cn_tools=["计算器"]
     )
     en = worded(event, "en")
     assert isinstance(en, ev.Executing) and needs_wording(event)
@@ -128,7 +128,7 @@ def test_a_frame_needs_wording_only_in_a_language_that_changes_it() -> None:
     """A frame that reads the same in the request's language keeps the run's shared encoded bytes."""
     load_builtin_tools()
     executing = ev.Executing(
-        message="正在调用 计算器", cn_agent="通风智能体", tools=["calculate"], cn_tools=["计算器"]
+        message="正在调用计算器", cn_agent="通风智能体", tools=["calculate"], cn_tools=["计算器"]
     )
     opening = ev.Thinking(message="正在思考…", cn_agent="通风智能体")
     stopped = ev.Error(

@@ -18,9 +18,11 @@ from reflex_base.event.processor import BaseStateEventProcessor
 
 from tests.billing.conftest import make_settings
 from tests.headless import HeadlessTab
+from ventapp.billing import reports
 from ventapp.billing.settlement import settle
 from ventapp.billing.usage import CallUsage
 from ventapp.db.models import utcnow
+from ventapp.i18n import formats
 from ventapp.pages.usage import usage_page
 from ventapp.state import usage_state as us
 
@@ -75,6 +77,11 @@ async def test_page_shows_today_split_quota_chart_and_ledger(tab: Tab, engine: s
     assert len(state.series) == us.CHART_DAYS
     assert state.series[-1]["input"] == 2_000 and state.series[-4]["input"] == 1_000
     assert [row.run_id for row in state.rows][:2] == ["run-1", "run-1"]
+    # One precision rule for every cost shown (a tester saw ¥0.00071 beside ¥0.000676): ¥0.000100, not ¥0.0001.
+    entries = reports.recent_usage(engine, "alice", limit=50)["items"]
+    assert [row.cost for row in state.rows] == [
+        formats.money(entry["cost_micros"], entry["currency"], "zh-CN") for entry in entries
+    ]
     assert {row.source for row in state.rows} == {"real", "estimate"}
     assert any(row.sub_agent for row in state.rows) and state.total_rows == 3
 

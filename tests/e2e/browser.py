@@ -43,7 +43,12 @@ def watch_csp(page: Page) -> list[str]:
 
 
 def open_chat(
-    browser: Browser, url: str, user: str, timeout_ms: int = 30_000, locale: str | None = None
+    browser: Browser,
+    url: str,
+    user: str,
+    timeout_ms: int = 30_000,
+    locale: str | None = None,
+    width: int = 1280,
 ) -> Page:
     """A new browser context on the chat page, signed in as ``user``, ready to send.
 
@@ -51,7 +56,7 @@ def open_chat(
     (the model name comes from the server), so a message typed now is not raced by it.
     """
     options = {"locale": locale} if locale else {}
-    tab = browser.new_context(viewport={"width": 1280, "height": 900}, **options).new_page()
+    tab = browser.new_context(viewport={"width": width, "height": 900}, **options).new_page()
     tab.set_default_timeout(timeout_ms)
     tab.goto(url)
     tab.locator("#user-name").fill(user)

@@ -133,3 +133,32 @@ def test_schedules_story(page: Page, llm: ScriptedServer, tmp_path_factory: pyte
     expect(_row(page, "Fan check").locator(".schedule-last [data-status]")).to_have_attribute(
         "data-status", "success"
     )
+
+
+def test_the_schedules_table_fits_its_card_at_1400_px(app: ReflexApp, page: Page) -> None:
+    """Tester (Chinese UI, 1,400 px wide window): the row's delete icon was cut off at the card's edge."""
+    browser = page.context.browser  # the module's (one Playwright per thread)
+    assert browser is not None
+    wide = open_chat(browser, app.url, "layout-e2e", TIMEOUT_MS, locale="zh-CN", width=1400)
+    try:
+        wide.click("#schedules-link")
+        expect(wide.locator("#schedules-empty")).to_be_visible()
+        # A name without spaces (a file-like name) and a long expression: no break opportunity.
+        name = "Daily_ventilation_and_gas_report_for_working_faces_A1_B2"
+        _create(wide, name, "汇总今天各采区的风量与瓦斯数据", "0,15,30,45 8-18 1-7,15-21 1,4,7,10 1-5")
+        delete = _row(wide, name).locator(".schedule-delete")
+        expect(delete).to_be_visible()
+        card = wide.locator("#schedules-list").bounding_box()
+        icon = delete.locator("svg").bounding_box()
+        button = delete.bounding_box()
+        assert card and icon and button
+        assert card["x"] <= button["x"] and button["x"] + button["width"] <= card["x"] + card["width"], (
+            card,
+            button,
+        )
+        scroller = wide.locator("#schedules-table-scroll")
+        assert scroller.evaluate("el => el.scrollWidth <= el.clientWidth"), "the table scrolls sideways"
+        visible = scroller.bounding_box()
+        assert visible and icon["x"] + icon["width"] <= visible["x"] + visible["width"], (visible, icon)
+    finally:
+        wide.context.close()

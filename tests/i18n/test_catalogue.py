@@ -103,3 +103,26 @@ def test_no_english_message_hedges_its_plural_with_parentheses() -> None:
 )
 def test_an_api_requests_accept_language_picks_chinese_or_english(header: str | None, lang: str) -> None:
     assert accept_language(header) == lang
+
+
+LABEL_FIELDS = ("tools", "agent", "level", "user")
+"""Placeholders that hold a name or label, which in Chinese is often Chinese words itself."""
+CJK = "\u4e00-\u9fff"
+SPACED_ON_PURPOSE = {"form.cron", "cron.field_count"}
+"""They show the five fields of a cron expression as it is typed, separated by spaces."""
+
+
+def test_chinese_joins_words_and_labels_without_a_space() -> None:
+    """Tester: "正在调用 计算器" — Chinese puts no space between words (a space before a number or a
+    Latin word is fine), so a label is joined to its verb directly, or set in quotes."""
+    spaced = re.compile(
+        rf"[{CJK}] [{CJK}]|[{CJK}] \{{({'|'.join(LABEL_FIELDS)})\}}|\{{({'|'.join(LABEL_FIELDS)})\}} [{CJK}]"
+    )
+    offending = {
+        key: text
+        for key, text in MESSAGES["zh-CN"].items()
+        if spaced.search(text) and key not in SPACED_ON_PURPOSE
+    }
+    assert offending == {}
+    assert t("live.calling", "zh-CN", tools="计算器") == "正在调用计算器…"
+    assert t("live.calling", "en", tools="Calculator") == "Calling Calculator…"

@@ -36,3 +36,13 @@ def test_dates_are_local_to_the_reader_and_written_per_language() -> None:
     assert formats.date_time(None, "en", SHANGHAI) == ""
     assert formats.long_date(date(2026, 12, 1), "zh-CN") == "2026年12月1日"
     assert formats.long_date(date(2026, 12, 1), "en") == "Dec 1, 2026"
+
+
+def test_every_cost_follows_one_precision_rule() -> None:
+    """Tester: the usage ledger read ``¥0.00071`` beside ``¥0.000676`` (trailing zeros dropped)."""
+    shown = [formats.money(micros, "CNY", "zh-CN") for micros in (710, 676, 12_300, 1_500_000, 12_345_600)]
+    assert shown == ["¥0.000710", "¥0.000676", "¥0.0123", "¥1.50", "¥12.35"]
+    assert formats.money(1_234_567_890, "USD", "en") == "$1,234.57"
+    assert formats.money(999_999, "CNY", "en") == "¥1.00", "rounded up to the next power of ten"
+    assert formats.money(83, "CNY", "en") == "¥0.000083", "never finer than the micro-unit"
+    assert formats.money(0, "CNY", "en") == "¥0.00"

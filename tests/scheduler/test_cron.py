@@ -112,17 +112,17 @@ def test_descriptions_in_chinese_and_english() -> None:
     assert "08:00" in chinese and "星期一" in chinese and "星期五" in chinese and "Monday" not in chinese
     assert "3月" in describe("0 9 1 3 *", "zh-CN")
     # Chinese punctuation, not cron-descriptor's English commas and spaced words (a tester).
-    assert chinese == "在 08:00，星期一到星期五"
-    assert describe("0 9 * * 1,3,5", "zh-CN") == "在 09:00，仅在星期一、星期三和星期五"
+    assert chinese == "每星期一至星期五 08:00"
+    assert describe("0 9 * * 1,3,5", "zh-CN") == "每星期一、星期三和星期五 09:00"
 
 
 def test_chinese_descriptions_name_no_english_day_and_say_every_day() -> None:
     """Found by a tester: ``0 8 1 * 1`` read "在 08:00，每月的 1 号，或Monday" (no word boundary
     between 或 and Monday) and a daily time read "在 08:00", which does not say every day."""
-    assert describe("0 8 1 * 1", "zh-CN") == "在 08:00，每月的 1 号，或星期一"
+    assert describe("0 8 1 * 1", "zh-CN") == "每月1日或每星期一 08:00"
     assert describe("0 8 * * *", "zh-CN") == "每天 08:00"
     assert describe("0 0,12 * * *", "zh-CN") == "每天 00:00 和 12:00"
-    assert describe("0 8 * * 1#2", "zh-CN") == "在 08:00，每月第二个星期一"
+    assert describe("0 8 * * 1#2", "zh-CN") == "每月第二个星期一 08:00"
     assert describe("0 0 1 */2 *", "zh-CN").endswith("每 2 个月")
     for expression in ("0 8 1 * 1", "0 8 * * 1#2", "0 8 * 6 6", "0 8 1 1 0"):
         assert re.search("[A-Za-z]", describe(expression, "zh-CN")) is None, expression
@@ -131,6 +131,30 @@ def test_chinese_descriptions_name_no_english_day_and_say_every_day() -> None:
 
 def test_sunday_written_both_ways_is_named_once() -> None:
     """Tester: ``0 22 * * 0,7`` read "仅在星期日和星期日" / "only on Sunday and Sunday"."""
-    assert describe("0 22 * * 0,7", "zh-CN") == "在 22:00，仅在星期日"
+    assert describe("0 22 * * 0,7", "zh-CN") == "每星期日 22:00"
     assert describe("0 22 * * 0,7", "en") == "At 22:00, only on Sunday"
     assert describe("0 22 * * 1,7", "en") == "At 22:00, only on Monday and Sunday"
+
+
+@pytest.mark.parametrize(
+    ("expression", "chinese"),
+    [
+        ("0 0 1 1 *", "每年1月1日 00:00"),  # a tester: "在 00:00，每月的 1 号，仅在 1月"
+        ("0 8 1-7 * 1", "每月1日至7日或每星期一 08:00"),  # a tester: "在每月的 1 和 7 号之间"
+        ("0 8 10 * 1-5", "每月10日或每星期一至星期五 08:00"),  # crontab's OR rule, also for a range
+        ("0 12 25 12 *", "每年12月25日 12:00"),
+        ("0 0 1 1,7 *", "每年1月和7月的1日 00:00"),
+        ("30 6 * 1-3 *", "每年1月至3月的每天 06:30"),
+        ("0 8 1,15 * *", "每月1日和15日 08:00"),
+        ("0 9 * 3 1#2", "每年3月的第二个星期一 09:00"),
+        ("0 8,20 * * *", "每天 08:00 和 20:00"),
+    ],
+)
+def test_chinese_descriptions_read_in_chinese_word_order(expression: str, chinese: str) -> None:
+    assert describe(expression, "zh-CN") == chinese
+
+
+def test_forms_not_worded_here_keep_cron_descriptors_text() -> None:
+    assert describe("*/15 * * * *", "zh-CN") == "每 15 分钟"
+    assert describe("0 0 1 */2 *", "zh-CN").endswith("每 2 个月")
+    assert describe("0 0 1 1 *") == "At 00:00, on day 1 of the month, only in January", "English unchanged"

@@ -28,6 +28,7 @@ from reflex_base.utils.format import format_event_handler
 
 from ventapp.agent import events as ev
 from ventapp.agent.run_log import MemoryRunLog
+from ventapp.agent.runtime import AgentRuntime
 from ventapp.config import get_settings
 from ventapp.db.spool import Spool
 from ventapp.state import chat_state as cs
@@ -113,6 +114,10 @@ class FakeRuntime:
         self.spool = Spool(get_settings().data_dir / f"no-spool-{uuid.uuid4()}.jsonl")  # never written
         self.active_runs: dict[str, Any] = {}
         self.tasks: list[asyncio.Task[Any]] = []
+        self._deliveries: set[object] = set()
+
+    delivering = AgentRuntime.delivering
+    """The real one, so that a test sees while a tab is showing a run's end."""
 
     def track(self, task: asyncio.Task[Any]) -> asyncio.Task[Any]:
         self.tasks.append(task)

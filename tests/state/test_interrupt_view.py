@@ -314,7 +314,7 @@ def test_timeout_is_still_an_error() -> None:
 
 def test_cost_text_in_micro_units_of_the_currency() -> None:
     assert cost_text(ev.Usage(cost_micros=123, currency="CNY")) == "¥0.000123"
-    assert cost_text({"cost_micros": 1_500_000, "currency": "USD"}) == "$1.5"
+    assert cost_text({"cost_micros": 1_500_000, "currency": "USD"}) == "$1.50"
     assert cost_text(ev.Usage(cost_micros=0, currency=None)) == ""
     assert cost_text(None) == ""
 

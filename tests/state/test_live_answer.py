@@ -80,12 +80,12 @@ def test_reduce_tokens_concatenate_and_clear_the_status_line() -> None:
         message="正在执行：计算器", cn_agent="助手", tools=["calculate"], cn_tools=["计算器"]
     )
     live = fold([executing], live)
-    assert live.status == "正在调用 计算器…"
+    assert live.status == "正在调用计算器…", "no space between Chinese words"
     unknown = ev.Executing(
         message="正在执行：未知", cn_agent="助手", tools=["unknown_tool"], cn_tools=["未知"]
     )
     assert fold([unknown], LiveAnswer(lang="en")).status == "Calling unknown_tool…", "never the Chinese label"
-    assert fold([unknown]).status == "正在调用 未知…"
+    assert fold([unknown]).status == "正在调用未知…"
 
     live = fold([ev.Token(content="The "), ev.Token(content="result "), ev.Token(content="is 60.")], live)
 

@@ -17,6 +17,7 @@ from tests.headless import MODEL_NOWHERE, NOWHERE, HeadlessTab, headless_process
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.config import load_settings
 from ventapp.state.model_state import ModelState
+from ventapp.state.settings_state import SettingsState
 
 
 @pytest.fixture
@@ -62,3 +63,29 @@ async def test_an_unpriced_route_is_marked_and_cannot_be_chosen(tab: Tab) -> Non
     }
     await tab.fire("choose", route="nopriced")
     assert (await tab.state()).route == "default"
+
+
+async def test_the_settings_route_select_marks_an_unpriced_route_as_the_picker_does(
+    runtime: AgentRuntime,
+) -> None:
+    """Tester: the settings page's route select offered the unpriced route unmarked (the picker marks
+    it unavailable and says why): both list the same route options now."""
+
+    class SettingsTab(HeadlessTab[SettingsState]):
+        page_state = SettingsState
+
+    async with BaseStateEventProcessor().configure(state_manager=StateManagerMemory()) as processor:
+        tab = SettingsTab(processor)
+        await tab.fire_on(ModelState, "refresh")
+        (await tab.state()).user_name = "ann"  # the browser's stored name
+        await tab.fire("load_page")
+        state = await tab.state()
+        picker = await tab.get(ModelState)
+        assert {option.name: option.unpriced for option in state.route_options} == {
+            "default": False,
+            "reasoner": False,
+            "nopriced": True,
+        }
+        assert state.route_options == picker.options
+        await tab.fire("pick_route", route="nopriced")
+        assert (await tab.state()).thinking_route == "default"

@@ -228,3 +228,13 @@ async def test_the_list_follows_a_run_that_ends_while_the_page_is_open(
     finally:
         await tab.fire("leave_page")
         opened.cancel()
+
+
+async def test_a_run_now_refusal_is_shown_as_an_error(tab: Tab, service: ScheduleService) -> None:
+    """Tester: a Run-now quota refusal showed in the teal info box; refusals read as errors everywhere."""
+    gone = await service.create(USER, {"name": "夜班检查", "prompt": "计算 1+1", "cron": "0 8 * * *"})
+    await tab.fire("relocalise", lang="zh-CN")
+    await service.delete(gone.id, USER)
+    await tab.fire("run_now", schedule_id=gone.id)
+    state = await tab.state()
+    assert (state.notice, state.notice_refused) == ("这个定时任务已不存在，或属于其他用户。", True)

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from types import SimpleNamespace
+from zoneinfo import ZoneInfo
 
 from ventapp.agent import events as ev
+from ventapp.agent.errors import CANCELLED, SERVER_STOPPING
 from ventapp.agent.interrupts import ResumeAnswer
+from ventapp.i18n import MESSAGES
+from ventapp.scheduler.execution import session_title
 from ventapp.state.interrupt_view import interrupt_view, reject_all, reviewed
 from ventapp.state.live_answer import LiveAnswer, reduce_event, to_message
-from ventapp.state.views import message_from_row, nested, tool_card_from_dict, tool_summary, worded_error
+from ventapp.state.views import (
+    message_from_row,
+    nested,
+    session_from_row,
+    tool_card_from_dict,
+    tool_summary,
+    worded_error,
+)
 
 TASK_ARGS = {"subagent_type": "researcher", "description": "Find the airflow rule"}
 
@@ -245,3 +257,45 @@ def test_the_ui_words_every_fixed_failure_the_api_words() -> None:
         assert detail in ("", t(key, "zh-CN")), failure  # "" when the plain sentence says it all
     for failure in (CLIENT_GONE, SHUTDOWN):
         assert worded_error(failure.code, failure.message, "zh-CN")[1] == t(FIXED_FAILURES[failure], "zh-CN")
+
+
+def test_a_scheduled_runs_session_title_shows_its_date_as_the_sidebar_writes_dates() -> None:
+    """Tester: the title read ``2026-12-02 13:36`` (stored so, and so in the API) beside sidebar dates
+    reading ``2026/12/2``: the shown title follows the sidebar's format in the UI language."""
+    schedule = SimpleNamespace(name="早班检查")
+    fired = datetime(2026, 12, 2, 5, 36, tzinfo=UTC)  # 13:36 in Shanghai
+    stored = session_title(schedule, fired, ZoneInfo("Asia/Shanghai"))  # type: ignore[arg-type]
+    assert stored == "早班检查 · 2026-12-02 13:36", "the stored title is unchanged"
+    row = SimpleNamespace(id="s1", title=stored, updated_at=fired, pinned=False)
+    chinese, english = session_from_row(row, "zh-CN"), session_from_row(row, "en")
+    assert chinese.title == "早班检查 · 2026/12/2 13:36" and chinese.updated == "2026/12/2 13:36"
+    assert english.title == "早班检查 · 12/2/2026, 13:36" and english.updated == "12/2/2026, 13:36"
+    assert session_from_row(
+        SimpleNamespace(id="s2", title="风量 · 计算", updated_at=fired), "zh-CN"
+    ).title == ("风量 · 计算")
+
+
+def test_an_answer_the_server_stopped_says_so_live_and_stored() -> None:
+    """Tester: at shutdown the tab never showed the shutdown sentence; a stopped bubble read only
+    "已停止", as if the person had pressed Stop."""
+    shutdown = ev.Error(message=SERVER_STOPPING.message, code="cancelled")
+    live = to_message(reduce_event(LiveAnswer(text="Ventilation", lang="zh-CN"), shutdown))
+    assert (live.status, live.notice, live.error) == (
+        "stopped",
+        MESSAGES["zh-CN"]["run_error.server_stopping"],
+        "",
+    )
+    row = SimpleNamespace(
+        id="m1",
+        role="assistant",
+        content="Ventilation",
+        status="cancelled",
+        citations=[],
+        usage=None,
+        tool_calls=[],
+    )
+    run = SimpleNamespace(error_code="cancelled", error=SERVER_STOPPING.message, duration_ms=300)
+    stored = message_from_row(row, "en", run)
+    assert (stored.status, stored.notice) == ("stopped", SERVER_STOPPING.message)
+    stop = ev.Error(message=CANCELLED.message, code="cancelled")
+    assert to_message(reduce_event(LiveAnswer(text="x"), stop)).notice == "", "the person's own Stop"

@@ -330,7 +330,7 @@ class Kernel:
         cn_agent = MAIN_AGENT_LABEL if main else self.subagents.label_of(agent_id)
         out: list[ev.ContractEvent] = [
             ev.Executing(
-                message=f"正在调用 {'、'.join(labels)}", cn_agent=cn_agent, tools=names, cn_tools=labels
+                message=f"正在调用{'、'.join(labels)}", cn_agent=cn_agent, tools=names, cn_tools=labels
             )
         ]
         for call, label in zip(calls, labels, strict=True):

@@ -12,9 +12,10 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import math
 import platform
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -42,6 +43,8 @@ from ventapp.db.spool import Spool
 from ventapp.obs.logs import setup_logging
 
 logger = logging.getLogger(__name__)
+SETTLE_POLL_S = 0.05
+"""How often :meth:`AgentRuntime.settle` looks whether the stopped runs and their tabs are done."""
 
 
 class AgentRuntime:
@@ -102,6 +105,8 @@ class AgentRuntime:
         self._prompt_check: asyncio.Task[None] | None = None
         self._writeback: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
+        self._deliveries: set[object] = set()
+        """Tabs showing the end of a run right now (:meth:`delivering`)."""
 
     @classmethod
     async def open(cls, settings: Settings) -> AgentRuntime:
@@ -221,15 +226,39 @@ class AgentRuntime:
             )
         return stopped
 
-    async def close(self) -> None:
-        """Close the checkpointer connection and dispose of the engine."""
+    @contextlib.contextmanager
+    def delivering(self) -> Iterator[None]:
+        """While entered, a tab is showing a run's end: :meth:`settle` waits for it.
+
+        The UI sink enters it while it follows a run to the end and commits the answer, so that at
+        shutdown the stopped answer (its ``error`` sentence) is committed to the tab's state while the
+        runtime it reads the sidebar and the session's mark with is still there.
+        """
+        token = object()
+        self._deliveries.add(token)
+        try:
+            yield
+        finally:
+            self._deliveries.discard(token)
+
+    async def settle(self, timeout_s: float = 5.0) -> None:
+        """Stop every run here and wait until they are finalised and shown (at most ``timeout_s``).
+
+        Runs finalise their partial answer and status; tabs following them show the end
+        (:meth:`delivering`). Called by the lifespan's end before the runtime is withdrawn, and by
+        :meth:`close`.
+        """
         for run in list(self.active_runs.values()):
             run.request_stop()
-        # Let stopped runs finalise (partial answer, status) before the checkpointer closes.
-        for _ in range(50):
-            if not self.active_runs:
+        for _ in range(math.ceil(timeout_s / SETTLE_POLL_S)):
+            if not (self.active_runs or self._deliveries):
                 break
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(SETTLE_POLL_S)
+
+    async def close(self) -> None:
+        """Close the checkpointer connection and dispose of the engine."""
+        # Let stopped runs finalise (partial answer, status) before the checkpointer closes.
+        await self.settle()
         await self.partials.close()
         # Settlements and answer saves still in flight finish before the engine goes.
         if self._background:
@@ -313,5 +342,8 @@ async def runtime_lifespan(settings: Settings | None = None) -> AsyncIterator[Ag
         with on_stop_signals(runtime.begin_shutdown):
             yield runtime
     finally:
+        # Granian ends the lifespan as soon as no HTTP response is open (a tab's socket is none): the
+        # tabs' sinks commit their stopped answers before the runtime they read with goes.
+        await runtime.settle()
         set_runtime(None)
         await runtime.close()

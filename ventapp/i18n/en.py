@@ -142,6 +142,7 @@ MESSAGES: dict[str, str] = {
     "a11y.failed": "The answer failed: {error}",
     "a11y.stopped": "The answer was stopped.",
     "a11y.waiting": "The agent is waiting for your decision.",
+    "connection.lost": "The connection to the server is lost; trying to reconnect…",
     "live.thinking": "Thinking…",
     "live.calling": "Calling {tools}…",
     "live.subagent_start": "{agent} is starting…",

@@ -31,6 +31,30 @@ def number(value: int | float, lang: str, *, digits: int | None = None) -> str:
     return format_decimal(value, format=pattern, locale=babel_locale(lang))
 
 
+COST_SIGNIFICANT = 3
+"""Every cost the UI shows has this many significant digits (at least 2 decimals, at most the
+micro-unit's 6): ``¥0.000710``, ``¥0.000676``, ``¥0.0123``, ``¥1.50``, ``¥1,234.57``."""
+_CURRENCY_SYMBOLS = {"CNY": "¥", "USD": "$"}
+
+
+def money(micros: int, currency: str, lang: str) -> str:
+    """A cost for people by one rule (:data:`COST_SIGNIFICANT`); the ledger and API keep exact micros.
+
+    Args:
+        micros: Micro-units of ``currency`` (1 CNY = 1,000,000).
+        currency: An ISO code; CNY and USD get their symbol, others lead with the code.
+        lang: The UI language (digit grouping).
+    """
+    value = micros / 1_000_000
+    digits = 2
+    for _ in range(2):  # again when rounding reached the next power of ten (0.000999999 → 0.00100)
+        magnitude = math.floor(math.log10(abs(value))) if value else 0
+        digits = min(6, max(2, COST_SIGNIFICANT - 1 - magnitude))
+        value = round(value, digits)
+    symbol = _CURRENCY_SYMBOLS.get(currency, currency + " ")
+    return symbol + number(value, lang, digits=digits)
+
+
 def measure(value: int | float, lang: str) -> str:
     """An engineering quantity to about three significant figures, without trailing zeros.
 

@@ -56,7 +56,7 @@ MESSAGES: dict[str, str] = {
     "cron.never_fires": "这个表达式永远不会触发：所选月份（{month}）里没有 {day} 日。",
     "cron.not_text": "cron 表达式须为文本，如 0 8 * * *。",
     "cron.too_long": "cron 表达式最多 {limit} 个字符。",
-    "runs.title": "{name} 的执行记录",
+    "runs.title": "“{name}”的执行记录",
     "runs.empty": "还没有执行记录。",
     "runs.col.when": "计划时间",
     "runs.col.trigger": "触发方式",

@@ -3,7 +3,7 @@
 Every sentence comes from :mod:`ventapp.i18n`. DOM hooks: ``#new-schedule``; rows
 ``.schedule-row`` (``data-schedule-id``) with ``.schedule-name``, ``.schedule-cron``,
 ``.schedule-description``, ``.schedule-next``, ``.schedule-last``, ``.schedule-enabled``,
-``.schedule-run-now``, ``.schedule-show-runs``, ``.schedule-edit``, ``.schedule-delete``;
+``.schedule-run-now``, ``.schedule-show-runs``, ``.schedule-edit``, ``.schedule-delete`` (in ``#schedules-table-scroll``);
 the form ``#schedule-form`` with ``#schedule-name``, ``#schedule-prompt``, ``#schedule-cron``,
 ``#cron-error``, ``#cron-description``, ``.cron-preview-item``, ``#schedule-save``; the runs
 table ``#schedule-runs`` with ``.schedule-run-row`` (``data-status``) and ``.schedule-run-open``.
@@ -56,10 +56,14 @@ def _top_bar() -> rx.Component:
 
 def _row(schedule: rx.Var[ScheduleView]) -> rx.Component:
     return rx.table.row(
-        rx.table.cell(rx.text(schedule.name, weight="medium", class_name="schedule-name")),
+        # Long names and expressions break anywhere rather than widen the table past its card.
+        rx.table.cell(
+            rx.text(schedule.name, weight="medium", class_name="schedule-name", overflow_wrap="anywhere"),
+            min_width="6rem",
+        ),
         rx.table.cell(
             rx.vstack(
-                rx.code(schedule.cron, class_name="schedule-cron"),
+                rx.code(schedule.cron, class_name="schedule-cron", overflow_wrap="anywhere"),
                 rx.text(
                     schedule.description,
                     size="1",
@@ -116,7 +120,12 @@ def _row(schedule: rx.Var[ScheduleView]) -> rx.Component:
                 ),
                 spacing="2",
                 align="center",
-            )
+                # The buttons wrap in a narrow column rather than widen the table past its card
+                # (a 1,400 px window cut the delete icon off); the ghost icons' outset stays inside.
+                flex_wrap="wrap",
+                padding_x="var(--space-1)",
+            ),
+            min_width="7rem",
         ),
         class_name="schedule-row",
         data_schedule_id=schedule.id,
@@ -164,6 +173,7 @@ def _list() -> rx.Component:
                 ),
                 overflow_x="auto",
                 width="100%",
+                id="schedules-table-scroll",
             ),
             rx.text(t("schedules.empty"), size="2", color_scheme="gray", id="schedules-empty"),
         ),
@@ -381,7 +391,19 @@ def _body() -> rx.Component:
                     ),
                     rx.cond(
                         SchedulesState.notice != "",
-                        rx.callout(SchedulesState.notice, icon="info", size="1", id="schedules-notice"),
+                        rx.cond(
+                            SchedulesState.notice_refused,  # as every other refusal reads
+                            rx.callout(
+                                SchedulesState.notice,
+                                icon="triangle_alert",
+                                color_scheme="red",
+                                size="1",
+                                role="alert",
+                                id="schedules-notice",
+                                class_name="schedules-refused",
+                            ),
+                            rx.callout(SchedulesState.notice, icon="info", size="1", id="schedules-notice"),
+                        ),
                     ),
                     _list(),
                     _runs(),

@@ -11,9 +11,9 @@ import reflex as rx
 
 from ventapp.agent.thinking import LEVELS
 from ventapp.agent.turn_context import PREFERENCES_MAX_CHARS
-from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.pages.components.header import page_bar
 from ventapp.pages.components.lang import t
+from ventapp.pages.components.model_controls import route_item
 from ventapp.pages.components.page_frame import page_frame
 from ventapp.pages.usage import CARD_STYLE
 from ventapp.state.auth_state import AuthState, KeyView
@@ -70,13 +70,8 @@ def _route_choice() -> rx.Component:
                 rx.select.root(
                     rx.select.trigger(id="settings-route-select", aria_label=t("settings.route")),
                     rx.select.content(
-                        rx.foreach(
-                            SettingsState.route_names,
-                            # The main route by the name the chat's picker gives it (默认模型).
-                            lambda name: rx.select.item(
-                                rx.cond(name == DEFAULT_ROUTE, t("model.route_default"), name), value=name
-                            ),
-                        )
+                        # As the chat's picker lists them: 默认模型 for the main one, unpriced ones marked.
+                        rx.foreach(SettingsState.route_options, route_item)
                     ),
                     value=SettingsState.thinking_route,
                     on_change=SettingsState.pick_route,

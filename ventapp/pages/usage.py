@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import reflex as rx
+from reflex.vars.function import FunctionStringVar
 
 from ventapp.pages.components.header import page_bar
-from ventapp.pages.components.lang import t
+from ventapp.pages.components.lang import active_lang, t
 from ventapp.pages.components.page_frame import page_frame
 from ventapp.state.auth_state import AuthState
 from ventapp.state.usage_overview_state import UsageOverviewState, UserUsageView
@@ -129,14 +130,18 @@ def _today() -> rx.Component:
     )
 
 
+GROUPED = FunctionStringVar.create(f"((value) => new Intl.NumberFormat({active_lang()}).format(value))")
+"""Token counts on the chart's axis and tooltip with thousands separators, as everywhere else (12,345)."""
+
+
 def _chart() -> rx.Component:
     return rx.vstack(
         rx.heading(t("usage.chart_title"), as_="h2", size="4"),
         rx.recharts.bar_chart(
             rx.recharts.cartesian_grid(stroke_dasharray="3 3", vertical=False),
             rx.recharts.x_axis(data_key="label"),
-            rx.recharts.y_axis(width=60),
-            rx.recharts.tooltip(),
+            rx.recharts.y_axis(width=80, tick_formatter=GROUPED),
+            rx.recharts.tooltip(formatter=GROUPED),
             rx.recharts.legend(),
             rx.recharts.bar(
                 data_key="input", name=t("usage.chart_input"), stack_id="tokens", fill=rx.color("accent", 9)

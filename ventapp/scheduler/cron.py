@@ -25,6 +25,7 @@ from apscheduler.triggers.cron import CronTrigger
 from cron_descriptor import ExpressionDescriptor, FormatException, Options
 
 from ventapp.scheduler.cron_problems import CronInvalid, check_numbers, check_step, out_of_range
+from ventapp.scheduler.cron_zh import describe_zh
 
 FIELDS = ("minute", "hour", "day", "month", "day_of_week")
 """The five fields, in crontab order, named as in APScheduler (and in 422 messages)."""
@@ -200,7 +201,7 @@ def latest_fire_between(trigger: BaseTrigger, after: datetime, until: datetime) 
 
 
 def describe(expression: str, lang: str = "en") -> str:
-    """A sentence for people, e.g. ``"At 08:00, Monday through Friday"`` / ``"在 08:00，星期一到星期五"``.
+    """A sentence for people, e.g. ``"At 08:00, Monday through Friday"`` / ``"每星期一至星期五 08:00"``.
 
     Args:
         expression: A valid five-field expression (crontab day numbers, 0 = Sunday).
@@ -211,6 +212,8 @@ def describe(expression: str, lang: str = "en") -> str:
     """
     options: Any = Options()
     options.locale_code = "zh_CN" if lang.lower().startswith("zh") else "en_US"
+    if options.locale_code == "zh_CN" and (worded := describe_zh(expression)) is not None:
+        return worded  # the common forms in Chinese word order; cron-descriptor words the rest
     options.use_24hour_time_format = True
     try:
         text = ExpressionDescriptor(_one_sunday(expression), options).get_description()

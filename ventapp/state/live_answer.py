@@ -48,6 +48,7 @@ from ventapp.state.views import (
     nested,
     plan_of,
     plan_verdict,
+    stop_notice,
     todos_from,
     tool_label,
     tool_summary,
@@ -259,6 +260,8 @@ def to_message(live: LiveAnswer, message_id: str | None = None) -> ChatMessageVi
     notice = live.notice
     if live.paused and not notice:
         notice = t(UNANSWERED_NOTICE, live.lang)
+    if status == STATUS_STOPPED and not notice:  # the server shut down under it: say so
+        notice = stop_notice(live.error_code, live.error, live.lang)
     usage = live.usage
     error, detail = (
         ("", "") if status == STATUS_STOPPED else worded_error(live.error_code, live.error, live.lang)

@@ -86,21 +86,22 @@ class LiveBubble(rx.State, mixin=True):
         When the live answer may differ from the stored one (``dropped``: the run's message dropped a
         card; see :func:`differs_from_stored`), the stored transcript is shown at the end.
         """
-        async for events in follower.stream(self, shown):
-            if events:
-                yield events
-        final = follower.final
-        async with self:
-            lang = self.lang  # type: ignore[attr-defined]  # on ChatState; the page's now: it may have been switched while the answer streamed
-            session_id = self.session_id  # type: ignore[attr-defined]
-        sessions = await load_sessions(user_name, lang)  # a new title, the order after it
-        mark = await turns.session_mark(session_id)  # with the answer just saved (OtherTabs)
-        async with self:
-            self._finish(final, sessions, user_name)
-            shown_session = self.session_id
-            if shown_session == session_id:
-                self._seen_mark = mark  # type: ignore[attr-defined]  # OtherTabs
-            reread = dropped or differs_from_stored(final, self.lang)
+        with turns.delivering():  # a shutdown waits until the answer's end is shown here
+            async for events in follower.stream(self, shown):
+                if events:
+                    yield events
+            final = follower.final
+            async with self:
+                lang = self.lang  # type: ignore[attr-defined]  # on ChatState; the page's now: it may have been switched while the answer streamed
+                session_id = self.session_id  # type: ignore[attr-defined]
+            sessions = await load_sessions(user_name, lang)  # a new title, the order after it
+            mark = await turns.session_mark(session_id)  # with the answer just saved (OtherTabs)
+            async with self:
+                self._finish(final, sessions, user_name)
+                shown_session = self.session_id
+                if shown_session == session_id:
+                    self._seen_mark = mark  # type: ignore[attr-defined]  # OtherTabs
+                reread = dropped or differs_from_stored(final, self.lang)
         # A message in a scheduled run's session may have closed its pending question.
         yield [
             session_url_script(shown_session),

@@ -66,7 +66,7 @@ class ModelState(rx.State):
             return
         self.routes = [route.name for route in runtime.settings.routes]
         try:
-            self.options = await asyncio.to_thread(_options, runtime)
+            self.options = await asyncio.to_thread(route_options, runtime)
         except Exception:  # the picker still lists the names
             logger.exception("reading the model routes' prices failed")
         try:
@@ -102,8 +102,9 @@ class ModelState(rx.State):
             self.route = route
 
 
-def _options(runtime: AgentRuntime) -> list[RouteOption]:
-    """Every route with the model its next run uses and whether it is priced. Blocking."""
+def route_options(runtime: AgentRuntime) -> list[RouteOption]:
+    """Every route with the model its next run uses and whether it is priced (the chat's picker and
+    the settings page's route select show them alike). Blocking."""
     allow = runtime.settings.billing_allow_unpriced
     options = []
     for route in runtime.settings.routes:

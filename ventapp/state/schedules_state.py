@@ -171,6 +171,8 @@ class SchedulesState(FollowSchedules, rx.State):
     loaded: bool = False
     problem: str = ""
     notice: str = ""
+    notice_refused: bool = False
+    """The notice is a refusal (shown as an error), not news such as "started"."""
     timezone: str = ""
     schedules: list[ScheduleView] = []
     waiting_count: int = 0
@@ -288,12 +290,12 @@ class SchedulesState(FollowSchedules, rx.State):
         """Run one service call; a refusal becomes the notice. True when it succeeded."""
         service = _service()
         if service is None:
-            self.notice = t("schedules.not_ready", self.lang)
+            self.notice, self.notice_refused = t("schedules.not_ready", self.lang), True
             return False
         try:
             await action(service)
         except ChatRejected as refused:
-            self.notice = refusal_text(refused, self.lang)
+            self.notice, self.notice_refused = refusal_text(refused, self.lang), True
             return False
         await self._reload(service)
         return True
@@ -316,7 +318,7 @@ class SchedulesState(FollowSchedules, rx.State):
         self.runs_for = schedule_id
         self.runs_name = next((s.name for s in self.schedules if s.id == schedule_id), "")
         if await self._act(lambda s: s.run_now(schedule_id, self.user_name)):
-            self.notice = t("schedules.started", self.lang)
+            self.notice, self.notice_refused = t("schedules.started", self.lang), False
         return self._keep_following()
 
     @rx.event

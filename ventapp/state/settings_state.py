@@ -27,7 +27,7 @@ from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.state import turns
 from ventapp.state.chat_state import ChatState
 from ventapp.state.lang_state import ui_lang
-from ventapp.state.model_state import ModelState
+from ventapp.state.model_state import ModelState, RouteOption, route_options
 from ventapp.state.ui_identity import (
     came_from,
     login_gone,
@@ -156,6 +156,8 @@ class SettingsState(rx.State):
     thinking_route: str = ""
     """The route the page shows and the switch sets ("" until read: the chat header's choice)."""
     route_names: list[str] = []
+    route_options: list[RouteOption] = []
+    """The routes as the chat's picker shows them (unpriced ones marked and not choosable)."""
     may_switch: bool = False
     """Only operators switch the thinking level (it changes the agent of every user)."""
     switch_reason: str = ""
@@ -197,6 +199,7 @@ class SettingsState(rx.State):
             caller = await role_caller(self.user_name)
             row = await asyncio.to_thread(preference_store.get_preferences, runtime.engine, self.user_name)
             rules = await asyncio.to_thread(preference_store.list_rules, runtime.engine, self.user_name)
+            options = await asyncio.to_thread(route_options, runtime)
         except Exception:
             logger.exception("reading the settings of %r failed", self.user_name)
             self.problem = t("settings.load_failed", self.lang)
@@ -205,6 +208,7 @@ class SettingsState(rx.State):
         self.model = model_view(summary, self.lang)
         self.thinking_route = summary["name"]
         self.route_names = [item["name"] for item in summary["routes"]]
+        self.route_options = options
         self.may_switch = caller.is_operator
         self.switch_reason = (
             ""
@@ -239,8 +243,9 @@ class SettingsState(rx.State):
 
     @rx.event
     async def pick_route(self, route: str) -> None:
-        """The route select: show that route, whose thinking level the switch then sets."""
-        if route in self.route_names:
+        """The route select: show that route, whose thinking level the switch then sets (an unpriced
+        route cannot be picked, as in the chat's picker)."""
+        if route in self.route_names and not any(o.name == route and o.unpriced for o in self.route_options):
             self.thinking_route, self.thinking_note = route, ""
             await self._read()
 

@@ -22,6 +22,7 @@ the same bytes however long the answer is.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 from collections.abc import AsyncIterator
@@ -80,6 +81,12 @@ def current_runtime() -> AgentRuntime | None:
         return get_runtime()
     except RuntimeError:
         return None
+
+
+def delivering() -> contextlib.AbstractContextManager[None]:
+    """:meth:`AgentRuntime.delivering` of the process runtime (nothing while it is not open)."""
+    runtime = current_runtime()
+    return runtime.delivering() if runtime is not None else contextlib.nullcontext()
 
 
 def apply_live(state: Any, before: LiveAnswer, after: LiveAnswer) -> list[Any]:

@@ -80,7 +80,7 @@ def row_view(item: dict[str, Any], lang: str = DEFAULT_LANG) -> LedgerRowView:
         source="real" if item["source"] == "provider" else "estimate",
         input_tokens=fmt(item["input_tokens"], lang),
         output_tokens=fmt(item["output_tokens"], lang),
-        cost=item["cost"],
+        cost=formats.money(item["cost_micros"], item["currency"], lang) if item["currency"] else item["cost"],
         run_id=item["run_id"],
         run_short=item["run_id"][:8],
         sub_agent=not item["main_thread"],
@@ -172,7 +172,15 @@ class UsageState(rx.State):
         self.real_tokens = fmt(today.total_tokens - estimate, lang)
         self.estimate_tokens = fmt(estimate, lang)
         self.has_estimates = estimate > 0
-        self.cost_text = " + ".join(line.public()["display"] for line in today.costs) or "—"
+        self.cost_text = (
+            " + ".join(
+                formats.money(line.cost_micros, line.currency, lang)
+                if line.currency
+                else line.public()["display"]
+                for line in today.costs
+            )
+            or "—"
+        )
         self.calls = fmt(today.calls, lang)
         self.limited = today.daily_token_limit > 0
         self.limit_text = fmt(today.daily_token_limit, lang)

@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ventapp.agent import events as ev
-from ventapp.billing.pricing import format_money
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.i18n import formats as fmt
 
@@ -21,15 +20,16 @@ def as_usage(usage: ev.Usage | Mapping[str, Any] | None) -> ev.Usage | None:
     return usage
 
 
-def cost_text(usage: ev.Usage | Mapping[str, Any] | None) -> str:
-    """What a run cost, for people: ``"¥0.000083"``, ``"$0.0012"``; ``""`` when the model has no price.
+def cost_text(usage: ev.Usage | Mapping[str, Any] | None, lang: str = DEFAULT_LANG) -> str:
+    """What a run cost, for people: ``"¥0.0000830"``, ``"$0.00120"`` (:func:`formats.money`, the rule every
+    cost shown follows); ``""`` when the model has no price.
 
     ``usage.cost_micros`` is in micro-units of ``usage.currency`` (1 CNY = 1,000,000).
     """
     usage = as_usage(usage)
     if usage is None or not usage.currency:
         return ""
-    return format_money(usage.cost_micros, usage.currency)
+    return fmt.money(usage.cost_micros, usage.currency, lang)
 
 
 def context_percent(tokens: int, limit: int) -> int:
@@ -81,7 +81,7 @@ def usage_footer(
                 output=fmt.number(usage.output_tokens, lang),
             )
         )
-        if cost := cost_text(usage):
+        if cost := cost_text(usage, lang):
             parts.append(cost)
         if usage.context_tokens and usage.context_limit:
             used, limit = fmt.compact(usage.context_tokens, lang), fmt.compact(usage.context_limit, lang)

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -278,6 +280,17 @@ def worded_error(code: str, message: str, lang: str = DEFAULT_LANG) -> tuple[str
     return plain, "" if message.strip() in ("", plain) else _worded_detail(code, message, lang)
 
 
+_SERVER_STOPS = frozenset({"run_error.server_stopping", "run_error.shutdown"})
+"""Stops that were not the person's: the server shut down under the answer."""
+
+
+def stop_notice(code: str, message: str, lang: str = DEFAULT_LANG) -> str:
+    """Why a stopped answer stopped when the server stopped it (it shut down), in ``lang``; else ``""``
+    (the person's own Stop needs no more than the bubble's "Stopped" note)."""
+    key = fixed_failure_key(code, message.strip())
+    return t(key, lang) if key in _SERVER_STOPS else ""
+
+
 def _worded_detail(code: str, message: str, lang: str) -> str:
     """``message`` in ``lang`` when it is a fixed failure's English sentence (as the API words it); else as is."""
     key = fixed_failure_key(code, message.strip())
@@ -398,6 +411,9 @@ def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> Cha
     code = str(getattr(run, "error_code", None) or "")
     if error and code:
         error, detail = worded_error(code, str(run.error or ""), lang)
+    notice = t(UNANSWERED_NOTICE, lang) if stored == "waiting" else ""
+    if stored == "cancelled" and run is not None:
+        notice = stop_notice(code, str(run.error or ""), lang)
     duration = getattr(run, "duration_ms", None) if stored != "waiting" else None
     view = ChatMessageView(
         id=str(row.id),
@@ -408,7 +424,7 @@ def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> Cha
         todos=todos_of_cards(row.tool_calls or []),
         citations=citations,
         model_only=stored == "complete" and not citations,
-        notice=t(UNANSWERED_NOTICE, lang) if stored == "waiting" else "",
+        notice=notice,
         error=error,
         error_detail=detail,
         footer=usage_footer(usage, duration, lang),
@@ -422,6 +438,21 @@ def message_from_row(row: Any, lang: str = DEFAULT_LANG, run: Any = None) -> Cha
     return view
 
 
+_STORED_WHEN = re.compile(r" · (\d{4}-\d\d-\d\d \d\d:\d\d)$")
+"""The fire time a scheduled run's session title ends with (``scheduler.execution.session_title``)."""
+
+
+def shown_title(title: str, lang: str) -> str:
+    """A session title as shown: a scheduled run's ``"<name> · 2026-12-02 13:36"`` (stored so, and so in
+    the API) reads with the date as the sidebar writes dates: ``"<name> · 2026/12/2 13:36"`` /
+    ``"<name> · 12/2/2026, 13:36"``. Other titles are unchanged."""
+    match = _STORED_WHEN.search(title)
+    if match is None:
+        return title
+    when = datetime.strptime(match.group(1), "%Y-%m-%d %H:%M").replace(tzinfo=DISPLAY_TZ)
+    return f"{title[: match.start()]} · {fmt.date_time(when, lang, DISPLAY_TZ)}"
+
+
 def session_from_row(row: Any, lang: str = DEFAULT_LANG) -> SessionView:
     """A stored ``ChatSession`` row as a sidebar entry (``updated`` to the minute, Beijing time, in ``lang``).
 
@@ -430,7 +461,7 @@ def session_from_row(row: Any, lang: str = DEFAULT_LANG) -> SessionView:
     """
     return SessionView(
         id=str(row.id),
-        title=row.title or t("sidebar.new_title", lang),
+        title=shown_title(row.title, lang) if row.title else t("sidebar.new_title", lang),
         updated=fmt.date_time(row.updated_at, lang, DISPLAY_TZ),
         pinned=bool(getattr(row, "pinned", False)),
     )

@@ -25,10 +25,11 @@ def settings_link() -> rx.Component:
     )
 
 
-def _route_item(option: rx.Var[RouteOption]) -> rx.Component:
+def route_item(option: rx.Var[RouteOption]) -> rx.Component:
     """A route by the name people read (the main one is 默认模型; the value stays the API's name); one
     whose model has no price (``BILLING_ALLOW_UNPRICED=0``) is shown but cannot be chosen, saying why
-    (its runs would be refused with 503 ``model_unpriced``)."""
+    (its runs would be refused with 503 ``model_unpriced``). The chat's picker and the settings page's
+    route select both list routes with it."""
     name = rx.cond(option.name == DEFAULT_ROUTE, t("model.route_default"), option.name)
     return rx.select.item(
         rx.cond(option.unpriced, name + " · " + t("model.route_unpriced"), name),
@@ -47,7 +48,7 @@ def route_picker() -> rx.Component:
             rx.select.trigger(
                 id="route-picker", variant="soft", aria_label=t("model.picker"), title=t("model.picker")
             ),
-            rx.select.content(rx.foreach(ModelState.options, _route_item)),
+            rx.select.content(rx.foreach(ModelState.options, route_item)),
             value=ModelState.route,
             on_change=ModelState.choose,
             size="1",
