@@ -74,7 +74,7 @@ async def test_the_settings_route_select_marks_an_unpriced_route_as_the_picker_d
     class SettingsTab(HeadlessTab[SettingsState]):
         page_state = SettingsState
 
-    async with BaseStateEventProcessor().configure(state_manager=StateManagerMemory()) as processor:
+    async with headless_processor() as processor:
         tab = SettingsTab(processor)
         await tab.fire_on(ModelState, "refresh")
         (await tab.state()).user_name = "ann"  # the browser's stored name
