@@ -111,4 +111,10 @@ MESSAGES: dict[str, str] = {
     "refusal.auth.others_usage": "Only an operator may see another user's usage.",
     "refusal.auth.others_quota": "Only an operator may set another user's quota.",
     "refusal.auth.raise_quota": "You may lower your own daily quota, not raise it; an operator can raise it.",
+    "refusal.auth.password_short": "The password must have at least {limit} characters.",
+    "refusal.auth.password_long": "The password must have at most {limit} characters.",
+    "refusal.auth.role": "The role must be one of {roles}.",
+    "refusal.auth.key_name_too_long": "A key's name has at most {limit} characters.",
+    "refusal.auth.off": "This needs AUTH_MODE {modes}; this server runs with AUTH_MODE={mode}.",
+    "refusal.auth.no_key": "You have no API key with this id.",
 }

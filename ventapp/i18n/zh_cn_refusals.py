@@ -111,4 +111,10 @@ MESSAGES: dict[str, str] = {
     "refusal.auth.others_usage": "只有运维人员可以查看其他用户的用量。",
     "refusal.auth.others_quota": "只有运维人员可以设置其他用户的额度。",
     "refusal.auth.raise_quota": "你可以降低自己的每日额度，但不能提高；运维人员可以提高它。",
+    "refusal.auth.password_short": "密码至少要有 {limit} 个字符。",
+    "refusal.auth.password_long": "密码最多 {limit} 个字符。",
+    "refusal.auth.role": "角色只能是 {roles} 之一。",
+    "refusal.auth.key_name_too_long": "密钥名称最多 {limit} 个字符。",
+    "refusal.auth.off": "这项功能需要 AUTH_MODE 为 {modes}；本服务器运行的是 AUTH_MODE={mode}。",
+    "refusal.auth.no_key": "你没有这个 id 的 API 密钥。",
 }
