@@ -55,6 +55,20 @@ class Refusal(Exception):
         self.params = dict(params or {})
 
     @classmethod
+    def passed_on(cls, refused: Refusal) -> Self:
+        """Another layer's refusal (billing's, an upload's, a user name's) as this class's, every
+        field kept (so its catalogue id still words ``message``)."""
+        return cls(
+            refused.status,
+            refused.code,
+            refused.message,
+            retry_after=refused.retry_after,
+            details=refused.details,
+            key=refused.key,
+            params=refused.params,
+        )
+
+    @classmethod
     def by_key(
         cls,
         status: int,

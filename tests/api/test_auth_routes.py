@@ -97,7 +97,9 @@ def test_a_wrong_password_and_an_unknown_account_answer_alike(api: ApiServer) ->
 def test_login_refuses_an_unsafe_name_with_the_rule_of_every_route(api: ApiServer) -> None:
     refused = httpx.post(f"{api.url}/api/auth/login", json={"user_name": "ops/admin", "password": PASSWORD})
     assert refused.status_code == 400 and refused.json()["code"] == "bad_request"
-    assert "(not '/')" in refused.json()["message"] and "set-cookie" not in refused.headers
+    assert "(not '/')" in refused.json()["detail"] and "set-cookie" not in refused.headers
+    # ``message`` in Accept-Language (default Chinese): the name rule's sentence of every route.
+    assert "（不能包含 '/'）" in refused.json()["message"]
 
 
 def test_a_stated_user_name_is_ignored_and_logged(api: ApiServer, caplog: pytest.LogCaptureFixture) -> None:
@@ -141,6 +143,35 @@ def test_another_users_key_cannot_be_revoked(api: ApiServer) -> None:
         key_id = as_alice.post("/api/auth/keys", json={}).json()["id"]
         assert as_bob.delete(f"/api/auth/keys/{key_id}").status_code == 404
         assert as_alice.get("/api/auth/keys").json()["items"][0]["active"] is True
+
+
+def test_a_weak_password_and_an_unknown_key_word_message_by_accept_language(api: ApiServer) -> None:
+    """They were English in both fields: ``message`` follows ``Accept-Language``, ``detail`` English."""
+    name = add_account(_name())
+    weak_body = {"current_password": PASSWORD, "new_password": "short"}
+    with logged_in(api.url, name) as client:
+        answers = {
+            "weak": [
+                client.post("/api/auth/password", json=weak_body, headers={"Accept-Language": lang})
+                for lang in ("zh-CN", "en")
+            ],
+            "key": [
+                client.delete("/api/auth/keys/va_nope", headers={"Accept-Language": lang})
+                for lang in ("zh-CN", "en")
+            ],
+        }
+    (weak_zh, weak_en), (key_zh, key_en) = answers["weak"], answers["key"]
+    assert weak_zh.status_code == weak_en.status_code == 400
+    assert weak_zh.json()["code"] == weak_en.json()["code"] == "weak_password"
+    assert weak_zh.json()["message"] == "密码至少要有 10 个字符。"
+    assert (
+        weak_zh.json()["detail"]
+        == weak_en.json()["message"]
+        == "The password must have at least 10 characters."
+    )
+    assert key_zh.status_code == key_en.status_code == 404 and key_zh.json()["code"] == "not_found"
+    assert key_zh.json()["message"] == "你没有这个 id 的 API 密钥。"
+    assert key_zh.json()["detail"] == key_en.json()["message"] == "You have no API key with this id."
 
 
 def test_logout_ends_the_session_on_the_server(api: ApiServer) -> None:

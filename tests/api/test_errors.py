@@ -184,3 +184,25 @@ def test_a_malformed_request_is_worded_per_accept_language_naming_the_field(clie
 def test_a_body_that_is_no_json_is_worded_per_accept_language(client: httpx.Client) -> None:
     broken = client.post("/api/chat/resume", content=b"{", headers={"content-type": "application/json"})
     assert broken.status_code == 422 and broken.json()["message"] == "请求体不是有效的 JSON。"
+
+
+def test_the_frameworks_own_refusals_word_message_by_accept_language(client: httpx.Client) -> None:
+    """An unknown route, a wrong method and an unreadable body were English in both fields:
+    ``message`` follows ``Accept-Language`` (default Chinese), ``detail`` stays English, ``code`` too."""
+    broken = {"content": b"x", "headers": {"content-type": "multipart/form-data"}}  # no boundary
+    cases = {
+        ("GET", "/api/no-such-thing"): (404, "not_found", "没有 GET /api/no-such-thing 这个路由", {}),
+        ("DELETE", "/api/usage/today"): (405, "method_not_allowed", "不接受 DELETE，只接受 GET", {}),
+        ("POST", "/api/chat/stop"): (400, "bad_request", "请求体不是有效的 JSON 或表单数据", broken),
+    }
+    for (method, path), (status, code, chinese, extra) in cases.items():
+        headers = extra.get("headers", {})
+        zh = client.request(method, path, content=extra.get("content"), headers=headers)
+        en = client.request(
+            method, path, content=extra.get("content"), headers={**headers, "Accept-Language": "en"}
+        )
+        assert zh.status_code == en.status_code == status, (path, zh.text)
+        assert zh.json()["code"] == en.json()["code"] == code, path
+        assert chinese in zh.json()["message"], zh.json()
+        assert zh.json()["detail"] == en.json()["detail"] and zh.json()["detail"].isascii(), zh.json()
+        assert en.json()["message"].isascii() and en.json()["message"] != zh.json()["message"], en.json()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import time
 import uuid
@@ -190,6 +191,45 @@ def test_chunked_oversize_body_is_413_as_soon_as_it_passes_the_limit(
         assert _read_status(sock) == 413
     assert sent < 3 * limit, f"the server read {sent:,} bytes before refusing"
     assert llm.requests() == []
+
+
+def _answer(sock: socket.socket) -> tuple[int, dict[str, object]]:
+    """Status and JSON body of a response the server closes after (``connection: close``)."""
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), json.loads(body)
+
+
+def test_the_guards_refusals_word_message_by_accept_language(api: ApiServer, client: httpx.Client) -> None:
+    """403 cross-site, 413 too large and 405 were English in both fields: ``message`` follows
+    ``Accept-Language`` (default Chinese), ``detail`` stays English, ``code`` unchanged."""
+    evil = {"origin": EVIL}
+    cross = [
+        client.delete(f"/api/sessions/{uuid.uuid4()}", headers={**evil, **lang})
+        for lang in ({}, {"accept-language": "en"})
+    ]
+    trace = [
+        client.request("TRACE", "/api/sessions", headers=lang) for lang in ({}, {"accept-language": "en"})
+    ]
+    large = []
+    for lang in ("", "Accept-Language: en\r\n"):
+        head = f"POST /api/chat HTTP/1.1\r\nHost: x\r\n{lang}Content-Type: text/plain\r\nContent-Length: {10**8}\r\n\r\n"
+        with _raw_request(api.url, head) as sock:
+            large.append(_answer(sock))
+    answers = {
+        "拒绝跨站请求": (403, "forbidden", [answer.json() for answer in cross]),
+        "不支持 TRACE": (405, "method_not_allowed", [answer.json() for answer in trace]),
+        "请求体超过了": (413, "too_large", [body for _, body in large]),
+    }
+    assert [answer.status_code for answer in cross + trace] == [403, 403, 405, 405]
+    assert [status for status, _ in large] == [413, 413]
+    for chinese, (_, code, (zh, en)) in answers.items():
+        assert zh["code"] == en["code"] == code
+        assert str(zh["message"]).startswith(chinese), zh
+        assert zh["detail"] == en["detail"] == en["message"] and str(en["detail"]).isascii(), en
+    assert "CORS_ORIGINS" in str(answers["拒绝跨站请求"][2][0]["message"])
 
 
 def test_origin_policy_compares_host_and_port() -> None:

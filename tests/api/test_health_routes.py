@@ -121,3 +121,12 @@ def test_health_says_plainly_that_identities_are_not_verified_in_none_mode(clien
     auth = client.get("/health").json()["auth"]
     assert auth["mode"] == "none" and auth["verified"] is False
     assert "not verified" in auth["note"] and "trusted network" in auth["note"]
+
+
+def test_an_unknown_knowledge_document_is_404_worded_by_accept_language(client: httpx.Client) -> None:
+    """It was English in both fields: ``message`` follows ``Accept-Language``, ``detail`` English."""
+    zh = client.get("/api/kb/no-such-doc")
+    en = client.get("/api/kb/no-such-doc", headers={"Accept-Language": "en"})
+    assert zh.status_code == en.status_code == 404 and zh.json()["code"] == "not_found"
+    assert zh.json()["detail"] == en.json()["message"] == "No such knowledge-base document."
+    assert zh.json()["message"] == "找不到这篇知识库文档。"

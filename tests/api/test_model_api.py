@@ -134,6 +134,12 @@ def test_thinking_switch_reaches_the_request_and_unknown_levels_are_422(
     refused = http.post("/api/model/thinking", json={"level": "ultra"})
     assert refused.status_code == 422 and refused.json()["code"] == "unknown_level"
     assert refused.json()["levels"] == ["default", "off", "low", "medium", "high"]
+    # ``message`` in Accept-Language (default Chinese), ``detail`` the English sentence.
+    assert refused.json()["detail"].startswith(
+        "The model route 'default' offers the thinking levels default,"
+    )
+    assert refused.json()["detail"].endswith("got 'ultra'.")
+    assert "思考级别" in refused.json()["message"] and "'ultra'" in refused.json()["message"]
 
     switched = http.post("/api/model/thinking", json={"level": "High"}, params={"user_name": "ops"})
     assert switched.status_code == 200, switched.text

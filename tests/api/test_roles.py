@@ -96,3 +96,22 @@ def test_the_agent_switches_are_for_operators(api: ApiServer) -> None:
         ):
             assert response.status_code == 403 and response.json()["code"] == "operator_only"
         assert ops.post("/api/model/thinking", json={"level": "default"}).status_code == 200
+
+
+def test_the_account_routes_outside_their_mode_are_404_auth_off_worded_by_accept_language(
+    api: ApiServer,
+) -> None:
+    """``auth_off`` was English in both fields: ``message`` follows ``Accept-Language``."""
+    if _mode(api) != "none":
+        pytest.skip("auth_off is the answer of AUTH_MODE=none")
+    zh = httpx.get(f"{api.url}/api/auth/keys", params={"user_name": "ops"})
+    en = httpx.get(f"{api.url}/api/auth/keys", params={"user_name": "ops"}, headers={"Accept-Language": "en"})
+    assert zh.status_code == en.status_code == 404 and zh.json()["code"] == en.json()["code"] == "auth_off"
+    assert (
+        zh.json()["message"] == "这项功能需要 AUTH_MODE 为 local 或 header；本服务器运行的是 AUTH_MODE=none。"
+    )
+    assert (
+        zh.json()["detail"]
+        == en.json()["message"]
+        == "This needs AUTH_MODE local or header; this server runs with AUTH_MODE=none."
+    )

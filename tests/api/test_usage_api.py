@@ -253,3 +253,42 @@ def test_put_quota_takes_the_caller_from_the_body_and_refuses_unknown_fields(cli
     assert twice.status_code == 422 and twice.json()["code"] == "bad_request"
     assert unknown.status_code == 422 and unknown.json()["unknown_fields"] == ["bogus"]
     assert billing_store.get_quota(_engine(), user).daily_token_limit == 1_000, "nothing changed"
+
+
+def test_the_usage_routes_refusals_word_message_by_accept_language(client: httpx.Client) -> None:
+    """They were English in both fields: ``message`` follows ``Accept-Language`` (default Chinese),
+    ``detail`` stays the English sentence, ``code`` and ``errors`` unchanged."""
+    user = _user()
+    requests = {
+        "之间的整数": (
+            "GET",
+            "/api/usage/recent",
+            {"limit": "0"},
+            None,
+            "limit must be a whole number from 1 to",
+        ),
+        "请发送 JSON": ("PUT", "/api/usage/quota", {"user_name": user}, b"{}", "Send JSON"),
+        "只需说明一次": (
+            "PUT",
+            "/api/usage/quota",
+            {"user_name": user},
+            b'{"user_name": "other", "daily_token_limit": 5}',
+            "Name the caller once",
+        ),
+        "没有记入": ("GET", "/api/usage/runs/never-ran", {"user_name": user}, None, "No usage is booked"),
+        "没有价格": (
+            "GET",
+            "/api/usage/pricing/no-such-model",
+            {},
+            None,
+            "The model 'no-such-model' has no price.",
+        ),
+    }
+    for chinese, (method, path, params, body, english) in requests.items():
+        zh = client.request(method, path, params=params, content=body)
+        en = client.request(method, path, params=params, content=body, headers={"Accept-Language": "en"})
+        assert zh.status_code == en.status_code and zh.status_code in (404, 422), path
+        assert zh.json()["detail"] == en.json()["detail"] == en.json()["message"], path
+        assert en.json()["detail"].startswith(english), en.json()
+        assert zh.json()["code"] == en.json()["code"] and zh.json().get("errors") == en.json().get("errors")
+        assert chinese in zh.json()["message"], zh.json()

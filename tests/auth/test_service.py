@@ -31,8 +31,11 @@ def test_a_weak_password_and_a_bad_role_are_refused(engine: sa.Engine) -> None:
     with pytest.raises(AuthRejected) as weak:
         service.create_account(engine, "alice", "short", "user")
     assert weak.value.code == "weak_password" and "short" not in weak.value.message
-    with pytest.raises(AuthRejected):
+    assert weak.value.worded("zh-CN") == "密码至少要有 10 个字符。", "the API words it per language"
+    with pytest.raises(AuthRejected) as role:
         service.create_account(engine, "alice", PASSWORD, "root")
+    assert role.value.message == "The role must be one of user, operator."
+    assert role.value.worded("zh-CN") == "角色只能是 user, operator 之一。"
     assert auth_store.get_account(engine, "alice") is None
 
 

@@ -87,6 +87,19 @@ def test_error_is_shown_in_place(page: Page, llm: ScriptedServer) -> None:
     expect(bubble.locator(".status")).to_have_text("stopped with an error")
 
 
+def test_a_refusal_shows_its_message_in_the_page_language(page: Page) -> None:
+    """A refusal's ``message`` is worded by the Accept-Language the page sends (its ``lang``);
+    ``detail`` is always English, so a Chinese copy of the page showed English when it read that."""
+    page.evaluate("document.documentElement.lang = 'zh-CN'")
+    page.fill("#user", "bad<name")
+    page.fill("#message", "hello")
+    page.click("#send")
+    error = page.locator(".bubble.assistant").last.locator(".error")
+    expect(error).to_contain_text("HTTP 400", timeout=20_000)
+    expect(error).to_contain_text("user_name 只能包含")
+    assert "may hold only" not in (error.text_content() or "")
+
+
 def test_a_long_streamed_answer_shows_exactly_the_stored_text_around_its_card(
     page: Page, llm: ScriptedServer, api: ApiServer
 ) -> None:

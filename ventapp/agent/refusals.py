@@ -20,19 +20,6 @@ class ChatRejected(Refusal):
     the sentence quotes something of its own (e.g. the installed skills).
     """
 
-    @classmethod
-    def passed_on(cls, refused: Refusal) -> ChatRejected:
-        """A lower layer's refusal (billing's, an upload's) as admission's, every field kept."""
-        return cls(
-            refused.status,
-            refused.code,
-            refused.message,
-            retry_after=refused.retry_after,
-            details=refused.details,
-            key=refused.key,
-            params=refused.params,
-        )
-
 
 rejected = ChatRejected.by_key
 """A fixed admission refusal worded by catalogue id: ``rejected(status, code, key, *, retry_after,

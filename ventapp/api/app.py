@@ -20,6 +20,7 @@ from starlette.routing import compile_path
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from ventapp.agent.pipeline import ChatRejected
+from ventapp.agent.refusals import rejected
 from ventapp.api import (
     auth_routes,
     chat_routes,
@@ -45,6 +46,7 @@ from ventapp.api.errors import (
 from ventapp.api.guards import BODY_MARGIN_BYTES, HttpGuard, OriginPolicy
 from ventapp.auth.service import AuthRejected
 from ventapp.config import Settings, get_settings
+from ventapp.i18n import accept_language, has_message, t
 from ventapp.scheduler.rules import ScheduleRejected
 
 TEST_PAGE = "/static/index.html"
@@ -163,11 +165,25 @@ _CODES = {
 }
 
 
-async def _http_error(_request: Request, exc: Exception) -> JSONResponse:
-    """Framework errors (an unparsable body, …) in the one error shape, never FastAPI's bare ``detail``."""
+async def _http_error(request: Request, exc: Exception) -> JSONResponse:
+    """Framework errors (an unparsable body, …) in the one error shape, never FastAPI's bare ``detail``.
+
+    ``message`` is the catalogue's sentence for the status (``refusal.http.<status>``) in the
+    request's ``Accept-Language``; ``detail`` stays the framework's English text. (Only this app's
+    routes get here: the UI's pages are Reflex's app, which answers its own errors.)
+    """
     assert isinstance(exc, StarletteHTTPException)
-    message = exc.detail if isinstance(exc.detail, str) and exc.detail else "The request was refused."
-    response = error_response(exc.status_code, _CODES.get(exc.status_code, "bad_request"), message)
+    detail = exc.detail if isinstance(exc.detail, str) and exc.detail else None
+    key = f"refusal.http.{exc.status_code}"
+    if not has_message(key):
+        key = "refusal.http.other"
+    lang = accept_language(request.headers.get("accept-language"))
+    response = error_response(
+        exc.status_code,
+        _CODES.get(exc.status_code, "bad_request"),
+        t(key, lang),
+        detail=detail or t(key, "en"),
+    )
     response.headers.update(exc.headers or {})
     return response
 
@@ -189,17 +205,21 @@ def _methods_of(request: Request) -> set[str]:
 async def _no_such_route(request: Request) -> JSONResponse:
     allowed = _methods_of(request)
     if allowed:
-        response = error_response(
-            405,
-            "method_not_allowed",
-            f"{request.url.path} does not take {request.method}; it takes {', '.join(sorted(allowed))}.",
+        response = await chat_rejected_handler(
+            request,
+            rejected(
+                405,
+                "method_not_allowed",
+                "refusal.wrong_method",
+                path=request.url.path,
+                method=request.method,
+                allowed=", ".join(sorted(allowed)),
+            ),
         )
         response.headers["Allow"] = ", ".join(sorted(allowed))
         return response
-    return error_response(
-        404,
-        "not_found",
-        f"There is no {request.method} {request.url.path} route. See the README for the API.",
+    return await chat_rejected_handler(
+        request, rejected(404, "not_found", "refusal.no_route", method=request.method, path=request.url.path)
     )
 
 
@@ -208,9 +228,6 @@ DOCS_PATHS = ("/docs", "/redoc")
 
 async def _no_docs(request: Request) -> JSONResponse:
     """404 JSON naming ``/openapi.json`` (FastAPI's pages need a CDN: see ``create_api``)."""
-    return error_response(
-        404,
-        "not_found",
-        f"{request.url.path} is not served (its page needs the internet); "
-        "the API is described by GET /openapi.json.",
+    return await chat_rejected_handler(
+        request, rejected(404, "not_found", "refusal.no_docs", path=request.url.path)
     )

@@ -61,11 +61,7 @@ class KeyCreate(BaseModel):
 
 def _require_mode(settings: Settings, *modes: str) -> None:
     if settings.auth.mode not in modes:
-        raise AuthRejected(
-            404,
-            "auth_off",
-            f"This needs AUTH_MODE {' or '.join(modes)}; this server runs with AUTH_MODE={settings.auth.mode}.",
-        )
+        raise AuthRejected.by_key(404, "auth_off", "refusal.auth.off", modes=modes, mode=settings.auth.mode)
 
 
 def _secure(request: Request, settings: Settings) -> bool:
@@ -223,6 +219,6 @@ async def revoke_key(key_id: str, caller: CallerDep, runtime: RuntimeDep) -> Res
     _require_mode(runtime.settings, "local", "header")
     revoked = await asyncio.to_thread(auth_store.revoke_api_key, runtime.engine, caller.name, key_id[:16])
     if revoked is None:
-        raise AuthRejected(404, "not_found", "You have no API key with this id.")
+        raise AuthRejected.by_key(404, "not_found", "refusal.auth.no_key")
     logger.info("API key %s of %r revoked", key_id[:16], caller.name)
     return Response(status_code=204)

@@ -14,6 +14,9 @@ pages, ``/_event`` and ``/_upload`` pass through it too). Per request, in order:
    or as soon as a chunked body passes it (whatever the route had begun is discarded);
 4. every HTTP response gets :data:`SECURITY_HEADERS`.
 
+Its refusals are JSON ``{detail, message, code}`` like every API refusal: ``message`` in the
+request's ``Accept-Language`` (default zh-CN), ``detail`` English.
+
 CORS itself (which origins may *read* responses) is Reflex's ``CORSMiddleware``, fed
 the same ``CORS_ORIGINS`` through ``rxconfig.py`` (exact origins; empty: no CORS headers).
 """
@@ -26,6 +29,8 @@ from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ventapp.i18n import accept_language, t
 
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -112,8 +117,14 @@ class OriginPolicy:
         return False
 
 
-def _error(status: int, code: str, message: str, extra: dict[str, str] | None = None) -> list[Message]:
-    body = json.dumps({"detail": message, "message": message, "code": code}).encode()
+def _error(
+    scope: Scope, status: int, code: str, key: str, extra: dict[str, str] | None = None, **params: object
+) -> list[Message]:
+    """The refusal ``key`` as ``{detail, message, code}``: ``message`` in the request's
+    ``Accept-Language`` (default zh-CN), ``detail`` English, as every API refusal."""
+    lang = accept_language(Headers(scope=scope).get("accept-language"))
+    answer = {"detail": t(key, "en", **params), "message": t(key, lang, **params), "code": code}
+    body = json.dumps(answer, ensure_ascii=False).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(key.encode(), value.encode()) for key, value in (extra or {}).items()]
     return [
@@ -155,23 +166,21 @@ class HttpGuard:
         if method not in KNOWN_METHODS:
             allow = ", ".join(sorted(KNOWN_METHODS))
             await _send_all(
-                send, _error(405, "method_not_allowed", f"{method} is not supported.", {"allow": allow})
+                send,
+                _error(
+                    scope, 405, "method_not_allowed", "refusal.guard.method", {"allow": allow}, method=method
+                ),
             )
             return
         if method not in SAFE_METHODS and not self._same_site(scope):
             await _send_all(
                 send,
-                _error(
-                    403,
-                    "forbidden",
-                    "Cross-site requests are refused. A frontend served from another origin must be "
-                    "listed in CORS_ORIGINS.",
-                ),
+                _error(scope, 403, "forbidden", "refusal.guard.cross_site"),
             )
             return
         declared = Headers(scope=scope).get("content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
-            await _send_all(send, self._too_large())
+            await _send_all(send, self._too_large(scope))
             return
         await self._limited(scope, receive, send)
 
@@ -183,12 +192,14 @@ class HttpGuard:
             return self.policy.allows(origin, headers.get("host", ""), scheme)
         return headers.get("sec-fetch-site", "none") in ("same-origin", "none")
 
-    def _too_large(self) -> list[Message]:
+    def _too_large(self, scope: Scope) -> list[Message]:
         return _error(
+            scope,
             413,
             "too_large",
-            f"The request body is larger than the {self.max_body_bytes:,}-byte limit.",
+            "refusal.guard.too_large",
             {"connection": "close"},
+            limit=self.max_body_bytes,
         )
 
     async def _limited(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -223,7 +234,7 @@ class HttpGuard:
             if not over:
                 raise
         if over and not started:
-            await _send_all(send, self._too_large())
+            await _send_all(send, self._too_large(scope))
 
 
 def _with_security_headers(headers: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:

@@ -11,9 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ventapp.agent.endpoint_probe import Check, public_url
 from ventapp.agent.health import subsystems
+from ventapp.agent.refusals import rejected
 from ventapp.agent.runtime import get_runtime
 from ventapp.api.deps import PUBLIC
-from ventapp.api.errors import error_response
 from ventapp.api.openapi import errors
 from ventapp.config import Settings, get_settings
 from ventapp.scheduler.service import get_service
@@ -156,5 +156,5 @@ async def knowledge_document(doc_id: str) -> Any:
     """One knowledge-base document as Markdown (the target of citation links)."""
     doc = get_document(doc_id)
     if doc is None:
-        return error_response(404, "not_found", "No such knowledge-base document.")
+        raise rejected(404, "not_found", "refusal.kb_not_found")
     return PlainTextResponse(doc.text, media_type="text/markdown; charset=utf-8")

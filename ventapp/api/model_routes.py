@@ -19,7 +19,7 @@ from ventapp.agent.agent_set import AgentSet, UnknownRoute
 from ventapp.agent.assembly import model_summary, tool_groups, tool_names
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.agent.prefixes import known_skills
-from ventapp.agent.refusals import unknown_route
+from ventapp.agent.refusals import rejected, unknown_route
 from ventapp.agent.thinking import UnknownLevel, levels_for
 from ventapp.api.deps import CurrentUser, Operator, RuntimeDep
 from ventapp.api.openapi import errors
@@ -81,8 +81,14 @@ async def switch_thinking(body: ThinkingSwitch, runtime: RuntimeDep, operator: O
     try:
         built = await runtime.agents.set_thinking(name, body.level)
     except UnknownLevel as unknown:
-        raise ChatRejected(
-            422, "unknown_level", str(unknown), details={"levels": list(unknown.levels)}
+        raise rejected(
+            422,
+            "unknown_level",
+            "refusal.unknown_level",
+            details={"levels": list(unknown.levels)},
+            route=name,
+            levels=", ".join(unknown.levels),
+            level=repr(body.level),
         ) from None
     logger.info("thinking level of %s set to %s by %s", name, built.thinking, operator)
     return {

@@ -3,7 +3,7 @@
 Thin handlers over ``ventapp.billing``; every database call runs in a thread. The
 caller comes from the identity dependency (:data:`~ventapp.api.deps.CallerDep`); what each role
 may do with quotas and other users' usage is :mod:`ventapp.auth.roles`. Bad input is a
-JSON error from :func:`~ventapp.api.errors.error_response` with code ``bad_request``.
+refusal (``bad_request``, 422) worded by catalogue id: ``message`` follows ``Accept-Language``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 
+from ventapp.agent.refusals import ChatRejected, rejected
 from ventapp.api.deps import (
     MAX_WHOLE,
     CallerDep,
@@ -24,7 +25,6 @@ from ventapp.api.deps import (
     resolve_caller,
     user_identity,
 )
-from ventapp.api.errors import error_response
 from ventapp.api.openapi import errors
 from ventapp.auth import roles
 from ventapp.auth.service import Caller
@@ -32,10 +32,14 @@ from ventapp.billing import guard, pricing, reports
 
 router = APIRouter(tags=["usage"])
 
-QUOTA_PROBLEM = (
-    f'Send JSON {{"daily_token_limit": N[, "for_user": "name"]}} with N a whole number from 0 (unlimited) '
-    f"to {guard.MAX_DAILY_TOKEN_LIMIT}."
-)
+
+def _quota_problem(details: dict[str, Any] | None = None) -> ChatRejected:
+    """422 ``bad_request`` for a quota body that is not ``{"daily_token_limit": N[, "for_user": name]}``."""
+    return rejected(
+        422, "bad_request", "refusal.usage.quota_body", details=details, limit=guard.MAX_DAILY_TOKEN_LIMIT
+    )
+
+
 ForUser = Annotated[
     str | None,
     Query(max_length=200, description="Whose usage (operators only, for another user); default: yours"),
@@ -104,11 +108,13 @@ async def usage_recent(
             )
             if value is None
         ]
-        return error_response(
+        raise rejected(
             422,
             "bad_request",
-            f"limit must be a whole number from 1 to {reports.MAX_PAGE} and offset from 0 to {MAX_WHOLE}.",
+            "refusal.usage.page",
             details={"errors": problems},
+            most_rows=reports.MAX_PAGE,
+            most_skipped=MAX_WHOLE,
         )
     owner = _owner(caller, for_user)
     return await asyncio.to_thread(reports.recent_usage, runtime.engine, owner, limit=page_size, offset=skip)
@@ -119,7 +125,7 @@ async def usage_of_run(run_id: str, runtime: RuntimeDep, user_name: CurrentUser)
     """The ledger rows of one of the user's runs: ``{run_id, items[]}``; 404 if none are theirs."""
     owner, items = await asyncio.to_thread(reports.run_usage, runtime.engine, run_id)
     if owner is None or owner != user_name:
-        return error_response(404, "not_found", "No usage is booked for this run.")
+        raise rejected(404, "not_found", "refusal.usage.no_run")
     return {"run_id": run_id, "items": items}
 
 
@@ -172,24 +178,22 @@ async def put_quota(request: Request, runtime: RuntimeDep, caller: CallerDep) ->
     try:
         body = json.loads(await request.body() or b"null")
     except ValueError:
-        return error_response(422, "bad_request", QUOTA_PROBLEM)
+        raise _quota_problem() from None
     if isinstance(body, dict) and (unknown := sorted(set(body) - QUOTA_FIELDS)):
-        return error_response(422, "bad_request", QUOTA_PROBLEM, details={"unknown_fields": unknown})
+        raise _quota_problem({"unknown_fields": unknown})
     stated = body.get("user_name") if isinstance(body, dict) else None
     if stated is not None:
         queried = request.query_params.get("user_name")
         if not isinstance(stated, str) or (queried is not None and queried != stated):
-            return error_response(
-                422, "bad_request", "Name the caller once: user_name in the query string or in the body."
-            )
+            raise rejected(422, "bad_request", "refusal.usage.caller_twice")
         if queried is None:
             caller = await resolve_caller(request, caller_name(request, stated))
     value = body.get("daily_token_limit") if isinstance(body, dict) else None
     if type(value) is not int or not 0 <= value <= guard.MAX_DAILY_TOKEN_LIMIT:
-        return error_response(422, "bad_request", QUOTA_PROBLEM)
+        raise _quota_problem()
     target = body.get("for_user") if isinstance(body, dict) else None
     if target is not None and not isinstance(target, str):
-        return error_response(422, "bad_request", QUOTA_PROBLEM)
+        raise _quota_problem()
     owner = caller.name if target is None else user_identity(target)
     status = await asyncio.to_thread(roles.set_quota, runtime.engine, runtime.settings, caller, owner, value)
     return {
@@ -216,7 +220,7 @@ async def usage_price(model: str, runtime: RuntimeDep) -> Any:
     """One model's price; 404 when it has none."""
     price = await asyncio.to_thread(pricing.get_price, runtime.engine, model)
     if price is None:
-        return error_response(404, "not_found", f"The model '{model}' has no price.")
+        raise rejected(404, "not_found", "refusal.usage.no_price", model=model)
     return price.public()
 
 

@@ -27,11 +27,17 @@ def _dummy_hash() -> str:
 
 
 class WeakPassword(ValueError):
-    """The new password breaks the rule; ``message`` is a sentence for people."""
+    """The new password breaks the rule; ``message`` is a sentence for people (English).
 
-    def __init__(self, message: str) -> None:
+    ``key`` is the catalogue id that words it in another language (``refusal.auth.password_*``)
+    and ``limit`` the number of characters it names.
+    """
+
+    def __init__(self, message: str, key: str = "", limit: int = 0) -> None:
         super().__init__(message)
         self.message = message
+        self.key = key
+        self.limit = limit
 
 
 def check_rule(password: str) -> None:
@@ -42,9 +48,17 @@ def check_rule(password: str) -> None:
             :data:`MAX_PASSWORD_CHARS` characters.
     """
     if len(password) < MIN_PASSWORD_CHARS:
-        raise WeakPassword(f"The password must have at least {MIN_PASSWORD_CHARS} characters.")
+        raise WeakPassword(
+            f"The password must have at least {MIN_PASSWORD_CHARS} characters.",
+            "refusal.auth.password_short",
+            MIN_PASSWORD_CHARS,
+        )
     if len(password) > MAX_PASSWORD_CHARS:
-        raise WeakPassword(f"The password must have at most {MAX_PASSWORD_CHARS} characters.")
+        raise WeakPassword(
+            f"The password must have at most {MAX_PASSWORD_CHARS} characters.",
+            "refusal.auth.password_long",
+            MAX_PASSWORD_CHARS,
+        )
 
 
 def hash_password(password: str) -> str:

@@ -19,6 +19,7 @@ from urllib.parse import quote
 from sqlalchemy.engine import Engine
 
 from ventapp.agent.identity import MAX_USER_NAME_CHARS, NAME_PUNCTUATION, InvalidUserName, normalize_user_name
+from ventapp.agent.refusals import user_name_refused
 from ventapp.auth import passwords, tokens
 from ventapp.config_auth import AuthSettings
 from ventapp.db import auth_store
@@ -63,17 +64,33 @@ class AuthRejected(Refusal):
     ``unauthenticated``, ``bad_credentials``, ``forged_identity``, ``throttled``, ``weak_password``,
     ``forbidden``, ``not_found``, ``bad_request`` or ``conflict`` (a rename onto a name that has data:
     :mod:`ventapp.auth.rename`); ``message`` never holds the password nor ``str(exc)``;
-    ``retry_after`` for 429. The refusals every API client meets (401, the login throttle's 429, 403
-    ``operator_only``) are worded by catalogue id (``refusal.auth.*``), so the API answers their
+    ``retry_after`` for 429. The refusals the API answers (401, the login throttle's 429, 403
+    ``operator_only``, a bad name, role or password, ``auth_off``, an unknown key) are worded by
+    catalogue id (``refusal.auth.*``, a name's ``refusal.user_name.*``), so the API answers their
     ``message`` in the request's ``Accept-Language``; a ``wait`` they name (seconds) reads as a
-    duration in each language ("15 minutes" / "15分钟").
+    duration in each language ("15 minutes" / "15分钟"). A rename's refusals (the command line's,
+    :mod:`ventapp.auth.rename`) are English only.
     """
 
     @classmethod
     def formatted(cls, params: Mapping[str, object], lang: str) -> dict[str, object]:
-        """``params`` with a ``wait`` in seconds as a duration people read in ``lang``."""
+        """``params`` with a ``wait`` in seconds as a duration people read in ``lang``, and
+        ``modes`` (a tuple of ``AUTH_MODE`` values) as "local or header" / "local 或 header"."""
+        worded = dict(params)
         wait = params.get("wait")
-        return {**params, "wait": formats.wait(wait, lang)} if isinstance(wait, int) else dict(params)
+        if isinstance(wait, int):
+            worded["wait"] = formats.wait(wait, lang)
+        modes = params.get("modes")
+        if isinstance(modes, tuple):
+            worded["modes"] = (" or " if lang == "en" else " 或 ").join(str(mode) for mode in modes)
+        return worded
+
+
+def weak_password(weak: passwords.WeakPassword) -> AuthRejected:
+    """400 ``weak_password`` for a password that breaks the rule, worded by its catalogue id."""
+    if not weak.key:
+        return AuthRejected(400, "weak_password", weak.message)
+    return AuthRejected.by_key(400, "weak_password", weak.key, limit=weak.limit)
 
 
 LOGIN_PATH = "/login"
@@ -121,7 +138,7 @@ def canonical(raw: str) -> str:
     try:
         return normalize_user_name(raw)
     except InvalidUserName as bad:
-        raise AuthRejected(400, "bad_request", bad.message) from None
+        raise AuthRejected.passed_on(user_name_refused(bad)) from None
 
 
 def role_of(engine: Engine, auth: AuthSettings, user_name: str) -> str:
@@ -276,7 +293,7 @@ def change_password(engine: Engine, caller: Caller, current: str, new: str) -> N
     try:
         digest = passwords.hash_password(new)
     except passwords.WeakPassword as weak:
-        raise AuthRejected(400, "weak_password", weak.message) from None
+        raise weak_password(weak) from None
     auth_store.save_account(engine, caller.name, password_hash=digest)
     ended = auth_store.delete_sessions_of(engine, caller.name, keep=caller.session_hash)
     logger.info("password of %r changed; %d other session(s) ended", caller.name, ended)
@@ -302,13 +319,13 @@ def create_account(engine: Engine, raw_name: str, password: str | None, role: st
     """
     name = canonical(raw_name)
     if role is not None and role not in ROLES:
-        raise AuthRejected(400, "bad_request", f"The role must be one of {', '.join(ROLES)}.")
+        raise AuthRejected.by_key(400, "bad_request", "refusal.auth.role", roles=", ".join(ROLES))
     digest = None
     if password is not None:
         try:
             digest = passwords.hash_password(password)
         except passwords.WeakPassword as weak:
-            raise AuthRejected(400, "weak_password", weak.message) from None
+            raise weak_password(weak) from None
     existing = auth_store.get_account(engine, name)
     if role is None and existing is None:
         role = "user"
@@ -332,7 +349,9 @@ def create_api_key(engine: Engine, caller: Caller, label: str) -> tuple[ApiKey, 
     """
     label = " ".join(label.split())
     if len(label) > MAX_KEY_NAME_CHARS:
-        raise AuthRejected(400, "bad_request", f"A key's name has at most {MAX_KEY_NAME_CHARS} characters.")
+        raise AuthRejected.by_key(
+            400, "bad_request", "refusal.auth.key_name_too_long", limit=MAX_KEY_NAME_CHARS
+        )
     key_id, plaintext = tokens.new_api_key()
     row = auth_store.add_api_key(
         engine, ApiKey(id=key_id, user_name=caller.name, name=label, key_hash=tokens.token_hash(plaintext))
