@@ -213,3 +213,10 @@ def test_a_table_excerpt_reads_as_text_not_markdown() -> None:
     bold = get_index().search("each person receives 4 m³/min air", limit=3)
     assert any("each person receives not less than 4 m³/min" in hit.excerpt for hit in bold)
     assert all("**" not in hit.excerpt for hit in bold)
+
+
+def test_a_chinese_methane_limit_question_gets_the_methane_limits_excerpt() -> None:
+    """Tester (try10): "什么是回风巷的瓦斯浓度限值？" was answered from the CO2 paragraph."""
+    top = get_index().search("什么是回风巷的瓦斯浓度限值？", limit=1)[0]
+    assert top.doc.doc_id == "gas-limits"
+    assert "CH4 ≤ 0.5%" in top.excerpt and "Carbon dioxide" not in top.excerpt
