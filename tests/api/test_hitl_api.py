@@ -71,6 +71,8 @@ def test_an_answers_duration_is_the_agents_working_time_not_the_wait_for_approva
     assert agent_done["duration_ms"] == done, "one figure: the main agent's and the answer's"
     runs = http.get(f"/api/sessions/{session_id}/runs").json()["runs"]
     assert runs[0]["duration_ms"] == done, "the stored figure, as the runs table keeps it"
+    answer = http.get(f"/api/chat/history/{session_id}").json()["messages"][-1]
+    assert answer["duration_ms"] == done, "and as the history shows it after a reload"
 
 
 WAIT_S = 2.5
