@@ -387,3 +387,36 @@ def test_history_gives_each_answer_its_duration_and_each_question_its_files(clie
         params={"path": question["attachments"][0], "user_name": "historian"},
     )
     assert shown.status_code == 200 and shown.content == b"fan,kW\nA,30\n", "a path the files route serves"
+
+
+def test_history_offers_the_url_of_each_workspace_file_an_answer_links(
+    client: httpx.Client, llm: ScriptedServer
+) -> None:
+    """Tester: ``![network](/workspace/results/…png)`` is a path a legacy client cannot fetch; the
+    answer keeps it (as stored) and ``workspace_links`` says where the session's files route serves it."""
+    llm.push(
+        {"content": "The data: [fans](/workspace/uploads/fans.csv) and ![net](/workspace/uploads/fans.csv)."}
+    )
+    with client.stream(
+        "POST",
+        "/api/chat",
+        files={
+            "message": (None, "show my data"),
+            "user_name": (None, "linker"),
+            "file": ("fans.csv", b"fan,kW\nA,30\n", "text/csv"),
+        },
+    ) as response:
+        assert read_frames(response)[-1]["type"] == "done"
+    session_id = response.headers["x-session-id"]
+    question, answer = client.get(f"/api/chat/history/{session_id}", params={"user_name": "linker"}).json()[
+        "messages"
+    ]
+    assert "](/workspace/uploads/fans.csv)" in answer["content"], "the stored answer is unchanged"
+    (link,) = answer["workspace_links"]
+    assert link == {
+        "path": "/workspace/uploads/fans.csv",
+        "url": f"/api/sessions/{session_id}/files?path=/workspace/uploads/fans.csv",
+    }
+    assert question["workspace_links"] == []
+    served = client.get(link["url"] + "&user_name=linker")  # httpx's params would replace the query
+    assert served.status_code == 200 and served.content == b"fan,kW\nA,30\n"

@@ -10,8 +10,10 @@ import dataclasses
 import email.message
 import email.utils
 import logging
+import re
 import uuid
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from fastapi.responses import StreamingResponse
@@ -292,10 +294,33 @@ async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) 
                 "created_at": iso_utc(row.created_at),
                 "duration_ms": _duration_ms(row, runs.get(row.run_id or "")),
                 "attachments": attachments.get(row.id, []),
+                "workspace_links": workspace_links(session.id, row.content or "")
+                if row.role == "assistant"
+                else [],
             }
             for row in rows
         ],
     }
+
+
+_WORKSPACE_TARGET = re.compile(r"\]\((/workspace/[^)\s]+)\)")
+"""A Markdown link or image target in the agent's workspace: ``![network](/workspace/results/x.png)``."""
+
+
+def workspace_links(session_id: str, content: str) -> list[dict[str, str]]:
+    """The ``/workspace/…`` targets an answer links or embeds, each with the URL that serves it.
+
+    The agent writes its figures as ``![…](/workspace/results/x.png)``, a path only the agent can
+    read; a client fetches the file from the session's files route (which checks the owner as any
+    request does). The answer's ``content`` keeps the agent's path, as stored.
+
+    Returns:
+        ``[{"path": "/workspace/…", "url": "/api/sessions/{id}/files?path=…"}]`` in order of first
+        appearance, each path once.
+    """
+    paths = dict.fromkeys(_WORKSPACE_TARGET.findall(content))
+    base = f"/api/sessions/{quote(session_id)}/files?path="
+    return [{"path": path, "url": base + quote(path, safe="/")} for path in paths]
 
 
 def _duration_ms(row: ChatMessage, run: ExecutionRun | None) -> int | None:
