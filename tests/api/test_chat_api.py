@@ -7,7 +7,7 @@ import uuid
 import httpx
 import pytest
 
-from tests.api.sse_client import post_chat
+from tests.api.sse_client import post_chat, read_frames
 from tests.scripted_llm.server import ScriptedServer
 
 # The API suite runs on SQLite, PostgreSQL and MariaDB (tests/conftest.py `engines`).
@@ -358,3 +358,66 @@ def test_fork_turn_errors_leave_the_conversation_as_it_was(client: httpx.Client)
         ]
     assert _user_texts(client, session_id) == ["only question"]
     assert client.get("/api/sessions").json() == sessions_before, "no session was opened or changed"
+
+
+def test_history_gives_each_answer_its_duration_and_each_question_its_files(client: httpx.Client) -> None:
+    """Tester: after a reload the legacy page lost the answer's "7.7 s" and the question's file chip,
+    which the history did not carry (the README says ``done.duration_ms`` is the one it shows)."""
+    with client.stream(
+        "POST",
+        "/api/chat",
+        files={
+            "message": (None, "please calculate (12+8)*3"),
+            "user_name": (None, "historian"),
+            "file": ("fans.csv", b"fan,kW\nA,30\n", "text/csv"),
+        },
+    ) as response:
+        frames = read_frames(response)
+    assert frames[-1]["type"] == "done"
+    session_id = response.headers["x-session-id"]
+
+    history = client.get(f"/api/chat/history/{session_id}", params={"user_name": "historian"}).json()
+    question, answer = history["messages"]
+    assert question["attachments"] == ["/workspace/uploads/fans.csv"] and question["duration_ms"] is None
+    assert answer["duration_ms"] == frames[-1]["duration_ms"], "the figure the done frame carried"
+    assert answer["attachments"] == []
+    runs = client.get(f"/api/sessions/{session_id}/runs", params={"user_name": "historian"}).json()["runs"]
+    assert runs[0]["duration_ms"] == answer["duration_ms"]
+    shown = client.get(
+        f"/api/sessions/{session_id}/files",
+        params={"path": question["attachments"][0], "user_name": "historian"},
+    )
+    assert shown.status_code == 200 and shown.content == b"fan,kW\nA,30\n", "a path the files route serves"
+
+
+def test_history_offers_the_url_of_each_workspace_file_an_answer_links(
+    client: httpx.Client, llm: ScriptedServer
+) -> None:
+    """Tester: ``![network](/workspace/results/…png)`` is a path a legacy client cannot fetch; the
+    answer keeps it (as stored) and ``workspace_links`` says where the session's files route serves it."""
+    llm.push(
+        {"content": "The data: [fans](/workspace/uploads/fans.csv) and ![net](/workspace/uploads/fans.csv)."}
+    )
+    with client.stream(
+        "POST",
+        "/api/chat",
+        files={
+            "message": (None, "show my data"),
+            "user_name": (None, "linker"),
+            "file": ("fans.csv", b"fan,kW\nA,30\n", "text/csv"),
+        },
+    ) as response:
+        assert read_frames(response)[-1]["type"] == "done"
+    session_id = response.headers["x-session-id"]
+    question, answer = client.get(f"/api/chat/history/{session_id}", params={"user_name": "linker"}).json()[
+        "messages"
+    ]
+    assert "](/workspace/uploads/fans.csv)" in answer["content"], "the stored answer is unchanged"
+    (link,) = answer["workspace_links"]
+    assert link == {
+        "path": "/workspace/uploads/fans.csv",
+        "url": f"/api/sessions/{session_id}/files?path=/workspace/uploads/fans.csv",
+    }
+    assert question["workspace_links"] == []
+    served = client.get(link["url"] + "&user_name=linker")  # httpx's params would replace the query
+    assert served.status_code == 200 and served.content == b"fan,kW\nA,30\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -48,6 +49,33 @@ def _paused(http: httpx.Client, message: str, **fields: str) -> tuple[str, dict[
 
 def _tool_messages(llm: ScriptedServer) -> list[dict[str, Any]]:
     return [m for m in llm.requests()[-1]["messages"] if m.get("role") == "tool"]
+
+
+def test_an_answers_duration_is_the_agents_working_time_not_the_wait_for_approval(
+    http: httpx.Client, llm: ScriptedServer
+) -> None:
+    """Tester: approved after ~20 s, ~1 s of work read "24.8秒" (done 6301 ms, agent_done 341 ms)."""
+    began = time.monotonic()
+    session_id, frame = _paused(http, "please calculate 1+2")
+    paused_s = time.monotonic() - began
+    time.sleep(WAIT_S)  # the person reads the card
+    began = time.monotonic()
+    response, frames = _resume(
+        http, session_id=session_id, interrupt_token=frame["interrupt_token"], decisions=[{"type": "approve"}]
+    )
+    resumed_s = time.monotonic() - began
+    assert response.status_code == 200 and frames[-1]["type"] == "done"
+    done = frames[-1]["duration_ms"]
+    assert done <= (paused_s + resumed_s) * 1000, f"{done} ms counts the {WAIT_S} s wait for the person"
+    (agent_done,) = [f for f in frames if f["type"] == "agent_done" and f["agent_id"] == "main"]
+    assert agent_done["duration_ms"] == done, "one figure: the main agent's and the answer's"
+    runs = http.get(f"/api/sessions/{session_id}/runs").json()["runs"]
+    assert runs[0]["duration_ms"] == done, "the stored figure, as the runs table keeps it"
+    answer = http.get(f"/api/chat/history/{session_id}").json()["messages"][-1]
+    assert answer["duration_ms"] == done, "and as the history shows it after a reload"
+
+
+WAIT_S = 2.5
 
 
 ZH_REASON = "计算器需要你批准后才会运行。"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,50 @@ def test_a_resumed_run_extends_its_answer_and_the_run_keeps_the_first_token_time
     assert run is not None
     assert (run.input_tokens, run.output_tokens, run.first_token_ms, run.partial) == (6, 4, 12, None)
     assert run.duration_ms is not None and run.finished_at is not None
+
+
+SESSION_7 = "00000000-0000-0000-0000-000000000007"
+
+
+def test_a_resumed_runs_duration_is_its_working_time_without_the_wait_for_approval(engine: sa.Engine) -> None:
+    """Tester: approved the next morning, an answer's footer read "12 小时" for a second of work."""
+    chat_store.create_session(engine, SESSION_7, "u", "t", "full")
+    chat_store.start_run(engine, "r7", SESSION_7, "u", "trace", "chat")
+    started = datetime.now(UTC).replace(tzinfo=None) - timedelta(hours=12)
+    with engine.begin() as connection:  # the run started yesterday evening and paused a second later
+        connection.execute(
+            sa.text("UPDATE execution_runs SET started_at = :at WHERE id = 'r7'"), {"at": started}
+        )
+    paused = turn_writes.finalise_run(
+        engine, "r7", "waiting_input", finished_at=started + timedelta(seconds=1)
+    )
+    assert paused is not None and paused.duration_ms == 1000
+
+    assert chat_store.reopen_waiting_run(engine, SESSION_7) == ("r7", 0)  # approved this morning
+    run = chat_store.get_run(engine, "r7")
+    assert run is not None and run.resumed_at is not None
+    finished = turn_writes.finalise_run(
+        engine, "r7", "success", finished_at=run.resumed_at + timedelta(seconds=2)
+    )
+    assert finished is not None and finished.duration_ms == 3000, "1 s before the pause + 2 s after"
+    run = chat_store.get_run(engine, "r7")
+    assert run is not None and run.duration_ms == 3000 and run.started_at == started
+
+    # A second pause and resume add their parts the same way.
+    chat_store.start_run(engine, "r8", SESSION_7, "u", "trace", "chat")
+    first = turn_writes.finalise_run(engine, "r8", "waiting_input")
+    assert first is not None
+    chat_store.reopen_waiting_run(engine, SESSION_7)
+    resumed = chat_store.get_run(engine, "r8")
+    assert resumed is not None and resumed.resumed_at is not None
+    again = turn_writes.finalise_run(
+        engine, "r8", "waiting_input", finished_at=resumed.resumed_at + timedelta(milliseconds=500)
+    )
+    assert again is not None and again.duration_ms == first.duration_ms + 500
+    chat_store.reopen_waiting_run(engine, SESSION_7)
+    resumed = chat_store.get_run(engine, "r8")
+    assert resumed is not None and resumed.resumed_at is not None
+    last = turn_writes.finalise_run(
+        engine, "r8", "success", finished_at=resumed.resumed_at + timedelta(seconds=1)
+    )
+    assert last is not None and last.duration_ms == first.duration_ms + 1500

@@ -147,3 +147,20 @@ def test_the_page_shares_the_main_ui_stored_user_name(page: Page) -> None:
     expect(page.locator("#user")).to_have_value("shared-engineer")
     page.fill("#user", "renamed-engineer")
     assert page.evaluate("localStorage.getItem('ventagent_user_name')") == "renamed-engineer"
+
+
+def test_a_reload_shows_the_answers_duration_and_the_questions_file_as_live(page: Page) -> None:
+    """Tester: after a reload the answer lost its "7.7 s" and the question its file chip."""
+    page.fill("#user", "legacy-files")
+    page.set_input_files("#file", files=[{"name": "fans.csv", "mimeType": "text/csv", "buffer": b"fan,kW\n"}])
+    _send(page, "please calculate (12+8)*3")
+    question = page.locator(".bubble.user").last
+    expect(question.locator(".status")).to_have_text("\U0001f4ce fans.csv")
+    live = page.locator(".bubble.assistant").last.locator(".usage").inner_text()
+    assert live.split(" \u00b7 ")[0].endswith(" s"), live
+
+    page.reload()
+    restored = page.locator(".bubble.assistant").last
+    expect(restored).to_contain_text("The result is 60.")
+    expect(restored.locator(".usage")).to_have_text(live)
+    expect(page.locator(".bubble.user").last.locator(".status")).to_have_text("\U0001f4ce fans.csv")

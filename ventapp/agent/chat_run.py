@@ -202,8 +202,9 @@ class ChatRun:
         ``cancelled``/``timeout``), nothing after an ``interrupt``. The closing frame comes
         only after the answer and the run status are saved; when the database refused them
         (they are parked in the spool, written back later) it is ``error`` code ``storage``.
-        ``done.duration_ms`` is the run's stored duration (and a saved failure's ``error`` carries
-        it with the kept answer's usage), so the streaming tab's footer reads as a re-read does.
+        ``done.duration_ms`` is the run's stored duration, the agent's working time without any
+        wait for an approval (and ``agent_done`` and a saved failure's ``error`` carry it, the
+        latter with the kept answer's usage), so the streaming tab's footer reads as a re-read does.
         Nothing slow follows the closing frame. A consumer that goes away (client disconnect,
         task cancelled) leaves the run ``cancelled`` with its partial answer saved.
         """
@@ -238,6 +239,7 @@ class ChatRun:
                 failure = failure or self._stop
             transcript = self.kernel.transcript
             closing: ev.ContractEvent | None = None
+            agent_done: ev.AgentDone | None = None  # after the save: it carries the stored duration
             if failure is not None:
                 status = "cancelled" if failure.code == "cancelled" else "failed"
                 closing = ev.Error(message=failure.message, code=failure.code)
@@ -249,7 +251,7 @@ class ChatRun:
                     yield ev.Citations(items=[], model_only=True)
                 duration_ms = int((time.monotonic() - started) * 1000)
                 usage = self._whole_answer(self._priced(transcript.meter.usage()))
-                yield ev.AgentDone(
+                agent_done = ev.AgentDone(
                     agent=MAIN_AGENT,
                     cn_agent=MAIN_AGENT_LABEL,
                     duration_ms=duration_ms,
@@ -261,11 +263,16 @@ class ChatRun:
             if not saved and status != "waiting_input":
                 closing = ev.Error(message=STORAGE_FAILED.message, code=STORAGE_FAILED.code)
             elif closing is not None and self._stored_duration_ms is not None:
-                # The stored figures, not this clock: a tab re-reading the session shows those.
+                # The stored figures, not this clock: a tab re-reading the session shows those, and
+                # a resumed run's clock saw only its last part (the store adds the paused parts).
                 update: dict[str, Any] = {"duration_ms": self._stored_duration_ms}
                 if isinstance(closing, ev.Error) and self._stored_usage is not None:
                     update["usage"] = self._whole_answer(self._stored_usage)
                 closing = closing.model_copy(update=update)
+                if agent_done is not None:
+                    agent_done = agent_done.model_copy(update={"duration_ms": self._stored_duration_ms})
+            if agent_done is not None:
+                yield agent_done
             if closing is not None:
                 yield closing
         finally:

@@ -165,7 +165,10 @@ class Citations(_Event):
 
 
 class AgentDone(_Event):
-    """A (sub-)agent finished. ``context_tokens``: input tokens of its last model call."""
+    """A (sub-)agent finished. ``context_tokens``: input tokens of its last model call.
+
+    The main agent's (``agent_id`` ``main``) ``duration_ms`` is ``done``'s, the run's stored one.
+    """
 
     type: Literal["agent_done"] = "agent_done"
     agent: str
@@ -220,8 +223,9 @@ class Usage(BaseModel):
 class Done(_Event):
     """The run finished successfully; ends the stream.
 
-    ``duration_ms`` is the run's stored duration (``execution_runs.duration_ms``, from its start
-    to its final save; a resumed run counts from its first start), the figure a re-read shows.
+    ``duration_ms`` is the run's stored duration (``execution_runs.duration_ms``), the figure a
+    re-read shows: the agent's working time from its start to its final save; a resumed run counts
+    its part before the pause plus its part after the resume, never the wait for the person.
     """
 
     type: Literal["done"] = "done"

@@ -9,8 +9,11 @@ import asyncio
 import dataclasses
 import email.message
 import email.utils
+import logging
+import re
 import uuid
 from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from fastapi.responses import StreamingResponse
@@ -28,6 +31,7 @@ from ventapp.agent.pipeline import (
 from ventapp.agent.prefixes import apply_prefixes
 from ventapp.agent.refusals import rejected
 from ventapp.agent.runtime import AgentRuntime
+from ventapp.agent.turn_attachments import sent_attachments
 from ventapp.agent.uploads import (
     UploadRejected,
     check_upload,
@@ -39,9 +43,10 @@ from ventapp.api.deps import CurrentUser, FormUser, RuntimeDep
 from ventapp.api.openapi import SSE_RESPONSE, errors
 from ventapp.api.sse import stream_run
 from ventapp.api.wording import RequestLang
-from ventapp.db import chat_store
-from ventapp.db.models import iso_utc
+from ventapp.db import session_store
+from ventapp.db.models import ChatMessage, ExecutionRun, iso_utc
 
+logger = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/chat", tags=["chat"])
 
 
@@ -262,10 +267,15 @@ async def stop(runtime: RuntimeDep, user_name: FormUser, session_id: Annotated[s
 async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Any:
     """The session's messages in order: ``{session_id, title, messages: [...]}``; 404 if not the user's.
 
-    An answer's ``reasoning`` is the model's reasoning kept with it ("" for none).
+    An answer's ``reasoning`` is the model's reasoning kept with it ("" for none); its
+    ``duration_ms`` is its run's stored duration, the one its ``done`` frame carried (None while
+    it waits on a pause, for a user message, or when its run is gone). A user message's
+    ``attachments`` are the workspace paths of the files sent with it (``[]`` for none and on
+    answers), readable through ``GET /api/sessions/{id}/files?path=…``.
     """
     session = await owned_session(runtime, session_id, user_name)
-    rows = await asyncio.to_thread(chat_store.list_messages, runtime.engine, session.id)
+    rows, runs = await asyncio.to_thread(session_store.messages_and_runs, runtime.engine, session.id)
+    attachments = await _sent_files(runtime, session.id, rows)
     return {
         "session_id": session.id,
         "title": session.title,
@@ -282,10 +292,59 @@ async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) 
                 "status": row.status,
                 "run_id": row.run_id,
                 "created_at": iso_utc(row.created_at),
+                "duration_ms": _duration_ms(row, runs.get(row.run_id or "")),
+                "attachments": attachments.get(row.id, []),
+                "workspace_links": workspace_links(session.id, row.content or "")
+                if row.role == "assistant"
+                else [],
             }
             for row in rows
         ],
     }
+
+
+_WORKSPACE_TARGET = re.compile(r"\]\((/workspace/[^)\s]+)\)")
+"""A Markdown link or image target in the agent's workspace: ``![network](/workspace/results/x.png)``."""
+
+
+def workspace_links(session_id: str, content: str) -> list[dict[str, str]]:
+    """The ``/workspace/…`` targets an answer links or embeds, each with the URL that serves it.
+
+    The agent writes its figures as ``![…](/workspace/results/x.png)``, a path only the agent can
+    read; a client fetches the file from the session's files route (which checks the owner as any
+    request does). The answer's ``content`` keeps the agent's path, as stored.
+
+    Returns:
+        ``[{"path": "/workspace/…", "url": "/api/sessions/{id}/files?path=…"}]`` in order of first
+        appearance, each path once.
+    """
+    paths = dict.fromkeys(_WORKSPACE_TARGET.findall(content))
+    base = f"/api/sessions/{quote(session_id)}/files?path="
+    return [{"path": path, "url": base + quote(path, safe="/")} for path in paths]
+
+
+def _duration_ms(row: ChatMessage, run: ExecutionRun | None) -> int | None:
+    """An answer's duration as the chat page shows it: its run's, none while it waits (milliseconds)."""
+    if row.role != "assistant" or run is None or row.status == "waiting":
+        return None
+    return run.duration_ms
+
+
+async def _sent_files(
+    runtime: AgentRuntime, session_id: str, rows: list[ChatMessage]
+) -> dict[str, list[str]]:
+    """``message id -> attachments`` of the user messages: as stored, or for messages stored before
+    they kept their files (revision 0010) from the graph state, as the chat page reads them."""
+    questions = [row for row in rows if row.role == "user"]
+    files = {row.id: list(row.attachments) for row in questions if row.attachments is not None}
+    if len(files) == len(questions):
+        return files
+    try:
+        sent = await sent_attachments(runtime.agent, session_id, [row.content for row in questions])
+    except Exception:
+        logger.exception("reading the attachments of session %s failed", session_id)
+        return files
+    return {row.id: files.get(row.id, found) for row, found in zip(questions, sent, strict=False)} | files
 
 
 __all__ = ["ChatRejected", "router"]

@@ -225,7 +225,10 @@ def session_mark(engine: Engine, session_id: str) -> str:
 
 
 def reopen_waiting_run(engine: Engine, session_id: str) -> tuple[str, int] | None:
-    """Set the session's newest ``waiting_input`` run back to ``running``.
+    """Set the session's newest ``waiting_input`` run back to ``running``, resumed now.
+
+    Its ``duration_ms`` keeps what its paused parts took; the final save adds the time since
+    ``resumed_at`` (:func:`ventapp.db.turn_writes.working_ms`).
 
     Returns:
         ``(run id, last_seq)``: the ``seq`` its paused part ended at as kept with the run (0 when
@@ -241,6 +244,7 @@ def reopen_waiting_run(engine: Engine, session_id: str) -> tuple[str, int] | Non
             return None
         reopened = (run.id, run.last_seq or 0)
         run.status = "running"
+        run.resumed_at = utcnow()  # its working time goes on from here (the wait is not counted)
         db.add(run)
         db.commit()
         return reopened

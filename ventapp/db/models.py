@@ -117,6 +117,8 @@ class ExecutionRun(SQLModel, table=True):
     started_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)
     finished_at: datetime | None = Field(default=None, sa_type=TIMESTAMP)
     duration_ms: int | None = Field(default=None)
+    """The agent's working time (ms): start to final save, less any wait for a person. A paused run
+    keeps the time its paused parts took here; its resumed part adds the time since ``resumed_at``."""
     first_token_ms: int | None = Field(default=None)
     partial: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     """While ``running``: the answer so far, saved every ``ANSWER_SAVE_INTERVAL_S``
@@ -125,6 +127,8 @@ class ExecutionRun(SQLModel, table=True):
     last_seq: int | None = Field(default=None)
     """When the run paused (``waiting_input``): the ``seq`` of its last frame, so its resumed part
     numbers on after it even once the run log has forgotten the paused part (``RUN_LOG_TTL_S``)."""
+    resumed_at: datetime | None = Field(default=None, sa_type=TIMESTAMP)
+    """When the run was last resumed after a pause (None if never): its current part's start."""
 
 
 class RequestKey(SQLModel, table=True):

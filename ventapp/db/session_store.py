@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, delete, select
 
+from ventapp.db.chat_store import list_messages
 from ventapp.db.models import ChatMessage, ChatSession, ExecutionRun
 from ventapp.db.preference_models import ApprovalRule
 
@@ -117,6 +118,17 @@ def list_runs(engine: Engine, session_id: str, limit: int = 50) -> Sequence[Exec
             .limit(limit)
         )
         return db.exec(statement).all()
+
+
+def messages_and_runs(engine: Engine, session_id: str) -> tuple[list[ChatMessage], dict[str, ExecutionRun]]:
+    """A session's messages in order and the runs that wrote them (``run id -> run``), read together.
+
+    The runs give each answer its stored duration (and a failed one its reason), so the chat page
+    and ``GET /api/chat/history`` show the same figures (ownership is the caller's check).
+    """
+    rows = list(list_messages(engine, session_id))
+    runs = {run.id: run for run in list_runs(engine, session_id, limit=len(rows) + 10)}
+    return rows, runs
 
 
 def last_assistant_usage(engine: Engine, session_id: str) -> dict[str, Any]:

@@ -53,9 +53,9 @@ _RUN_ANSWER = sa.select(
     _MESSAGES.c.usage,
 ).where(_MESSAGES.c.run_id == sa.bindparam("p_run"), _MESSAGES.c.role == "assistant")
 _UPDATE_ANSWER = sa.update(_MESSAGES).where(_MESSAGES.c.id == sa.bindparam("p_message"))
-_RUN_STATE = sa.select(_RUNS.c.status, _RUNS.c.started_at, _RUNS.c.first_token_ms).where(
-    _RUNS.c.id == sa.bindparam("p_run")
-)
+_RUN_STATE = sa.select(
+    _RUNS.c.status, _RUNS.c.started_at, _RUNS.c.resumed_at, _RUNS.c.duration_ms, _RUNS.c.first_token_ms
+).where(_RUNS.c.id == sa.bindparam("p_run"))
 _FINISH_RUN = (
     sa.update(_RUNS)
     .where(_RUNS.c.id == sa.bindparam("p_run"))
@@ -264,9 +264,9 @@ class FinalisedRun:
     """What :func:`finalise_run` stored for a run it finalised.
 
     Attributes:
-        duration_ms: The run's stored ``duration_ms`` (its ``started_at`` to ``finished_at``,
-            milliseconds): the figure a re-read of the session shows, so the live ``done``
-            frame carries this one rather than a clock of its own (the two rounded apart).
+        duration_ms: The run's stored ``duration_ms`` (milliseconds; :func:`working_ms`): the
+            figure a re-read of the session shows, so the live ``done`` frame carries this one
+            rather than a clock of its own (the two rounded apart).
     """
 
     duration_ms: int
@@ -330,7 +330,7 @@ def finalise_run(
                 at=finished_at,
             )
         now = finished_at or utcnow()
-        duration_ms = max(0, int((now - run.started_at).total_seconds() * 1000))
+        duration_ms = working_ms(run.started_at, run.resumed_at, run.duration_ms, now)
         connection.execute(
             _FINISH_RUN,
             {
@@ -347,6 +347,29 @@ def finalise_run(
             },
         )
         return FinalisedRun(duration_ms=duration_ms)
+
+
+def working_ms(
+    started_at: datetime, resumed_at: datetime | None, paused_ms: int | None, now: datetime
+) -> int:
+    """A run's duration at ``now``: the agent's working time, without any wait for a person.
+
+    A run that paused for an approval or an answer and was resumed counts its paused parts
+    (``paused_ms``, the ``duration_ms`` stored when it paused) plus the time since it was last
+    resumed; the hours an approval may wait are not the agent's.
+
+    Args:
+        started_at: When the run started (naive UTC).
+        resumed_at: When it was last resumed, or None when it never paused.
+        paused_ms: Its stored ``duration_ms`` (what its parts before ``resumed_at`` took).
+        now: When this part ended (naive UTC).
+
+    Returns:
+        Milliseconds, at least 0.
+    """
+    since = started_at if resumed_at is None else resumed_at
+    before = 0 if resumed_at is None else paused_ms or 0
+    return before + max(0, int((now - since).total_seconds() * 1000))
 
 
 def _write_answer(

@@ -63,7 +63,7 @@ async def load_session(
         session = await owned_session(runtime, session_id, user_name)
     except ChatRejected:
         return None
-    rows, runs = await asyncio.to_thread(_messages_and_runs, runtime.engine, session.id)
+    rows, runs = await asyncio.to_thread(session_store.messages_and_runs, runtime.engine, session.id)
     messages = [message_from_row(row, lang, runs.get(row.run_id or "")) for row in rows]
     questions = [m for m in messages if m.role == "user"]
     stored = [row.attachments for row in rows if row.role == "user"]
@@ -87,13 +87,6 @@ async def _attachments_from_graph(
     for question, kept, attachments in zip(questions, stored, sent, strict=False):
         if kept is None:
             question.attachments = attachments
-
-
-def _messages_and_runs(engine: Any, session_id: str) -> tuple[list[Any], dict[str, Any]]:
-    """A session's messages and the runs that wrote them (by id), read together. Blocking."""
-    rows = list(chat_store.list_messages(engine, session_id))
-    runs = {run.id: run for run in session_store.list_runs(engine, session_id, limit=len(rows) + 10)}
-    return rows, runs
 
 
 def last_context(messages: list[ChatMessageView]) -> tuple[int, int]:

@@ -14,6 +14,15 @@
     }).join("&");
   }
 
+  // The user's message with a chip per file sent with it, as send() draws it live (the file's name).
+  function drawQuestion(row) {
+    var bubble = page.el("div", "bubble user", row.content);
+    (row.attachments || []).forEach(function (path) {
+      bubble.appendChild(page.el("div", "status", "\uD83D\uDCCE " + String(path).split("/").pop()));
+    });
+    return bubble;
+  }
+
   function drawAnswer(row) {
     var bubble = page.newBubble();
     // The reasoning kept with the answer (rows stored before it was kept have none): collapsed, as live.
@@ -28,7 +37,9 @@
     if (row.citations && row.citations.length) page.handleEvent(bubble, { type: "citations", items: row.citations });
     var state = FINISHED[row.status];
     if (!state) page.handleEvent(bubble, { type: "error", message: "this answer did not finish", code: row.status });
-    else if (row.usage && row.usage.total_tokens) page.handleEvent(bubble, { type: "done", usage: row.usage });
+    // The footer as the live done frame drew it: the stored duration (the one done carried) and usage.
+    else if (state === "done" && (typeof row.duration_ms === "number" || (row.usage && row.usage.total_tokens)))
+      page.handleEvent(bubble, { type: "done", usage: row.usage || {}, duration_ms: row.duration_ms });
     bubble.dataset.state = state || "error";
     return bubble;
   }
@@ -41,7 +52,7 @@
     page.setSession(body.session_id);
     var last = null;
     (body.messages || []).forEach(function (row) {
-      if (row.role === "user") { page.log.appendChild(page.el("div", "bubble user", row.content)); last = null; }
+      if (row.role === "user") { page.log.appendChild(drawQuestion(row)); last = null; }
       else last = drawAnswer(row);
     });
     var pending = await fetch("/api/chat/interrupt?" + query({ session_id: body.session_id, user_name: user }), {
