@@ -120,3 +120,12 @@ async def test_a_new_chats_refused_first_message_is_back_in_the_box_after_a_relo
 
     assert _unsent(await a.state()) == [("user", "a new chat, refused")]
     assert a.browser.values.get(a.token) == [("ref_chat_input", "a new chat, refused")]
+
+    guard.set_user_quota(runtime.engine, USER, 10_000_000)
+    await a.fire("open_session", session_id=(await a.state()).sessions[0].id)
+    await a.fire("send", form_data={"message": "in another chat"})
+    await a.fire("new_chat")
+    await a.fire("load_page")
+    assert _unsent(await a.state()) == [("user", "a new chat, refused")], (
+        "a message elsewhere replaces nothing"
+    )

@@ -59,7 +59,7 @@ class ChatControls(rx.State, mixin=True):
     """What the edit box opens with instead of the message (a refused edit's text); "" for the message."""
     unsent_kept: str = rx.SessionStorage("", name="ventagent_unsent")
     """This tab's message the server refused before it ran, as JSON ``{session, text, code, error,
-    attachments}`` (``session``: "" in a new chat); "" for none. Cleared by the next message sent."""
+    attachments}`` (``session``: "" in a new chat); "" for none. Cleared by the next message sent in that chat."""
 
     def _keep_unsent(self, session_id: str, text: str, code: str, error: str, attachments: list[str]) -> None:
         """Remember the refused message in the browser's tab (inside ``async with``)."""
@@ -68,8 +68,17 @@ class ChatControls(rx.State, mixin=True):
             ensure_ascii=False,
         )
 
+    def _kept_unsent(self) -> dict[str, Any]:
+        """The kept refused message (``unsent_kept`` read); ``{}`` for none or an unreadable one."""
+        try:
+            kept = json.loads(self.unsent_kept) if self.unsent_kept else {}
+        except ValueError:
+            return {}
+        return kept if isinstance(kept, dict) else {}
+
     def _forget_unsent(self) -> None:
-        if self.unsent_kept:  # assigned only when set: every assignment is re-sent in the next delta
+        """A message is sent in the kept one's chat: it replaces it (another chat's stays kept)."""
+        if self.unsent_kept and self._kept_unsent().get("session", "") == self.session_id:  # type: ignore[attr-defined]
             self.unsent_kept = ""
 
     def _show_unsent(self) -> list[Any]:
@@ -79,14 +88,10 @@ class ChatControls(rx.State, mixin=True):
             The event putting the text back in the composer, or ``[]`` when nothing is kept for the
             session shown (or it is shown already, or a card or a run holds the session).
         """
-        try:
-            kept = json.loads(self.unsent_kept) if self.unsent_kept else {}
-        except ValueError:
-            kept = {}
+        kept = self._kept_unsent()
         messages: list[ChatMessageView] = self.messages  # type: ignore[attr-defined]
         if (
-            not isinstance(kept, dict)
-            or not str(kept.get("text") or "")
+            not str(kept.get("text") or "")
             or kept.get("session", "") != self.session_id  # type: ignore[attr-defined]
             or self.is_streaming  # type: ignore[attr-defined]
             or self.interrupt.kind  # type: ignore[attr-defined]
