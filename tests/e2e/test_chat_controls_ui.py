@@ -212,6 +212,15 @@ def test_a_refused_message_keeps_its_text_and_retry_sends_it(
     expect(page.locator(".msg-assistant").last.locator(".chat-error")).to_be_visible()
     expect(page.locator("#chat-input")).to_have_value("after the quota")  # not lost
     expect(page.locator(".user-row.unsent .unsent-badge")).to_have_count(1)
+    refusal = page.locator(".msg-assistant").last.locator(".chat-error").text_content() or ""
+    # Tester: after F5 the marked message, its Retry and the text in the box were all gone.
+    kept = "sessionStorage.getItem('ventagent_unsent') || ''"
+    page.wait_for_function(f"({kept}).includes('after the quota')")  # kept in the tab, not on the server
+    page.reload()
+    expect(page.locator(".user-row.unsent .unsent-badge")).to_have_count(1)
+    expect(page.locator(".user-row.unsent")).to_contain_text("after the quota")
+    expect(page.locator(".msg-assistant").last.locator(".chat-error")).to_have_text(refusal)
+    expect(page.locator("#chat-input")).to_have_value("after the quota")
     sent = len(llm.requests())
     raised = httpx.put(quota, params={"user_name": OPERATOR}, json={"daily_token_limit": 0, "for_user": user})
     assert raised.status_code == 200
@@ -223,8 +232,10 @@ def test_a_refused_message_keeps_its_text_and_retry_sends_it(
     expect(page.locator("#chat-input")).to_have_value("")
     assert len(llm.requests()) == sent + 1
     assert _user_texts(llm.requests()[-1]) == ["hello before the quota", "after the quota"]
+    assert page.evaluate(kept) == "", "sent: nothing kept any more"
     page.reload()
     _answered(page, 2, "You said: after the quota")
+    expect(page.locator(".unsent-badge")).to_have_count(0)
     page.context.close()
 
 

@@ -248,6 +248,27 @@ def test_reload_brings_the_card_back_and_it_answers_once(
     other.context.close()
 
 
+def test_a_paused_answers_reasoning_is_collapsed_live_and_after_a_reload(
+    page: Page, llm: ScriptedServer
+) -> None:
+    """Tester: after a reload the reasoning of an answer waiting on its card came back open
+    ("▼ 思考过程"), while finished answers come back collapsed; it is open only while it streams."""
+    thought = "The user asks for a sum; the calculator needs approval."
+    llm.push(
+        {"tool_calls": [{"name": "calculate", "arguments": {"expression": "(12+8)*3"}}], "reasoning": thought}
+    )
+    _send(page, CALCULATION)
+    expect(page.locator(".msg-live .interrupt-card")).to_have_attribute("data-kind", "tool_approval")
+    reasoning = page.locator(".msg-live .msg-reasoning")
+    expect(reasoning).to_contain_text(thought)
+    expect(reasoning).not_to_have_attribute("open", "")
+
+    page.reload()
+    expect(page.locator(".msg-live .interrupt-card")).to_have_attribute("data-kind", "tool_approval")
+    expect(reasoning).to_contain_text(thought)
+    expect(reasoning).not_to_have_attribute("open", "")
+
+
 def test_stop_keeps_the_partial_answer(page: Page, tmp_path_factory: pytest.TempPathFactory) -> None:
     _send(page, "long answer please")
     live = page.locator(".msg-live")

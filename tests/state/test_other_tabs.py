@@ -220,6 +220,37 @@ async def test_a_card_answered_in_another_tab_gives_way_when_the_focus_comes_bac
     assert checkpoint_reads == [], "shown: the next focus reads nothing more"
 
 
+async def test_a_card_answered_in_another_tab_is_no_longer_announced_as_waiting(
+    card_tabs: tuple[Tab, Tab],
+) -> None:
+    """Tester: tab 1's card gave way, but its aria-live region still said "智能体在等你决定。",
+    after a reload too."""
+    a, b = card_tabs
+    await a.fire("send", form_data={"message": "计算 3*4 m³/s"})
+    assert (await a.state()).announcement == "智能体在等你决定。"
+    await b.fire("open_session", session_id=(await a.state()).session_id)
+    await b.fire("submit_approval", form_data={})
+    assert (await b.state()).announcement == "回答已完成。"
+
+    await a.fire("catch_up_on_focus")
+
+    state = await a.state()
+    assert state.interrupt.kind == "" and state.refused_note == "这个对话中已没有等待答复的请求。"
+    assert state.announcement == "", "nothing waits for the person any more"
+    await a.fire("load_page")  # a reload
+    assert (await a.state()).announcement == ""
+
+
+async def test_a_card_still_waiting_is_still_announced_after_a_reread(
+    card_tabs: tuple[Tab, Tab],
+) -> None:
+    a, _ = card_tabs
+    await a.fire("send", form_data={"message": "计算 3*4"})
+    await a.fire("relocalise", lang="en")  # the session is read again, its card with it
+    state = await a.state()
+    assert state.interrupt.kind == "tool_approval" and state.announcement == "智能体在等你决定。"
+
+
 async def test_after_follow_the_notice_comes_back_when_that_answer_ends(tabs: tuple[Tab, Tab]) -> None:  # noqa: F811
     """Tester: after "Follow the answer" the notice just went when that answer ended (text still in the box)."""
     a, b = tabs

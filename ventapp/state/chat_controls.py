@@ -5,15 +5,23 @@ conversation as text: they send one message with ``fork_turn``, and the pipeline
 thread from the checkpoint before that turn (:mod:`ventapp.agent.fork`), replacing the stored
 messages from it on. Retry after a refusal sends the kept text again; after a failed run it
 regenerates the answer.
+
+A refused message is not stored on the server, so the tab keeps it in the browser's session storage
+(``unsent_kept``, per tab, as Reflex restores it on reload): a reload or reopening its session shows it
+again, marked unsent with Retry and the refusal's sentence, and puts its text back in the box, as it
+was before the reload (nothing a person typed is lost; live equals reload).
 """
 
 from __future__ import annotations
 
+import json
+import uuid
 from typing import Any
 
 import reflex as rx
 
 from ventapp.state.chat_data import edit_into_view
+from ventapp.state.live_answer import failed_answer, to_message
 from ventapp.state.ui_identity import came_from, to_login
 from ventapp.state.views import ChatMessageView, sent_turns
 
@@ -49,6 +57,56 @@ class ChatControls(rx.State, mixin=True):
     """The files the edited message is sent with: the replaced message's; the person may remove them."""
     edit_draft: str = ""
     """What the edit box opens with instead of the message (a refused edit's text); "" for the message."""
+    unsent_kept: str = rx.SessionStorage("", name="ventagent_unsent")
+    """This tab's message the server refused before it ran, as JSON ``{session, text, code, error,
+    attachments}`` (``session``: "" in a new chat); "" for none. Cleared by the next message sent in that chat."""
+
+    def _keep_unsent(self, session_id: str, text: str, code: str, error: str, attachments: list[str]) -> None:
+        """Remember the refused message in the browser's tab (inside ``async with``)."""
+        self.unsent_kept = json.dumps(
+            {"session": session_id, "text": text, "code": code, "error": error, "attachments": attachments},
+            ensure_ascii=False,
+        )
+
+    def _kept_unsent(self) -> dict[str, Any]:
+        """The kept refused message (``unsent_kept`` read); ``{}`` for none or an unreadable one."""
+        try:
+            kept = json.loads(self.unsent_kept) if self.unsent_kept else {}
+        except ValueError:
+            return {}
+        return kept if isinstance(kept, dict) else {}
+
+    def _forget_unsent(self) -> None:
+        """A message is sent in the kept one's chat: it replaces it (another chat's stays kept)."""
+        if self.unsent_kept and self._kept_unsent().get("session", "") == self.session_id:  # type: ignore[attr-defined]
+            self.unsent_kept = ""
+
+    def _show_unsent(self) -> list[Any]:
+        """After a (re)load of the tab's session: its refused message again, with Retry; its text in the box.
+
+        Returns:
+            The event putting the text back in the composer, or ``[]`` when nothing is kept for the
+            session shown (or it is shown already, or a card or a run holds the session).
+        """
+        kept = self._kept_unsent()
+        messages: list[ChatMessageView] = self.messages  # type: ignore[attr-defined]
+        if (
+            not str(kept.get("text") or "")
+            or kept.get("session", "") != self.session_id  # type: ignore[attr-defined]
+            or self.is_streaming  # type: ignore[attr-defined]
+            or self.interrupt.kind  # type: ignore[attr-defined]
+        ):
+            return []
+        text = str(kept["text"])
+        if not any(m.unsent for m in messages):  # the tab's state may still show it (same token)
+            lang: str = self.lang  # type: ignore[attr-defined]
+            refusal = failed_answer(str(kept.get("error") or ""), str(kept.get("code") or "internal"), lang)
+            attachments = [str(p) for p in kept.get("attachments") or []]
+            user = ChatMessageView(
+                id=uuid.uuid4().hex, role="user", content=text, attachments=attachments, unsent=True
+            )
+            self.messages = [*messages, user, to_message(refusal)]  # type: ignore[attr-defined]
+        return [rx.set_value("chat-input", text)]
 
     def _mark_unsent(self) -> None:
         """The last user bubble was refused before it ran (inside ``async with``)."""

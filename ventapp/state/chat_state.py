@@ -155,7 +155,8 @@ class ChatState(
                 )
         route = ModelState.follow_session(self.session_id, self.user_name)
         if plan is None:
-            return [session_url_script(self.session_id), route, *await self._restore_interrupt()]
+            card = await self._restore_interrupt()
+            return [session_url_script(self.session_id), route, *card, *self._show_unsent()]
         self.messages, start = turns.follow_start(self.messages, plan, self.lang)
         self._new_live()
         self._follow = {"run_id": plan.run_id, "after": plan.after}
@@ -202,6 +203,7 @@ class ChatState(
         return [
             session_url_script(self.session_id),
             ModelState.follow_session(self.session_id, self.user_name),
+            *self._show_unsent(),  # a new chat's refused first message
         ]
 
     def _begin(self, text: str, fork_turn: int | None = None, keep: list[str] | None = None) -> Any:
@@ -226,6 +228,7 @@ class ChatState(
         self.messages.append(
             ChatMessageView(id=uuid.uuid4().hex, role="user", content=text, attachments=attached)
         )
+        self._forget_unsent()
         self._pending_message, self._pending_fork = text, -1 if fork_turn is None else fork_turn
         self._pending_attachments, self.attachments = list(self.attachments), []
         self._new_live()
@@ -330,6 +333,10 @@ class ChatState(
             logger.exception("chat turn failed outside the run pipeline")
         async with self:
             self._finish(final, None, user_name)
+            if fork < 0 and any(
+                m.unsent for m in self.messages[-2:]
+            ):  # refused, shown unsent: kept for a reload
+                self._keep_unsent(self.session_id, message, final.error_code, final.error, attachments)
         yield HandoffState.refresh
 
     @rx.event

@@ -20,6 +20,7 @@ from typing import Any
 
 import reflex as rx
 
+from ventapp.i18n import LANGS, t
 from ventapp.state import turns
 from ventapp.state.chat_data import load_sessions, session_url_script
 from ventapp.state.interrupt_view import InterruptView, interrupt_view
@@ -28,6 +29,9 @@ from ventapp.state.schedules_state import HandoffState
 from ventapp.state.server_view import differs_from_stored
 from ventapp.state.turns import LIST_LIVE_VARS, LIVE_VARS, Follower, current_live
 from ventapp.state.views import CitationView, SessionView, TodoView, ToolCardView
+
+_WAITING = frozenset(t("a11y.waiting", lang) for lang in LANGS)
+"""The announcement of a card waiting, in each language."""
 
 
 class LiveBubble(rx.State, mixin=True):
@@ -72,6 +76,14 @@ class LiveBubble(rx.State, mixin=True):
             self.interrupt = InterruptView()
         if self.refused_note:  # type: ignore[attr-defined]  # ServerView
             self.refused_note = ""
+
+    def _unsay_waiting(self) -> None:
+        """No card waits (answered in another tab, dropped): the region no longer says one does.
+
+        In any language: the page's may have been switched since it was said.
+        """
+        if not self.interrupt.kind and self.announcement in _WAITING:
+            self.announcement = ""
 
     def _new_live(self) -> None:
         """A new live bubble: the browser's text of any earlier one no longer shows."""

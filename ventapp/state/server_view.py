@@ -49,9 +49,19 @@ class ServerView(rx.State, mixin=True):
         self.session_id = session_id if loaded is not None else ""  # type: ignore[attr-defined]
         self.mode = mode  # type: ignore[attr-defined]
         self._reset_live()  # type: ignore[attr-defined]
+        if loaded is None:  # an empty chat: no card can wait (a session's is read again after this)
+            self._unsay_waiting()  # type: ignore[attr-defined]  # LiveBubble
 
     async def _restore_interrupt(self) -> list[Any]:
-        """After a (re)load: if the session waits on a pause, show its answer live with the card."""
+        """After a (re)load: if the session waits on a pause, show its answer live with the card.
+
+        Else the ``aria-live`` region no longer says the agent waits (another tab answered the card).
+        """
+        events = await self._card_back()
+        self._unsay_waiting()  # type: ignore[attr-defined]  # LiveBubble
+        return events
+
+    async def _card_back(self) -> list[Any]:
         messages: list[ChatMessageView] = self.messages  # type: ignore[attr-defined]
         last = messages[-1] if messages else None
         if last is None or (last.role == "assistant" and last.status != STATUS_WAITING):

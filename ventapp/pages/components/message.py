@@ -181,8 +181,11 @@ def sources(citations: rx.Var[list[CitationView]], model_only: rx.Var[bool] | bo
     )
 
 
-def _reasoning(reasoning: rx.Var[str], live: bool = False) -> rx.Component:
-    """The model's reasoning above the answer, collapsible; open while it streams (``live``)."""
+def _reasoning(reasoning: rx.Var[str], streaming: rx.Var[bool] | bool = False) -> rx.Component:
+    """The model's reasoning above the answer, collapsible; open while it streams (``streaming``).
+
+    A paused answer waiting on its card is not streaming: collapsed, as it comes back after a reload.
+    """
     return rx.cond(
         reasoning != "",
         rx.el.details(
@@ -197,7 +200,7 @@ def _reasoning(reasoning: rx.Var[str], live: bool = False) -> rx.Component:
                 class_name="msg-reasoning-text",
             ),
             class_name="msg-reasoning",
-            open=live,
+            open=streaming,
         ),
     )
 
@@ -352,7 +355,7 @@ def live_bubble() -> rx.Component:
     # The text and reasoning live in the browser and grow by small appends (issue 18): no state vars.
     live_text = TEXT.shown(ChatState.live_id)
     return _assistant_shell(
-        _reasoning(REASONING.shown(ChatState.live_id), live=True),
+        _reasoning(REASONING.shown(ChatState.live_id), streaming=ChatState.is_streaming),
         tool_cards(ChatState.live_tools, pending, live_text),
         todo_list(ChatState.live_todos),
         rx.cond(live_text != "", rx.box(markdown(with_workspace_links(live_text)), width="100%")),
