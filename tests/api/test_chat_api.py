@@ -190,6 +190,9 @@ def test_legacy_test_page_is_served(client: httpx.Client) -> None:
     assert style.status_code == 200 and style.headers["content-type"].startswith("text/css")
     assert restore.status_code == 200 and restore.headers["content-type"].startswith("text/javascript")
     assert "/api/chat/history/" in restore.text and "/api/chat/interrupt" in restore.text
+    dom = client.get("/static/legacy-dom.js")  # the page's helpers, loaded before its own script
+    assert '<script src="/static/legacy-dom.js">' in response.text
+    assert dom.status_code == 200 and "window.ventDom" in dom.text
 
 
 def test_errors_share_one_json_shape(client: httpx.Client) -> None:

@@ -142,6 +142,12 @@ async def legacy_test_page_style() -> FileResponse:
     return FileResponse(STATIC_DIR / "legacy.css", media_type="text/css")
 
 
+@router.get("/static/legacy-dom.js", include_in_schema=False, openapi_extra=PUBLIC)
+async def legacy_test_page_dom() -> FileResponse:
+    """The test page's small DOM and storage helpers (loaded before its own script)."""
+    return FileResponse(STATIC_DIR / "legacy-dom.js", media_type="text/javascript")
+
+
 @router.get("/static/legacy-restore.js", include_in_schema=False, openapi_extra=PUBLIC)
 async def legacy_test_page_restore() -> FileResponse:
     """The test page's script that shows its session (and a waiting card) again after a reload."""
