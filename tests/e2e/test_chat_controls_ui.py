@@ -4,10 +4,9 @@ resend, retry — each proven on the scripted model's request log and on the sto
 
 from __future__ import annotations
 
-import os
+import itertools
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -365,11 +364,8 @@ def test_the_ledger_scrolls_inside_its_card_on_a_phone(browser: Browser, app: Re
             .filter((label) => /^\\d+\\/\\d+$/.test(label.textContent.trim()))
             .map((label) => { const box = label.getBoundingClientRect(); return [label.textContent.trim(), box.x + box.width / 2]; })"""
     )
-    steps = {round(b[1] - a[1]) for a, b in zip(days, days[1:], strict=False)}
+    steps = {round(b[1] - a[1]) for a, b in itertools.pairwise(days)}
     assert len(days) >= 3 and max(steps) - min(steps) <= 2, f"uneven day labels: {days}"
-    page.screenshot(
-        path=str(Path(os.environ.get("SHOT_DIR", "/tmp")) / "fix10a_phone_usage.png"), full_page=True
-    )
     page.context.close()
 
 
