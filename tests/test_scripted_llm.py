@@ -466,3 +466,17 @@ def test_the_network_demo_finds_an_attached_name_with_blanks_as_the_pipeline_lis
         text = "解算这个通风网络，总风量 151.295\n\n" + note_for(paths)
         assert network_call(text) == {"path": name, "total_flow": 151.295}, paths
     assert network_call("solve it\n\n" + note_for([notes])) is None, "no network file attached"
+
+
+def test_the_network_demo_says_a_refusal_in_chinese_without_the_models_english() -> None:
+    """Tester (71_badnet): the Chinese answer carried "Tool '…' failed:" and "(topology.csv lacks …)"."""
+    from tests.scripted_llm.network_demo import summarise_network
+
+    refusal = (
+        "Tool 'solve_ventilation_network' failed: [missing_column] 拓扑文件缺少必需的列（edge_id、from、to、"
+        "r_N_s2_m8）。 (topology.csv lacks the column(s) 'r_N_s2_m8'; required: edge_id, from, to, "
+        "r_N_s2_m8 (optional: name, adjust_r).)."
+    )
+    assert summarise_network(refusal, "zh-CN") == (
+        "解算未完成：[missing_column] 拓扑文件缺少必需的列（edge_id、from、to、r_N_s2_m8）。"
+    )

@@ -4,6 +4,7 @@ resend, retry — each proven on the scripted model's request log and on the sto
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -325,6 +326,57 @@ def test_the_header_fits_a_phone_screen(browser: Browser, app: ReflexApp, locale
             .map(el => el.id)"""
     )
     assert overflow == [], f"header controls off a 390 px screen ({locale}): {overflow}"
+    page.context.close()
+
+
+_LEDGER_FIT = """() => {
+    const card = document.getElementById('ledger-table');
+    const table = card.querySelector('table');
+    let scroller = table.parentElement;
+    while (scroller !== card && !(scroller.scrollWidth > scroller.clientWidth + 1
+            && ['auto', 'scroll'].includes(getComputedStyle(scroller).overflowX))) {
+        scroller = scroller.parentElement;
+    }
+    const right = () => [...table.querySelectorAll('th')].at(-1).getBoundingClientRect().right;
+    const before = right();
+    if (scroller !== card) scroller.scrollLeft = scroller.scrollWidth;
+    return {
+        scrolls: scroller !== card,
+        page_width: document.documentElement.scrollWidth,
+        card_right: card.getBoundingClientRect().right,
+        last_before: before,
+        last_after: right(),
+        wrapped_time: table.querySelector('td').getBoundingClientRect().height > 40,
+    };
+}"""
+
+
+def test_the_ledger_scrolls_inside_its_card_on_a_phone(browser: Browser, app: ReflexApp) -> None:
+    """Tester (98_mobile_usage): at 390 px the ledger was cut off at the 输出 column."""
+    page = browser.new_context(viewport={"width": 390, "height": 844}, locale="zh-CN").new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(app.url)
+    page.locator("#user-name").fill("phone-ledger")
+    page.click("#user-name-save")
+    expect(page.locator("#user-name")).to_have_count(0)
+    _exchange(page, "hello", 1, "hello")
+    page.goto(f"{app.url}/usage")
+    expect(page.locator(".ledger-row").first).to_be_visible()
+    fit = page.evaluate(_LEDGER_FIT)
+    assert fit["scrolls"], f"no horizontal scroller between the table and its card: {fit}"
+    assert fit["page_width"] <= 390, f"the page itself is wider than the phone: {fit}"
+    assert fit["last_before"] > fit["card_right"], f"the table fits without scrolling: {fit}"
+    assert fit["last_after"] <= fit["card_right"] + 0.5, f"scrolled to the end, the last column is cut: {fit}"
+    assert not fit["wrapped_time"], f"the time column wraps instead of scrolling: {fit}"
+    # The chart's day labels (80_quota_set): one fixed step apart, the last one today's.
+    expect(page.locator("#usage-chart svg text").first).to_be_visible()
+    days = page.evaluate(
+        """() => [...document.querySelectorAll('#usage-chart svg text')]
+            .filter((label) => /^\\d+\\/\\d+$/.test(label.textContent.trim()))
+            .map((label) => { const box = label.getBoundingClientRect(); return [label.textContent.trim(), box.x + box.width / 2]; })"""
+    )
+    steps = {round(b[1] - a[1]) for a, b in itertools.pairwise(days)}
+    assert len(days) >= 3 and max(steps) - min(steps) <= 2, f"uneven day labels: {days}"
     page.context.close()
 
 

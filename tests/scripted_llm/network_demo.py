@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ventapp.state.tool_summary import failure_for_person
+
 _SOLVE = re.compile(r"\bsolve\b|解算|求解", re.IGNORECASE)
 _UPLOAD = re.compile(r"/workspace/uploads/[^\s,;]+\.(?:csv|xlsx)", re.IGNORECASE)
 """An upload named in the message's own words (no blanks there: nothing says where the name ends)."""
@@ -54,7 +56,12 @@ def summarise_network(content: str, lang: str) -> str | None:
     try:
         data = json.loads(content).get("data")
     except (ValueError, AttributeError):  # the tool refused (no driver, a bad file): say why
-        return f"解算未完成：{content}" if lang == "zh-CN" else f"The solver did not run: {content}"
+        # In Chinese as a person reads it (the card's words), never the model-facing English.
+        return (
+            f"解算未完成：{failure_for_person(content, lang)}"
+            if lang == "zh-CN"
+            else f"The solver did not run: {content}"
+        )
     if not isinstance(data, Mapping):
         return None
     largest = (data.get("largest_flows") or [{}])[0]

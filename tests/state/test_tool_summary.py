@@ -87,3 +87,47 @@ def test_other_results_count_their_sources_in_proper_english() -> None:
     assert tool_summary(one, "zh-CN") == "找到 1 个来源"
     assert tool_summary(json.dumps({"data": {"message": "done"}, "sources": []}), "en") == "done"
     assert tool_summary('{"data": "not ours"}', "en", "solve_ventilation_network") == "data"
+
+
+def test_a_refused_network_reads_in_chinese_on_its_card_while_the_model_keeps_the_detail(
+    tmp_path: Path,
+) -> None:
+    """Tester (71_badnet): the card read "Tool 'solve_ventilation_network' failed: [missing_column] …
+    (topology.csv lacks the column(s) 'r_N_s2_m8'; …)" in the Chinese UI."""
+    bad = Path(__file__).parents[1] / "data" / "ventilation-networks" / "fan_family_64" / "topology.csv"
+    (tmp_path / "uploads").mkdir()
+    (tmp_path / "uploads" / "topology.csv").write_bytes(bad.read_bytes())
+    workspace_files.set_workspace_resolver(lambda: tmp_path)
+    try:
+        registry.load_builtin_tools()
+        (tool,) = registry.get_tools_by_name(["solve_ventilation_network"])
+        message = tool.invoke(
+            {
+                "name": tool.name,
+                "args": {"path": "/workspace/uploads/topology.csv"},
+                "id": "c",
+                "type": "tool_call",
+            }
+        )
+    finally:
+        workspace_files.set_workspace_resolver(None)
+    content = str(message.content)
+    # The model still learns which tool failed and which column is missing.
+    assert message.status == "error"
+    assert content.startswith("Tool 'solve_ventilation_network' failed: [missing_column] ")
+    assert "'r_N_s2_m8'" in content
+
+    live = reduce_event(
+        LiveAnswer(lang="zh-CN"),
+        ev.ToolResult(
+            tool="solve_ventilation_network", cn_tool="", content=content, tool_call_id="c", error=True
+        ),
+    )
+    stored = tool_card_from_dict(
+        {"tool_call_id": "c", "tool": "solve_ventilation_network", "content": content, "error": True}, "zh-CN"
+    )
+    assert live.tools[0].summary == stored.summary
+    assert stored.summary == "[missing_column] 拓扑文件缺少必需的列（edge_id、from、to、r_N_s2_m8）。"
+    # English keeps the detail (it is the person's language), but not the model's wrapper.
+    english = tool_summary(content, "en", "solve_ventilation_network")
+    assert english.startswith("[missing_column] ") and "lacks the column" in english

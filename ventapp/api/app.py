@@ -6,6 +6,7 @@ Reflex mounts its own app (UI pages, ``/_event``, ``/_upload``) *inside* this on
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -85,6 +86,7 @@ def create_api(
         redoc_url=None,
     )
     api.add_middleware(_TestPageAtRoot, serves_ui=serves_ui)
+    api.add_middleware(_Utf8QueryString)
     api.add_middleware(
         HttpGuard,
         policy=OriginPolicy(settings.cors_origins, ui_port=ui_port),
@@ -153,6 +155,35 @@ class _TestPageAtRoot:
         ):
             await RedirectResponse(TEST_PAGE, status_code=307)(scope, receive, send)
             return
+        await self.app(scope, receive, send)
+
+
+_RAW_BYTE = re.compile(rb"[\x80-\xff]")
+
+
+class _Utf8QueryString:
+    """ASGI middleware: a query string's raw UTF-8 bytes read as UTF-8, as a browser would send them.
+
+    ``curl "…?user_name=王工"`` sends the name's UTF-8 bytes unencoded; Starlette reads a query
+    string's bytes as Latin-1 (a URL should be percent-encoded), so the name became mojibake and
+    was refused as invisible characters. A query string that is valid UTF-8 gets its non-ASCII
+    bytes percent-encoded, which Starlette decodes as UTF-8; any other stays as it came (the way
+    the proxy's identity header is read, ``deps.proxy_header_values``).
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        raw = scope.get("query_string", b"") if scope["type"] in ("http", "websocket") else b""
+        if raw and _RAW_BYTE.search(raw):
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+            else:
+                encoded = _RAW_BYTE.sub(lambda byte: b"%%%02X" % byte[0][0], raw)
+                scope = {**scope, "query_string": encoded}
         await self.app(scope, receive, send)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import reflex as rx
+from reflex.vars.base import Var
 from reflex.vars.function import FunctionStringVar
 
 from ventapp.pages.components.header import page_bar
@@ -133,15 +134,31 @@ def _today() -> rx.Component:
 GROUPED = FunctionStringVar.create(f"((value) => new Intl.NumberFormat({active_lang()}).format(value))")
 """Token counts on the chart's axis and tooltip with thousands separators, as everywhere else (12,345)."""
 
+TOKEN_AXIS_FLOOR = 1000
+"""The token axis reaches at least this far: with no usage it read 0–4 (a range no token count has)."""
+_TOKEN_DOMAIN = Var(
+    "[0, (dataMax) => { const quarter = Math.max(dataMax, "
+    f"{TOKEN_AXIS_FLOOR}) / 4; const unit = 10 ** Math.floor(Math.log10(quarter)); "
+    "return 4 * unit * [1, 2, 2.5, 5, 10].find((k) => k * unit >= quarter); }]"
+)
+"""0 to four round steps (0–1,000 with no usage, 0–8,000 for 6,678): five ticks that read well."""
+
 
 def _chart() -> rx.Component:
     return rx.vstack(
         rx.heading(t("usage.chart_title"), as_="h2", size="4"),
         rx.recharts.bar_chart(
             rx.recharts.cartesian_grid(stroke_dasharray="3 3", vertical=False),
-            rx.recharts.x_axis(data_key="label"),
-            rx.recharts.y_axis(width=80, tick_formatter=GROUPED),
-            rx.recharts.tooltip(formatter=GROUPED),
+            rx.recharts.x_axis(
+                # Day labels one fixed step apart (the default spaced them unevenly, crowded at the end).
+                data_key="label",
+                interval="equidistantPreserveStart",
+            ),
+            rx.recharts.y_axis(
+                width=80, tick_formatter=GROUPED, domain=_TOKEN_DOMAIN, allow_decimals=False, tick_count=5
+            ),
+            # Reflex's tooltip has no ``formatter`` prop: as a keyword it landed in ``wrapperStyle``.
+            rx.recharts.tooltip(custom_attrs={"formatter": GROUPED}),
             rx.recharts.legend(),
             rx.recharts.bar(
                 data_key="input", name=t("usage.chart_input"), stack_id="tokens", fill=rx.color("accent", 9)
@@ -274,6 +291,9 @@ def _ledger() -> rx.Component:
                     rx.table.body(rx.foreach(UsageState.rows, _row)),
                     size="1",
                     width="100%",
+                    # One line per call: on a phone the table scrolls sideways in its card instead of
+                    # squeezing its cells into columns of broken words that looked cut off.
+                    white_space="nowrap",
                 ),
                 overflow_x="auto",
                 width="100%",

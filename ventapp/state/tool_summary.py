@@ -9,11 +9,13 @@ result — an MCP tool, a shape we do not know — says it with a ``summary`` / 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ventapp.i18n import DEFAULT_LANG, t, tn
 from ventapp.i18n.formats import measure
+from ventapp.tools.registry import failure_reason
 
 SUMMARY_CHARS = 96
 """Longest one-line summary of a tool result (the result itself is behind a disclosure)."""
@@ -140,6 +142,32 @@ def _text_of(payload: Mapping[str, Any]) -> str:
     return ""
 
 
+_REFUSAL = re.compile(r"^(\[[a-z_]+\] [^(]*?)\s*\((.*)\)\.?$", re.DOTALL)
+"""A refusal with a code, ``[code] sentence (detail).`` (``network_tool.refusal`` plus the registry's stop)."""
+
+
+def failure_for_person(content: str, lang: str) -> str:
+    """A failed tool's message as a person reads it in ``lang`` (never raises).
+
+    The model gets the whole message: the registry's ``Tool '<name>' failed:`` wrapper says which
+    tool failed, and a refusal's English detail names the row or column to fix. A person gets the
+    reason without the wrapper and, unless the UI is English, a refusal's ``[code]`` and localized
+    sentence without the developer's English detail.
+
+    Args:
+        content: A tool message's text, e.g. ``"Tool 'x' failed: [empty] 文件为空。 (a.csv is empty)."``.
+        lang: The UI language, e.g. ``"zh-CN"``.
+
+    Returns:
+        E.g. ``"[empty] 文件为空。"``; text that is no failure comes back stripped but otherwise as is.
+    """
+    reason = failure_reason(content)
+    match = _REFUSAL.match(reason)
+    if match is None or lang.startswith("en"):
+        return reason
+    return match.group(1).strip()
+
+
 def tool_summary(content: str, lang: str = DEFAULT_LANG, tool: str = "") -> str:
     """One line saying what a tool returned (never raises).
 
@@ -151,9 +179,10 @@ def tool_summary(content: str, lang: str = DEFAULT_LANG, tool: str = "") -> str:
     Returns:
         At most ``SUMMARY_CHARS`` characters on one line; a JSON object says it with its
         ``summary`` / ``message`` / ``result`` / ``error`` field (its own, then its ``data``'s),
-        or the number of ``sources``; anything else by its first non-empty line.
+        or the number of ``sources``; a failure as :func:`failure_for_person` says it; anything
+        else by its first non-empty line.
     """
-    text = content.strip()
+    text = failure_for_person(content, lang)
     line = ""
     try:
         payload = json.loads(text) if text.startswith("{") else None

@@ -106,6 +106,22 @@ def _to_content(result: Any) -> str:
     return json.dumps(result, ensure_ascii=False, default=str)
 
 
+_FAILED = re.compile(r"^Tool '[^'\n]*' failed: ")
+"""The wrapper :func:`_wrap` puts around a failure's reason: it tells the model which tool failed."""
+
+
+def failure_reason(content: str) -> str:
+    """A tool message's text without the model-facing ``Tool '<name>' failed: `` wrapper.
+
+    Args:
+        content: A tool message's text, e.g. ``"Tool 'x' failed: [empty] 文件为空。"``.
+
+    Returns:
+        The reason alone (``"[empty] 文件为空。"``), or ``content`` unchanged when it has no wrapper.
+    """
+    return _FAILED.sub("", content.strip(), count=1)
+
+
 def _wrap(func: Callable[..., Any], name: str) -> Callable[..., str]:
     """Return ``func`` with failures turned into ToolException and results into text."""
 
