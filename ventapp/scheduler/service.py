@@ -333,16 +333,7 @@ class ScheduleService:
         if handoff is None:
             raise not_found()
         if handoff.rejected is not None:
-            refused = handoff.rejected
-            raise ScheduleRejected(
-                refused.status,
-                refused.code,
-                refused.message,
-                retry_after=refused.retry_after,
-                details=refused.details,
-                key=refused.key,
-                params=refused.params,
-            )
+            raise ScheduleRejected.passed_on(handoff.rejected)
         if handoff.claim.outcome != "claimed" or handoff.run_id is None:
             raise refusal(409, "schedule_busy", "schedules.error.schedule_busy")
         return handoff
