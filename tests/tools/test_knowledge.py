@@ -220,3 +220,6 @@ def test_a_chinese_methane_limit_question_gets_the_methane_limits_excerpt() -> N
     top = get_index().search("什么是回风巷的瓦斯浓度限值？", limit=1)[0]
     assert top.doc.doc_id == "gas-limits"
     assert "CH4 ≤ 0.5%" in top.excerpt and "Carbon dioxide" not in top.excerpt
+    # A list's items as text: a leading "- " made the UI draw the snippet as a bullet list (try11).
+    assert not top.excerpt.startswith("-") and " - " not in top.excerpt
+    assert top.excerpt.startswith("Intake air of a coal or development face")
