@@ -144,18 +144,21 @@ ui-export: serve-setup
 	@echo "UI for $(PUBLIC_URL) in $(UI_DIR): point the balancer's root there"
 
 # The demo keeps its data apart (data/demo) unless DATA_DIR is given (`make demo DATA_DIR=…`, or in the
-# environment). Ctrl-C reaches the whole foreground group: the app and the demo model stop on it
-# themselves; the shell then only reaps the model (quietly: it may be gone already) and ends with the
-# app's status, 0 for an interrupt, so nothing but the app's own goodbye is printed.
+# environment). The app runs as a job the shell waits for, so a stop reaches it however it comes:
+# Ctrl-C (the terminal's SIGINT to the whole group, which a shell's background jobs ignore) and a
+# SIGTERM to make (which make passes to this shell) both become one SIGTERM to the app, the way
+# `make run` stops; the shell then reaps the demo model (quietly: it may be gone already) and ends
+# with 0, so nothing but the app's own goodbye is printed.
 DEMO_DATA_DIR = $(or $(DATA_DIR),data/demo)
 demo: serve-setup
 	@$(PY) -c "import socket; socket.create_server(('127.0.0.1', $(DEMO_LLM_PORT)))" 2>/dev/null || { echo "port $(DEMO_LLM_PORT) for the demo model is taken: make demo DEMO_LLM_PORT=<a free port>" >&2; exit 2; }
 	@$(PY) -m tests.scripted_llm --port $(DEMO_LLM_PORT) --delay-ms 15 & llm=$$!; \
-	trap 'kill $$llm 2>/dev/null; wait $$llm 2>/dev/null' EXIT; trap 'exit 0' INT TERM; \
+	trap 'kill $$llm 2>/dev/null; wait $$llm 2>/dev/null' EXIT; \
 	DEEP_AGENT_ENV_PRIORITY=process OPENAI_BASE_URL=http://127.0.0.1:$(DEMO_LLM_PORT)/v1 OPENAI_API_KEY=scripted \
 	MODEL_NAME=scripted-demo DEMO_MODE=1 DATA_DIR=$(DEMO_DATA_DIR) \
-	$(REFLEX_RUN) --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) $(HOST_FLAG); \
-	status=$$?; [ $$status -eq 130 ] && exit 0; exit $$status
+	$(REFLEX_RUN) --env prod --single-port --frontend-port $(APP_PORT) --backend-port $(APP_PORT) $(HOST_FLAG) & app=$$!; \
+	trap 'kill -TERM $$app 2>/dev/null; wait $$app; exit 0' INT TERM; \
+	wait $$app; status=$$?; [ $$status -eq 130 ] && exit 0; exit $$status
 
 # Debian's Chromium for the browser tests, and Noto CJK so Chinese renders as glyphs, not boxes
 # (screenshots and the accessibility check read real text).

@@ -24,13 +24,15 @@ import os, signal, sys, time
 from pathlib import Path
 
 
-def stop(*_):
+def stop(signum, _frame):
+    Path(os.environ["FAKE_APP_OUT"] + ".stopped").write_text(signal.Signals(signum).name)
     time.sleep(1.0)  # Reflex takes a moment to shut down: the demo model is gone by then
     sys.exit(0)
 
 
 Path(os.environ["FAKE_APP_OUT"]).write_text(os.environ.get("DATA_DIR", ""))
 signal.signal(signal.SIGINT, stop)
+signal.signal(signal.SIGTERM, stop)
 print("fake app up", flush=True)
 signal.pause()
 """
@@ -49,8 +51,9 @@ def _port_free(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) != 0
 
 
-def _demo(tmp_path: Path, *assignments: str) -> tuple[str, str, int]:
-    """Run ``make demo`` with the fake app, press Ctrl-C once both servers are up.
+def _demo(tmp_path: Path, *assignments: str, term: bool = False) -> tuple[str, str, int]:
+    """Run ``make demo`` with the fake app, press Ctrl-C once both servers are up (``term``: send
+    SIGTERM to make alone instead, as a process manager or ``kill`` does).
 
     Returns:
         (what make printed, the DATA_DIR the app got, make's return code).
@@ -86,7 +89,10 @@ def _demo(tmp_path: Path, *assignments: str) -> tuple[str, str, int]:
             break
         lines.append(line)
     try:
-        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in the terminal
+        if term:
+            proc.send_signal(signal.SIGTERM)  # `kill <make's pid>`: make passes it to its recipe's shell
+        else:
+            os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in the terminal
         rest, _ = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
@@ -114,3 +120,12 @@ def test_demo_keeps_its_data_apart_by_default(tmp_path: Path) -> None:
 
     assert data_dir == "data/demo", printed
     assert "No such process" not in printed and "make: ***" not in printed, printed
+
+
+def test_demo_stops_on_sigterm_to_make(tmp_path: Path) -> None:
+    """try11: `kill -TERM` of `make demo` left make, the app and the demo model running."""
+    printed, data_dir, code = _demo(tmp_path, term=True)
+
+    assert data_dir == "data/demo", printed
+    assert (tmp_path / "app_env.txt.stopped").read_text() == "SIGTERM", "the app was told to stop"
+    assert code == -signal.SIGTERM, "make itself ends by the signal it was sent, as GNU make does"
