@@ -135,7 +135,7 @@ def test_a_resumed_run_extends_its_answer_and_the_run_keeps_the_first_token_time
         "reasoning": "Ask before calculating.",
         "tool_calls": [{"tool_call_id": "c1", "tool": "calc", "content": None}],
         "citations": [{"url": "u1", "title": "one"}],
-        "usage": {"input_tokens": 5, "output_tokens": 3, "total_tokens": 8},
+        "usage": {"input_tokens": 5, "output_tokens": 3, "total_tokens": 8, "reasoning_tokens": 2},
         "status": "waiting",
     }
     assert turn_writes.finalise_run(
@@ -149,7 +149,7 @@ def test_a_resumed_run_extends_its_answer_and_the_run_keeps_the_first_token_time
         "reasoning": "Approved: calculate.",
         "tool_calls": [{"tool_call_id": "c1", "content": "42"}, {"tool_call_id": "c2", "tool": "look"}],
         "citations": [{"url": "u1", "title": "one again"}, {"url": "u2"}],
-        "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2},
+        "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2, "reasoning_tokens": 1},
         "status": "complete",
     }
     assert turn_writes.finalise_run(
@@ -166,6 +166,7 @@ def test_a_resumed_run_extends_its_answer_and_the_run_keeps_the_first_token_time
     ]
     assert answer.citations == [{"url": "u1", "title": "one again"}, {"url": "u2"}]
     assert answer.usage["input_tokens"] == 6 and answer.usage["total_tokens"] == 10
+    assert answer.usage["reasoning_tokens"] == 3, "as done says (try11: the history kept the last part's)"
     run = chat_store.get_run(engine, "r")
     assert run is not None
     assert (run.input_tokens, run.output_tokens, run.first_token_ms, run.partial) == (6, 4, 12, None)

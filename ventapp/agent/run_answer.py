@@ -18,18 +18,11 @@ from ventapp.billing.pricing import Price
 from ventapp.billing.settlement import spool_payload
 from ventapp.billing.usage import CallUsage
 from ventapp.db.models import utcnow
+from ventapp.db.turn_writes import ANSWER_USAGE_SUMS
 
 CANCELLED_MARKER = "\n\n[stopped]"
 """Appended to a partial answer saved after a stop or a disconnect."""
 
-_SUMMED_USAGE = (
-    "input_tokens",
-    "output_tokens",
-    "total_tokens",
-    "model_calls",
-    "cost_micros",
-    "reasoning_tokens",
-)
 _ANSWER_STATUS = {"success": "complete", "waiting_input": "waiting"}
 """A run's status -> its answer's status (the others are the same word)."""
 
@@ -46,7 +39,7 @@ def whole_answer(usage: ev.Usage, prior: dict[str, Any]) -> ev.Usage:
     """
     if not prior:
         return usage
-    summed = {key: getattr(usage, key) + int(prior.get(key) or 0) for key in _SUMMED_USAGE}
+    summed = {key: getattr(usage, key) + int(prior.get(key) or 0) for key in ANSWER_USAGE_SUMS}
     estimated = "estimate" in (usage.usage_source, prior.get("usage_source"))
     return usage.model_copy(
         update={

@@ -195,7 +195,9 @@ def _next_message_time(connection: sa.Connection, session_id: str) -> datetime:
 
 
 USAGE_TOTALS = ("input_tokens", "output_tokens", "total_tokens", "model_calls", "cost_micros")
-"""Usage keys that add up when a resumed run extends its answer."""
+"""Usage keys a run's booking and its ledger rows both carry, and that add up."""
+ANSWER_USAGE_SUMS = (*USAGE_TOTALS, "reasoning_tokens")
+"""Usage keys that add up when a resumed run extends its answer (its ``done`` and its stored usage)."""
 
 
 def merged_answer(
@@ -218,7 +220,7 @@ def merged_answer(
             {key: value for key, value in card.items() if value not in (None, {}) or key not in merged}
         )
     by_url = {item["url"]: item for item in [*row.citations, *citations]}
-    totals = {key: row.usage.get(key, 0) + usage.get(key, 0) for key in USAGE_TOTALS}
+    totals = {key: (row.usage.get(key) or 0) + (usage.get(key) or 0) for key in ANSWER_USAGE_SUMS}
     return {
         "content": "\n\n".join(part for part in (row.content, content) if part),
         "reasoning": "\n\n".join(part for part in (row.reasoning, reasoning) if part) or None,
