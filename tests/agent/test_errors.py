@@ -9,7 +9,7 @@ import httpx2
 import openai
 import pytest
 
-from ventapp.agent.errors import RETRYABLE_CODES, classify, provider_reason
+from ventapp.agent.errors import RETRYABLE_CODES, classify, fixed_failure_key, provider_reason
 
 # The body llama-cpp-python 0.3.36 answers (HTTP 500) to a system message whose content is a list.
 LLAMA_CPP_VALIDATION = {
@@ -107,3 +107,8 @@ def test_connection_lost_mid_stream_is_readable_and_retryable(transport: Any) ->
     assert failure.code == "model_unreachable" and "broke off" in failure.message
     refused = classify(openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:1/v1")))
     assert refused.code == "model_unreachable" and "OPENAI_BASE_URL" in refused.message
+    # try11: both quote nothing of the server, so the API and the UI word them (Chinese by default),
+    # and a MODELS route's own base_url is named too.
+    assert "base_url in MODELS" in refused.message
+    assert fixed_failure_key(refused.code, refused.message) == "run_error.model_unreachable"
+    assert fixed_failure_key(failure.code, failure.message) == "run_error.model_broke_off"

@@ -61,6 +61,20 @@ SHUTDOWN = RunFailure(
 )
 """A scheduled run stopped because the process is shutting down (:mod:`ventapp.scheduler.execution`)."""
 
+MODEL_UNREACHABLE = RunFailure(
+    "model_unreachable",
+    "The model endpoint could not be reached. Check the route's base URL (OPENAI_BASE_URL, or its "
+    "base_url in MODELS) and that the server is running.",
+)
+"""No connection to the model server (refused, no route, DNS, TLS)."""
+MODEL_BROKE_OFF = RunFailure(
+    "model_unreachable",
+    "The connection to the model server broke off in the middle of the answer (the server "
+    "stopped or restarted). The partial answer has been kept; send the message again once "
+    "the server is back.",
+)
+"""The model server's connection ended mid-answer."""
+
 FIXED_FAILURES: dict[RunFailure, str] = {
     UNCONFIGURED: "run_error.model_unconfigured",
     CANCELLED: "run_error.cancelled",
@@ -71,6 +85,8 @@ FIXED_FAILURES: dict[RunFailure, str] = {
     INTERNAL: "run_error.internal",
     SHUTDOWN: "run_error.shutdown",
     SERVER_STOPPING: "run_error.server_stopping",
+    MODEL_UNREACHABLE: "run_error.model_unreachable",
+    MODEL_BROKE_OFF: "run_error.model_broke_off",
 }
 """Failures whose sentence is fixed, and the catalogue id that words it (its English is the same text)."""
 _FIXED_KEYS = {(failure.code, failure.message): key for failure, key in FIXED_FAILURES.items()}
@@ -264,17 +280,9 @@ def classify(exc: BaseException) -> RunFailure:
             "model_unreachable", "The model did not answer in time. Try again, or check the endpoint."
         )
     if _broke_off(exc):
-        return RunFailure(
-            "model_unreachable",
-            "The connection to the model server broke off in the middle of the answer (the server "
-            "stopped or restarted). The partial answer has been kept; send the message again once "
-            "the server is back.",
-        )
+        return MODEL_BROKE_OFF
     if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
-        return RunFailure(
-            "model_unreachable",
-            "The model endpoint could not be reached. Check OPENAI_BASE_URL and that the server is running.",
-        )
+        return MODEL_UNREACHABLE
     if isinstance(exc, openai.APIStatusError):
         return _status_failure(exc)
     if isinstance(exc, openai.APIError):

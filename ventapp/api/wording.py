@@ -9,9 +9,10 @@ frame goes out (``POST /api/chat``, ``/api/chat/resume``, ``GET /api/chat/stream
 Each ``agent_start``, ``agent_done`` and ``agent_error`` gets ``label``, the agent's name in it
 (``cn_agent`` stays Chinese). So are the run's opening ``thinking`` line, each ``executing`` line (Chinese as the kernel
 words it, English from the catalogue), and an ``error`` frame whose sentence is fixed by its
-failure (no model configured, stopped, timed out, quota, storage, internal); ``code`` never
-changes. An error that quotes the model server (``model_*``, ``context_overflow``) keeps its
-English sentence: it names settings and the provider's own words, for whoever runs the server.
+failure (no model configured, model server unreachable or cut off mid-answer, stopped, timed
+out, quota, storage, internal); ``code`` never changes. An error that quotes the model server
+(``model_failed``, ``model_error`` …, ``context_overflow``) keeps its English sentence: it names
+settings and the provider's own words, for whoever runs the server.
 """
 
 from __future__ import annotations

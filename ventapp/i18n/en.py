@@ -452,6 +452,8 @@ MESSAGES: dict[str, str] = {
     "run_error.client_gone": "The client disconnected; the partial answer has been kept.",
     "run_error.timeout": "The run took longer than RUN_TIMEOUT_S allows and was stopped. The partial answer has been kept.",
     "run_error.server_stopping": "The server is shutting down, so the answer was stopped. The partial answer has been kept.",
+    "run_error.model_unreachable": "The model endpoint could not be reached. Check the route's base URL (OPENAI_BASE_URL, or its base_url in MODELS) and that the server is running.",
+    "run_error.model_broke_off": "The connection to the model server broke off in the middle of the answer (the server stopped or restarted). The partial answer has been kept; send the message again once the server is back.",
     "run_error.quota": "Your daily token quota is used up, so the answer was stopped. It resets at midnight (Asia/Shanghai).",
     "run_error.storage": "The answer could not be saved because the database is not taking writes right now. It is kept on the server and will appear in this chat once the database is back.",
     "run_error.internal": "Something went wrong while running the agent. The error has been logged.",

@@ -450,6 +450,8 @@ MESSAGES: dict[str, str] = {
     "run_error.client_gone": "发起请求的客户端已断开连接，已保留目前的部分回答。",
     "run_error.timeout": "运行时间超过 RUN_TIMEOUT_S 的上限，已被停止；已保留目前的部分回答。",
     "run_error.server_stopping": "服务器正在关闭，回答已被停止；已保留目前的部分回答。",
+    "run_error.model_unreachable": "无法连接模型服务。请检查该模型路由的地址（OPENAI_BASE_URL，或 MODELS 中它的 base_url），并确认模型服务正在运行。",
+    "run_error.model_broke_off": "与模型服务的连接在回答中途断开（服务停止或重启了）。已保留目前的部分回答；服务恢复后请重新发送这条消息。",
     "run_error.quota": "今天的 token 额度已用完，回答已停止。额度在北京时间零点重置。",
     "run_error.storage": "数据库暂时不接受写入，回答未能保存。它已保留在服务器上，数据库恢复后会出现在这个对话中。",
     "run_error.internal": "运行智能体时出错了，错误已记录到日志。",

@@ -83,7 +83,7 @@ MESSAGES: dict[str, str] = {
     "refusal.usage.caller_twice": "调用者只需说明一次：在查询参数或请求体中给出 user_name，不要两处都给。",
     "refusal.usage.no_price": "模型 '{model}' 没有价格。",
     "refusal.kb_not_found": "找不到这篇知识库文档。",
-    "refusal.unknown_level": "模型路由 '{route}' 提供的思考级别为 {levels}；收到的是 {level}。",
+    "refusal.unknown_level": "模型路由“{route}”提供的思考级别为{levels}；收到的是{level}。",
     "refusal.invalid.missing": "缺少必填字段 {field}。",
     "refusal.invalid.empty": "字段 {field} 不能为空。",
     "refusal.invalid.too_short": "字段 {field} 至少要有 {limit} 个字符。",
