@@ -166,8 +166,8 @@ def _plain(block: str) -> str:
 
     A table's rows read ``cell · cell``, one row after another with ``; `` (its ``|---|`` rule
     dropped), a list's items follow each other without their ``-`` or ``1.`` markers, and bold
-    markers go: the snippet is shown as plain text (the UI renders it as Markdown, where a
-    leading ``-`` made a bullet list), where raw pipes and asterisks were noise (testers' findings).
+    markers go. The UI renders a snippet as Markdown: raw pipes and asterisks were noise there,
+    and a leading ``-`` drew a bullet list (testers' findings).
     """
     lines = [line.strip() for line in block.splitlines() if line.strip()]
     if lines and all(line.startswith("|") for line in lines):
@@ -178,10 +178,8 @@ def _plain(block: str) -> str:
                 continue
             rows.append(" · ".join(cell for cell in cells if cell))
         text = "; ".join(row for row in rows if row)
-    elif lines and all(_LIST_ITEM.match(line) for line in lines[:1]):
-        # A list: its items one after another, each ended as a sentence, without the markers.
-        items = [_LIST_ITEM.sub("", line) for line in lines]
-        text = " ".join(items)
+    elif lines and _LIST_ITEM.match(lines[0]):
+        text = " ".join(_LIST_ITEM.sub("", line) for line in lines)
     else:
         text = " ".join(block.split())
     return _EMPHASIS.sub(lambda match: match.group(1) or match.group(2), text)
