@@ -49,3 +49,34 @@ def post_chat(client: httpx.Client, **fields: str) -> tuple[httpx.Response, list
             return response, read_frames(response)
         response.read()
         return response, []
+
+
+TEXT_TYPES = ("token", "thinking_token")
+"""Frames whose ``content`` clients append: a stream may carry consecutive ones as one (issue 18)."""
+
+
+def collapsed(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``frames`` with each run of consecutive same-type text frames as one (content joined, last seq).
+
+    Two reads of one run (live, and a join that got its backlog at once) carry the same frames
+    seen this way, however the server merged the texts of a client that was behind.
+    """
+    out: list[dict[str, Any]] = []
+    for frame in frames:
+        if out and frame["type"] in TEXT_TYPES and out[-1]["type"] == frame["type"]:
+            out[-1] = {**frame, "content": out[-1]["content"] + frame["content"]}
+        else:
+            out.append(dict(frame))
+    return out
+
+
+def assert_numbered(frames: list[dict[str, Any]], first: int = 1) -> None:
+    """``seq`` rises from ``first``; a number is skipped only by a text frame that carries it
+    (merged texts are numbered as their last part)."""
+    expected = first
+    for frame in frames:
+        if frame["type"] in TEXT_TYPES:
+            assert frame["seq"] >= expected, [f["seq"] for f in frames]
+        else:
+            assert frame["seq"] == expected, [f["seq"] for f in frames]
+        expected = frame["seq"] + 1

@@ -81,22 +81,48 @@ async def test_a_frame_a_language_leaves_as_it_is_shares_the_bytes_encoded_once(
     assert frame.encoded is zh, "an English request's own wording is not the shared bytes"
 
 
-async def test_a_backlog_goes_out_in_one_chunk_with_every_frame_and_seq_kept() -> None:
-    """Issue 18: a client that is behind gets one write, not one per frame; the frames are unchanged."""
+async def test_a_backlog_goes_out_in_one_chunk_with_its_texts_merged_in_order() -> None:
+    """Issue 18: a client that is behind gets one write, not one per frame, and consecutive token
+    frames as one (clients append ``content``), numbered as the last; other frames unchanged."""
     log = MemoryRunLog()
     await log.open(RUN)
-    one_by_one = []
-    for word in ("a ", "b ", "c "):
-        frame = await log.append(RUN.run_id, ev.Token(content=word))
-        one_by_one.append(
-            b"id: %d\n" % frame.seq + sse_frame(frame.event, session_id="s", trace_id="t", seq=frame.seq)
-        )
+    events = [
+        ev.Token(content="a "),
+        ev.Token(content="b "),
+        ev.ThinkingToken(content="想"),
+        ev.ThinkingToken(content="一想"),
+        ev.Token(content="c "),
+        ev.Progress(message="半程"),
+        ev.Token(content="d "),
+        ev.Token(content="e"),
+    ]
+    frames = [await log.append(RUN.run_id, event) for event in events]
     await log.close(RUN.run_id)
 
     chunks = [chunk async for chunk in encode_frames(log.batches(RUN.run_id), RUN, with_id=True)]
-    assert chunks == [b"".join(one_by_one)], "one chunk, the same three frames, ids 1-3"
-    later = [chunk async for chunk in encode_frames(log.batches(RUN.run_id, after=2), RUN, with_id=True)]
-    assert later == [one_by_one[2]], "Last-Event-ID 2 gets frame 3 alone"
+    assert len(chunks) == 1, "one write for the backlog"
+    sent = [
+        (int(block.split(b"\n")[0].removeprefix(b"id: ")), json.loads(block.split(b"\ndata: ")[1]))
+        for block in chunks[0].split(b"\n\n")
+        if block
+    ]
+    assert [(seq, wire["type"], wire.get("content")) for seq, wire in sent] == [
+        (2, "token", "a b "),
+        (4, "thinking_token", "想一想"),
+        (5, "token", "c "),
+        (6, "progress", None),
+        (8, "token", "d e"),
+    ]
+    assert all(wire["seq"] == seq and wire["session_id"] == "s" for seq, wire in sent)
+    assert "".join(w["content"] for _, w in sent if w["type"] == "token") == "a b c d e", "same answer"
+    assert frames[4].encoded is not None and frames[4].encoded in chunks[0], (
+        "a lone frame keeps its shared bytes"
+    )
+
+    later = [chunk async for chunk in encode_frames(log.batches(RUN.run_id, after=7), RUN, with_id=True)]
+    assert later == [b"id: 8\n" + sse_frame(events[7], session_id="s", trace_id="t", seq=8)], (
+        "Last-Event-ID 7 gets frame 8 alone, as it was"
+    )
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from fastapi.responses import StreamingResponse
 
 from ventapp.agent.chat_run import ChatRun
 from ventapp.agent.errors import CLIENT_GONE
-from ventapp.agent.events import ContractEvent
+from ventapp.agent.events import ContractEvent, ThinkingToken, Token
 from ventapp.agent.live_runs import go_live
 from ventapp.agent.run_log import LogFrame, LoggedRun, RunLog, kept_batches
 from ventapp.api.wording import needs_wording, worded
@@ -94,9 +94,14 @@ async def encode_frames(
     """Frames read from a run's log (:meth:`RunLog.batches`) as SSE bytes.
 
     The frames a client is behind by go out in one chunk — one write to the socket instead
-    of one per frame — each still a frame of its own with its ``seq`` (and ``id:`` line), so
-    ``Last-Event-ID`` and the 1.5 frontend's parser see exactly what they saw one by one
-    (issue 18). A keep-alive comment for each silence (``None``). ``lang``: as :func:`log_frame`.
+    of one per frame (issue 18). Within it, consecutive ``token`` frames become one ``token``
+    frame carrying their texts in order, numbered (``seq``, ``id:``) as the last of them, and
+    likewise ``thinking_token`` frames: clients append ``content`` (spec 002), so the answer is
+    the same, with a fraction of the frames to encode, send and parse when a client lags
+    (issue 18 allows it; a lone token is never held back — only what is already waiting is
+    merged). ``Last-Event-ID`` = that ``seq`` resumes after every text it carried. Every other
+    frame goes out as it is. A keep-alive comment for each silence (``None``). ``lang``: as
+    :func:`log_frame`.
     """
     async for batch in batches:
         if batch is None:
@@ -104,7 +109,42 @@ async def encode_frames(
         elif len(batch) == 1:
             yield log_frame(batch[0], run, with_id=with_id, lang=lang)
         else:
-            yield b"".join([log_frame(frame, run, with_id=with_id, lang=lang) for frame in batch])
+            yield b"".join(
+                [log_frame(frame, run, with_id=with_id, lang=lang) for frame in merged_texts(batch)]
+            )
+
+
+_TEXT_EVENTS = {"token": Token, "thinking_token": ThinkingToken}
+"""The frames whose ``content`` clients append, by type: consecutive ones may travel as one."""
+
+
+def merged_texts(batch: list[LogFrame]) -> list[LogFrame]:
+    """``batch`` with each run of consecutive same-type text frames (:data:`_TEXT_EVENTS`) as one.
+
+    The merged frame's ``content`` is its parts' in order and its ``seq`` the last part's; a run
+    of one frame stays that very frame (its shared encoding kept). Shapes: in and out are lists
+    of :class:`LogFrame`, oldest first.
+    """
+    out: list[LogFrame] = []
+    parts: list[LogFrame] = []
+
+    def flush() -> None:
+        if len(parts) == 1:
+            out.append(parts[0])
+        elif parts:
+            event = _TEXT_EVENTS[parts[0].event.type](content="".join(p.event.content for p in parts))
+            out.append(LogFrame(parts[-1].seq, event))
+        parts.clear()
+
+    for frame in batch:
+        if parts and frame.event.type != parts[0].event.type:
+            flush()
+        if frame.event.type in _TEXT_EVENTS:
+            parts.append(frame)
+        else:
+            out.append(frame)
+    flush()
+    return out
 
 
 def _headers(run: LoggedRun) -> dict[str, str]:
