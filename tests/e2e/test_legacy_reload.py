@@ -44,17 +44,29 @@ def _send(page: Page, text: str, state: str = "done") -> None:
 
 def test_a_reload_redraws_every_bubble_as_it_streamed(page: Page, llm: ScriptedServer) -> None:
     """Testers found one difference at a time (the reasoning, the duration, the file chip, the tool
-    card's title, "Sources (model only)"): this compares every bubble's visible text at once."""
+    card's title, "Sources (model only)"; the todo list was gone too): this compares every
+    bubble's visible text at once."""
     page.fill("#user", "legacy-redraw")
     page.set_input_files("#file", files=[{"name": "fans.csv", "mimeType": "text/csv", "buffer": b"fan,kW\n"}])
     _send(page, "please calculate (12+8)*3")  # a tool card, "Sources (model only)", a file chip
     _send(page, "search fan laws")  # sources with links, scores and snippets
     llm.push({"content": "Use a bigger fan.", "reasoning": "The duct is long."})
     _send(page, "which fan?")  # a reasoning block
+    todos = [
+        {"content": "Size the fan", "status": "in_progress"},
+        {"content": "Check noise", "status": "pending"},
+    ]
+    llm.push(
+        {"tool_calls": [{"name": "write_todos", "arguments": {"todos": todos}}]},
+        {"tool_calls": [{"name": "calculate", "arguments": {"expression": "1/0"}}]},
+        {"content": "Planned."},
+    )
+    _send(page, "plan it")  # a todo list, a failed tool card
     llm.push({"error": 500, "message": "boom"})
     _send(page, "this fails", state="error")  # the error frame's sentence
     live = page.evaluate(BUBBLES)
     assert "Sources (model only)" in live[1]["text"] and "[model_failed]" in live[-1]["text"]
+    assert "\u25b8 Size the fan" in live[-3]["text"], "the todo list is drawn live"
 
     page.reload()
 

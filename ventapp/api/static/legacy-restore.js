@@ -40,6 +40,13 @@
       if (call.content != null)
         page.handleEvent(bubble, Object.assign({ type: "tool_result", content: call.content, error: call.error }, base));
     });
+    // The todo list the main agent's last write_todos left (live: the updated_todo_list frame after it ran).
+    var todos = null;
+    (row.tool_calls || []).forEach(function (call) {
+      if (call.tool === "write_todos" && (call.agent_id || "main") === "main" && call.content != null && !call.error)
+        todos = (call.args || {}).todos;
+    });
+    if (Array.isArray(todos)) page.handleEvent(bubble, { type: "updated_todo_list", todos: todos });
     if (row.content) page.handleEvent(bubble, { type: "token", content: row.content });
     // The citations frame as it came: its sources, or "model only" for a finished answer without any.
     if ((row.citations && row.citations.length) || row.model_only)
