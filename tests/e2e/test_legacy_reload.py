@@ -11,10 +11,12 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e.browser import watch_csp
+from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import ApiServer
 
@@ -77,6 +79,34 @@ def test_a_reload_redraws_every_bubble_as_it_streamed(page: Page, llm: ScriptedS
         assert now == was, f"bubble {number} differs after the reload"
     model_only = page.locator(".bubble.assistant").first.locator(".citations")
     expect(model_only).to_have_attribute("data-model-only", "true")
+
+
+def test_a_reload_shows_a_stopped_answer_as_it_stopped(
+    page: Page, llm: ScriptedServer, api: ApiServer
+) -> None:
+    """The stored partial answer ends with the store's "[stopped]" marker, which the stream never sent."""
+    page.fill("#user", "legacy-stopped")
+    _send(page, "hello")
+    session_id = page.locator("#session").inner_text().removeprefix("session ")
+    llm.delay_ms = 40  # slow enough to stop it half-way
+    try:
+        llm.push({"content": long_answer(300)})
+        page.fill("#message", "a long one")
+        page.click("#send")
+        expect(page.locator(".bubble.assistant").last.locator(".seg")).to_have_count(1)
+        page.wait_for_timeout(300)
+        stop = {"session_id": session_id, "user_name": "legacy-stopped"}
+        assert httpx.post(f"{api.url}/api/chat/stop", data=stop).json() == {"stopped": True}
+        expect(page.locator(".bubble.assistant").last).to_have_attribute("data-state", "error")
+    finally:
+        llm.delay_ms = 0
+    live = page.evaluate(BUBBLES)
+    assert "[cancelled]" in live[-1]["text"]
+
+    page.reload()
+
+    expect(page.locator(".bubble.assistant").last).to_have_attribute("data-state", "error")
+    assert page.evaluate(BUBBLES) == live
 
 
 def test_the_file_chip_is_a_word_live_and_after_a_reload(page: Page) -> None:

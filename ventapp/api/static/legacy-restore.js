@@ -7,6 +7,7 @@
   var page = window.ventLegacy;
   if (!page) return;
   var FINISHED = { complete: "done", waiting: "waiting" };
+  var STOPPED = "\n\n[stopped]";
 
   function query(params) {
     return Object.keys(params).map(function (k) {
@@ -47,7 +48,10 @@
         todos = (call.args || {}).todos;
     });
     if (Array.isArray(todos)) page.handleEvent(bubble, { type: "updated_todo_list", todos: todos });
-    if (row.content) page.handleEvent(bubble, { type: "token", content: row.content });
+    var text = row.content || "";
+    // A stopped answer is stored with a marker the stream never sent (run_answer.CANCELLED_MARKER).
+    if (row.status === "cancelled" && text.slice(-STOPPED.length) === STOPPED) text = text.slice(0, -STOPPED.length);
+    if (text) page.handleEvent(bubble, { type: "token", content: text });
     // The citations frame as it came: its sources, or "model only" for a finished answer without any.
     if ((row.citations && row.citations.length) || row.model_only)
       page.handleEvent(bubble, { type: "citations", items: row.citations || [], model_only: !!row.model_only });
