@@ -46,6 +46,7 @@ from ventapp.api.sse import stream_run
 from ventapp.api.wording import RequestLang, agent_label, worded
 from ventapp.db import session_store
 from ventapp.db.models import ChatMessage, ExecutionRun, iso_utc
+from ventapp.db.turn_writes import SUPERSEDED_CODE
 from ventapp.i18n import t
 
 logger = logging.getLogger(__name__)
@@ -325,8 +326,8 @@ def _closing_error(row: ChatMessage, run: ExecutionRun | None, lang: str) -> dic
     stream worded it in ``lang`` (:func:`~ventapp.api.wording.worded`); None for any other row."""
     if row.role != "assistant" or run is None or not run.error_code or row.status not in _CLOSED_BY_ERROR:
         return None
-    if run.error_code == SUPERSEDED:  # no frame closed it: the person sent a new message instead
-        return {"message": t("live.dropped", lang), "code": SUPERSEDED}
+    if run.error_code == SUPERSEDED_CODE:  # no frame closed it: the person sent a new message instead
+        return {"message": t("live.dropped", lang), "code": SUPERSEDED_CODE}
     try:
         frame = ev.Error(message=run.error or "", code=run.error_code)  # type: ignore[arg-type]  # validated here
     except ValidationError:  # a code stored before the contract listed it: as stored
@@ -336,8 +337,6 @@ def _closing_error(row: ChatMessage, run: ExecutionRun | None, lang: str) -> dic
     return {"message": worded_frame.message, "code": worded_frame.code}
 
 
-SUPERSEDED = "superseded"
-"""``execution_runs.error_code`` of a paused run closed by a new message (``turn_writes``)."""
 _CLOSED_BY_ERROR = frozenset({"failed", "cancelled"})
 """Stored answer statuses whose live stream ended with an ``error`` frame."""
 

@@ -230,6 +230,10 @@ def merged_answer(
     }
 
 
+SUPERSEDED_CODE = "superseded"
+"""``execution_runs.error_code`` of a paused run closed by a new message (:func:`abandon_waiting_runs`)."""
+
+
 def abandon_waiting_runs(engine: Engine, session_id: str) -> int:
     """A new message instead of an answer: close the session's ``waiting_input`` runs.
 
@@ -248,7 +252,7 @@ def _abandon_waiting(connection: sa.Connection, session_id: str) -> int:
             .where(_RUNS.c.id.in_(runs))
             .values(
                 status="cancelled",
-                error_code="superseded",
+                error_code=SUPERSEDED_CODE,
                 error="A new message was sent instead of answering the pending question or approval.",
                 finished_at=utcnow(),
             )
