@@ -148,6 +148,33 @@ def test_anonymous_is_401_on_every_route(server: Server) -> None:
         assert anonymous.get("/health").status_code in (200, 503), "health stays public"
 
 
+PROBES = (("GET", "/api/no-such-route"), ("POST", "/api/admin/users"), ("PATCH", "/api/sessions/x/title"))
+"""An unknown path, another one, and a known path's unlisted method (404, 404, 405 once identified)."""
+
+
+def test_an_unknown_api_path_is_401_before_404_so_a_probe_learns_nothing(server: Server) -> None:
+    """Tester: ``/api/no-such-route`` answered 404 and ``/api/sessions`` 401 to a caller without an
+    identity, so anyone could map the API. Anonymous: 401 everywhere, as the known routes answer."""
+    with httpx.Client(base_url=server.api.url, timeout=30) as anonymous:
+        for method, path in PROBES:
+            for headers in ({}, {"Accept-Language": "en"}):
+                _assert_401(
+                    anonymous.request(method, path, headers=headers), f"{method} {path}", "unauthenticated"
+                )
+        # A public path is no secret: its wrong method stays 405 for anyone.
+        assert anonymous.get("/api/auth/login").status_code == 405
+    if server.mode == "header-elsewhere":
+        return  # nobody gets past the proxy check
+    with server.as_user(f"prober-{uuid.uuid4().hex[:6]}") as user:
+        answers = [user.request(method, path) for method, path in PROBES]
+        assert [answer.status_code for answer in answers] == [404, 404, 405]
+        assert [answer.json()["code"] for answer in answers] == [
+            "not_found",
+            "not_found",
+            "method_not_allowed",
+        ]
+
+
 def test_a_forged_identity_header_from_a_non_proxy_is_401_on_every_route(server: Server) -> None:
     if server.mode != "header-elsewhere":
         pytest.skip("needs a client that is not the trusted proxy")

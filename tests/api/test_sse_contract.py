@@ -118,3 +118,17 @@ def test_numbered_frames_carry_seq_and_nothing_else_changes() -> None:
     assert numbered_frame.startswith(b"data: ") and numbered_frame.count(b"\n") == 2
     assert numbered == {**plain, "seq": 7}
     assert set(ev.TRANSPORT_FIELDS) == {"session_id", "trace_id", "seq"}
+
+
+def test_done_lists_workspace_links_additively() -> None:
+    """``workspace_links`` (the saved answer's ``/workspace/…`` files, as the history lists them) is
+    an addition to ``done``: the spec's fields stay, and an answer without files lists none."""
+    plain = ev.Done(duration_ms=1, usage=ev.Usage()).to_wire()
+    assert SPEC_FIELDS["done"] <= set(plain) and plain["workspace_links"] == []
+    link = {
+        "path": "/workspace/results/net.png",
+        "url": "/api/sessions/s/files?path=/workspace/results/net.png",
+    }
+    linked = ev.Done(duration_ms=1, usage=ev.Usage(), workspace_links=[link])
+    assert linked.to_wire()["workspace_links"] == [link]
+    assert ev.EVENT_ADAPTER.validate_python(linked.to_wire()) == linked

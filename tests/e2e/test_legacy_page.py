@@ -155,7 +155,7 @@ def test_a_reload_shows_the_answers_duration_and_the_questions_file_as_live(page
     page.set_input_files("#file", files=[{"name": "fans.csv", "mimeType": "text/csv", "buffer": b"fan,kW\n"}])
     _send(page, "please calculate (12+8)*3")
     question = page.locator(".bubble.user").last
-    expect(question.locator(".status")).to_have_text("\U0001f4ce fans.csv")
+    expect(question.locator(".status")).to_have_text("attached: fans.csv")
     live = page.locator(".bubble.assistant").last.locator(".usage").inner_text()
     assert live.split(" \u00b7 ")[0].endswith(" s"), live
 
@@ -163,4 +163,4 @@ def test_a_reload_shows_the_answers_duration_and_the_questions_file_as_live(page
     restored = page.locator(".bubble.assistant").last
     expect(restored).to_contain_text("The result is 60.")
     expect(restored.locator(".usage")).to_have_text(live)
-    expect(page.locator(".bubble.user").last.locator(".status")).to_have_text("\U0001f4ce fans.csv")
+    expect(page.locator(".bubble.user").last.locator(".status")).to_have_text("attached: fans.csv")

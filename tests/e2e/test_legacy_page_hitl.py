@@ -158,3 +158,42 @@ def test_new_chat_is_not_undone_by_a_reload(page: Page) -> None:
 
     expect(page.locator("#session")).to_have_text("new conversation")
     expect(page.locator(".bubble")).to_have_count(0)
+
+
+def test_a_reload_titles_a_reviewed_tool_card_as_the_live_page_did(page: Page) -> None:
+    """Tester: live the card read "Calculator (calculate)", after a reload "calculate"."""
+    _paused(page, "legacy-titles")
+    page.locator(".interrupt button.approve").click()
+    answer = page.locator(".bubble.assistant").last
+    expect(answer).to_have_attribute("data-state", "done")
+    expect(answer.locator(".tool-card .title")).to_have_text("Calculator (calculate)")
+    footer = answer.locator(".usage").inner_text()
+
+    page.reload()
+
+    restored = page.locator(".bubble.assistant").last
+    expect(restored).to_have_attribute("data-state", "done")
+    expect(restored.locator(".tool-card .title")).to_have_text("Calculator (calculate)")
+    expect(restored.locator(".tool-result")).to_have_text("60")
+    expect(restored.locator(".status")).to_have_text("Ventilation agent done")
+    expect(restored.locator(".citations")).to_have_text("Sources (model only)")
+    expect(restored.locator(".usage")).to_have_text(footer)
+
+
+def test_a_reload_shows_a_dropped_card_as_dropped_not_failed(page: Page) -> None:
+    """After a reload the dropped answer read "stopped with an error … [cancelled]" in red."""
+    _paused(page, "legacy-reload-dropped")
+    page.fill("#message", "hello instead")
+    page.click("#send")
+    expect(page.locator(".bubble.assistant").last).to_have_attribute("data-state", "done")
+    dropped = page.locator(".bubble.assistant").first
+    expect(dropped).to_have_attribute("data-state", "dropped")
+
+    page.reload()
+
+    restored = page.locator(".bubble.assistant").first
+    expect(restored).to_have_attribute("data-state", "dropped")
+    expect(restored.locator(".status")).to_have_text("dropped: a new message was sent instead")
+    expect(restored.locator(".tool-card .title")).to_have_text("Calculator (calculate)")
+    expect(restored.locator(".tool-result")).to_have_text("—")
+    expect(restored.locator(".error")).to_have_count(0)

@@ -57,6 +57,7 @@ from ventapp.agent.run_queue import RunQueue
 from ventapp.agent.run_settlement import CallSettler
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_context import TurnContext, load_turn_context
+from ventapp.agent.workspace_links import workspace_links
 from ventapp.agent.writeback import park_run
 from ventapp.billing.guard import RunBilling, read_billing
 from ventapp.billing.pricing import Price
@@ -169,6 +170,7 @@ class ChatRun:
         self._finalising: asyncio.Task[bool] | None = None
         self._stored_duration_ms: int | None = None  # what the final save stored, once it did
         self._stored_usage: ev.Usage | None = None  # the usage of the answer it kept, if it kept one
+        self._stored_content = ""  # the text the final save kept ("" for none)
 
     def release(self) -> None:
         """Free the lock and slot of a run whose events were never iterated (idempotent)."""
@@ -268,6 +270,8 @@ class ChatRun:
                 update: dict[str, Any] = {"duration_ms": self._stored_duration_ms}
                 if isinstance(closing, ev.Error) and self._stored_usage is not None:
                     update["usage"] = self._whole_answer(self._stored_usage)
+                if isinstance(closing, ev.Done):  # the saved text's files, as the history lists them
+                    update["workspace_links"] = workspace_links(self.session_id, self._stored_content)
                 closing = closing.model_copy(update=update)
                 if agent_done is not None:
                     agent_done = agent_done.model_copy(update={"duration_ms": self._stored_duration_ms})
@@ -424,6 +428,7 @@ class ChatRun:
             return await self._park(record)
         if finalised is not None:
             self._stored_duration_ms = finalised.duration_ms
+            self._stored_content = finalised.content or ""
             self._stored_usage = usage if record["answer"] is not None else None
         # Billing apart from the message (pitfall 9: this is where the meters meet the ledger):
         # the calls not settled while streaming (the last one, a cut one), after those that were.

@@ -232,6 +232,9 @@ class Done(_Event):
     duration_ms: int
     usage: Usage
     run_id: str = ""
+    workspace_links: list[dict[str, str]] = Field(default_factory=list)
+    """The ``/workspace/…`` files the saved answer links, ``[{path, url}]`` as its
+    ``GET /api/chat/history`` row lists them (:mod:`ventapp.agent.workspace_links`); additive."""
 
 
 ErrorCode = Literal[

@@ -35,7 +35,7 @@ from ventapp.api import (
     stream_routes,
     usage_routes,
 )
-from ventapp.api.deps import PUBLIC, authenticate, resolve_operator
+from ventapp.api.deps import PUBLIC, authenticate, identify, resolve_operator
 from ventapp.api.errors import (
     auth_rejected_handler,
     chat_rejected_handler,
@@ -121,7 +121,7 @@ def create_api(
         _no_such_route,
         methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
         include_in_schema=False,
-        openapi_extra=PUBLIC,  # an unknown path is 404 for everyone: it reveals nothing
+        openapi_extra=PUBLIC,  # it authenticates itself: a public path's 405 needs no identity
     )
     return api
 
@@ -219,22 +219,31 @@ async def _http_error(request: Request, exc: Exception) -> JSONResponse:
     return response
 
 
-def _methods_of(request: Request) -> set[str]:
+def _methods_of(request: Request) -> tuple[set[str], bool]:
     """Methods the OpenAPI document lists for this request's path (the most literal template wins,
-    so ``/api/sessions/search`` is not also ``/api/sessions/{session_id}``)."""
-    matching: list[tuple[int, set[str]]] = []
+    so ``/api/sessions/search`` is not also ``/api/sessions/{session_id}``), and whether they are
+    all public (``x-auth: public``, e.g. ``/api/auth/login``); ``(set(), False)`` for an unknown path."""
+    matching: list[tuple[int, set[str], bool]] = []
     for template, operations in request.app.openapi()["paths"].items():
         regex, _, _ = compile_path(template)
         if regex.match(request.url.path):
-            matching.append((template.count("{"), {method.upper() for method in operations}))
+            public = all(op.get("x-auth") == "public" for op in operations.values())
+            matching.append((template.count("{"), {method.upper() for method in operations}, public))
     if not matching:
-        return set()
-    fewest = min(params for params, _ in matching)
-    return set().union(*(methods for params, methods in matching if params == fewest))
+        return set(), False
+    fewest = min(params for params, _, _ in matching)
+    chosen = [(methods, public) for params, methods, public in matching if params == fewest]
+    return set().union(*(methods for methods, _ in chosen)), all(public for _, public in chosen)
 
 
 async def _no_such_route(request: Request) -> JSONResponse:
-    allowed = _methods_of(request)
+    """404 ``no_route`` for an unknown ``/api`` path, 405 ``wrong_method`` (with ``Allow``) for a
+    known path's unlisted method. With ``AUTH_MODE`` on, a caller without an identity gets the 401
+    every protected route gives first, so a probe learns nothing of which paths exist; only a
+    public path's 405 is answered to anyone (its route is no secret)."""
+    allowed, public = _methods_of(request)
+    if not public:
+        await identify(request)  # raises AuthRejected (401) when auth is on and nobody is known
     if allowed:
         response = await chat_rejected_handler(
             request,

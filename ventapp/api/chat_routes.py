@@ -10,18 +10,18 @@ import dataclasses
 import email.message
 import email.utils
 import logging
-import re
 import uuid
 from typing import Annotated, Any
-from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 from starlette.datastructures import FormData
 from starlette.datastructures import UploadFile as StarletteUpload
 
+from ventapp.agent import events as ev
 from ventapp.agent.admission_checks import owned_session
+from ventapp.agent.kernel import MAIN_AGENT, label_for
 from ventapp.agent.pipeline import (
     ChatRejected,
     ChatRequest,
@@ -39,12 +39,15 @@ from ventapp.agent.uploads import (
     discard_upload,
     save_upload,
 )
+from ventapp.agent.workspace_links import workspace_links
 from ventapp.api.deps import CurrentUser, FormUser, RuntimeDep
 from ventapp.api.openapi import SSE_RESPONSE, errors
 from ventapp.api.sse import stream_run
-from ventapp.api.wording import RequestLang
+from ventapp.api.wording import RequestLang, agent_label, worded
 from ventapp.db import session_store
 from ventapp.db.models import ChatMessage, ExecutionRun, iso_utc
+from ventapp.db.turn_writes import SUPERSEDED_CODE
+from ventapp.i18n import t
 
 logger = logging.getLogger(__name__)
 router = APIRouter(prefix="/api/chat", tags=["chat"])
@@ -264,7 +267,7 @@ async def stop(runtime: RuntimeDep, user_name: FormUser, session_id: Annotated[s
 
 
 @router.get("/history/{session_id}", responses=errors(404))
-async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) -> Any:
+async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser, lang: RequestLang) -> Any:
     """The session's messages in order: ``{session_id, title, messages: [...]}``; 404 if not the user's.
 
     An answer's ``reasoning`` is the model's reasoning kept with it ("" for none); its
@@ -272,6 +275,16 @@ async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) 
     it waits on a pause, for a user message, or when its run is gone). A user message's
     ``attachments`` are the workspace paths of the files sent with it (``[]`` for none and on
     answers), readable through ``GET /api/sessions/{id}/files?path=…``.
+
+    What the live stream said and the stored row does not hold, for a client that redraws the
+    session as it streamed it (additive keys): ``agent_label`` is the main agent's name in the
+    ``Accept-Language`` (an ``agent_done`` frame's ``label``); each of ``tool_calls`` carries ``label``, the
+    tool's display name in the ``Accept-Language`` (as an ``interrupt`` frame's ``label``);
+    ``model_only`` is the ``citations`` frame's (True for a finished answer without a
+    tool-backed source); ``error`` is the closing ``error`` frame's ``{message, code}`` of a
+    failed or stopped answer (its ``message`` worded as the frame was), or for a paused answer
+    the person moved on from (a new message instead of an answer) ``{message, code: "superseded"}``,
+    else None.
     """
     session = await owned_session(runtime, session_id, user_name)
     rows, runs = await asyncio.to_thread(session_store.messages_and_runs, runtime.engine, session.id)
@@ -280,13 +293,16 @@ async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) 
         "session_id": session.id,
         "title": session.title,
         "mode": session.mode,
+        "agent_label": agent_label(MAIN_AGENT, lang),
         "messages": [
             {
                 "id": row.id,
                 "role": row.role,
                 "content": row.content,
                 "reasoning": row.reasoning or "",
-                "tool_calls": row.tool_calls,
+                "tool_calls": [
+                    {**call, "label": label_for(str(call.get("tool") or ""), lang)} for call in row.tool_calls
+                ],
                 "citations": row.citations,
                 "usage": row.usage,
                 "status": row.status,
@@ -294,6 +310,8 @@ async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) 
                 "created_at": iso_utc(row.created_at),
                 "duration_ms": _duration_ms(row, runs.get(row.run_id or "")),
                 "attachments": attachments.get(row.id, []),
+                "model_only": row.role == "assistant" and row.status == "complete" and not row.citations,
+                "error": _closing_error(row, runs.get(row.run_id or ""), lang),
                 "workspace_links": workspace_links(session.id, row.content or "")
                 if row.role == "assistant"
                 else [],
@@ -303,24 +321,24 @@ async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser) 
     }
 
 
-_WORKSPACE_TARGET = re.compile(r"\]\((/workspace/[^)\s]+)\)")
-"""A Markdown link or image target in the agent's workspace: ``![network](/workspace/results/x.png)``."""
+def _closing_error(row: ChatMessage, run: ExecutionRun | None, lang: str) -> dict[str, str] | None:
+    """The ``error`` frame that closed a failed or stopped answer, ``{message, code}``, as the
+    stream worded it in ``lang`` (:func:`~ventapp.api.wording.worded`); None for any other row."""
+    if row.role != "assistant" or run is None or not run.error_code or row.status not in _CLOSED_BY_ERROR:
+        return None
+    if run.error_code == SUPERSEDED_CODE:  # no frame closed it: the person sent a new message instead
+        return {"message": t("live.dropped", lang), "code": SUPERSEDED_CODE}
+    try:
+        frame = ev.Error(message=run.error or "", code=run.error_code)  # type: ignore[arg-type]  # validated here
+    except ValidationError:  # a code stored before the contract listed it: as stored
+        return {"message": run.error or "", "code": run.error_code}
+    worded_frame = worded(frame, lang)
+    assert isinstance(worded_frame, ev.Error)
+    return {"message": worded_frame.message, "code": worded_frame.code}
 
 
-def workspace_links(session_id: str, content: str) -> list[dict[str, str]]:
-    """The ``/workspace/…`` targets an answer links or embeds, each with the URL that serves it.
-
-    The agent writes its figures as ``![…](/workspace/results/x.png)``, a path only the agent can
-    read; a client fetches the file from the session's files route (which checks the owner as any
-    request does). The answer's ``content`` keeps the agent's path, as stored.
-
-    Returns:
-        ``[{"path": "/workspace/…", "url": "/api/sessions/{id}/files?path=…"}]`` in order of first
-        appearance, each path once.
-    """
-    paths = dict.fromkeys(_WORKSPACE_TARGET.findall(content))
-    base = f"/api/sessions/{quote(session_id)}/files?path="
-    return [{"path": path, "url": base + quote(path, safe="/")} for path in paths]
+_CLOSED_BY_ERROR = frozenset({"failed", "cancelled"})
+"""Stored answer statuses whose live stream ended with an ``error`` frame."""
 
 
 def _duration_ms(row: ChatMessage, run: ExecutionRun | None) -> int | None:
@@ -347,4 +365,4 @@ async def _sent_files(
     return {row.id: files.get(row.id, found) for row, found in zip(questions, sent, strict=False)} | files
 
 
-__all__ = ["ChatRejected", "router"]
+__all__ = ["ChatRejected", "router", "workspace_links"]

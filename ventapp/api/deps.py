@@ -179,6 +179,19 @@ async def authenticate(request: Request) -> Caller | None:
     route = request.scope.get("route")
     if (getattr(route, "openapi_extra", None) or {}).get("x-auth") == "public":
         return None
+    return await identify(request)
+
+
+async def identify(request: Request) -> Caller | None:
+    """Who is calling, whatever the route (None in ``none`` mode); sets ``request.state.caller``.
+
+    :func:`authenticate` without its public-route exception: the catch-all of unknown ``/api``
+    paths asks it itself, so that only a caller with an identity learns which paths exist.
+
+    Raises:
+        AuthRejected: 401 in ``local``/``header`` mode without a valid identity.
+        ChatRejected: 503 while the runtime is starting.
+    """
     settings = current_settings()
     if settings.auth.mode == "none":
         return None

@@ -230,6 +230,10 @@ def merged_answer(
     }
 
 
+SUPERSEDED_CODE = "superseded"
+"""``execution_runs.error_code`` of a paused run closed by a new message (:func:`abandon_waiting_runs`)."""
+
+
 def abandon_waiting_runs(engine: Engine, session_id: str) -> int:
     """A new message instead of an answer: close the session's ``waiting_input`` runs.
 
@@ -248,7 +252,7 @@ def _abandon_waiting(connection: sa.Connection, session_id: str) -> int:
             .where(_RUNS.c.id.in_(runs))
             .values(
                 status="cancelled",
-                error_code="superseded",
+                error_code=SUPERSEDED_CODE,
                 error="A new message was sent instead of answering the pending question or approval.",
                 finished_at=utcnow(),
             )
@@ -269,9 +273,12 @@ class FinalisedRun:
         duration_ms: The run's stored ``duration_ms`` (milliseconds; :func:`working_ms`): the
             figure a re-read of the session shows, so the live ``done`` frame carries this one
             rather than a clock of its own (the two rounded apart).
+        content: The saved answer's text (a resumed answer's whole text, the paused part's
+            included), None when the run kept no answer.
     """
 
     duration_ms: int
+    content: str | None = None
 
 
 def finalise_run(
@@ -318,8 +325,9 @@ def finalise_run(
         run = connection.execute(_RUN_STATE, {"p_run": run_id}).first()
         if run is None or run.status != "running":
             return None
+        content = None
         if answer is not None:
-            _write_answer(
+            content = _write_answer(
                 connection,
                 answer["session_id"],
                 run_id,
@@ -348,7 +356,7 @@ def finalise_run(
                 "partial": None,
             },
         )
-        return FinalisedRun(duration_ms=duration_ms)
+        return FinalisedRun(duration_ms=duration_ms, content=content)
 
 
 def working_ms(
@@ -386,13 +394,17 @@ def _write_answer(
     status: str,
     reasoning: str | None = None,
     at: datetime | None = None,
-) -> None:
-    """The final save's answer on ``connection``: extends the run's saved answer, or adds it."""
+) -> str:
+    """The final save's answer on ``connection``: extends the run's saved answer, or adds it.
+
+    Returns:
+        The text saved (the extended one when the run had saved an answer before).
+    """
     row = connection.execute(_RUN_ANSWER, {"p_run": run_id}).first()
     if row is not None:
         merged = merged_answer(row, content, tool_calls, citations, usage, reasoning)
         connection.execute(_UPDATE_ANSWER, {"p_message": row.id, **merged, "status": status})
-        return
+        return str(merged["content"])
     # ``at``: a write-back of an answer parked while the database was down keeps its own time,
     # so it sorts before messages written since; otherwise the newest message sets the floor.
     now = at or _next_message_time(connection, session_id)
@@ -409,6 +421,7 @@ def _write_answer(
     )
     touch = _TOUCH_SESSION if at is None else _TOUCH_SESSION_IF_OLDER
     connection.execute(touch, {"p_session": session_id, "p_at": now})
+    return content
 
 
 def save_partial(engine: Engine, run_id: str, partial: dict[str, Any]) -> None:

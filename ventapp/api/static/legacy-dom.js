@@ -26,6 +26,9 @@
     nearBottom: function () { return window.innerHeight + window.scrollY >= document.body.scrollHeight - 80; },
     scrollDown: function (stick) { if (stick) window.scrollTo(0, document.body.scrollHeight); },
     storeGet: function (k) { try { return localStorage.getItem(k); } catch (_) { return null; } },
-    storeSet: function (k, v) { try { localStorage.setItem(k, v); } catch (_) { /* private mode */ } }
+    storeSet: function (k, v) { try { localStorage.setItem(k, v); } catch (_) { /* private mode */ } },
+    // A file sent with a question (live and after a reload): a word, not an emoji, which draws as
+    // a box on machines without an emoji font.
+    fileChip: function (name) { return window.ventDom.el("div", "status attachment", "attached: " + name); }
   };
 })();

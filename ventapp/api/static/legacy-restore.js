@@ -7,6 +7,7 @@
   var page = window.ventLegacy;
   if (!page) return;
   var FINISHED = { complete: "done", waiting: "waiting" };
+  var STOPPED = "\n\n[stopped]";
 
   function query(params) {
     return Object.keys(params).map(function (k) {
@@ -18,42 +19,68 @@
   function drawQuestion(row) {
     var bubble = page.el("div", "bubble user", row.content);
     (row.attachments || []).forEach(function (path) {
-      bubble.appendChild(page.el("div", "status", "\uD83D\uDCCE " + String(path).split("/").pop()));
+      bubble.appendChild(window.ventDom.fileChip(String(path).split("/").pop()));
     });
     return bubble;
   }
 
-  function drawAnswer(row) {
+  function drawAnswer(row, agentLabel) {
     var bubble = page.newBubble();
     // The reasoning kept with the answer (rows stored before it was kept have none): collapsed, as live.
     if (row.reasoning) page.handleEvent(bubble, { type: "thinking_token", content: row.reasoning });
+    // Live, the page learns a tool's display name (`label`) from the approval card that names it and
+    // titles that bubble's cards and every later one with it: a call a person reviewed had that card.
+    // A paused answer the person moved on from (a new message) had its card too, naming the calls left unrun.
+    var dropped = !!row.error && row.error.code === "superseded";
+    (row.tool_calls || []).forEach(function (call) {
+      if (call.review || (dropped && call.content == null)) page.learnLabel(call.tool, call.label);
+    });
     (row.tool_calls || []).forEach(function (call) {
       var base = { tool: call.tool, cn_tool: call.cn_tool, tool_call_id: call.tool_call_id };
       page.handleEvent(bubble, Object.assign({ type: "tool_call", args: call.args }, base));
       if (call.content != null)
         page.handleEvent(bubble, Object.assign({ type: "tool_result", content: call.content, error: call.error }, base));
     });
-    if (row.content) page.handleEvent(bubble, { type: "token", content: row.content });
-    if (row.citations && row.citations.length) page.handleEvent(bubble, { type: "citations", items: row.citations });
+    // The todo list the main agent's last write_todos left (live: the updated_todo_list frame after it ran).
+    var todos = null;
+    (row.tool_calls || []).forEach(function (call) {
+      if (call.tool === "write_todos" && (call.agent_id || "main") === "main" && call.content != null && !call.error)
+        todos = (call.args || {}).todos;
+    });
+    if (Array.isArray(todos)) page.handleEvent(bubble, { type: "updated_todo_list", todos: todos });
+    var text = row.content || "";
+    // A stopped answer is stored with a marker the stream never sent (run_answer.CANCELLED_MARKER).
+    if (row.status === "cancelled" && text.slice(-STOPPED.length) === STOPPED) text = text.slice(0, -STOPPED.length);
+    if (text) page.handleEvent(bubble, { type: "token", content: text });
+    // The citations frame as it came: its sources, or "model only" for a finished answer without any.
+    if ((row.citations && row.citations.length) || row.model_only)
+      page.handleEvent(bubble, { type: "citations", items: row.citations || [], model_only: !!row.model_only });
     var state = FINISHED[row.status];
-    if (!state) page.handleEvent(bubble, { type: "error", message: "this answer did not finish", code: row.status });
+    // The error frame that closed it (its sentence, worded in our language as the stream worded it).
+    var closing = row.error || { message: "this answer did not finish", code: row.status };
+    if (dropped) page.dropped(bubble);  // as the live page settles it: a note, not an error
+    else if (!state) page.handleEvent(bubble, { type: "error", message: closing.message, code: closing.code });
+    // A finished run's status line, as its last agent_done frame left it.
+    if (state === "done") page.handleEvent(bubble, { type: "agent_done", agent: "ventagent", label: agentLabel });
     // The footer as the live done frame drew it: the stored duration (the one done carried) and usage.
-    else if (state === "done" && (typeof row.duration_ms === "number" || (row.usage && row.usage.total_tokens)))
+    if (state === "done" && (typeof row.duration_ms === "number" || (row.usage && row.usage.total_tokens)))
       page.handleEvent(bubble, { type: "done", usage: row.usage || {}, duration_ms: row.duration_ms });
-    bubble.dataset.state = state || "error";
+    bubble.dataset.state = dropped ? "dropped" : state || "error";
     return bubble;
   }
 
   async function restore(sessionId) {
     var user = page.user();
-    var history = await fetch("/api/chat/history/" + encodeURIComponent(sessionId) + "?" + query({ user_name: user }));
+    var history = await fetch("/api/chat/history/" + encodeURIComponent(sessionId) + "?" + query({ user_name: user }), {
+      headers: { "Accept-Language": document.documentElement.lang || "en" },  // tool labels, errors: as on the stream
+    });
     if (!history.ok) { page.setSession(null); return; }  // gone, or another user's
     var body = await history.json();
     page.setSession(body.session_id);
     var last = null;
     (body.messages || []).forEach(function (row) {
       if (row.role === "user") { page.log.appendChild(drawQuestion(row)); last = null; }
-      else last = drawAnswer(row);
+      else last = drawAnswer(row, body.agent_label);
     });
     var pending = await fetch("/api/chat/interrupt?" + query({ session_id: body.session_id, user_name: user }), {
       headers: { "Accept-Language": document.documentElement.lang || "en" },  // the page's language, as on the stream
