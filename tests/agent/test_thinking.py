@@ -14,6 +14,7 @@ from ventapp.agent.thinking import (
     resolve_control,
 )
 from ventapp.config import load_settings
+from ventapp.i18n import MESSAGES
 from ventapp.model_config import ModelRoute
 
 
@@ -53,6 +54,19 @@ def test_unknown_level_lists_the_offered_ones() -> None:
     with pytest.raises(UnknownLevel) as refused:
         check_level(route, "off")
     assert refused.value.levels == ("default", "on")
+
+
+def test_unknown_levels_sentence_is_the_catalogues(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One source: the start's error, the API's ``detail`` and the settings page read the catalogue."""
+    route = ModelRoute("r", "m", "http://x/v1", thinking_control="qwen")
+    with pytest.raises(UnknownLevel) as refused:
+        check_level(route, "max")
+    assert str(refused.value) == "The model route 'r' offers the thinking levels default, off, on; got 'max'."
+    assert refused.value.worded("zh-CN") == "模型路由“r”提供的思考级别为default, off, on；收到的是'max'。"
+    monkeypatch.setitem(MESSAGES["en"], "refusal.unknown_level", "{route}: {levels} (not {level})")
+    with pytest.raises(UnknownLevel) as reworded:
+        check_level(route, "max")
+    assert str(reworded.value) == "r: default, off, on (not 'max')"
 
 
 def test_a_starting_level_the_route_does_not_offer_fails_the_start() -> None:

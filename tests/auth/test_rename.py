@@ -89,3 +89,25 @@ def test_a_name_with_nothing_stored_is_404(engine: sa.Engine, tmp_path: Path) ->
     with pytest.raises(AuthRejected) as refused:
         rename_user(engine, tmp_path, "nobody/here", NEW)
     assert refused.value.status == 404
+
+
+def test_a_renames_refusals_are_worded_by_the_catalogue(engine: sa.Engine, tmp_path: Path) -> None:
+    """The command line says them in English (``message``, as its other refusals); the catalogue
+    holds every language, so an API answering them words them as any refusal."""
+    _saved_before_the_rule(engine, tmp_path)
+    with Session(engine) as db:
+        db.add(ChatSession(user_name="ops", title="someone else's"))
+        db.commit()
+    user_dir(tmp_path, "ops-2").mkdir(parents=True)
+    cases = [
+        ("nobody/here", NEW, "refusal.rename.nothing_stored", "名字 'nobody/here' 下没有存储任何数据"),
+        (NEW, NEW, "refusal.rename.same", "'ops-admin' 和 'ops-admin' 是同一个用户名"),
+        (OLD, "ops", "refusal.rename.taken", "'ops' 已经有数据（chat_sessions）"),
+        (OLD, "ops-2", "refusal.rename.taken_folder", "'ops-2' 已经有数据（它的工作区文件夹）"),
+    ]
+    for old, new, key, chinese in cases:
+        with pytest.raises(AuthRejected) as refused:
+            rename_user(engine, tmp_path, old, new)
+        assert refused.value.key == key
+        assert refused.value.worded("zh-CN").startswith(chinese), refused.value.worded("zh-CN")
+        assert refused.value.worded("en") == refused.value.message

@@ -95,6 +95,8 @@ def test_a_parked_write_the_database_still_refuses_stops_the_rename(
 
     assert refused.value.status == 409 and refused.value.code == "busy"
     assert "spool.jsonl" in refused.value.message and "old name" in refused.value.message
+    assert refused.value.message.startswith("1 answer or usage record of 'ops/admin' waits in ")
+    assert refused.value.worded("zh-CN").startswith("'ops/admin' 有 1 条回答或用量记录")
     assert user_rename.rows_of(engine, OLD) == {"chat_sessions": 1}, "nothing moved"
     assert Spool(settings.spool_path).count() == 1
 
@@ -126,6 +128,7 @@ def test_a_run_or_schedule_claim_under_way_refuses_the_rename(
 
     assert (refused.value.status, refused.value.code) == (409, "busy")
     assert f"{table}: run-live" in refused.value.message and "start the app once" in refused.value.message
+    assert refused.value.worded("zh-CN").startswith(f"'ops/admin' 有正在进行的工作（{table}: run-live）")
     assert user_rename.rows_of(engine, NEW) == {}, "nothing moved"
 
     with Session(engine) as db:  # once it has ended, the same rename goes through
@@ -202,4 +205,5 @@ def test_a_checkpoint_store_that_cannot_be_written_moves_nothing_and_says_so(
 
     assert (refused.value.status, refused.value.code) == (503, "storage")
     assert "CHECKPOINTER=sqlite" in refused.value.message and "nothing moved" in refused.value.message
+    assert refused.value.worded("zh-CN").startswith("图状态存储（CHECKPOINTER=sqlite）无法写入")
     assert user_rename.rows_of(engine, NEW) == {}

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from ventapp.db import chat_store, turn_writes
 from ventapp.db.engine import make_engine, upgrade_to_head
+from ventapp.db.models import utcnow
 
 SESSION_4 = "00000000-0000-0000-0000-000000000004"
 
@@ -116,7 +117,11 @@ def test_save_partials_writes_running_runs_only(engine: sa.Engine) -> None:
     turn_writes.save_partials(
         engine, {run_id: {"content": f"so far {run_id}", "tool_calls": []} for run_id in ("a", "b", "done")}
     )
-    assert [chat_store.get_run(engine, r).partial for r in ("a", "b", "done")] == [  # type: ignore[union-attr]
+    saved = [chat_store.get_run(engine, r).partial for r in ("a", "b", "done")]  # type: ignore[union-attr]
+    stamps = [partial.pop("saved_at") for partial in saved[:2]]  # type: ignore[union-attr]
+    # Stamped when saved: crash recovery times an interrupted run to its last partial save.
+    assert all(abs(datetime.fromisoformat(stamp) - utcnow()) < timedelta(seconds=5) for stamp in stamps)
+    assert saved == [
         {"content": "so far a", "tool_calls": []},
         {"content": "so far b", "tool_calls": []},
         None,

@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from tests.scripted_llm.server import bound_port, make_server
+from tests.scripted_llm.server import bound_port, fresh_socket, make_server
 
 
 def _force(body: dict[str, Any], tool: str) -> dict[str, Any]:
@@ -54,8 +54,11 @@ class ToolChoiceProxy:
         self.force: str | None = None
         self.forced = 0
         app = Starlette(routes=[Route("/v1/chat/completions", self._chat, methods=["POST"])])
-        self._server = make_server(app)
-        self._thread = threading.Thread(target=self._server.run, name="tool-choice-proxy", daemon=True)
+        self._server = server = make_server(app)
+        sockets = [fresh_socket()]  # a base_url no earlier server of this process had (fresh_socket)
+        self._thread = threading.Thread(
+            target=lambda: server.run(sockets=sockets), name="tool-choice-proxy", daemon=True
+        )
         self.base_url = ""
 
     async def _chat(self, request: Request) -> Response:

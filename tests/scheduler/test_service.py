@@ -17,6 +17,7 @@ from ventapp.billing import reports
 from ventapp.config import load_settings
 from ventapp.db import chat_store, schedule_store
 from ventapp.db.schedule_models import Schedule
+from ventapp.scheduler.rules import ScheduleRejected
 from ventapp.scheduler.service import ScheduleService
 
 USER = "engineer"
@@ -118,6 +119,44 @@ async def test_overlapping_tick_is_skipped_and_shutdown_finalises_the_run(
     assert answer.role == "assistant" and answer.status == "cancelled", "the partial answer was saved"
     statuses = [(r.scheduled_for.date().isoformat(), r.status) for r in await service.runs(schedule.id, USER)]
     assert statuses == [("2026-12-02", "skipped"), ("2026-12-01", "cancelled")]
+
+
+async def test_shutdown_while_a_tick_is_handed_over_stops_its_run_too(opened, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """APScheduler's shutdown cancels a job mid-hand-off: the admitted run was left ``running``."""
+    from ventapp.scheduler import execution
+
+    admitted, release = asyncio.Event(), asyncio.Event()
+
+    async def slow_start_chat(*args: object, **kwargs: object) -> object:
+        run = await real_start_chat(*args, **kwargs)
+        admitted.set()
+        await release.wait()  # the claim is not linked yet, nor the run consumed
+        return run
+
+    real_start_chat = execution.start_chat
+    monkeypatch.setattr(execution, "start_chat", slow_start_chat)
+    service = opened(Clock(BEIJING_0900_UTC + timedelta(milliseconds=300)))
+    schedule = await _create(service)
+    service._scheduler.start()
+    service._scheduler.add_job(service.on_tick, "date", args=[schedule.id], id="tick-now")
+    await asyncio.wait_for(admitted.wait(), 10)
+
+    stopping = asyncio.create_task(service.shutdown())
+    await asyncio.sleep(0.05)
+    release.set()
+    await stopping
+    [record] = await service.runs(schedule.id, USER)
+    assert record.run_id is not None and record.status == "cancelled", "linked, stopped, finalised"
+    run = chat_store.get_run(service.runtime.engine, record.run_id)
+    assert run is not None and run.status == "cancelled" and run.finished_at is not None
+    assert not service.executions
+    assert await service.fire(schedule.id, BEIJING_0900_UTC + timedelta(days=1)) is None, (
+        "a stopped service starts no tick: the next start catches it up"
+    )
+    with pytest.raises(ScheduleRejected) as refused:
+        await service.run_now(schedule.id, USER)
+    assert (refused.value.status, refused.value.code) == (503, "shutting_down")
+    assert refused.value.worded("zh-CN") == "服务器正在关闭，请稍后再试。"
 
 
 async def test_two_schedulers_racing_on_one_tick_fire_it_once(opened, llm: ScriptedServer) -> None:  # type: ignore[no-untyped-def]

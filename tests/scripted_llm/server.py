@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import threading
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -172,6 +173,47 @@ def make_server(
     return server_class(config)
 
 
+_served_ports: set[int] = set()
+_served_lock = threading.Lock()
+
+
+def fresh_socket(host: str = "127.0.0.1", attempts: int = 50) -> socket.socket:
+    """Bind a TCP socket on a free port that no server of this process has served on before.
+
+    The OS hands a released port out again now and then (a few times in a few hundred binds to
+    port 0), and langchain-openai caches its async httpx client per ``base_url`` for the life of
+    the process. A server on an earlier test's port would be reached through that test's client,
+    whose pooled connection belongs to its closed event loop: "Event loop is closed".
+
+    Args:
+        host: Interface to bind (IPv4, or IPv6 when it holds a colon).
+        attempts: Ports to try before giving up.
+
+    Returns:
+        The bound socket (not listening yet); pass it to ``uvicorn.Server.run(sockets=[...])``.
+
+    Raises:
+        RuntimeError: Every port the OS offered had been served on before.
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    refused: list[socket.socket] = []  # held open until the end, so the OS offers others
+    try:
+        for _ in range(attempts):
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds its own
+            sock.bind((host, 0))
+            port = sock.getsockname()[1]
+            with _served_lock:
+                if port not in _served_ports:
+                    _served_ports.add(port)
+                    return sock
+            refused.append(sock)
+    finally:
+        for sock in refused:
+            sock.close()
+    raise RuntimeError(f"no port on {host} this process has not served on before, in {attempts} tries")
+
+
 def bound_port(server: uvicorn.Server) -> int:
     """Return the port a started uvicorn server actually listens on.
 
@@ -195,7 +237,9 @@ class ScriptedServer:
 
     Prefer one server per test in async tests: langchain-openai caches its async
     httpx client per ``base_url``, so reusing a URL across event loops fails with
-    "Event loop is closed" (or pass ``http_async_client`` to ``ChatOpenAI``).
+    "Event loop is closed" (or pass ``http_async_client`` to ``ChatOpenAI``). With ``port=0``
+    each server gets a port no earlier one of this process had (:func:`fresh_socket`), so
+    its URL is new even when the OS hands a released port out again.
 
     Args:
         script: Queue + rules to answer with; a fresh :class:`Script` if ``None``.
@@ -261,17 +305,25 @@ class ScriptedServer:
         """
         if self._thread is not None:
             raise RuntimeError("ScriptedServer already started")
-        self._server = make_server(self.app, self.host, self.port)
+        server = self._server = make_server(self.app, self.host, self.port)
+        # Port 0: a port no earlier server of this process had (see fresh_socket), never the OS's pick.
+        sockets = [fresh_socket(self.host)] if self.port == 0 else None
         # uvicorn skips signal handlers outside the main thread, so run() is safe here.
-        self._thread = threading.Thread(target=self._server.run, name="scripted-llm", daemon=True)
+        self._thread = threading.Thread(
+            target=lambda: server.run(sockets=sockets), name="scripted-llm", daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + timeout
-        while not self._server.started:
+        while not server.started:
             if not self._thread.is_alive() or time.monotonic() > deadline:
                 self.stop()
+                for sock in sockets or []:
+                    sock.close()
                 raise RuntimeError(f"scripted LLM server failed to start on {self.host}:{self.port}")
             time.sleep(0.01)
-        self.port = bound_port(self._server)
+        self.port = bound_port(server)
+        with _served_lock:
+            _served_ports.add(self.port)  # a port asked for by number is not handed out afterwards
         return self
 
     def stop(self, timeout: float = 5.0) -> None:

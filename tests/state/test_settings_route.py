@@ -81,6 +81,9 @@ async def test_the_page_shows_and_switches_the_route_chosen_in_the_chat(
     await tab.fire("set_thinking", level="high")
     assert runtime.agents.levels["default"] == "high" and runtime.agents.levels["reasoner"] == "low"
 
+    await tab.fire("set_thinking", level="ultra")  # said in the page's language, not the English error
+    assert (await tab.state()).thinking_note.startswith("模型路由“default”提供的思考级别为default, off")
+
 
 async def test_a_user_sees_the_switch_disabled_and_why(processor: BaseStateEventProcessor) -> None:
     tab = await _tab(processor, "alice")

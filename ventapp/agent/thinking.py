@@ -26,6 +26,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from ventapp.i18n import t
 from ventapp.model_config import ModelRoute
 
 DEFAULT_LEVEL = "default"
@@ -44,13 +45,28 @@ _QWEN_THINKING_MODELS = re.compile(r"^(qwen3|qwq)", re.IGNORECASE)
 
 
 class UnknownLevel(ValueError):
-    """A level the route does not offer; ``levels`` lists the ones it does."""
+    """A level the route does not offer; ``levels`` lists the ones it does.
+
+    Its sentence is the catalogue's :attr:`KEY` with :attr:`params`: ``str()`` is it in English (a
+    start that fails, the API's ``detail``), :meth:`worded` in the language a person reads.
+
+    Attributes:
+        route: The route's name.
+        level: The level asked for, as given.
+        levels: The levels the route offers (``default`` first).
+        params: The values the sentence names (``route``, ``levels`` joined, ``level`` quoted).
+    """
+
+    KEY = "refusal.unknown_level"
 
     def __init__(self, route: str, level: str, levels: tuple[str, ...]) -> None:
-        super().__init__(
-            f"The model route '{route}' offers the thinking levels {', '.join(levels)}; got {level!r}."
-        )
-        self.levels = levels
+        self.route, self.level, self.levels = route, level, levels
+        self.params: dict[str, object] = {"route": route, "levels": ", ".join(levels), "level": repr(level)}
+        super().__init__(self.worded("en"))
+
+    def worded(self, lang: str) -> str:
+        """The sentence in ``lang`` (``"zh-CN"`` or ``"en"``)."""
+        return t(self.KEY, lang, **self.params)
 
 
 def _host(base_url: str) -> str:

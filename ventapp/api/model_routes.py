@@ -82,13 +82,7 @@ async def switch_thinking(body: ThinkingSwitch, runtime: RuntimeDep, operator: O
         built = await runtime.agents.set_thinking(name, body.level)
     except UnknownLevel as unknown:
         raise rejected(
-            422,
-            "unknown_level",
-            "refusal.unknown_level",
-            details={"levels": list(unknown.levels)},
-            route=name,
-            levels=", ".join(unknown.levels),
-            level=repr(body.level),
+            422, "unknown_level", UnknownLevel.KEY, details={"levels": list(unknown.levels)}, **unknown.params
         ) from None
     logger.info("thinking level of %s set to %s by %s", name, built.thinking, operator)
     return {

@@ -87,19 +87,17 @@ def rename_user(
     """
     target = canonical(new)
     if target == old:
-        raise AuthRejected(400, "bad_request", f"{old!r} and {new!r} are the same user name: nothing to do.")
+        raise AuthRejected.by_key(400, "bad_request", "refusal.rename.same", old=repr(old), new=repr(new))
     rows = user_rename.rows_of(engine, old)
     source_dir, target_dir = user_dir(workspaces_dir, old), user_dir(workspaces_dir, target)
     if not rows and not source_dir.exists():
-        raise AuthRejected(
-            404, "not_found", f"Nothing is stored under the name {old!r} (spelled exactly as stored?)."
-        )
+        raise AuthRejected.by_key(404, "not_found", "refusal.rename.nothing_stored", old=repr(old))
     taken = user_rename.rows_of(engine, target)
-    if taken or target_dir.exists():
-        where = ", ".join(sorted(taken)) or "its workspace folder"
-        raise AuthRejected(
-            409, "conflict", f"{target!r} already has data ({where}): a rename never merges two users."
-        )
+    if taken:
+        tables = ", ".join(sorted(taken))
+        raise AuthRejected.by_key(409, "conflict", "refusal.rename.taken", new=repr(target), tables=tables)
+    if target_dir.exists():
+        raise AuthRejected.by_key(409, "conflict", "refusal.rename.taken_folder", new=repr(target))
     if settings is not None:
         _write_back_spool(engine, settings, old)
     live = user_rename.live_work(engine, old)
@@ -117,10 +115,9 @@ def rename_user(
         moved = user_rename.move_rows(engine, old, target)
     except user_rename.UserNameTaken as raced:  # rows for the target appeared meanwhile
         _undo(settings, old, target, checkpoints, target_dir, source_dir, files_moved)
-        raise AuthRejected(
-            409,
-            "conflict",
-            f"{target!r} already has data ({', '.join(sorted(raced.tables))}): nothing moved.",
+        tables = ", ".join(sorted(raced.tables))
+        raise AuthRejected.by_key(
+            409, "conflict", "refusal.rename.taken_meanwhile", new=repr(target), tables=tables
         ) from None
     except user_rename.UserBusy as started:  # a run started meanwhile
         _undo(settings, old, target, checkpoints, target_dir, source_dir, files_moved)
@@ -144,23 +141,14 @@ def _rename_checkpoints(settings: Settings, old: str, target: str) -> int:
         return rename_checkpoint_owner(settings, old, target)
     except Exception:  # sqlite3.Error, psycopg.Error: the store is locked or away
         logger.exception("could not rewrite the owner of %r's checkpoints", old)
-        raise AuthRejected(
-            503,
-            "storage",
-            f"The graph-state store (CHECKPOINTER={settings.checkpointer}) could not be written, so "
-            "nothing moved. Stop the app (it may hold the store) or bring the store back, then rename again.",
+        raise AuthRejected.by_key(
+            503, "storage", "refusal.rename.storage", checkpointer=settings.checkpointer
         ) from None
 
 
 def _busy(old: str, live: dict[str, list[str]]) -> AuthRejected:
     listed = "; ".join(f"{table}: {', '.join(ids)}" for table, ids in sorted(live.items()))
-    return AuthRejected(
-        409,
-        "busy",
-        f"{old!r} has work under way ({listed}): wait until it ends (or stop it), then rename. "
-        "If the app stopped without finishing it, start the app once: it marks what a stopped "
-        "process left running as interrupted.",
-    )
+    return AuthRejected.by_key(409, "busy", "refusal.rename.busy", old=repr(old), listed=listed)
 
 
 def _write_back_spool(engine: Engine, settings: Settings, old: str) -> None:
@@ -171,12 +159,10 @@ def _write_back_spool(engine: Engine, settings: Settings, old: str) -> None:
     write_back(engine, spool)
     left = [entry for entry in spool.pending() if _owner(entry) == old]
     if left:
-        raise AuthRejected(
-            409,
-            "busy",
-            f"{len(left)} answer(s) or usage record(s) of {old!r} wait in {settings.spool_path} because "
-            "the database refused them, and it still does: once the app has written them back, "
-            "rename again (written back later they would be booked under the old name).",
+        # The English plural by count (Chinese has one form); t() has no plural of its own.
+        key = "refusal.rename.parked_one" if len(left) == 1 else "refusal.rename.parked_other"
+        raise AuthRejected.by_key(
+            409, "busy", key, count=len(left), old=repr(old), path=str(settings.spool_path)
         )
 
 

@@ -60,16 +60,17 @@ class Caller:
 class AuthRejected(Refusal):
     """A refused authentication step.
 
-    A :class:`~ventapp.refusal.Refusal`: status 400, 401, 403, 404, 409 or 429; code
+    A :class:`~ventapp.refusal.Refusal`: status 400, 401, 403, 404, 409, 429 or 503; code
     ``unauthenticated``, ``bad_credentials``, ``forged_identity``, ``throttled``, ``weak_password``,
-    ``forbidden``, ``not_found``, ``bad_request`` or ``conflict`` (a rename onto a name that has data:
-    :mod:`ventapp.auth.rename`); ``message`` never holds the password nor ``str(exc)``;
+    ``forbidden``, ``not_found``, ``bad_request``, ``conflict``, ``busy`` or ``storage`` (the last
+    three a rename's: :mod:`ventapp.auth.rename`); ``message`` never holds the password nor ``str(exc)``;
     ``retry_after`` for 429. The refusals the API answers (401, the login throttle's 429, 403
     ``operator_only``, a bad name, role or password, ``auth_off``, an unknown key) are worded by
     catalogue id (``refusal.auth.*``, a name's ``refusal.user_name.*``), so the API answers their
     ``message`` in the request's ``Accept-Language``; a ``wait`` they name (seconds) reads as a
     duration in each language ("15 minutes" / "15分钟"). A rename's refusals (the command line's,
-    :mod:`ventapp.auth.rename`) are English only.
+    :mod:`ventapp.auth.rename`) are worded by catalogue id too (``refusal.rename.*``); the command
+    line prints their ``message``, in English, as it does every refusal.
     """
 
     @classmethod

@@ -122,7 +122,8 @@ class ExecutionRun(SQLModel, table=True):
     first_token_ms: int | None = Field(default=None)
     partial: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     """While ``running``: the answer so far, saved every ``ANSWER_SAVE_INTERVAL_S``
-    (``{content, reasoning, tool_calls, citations, usage}``), so a crash loses at most that interval.
+    (``{content, reasoning, tool_calls, citations, usage, saved_at}``; ``saved_at`` ISO naive UTC, the
+    save's time), so a crash loses at most that interval and its recovery knows when work last went on.
     Cleared when the run is finalised."""
     last_seq: int | None = Field(default=None)
     """When the run paused (``waiting_input``): the ``seq`` of its last frame, so its resumed part

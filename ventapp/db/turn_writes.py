@@ -435,8 +435,13 @@ def save_partial(engine: Engine, run_id: str, partial: dict[str, Any]) -> None:
 def save_partials(engine: Engine, partials: dict[str, dict[str, Any]]) -> None:
     """:func:`save_partial` for several runs in one transaction (``run_id -> partial``).
 
-    Runs no longer ``running`` are left as they are (their final save came first).
+    Each is stored with ``saved_at`` (ISO naive UTC): a moment the run is known to have been
+    working, which crash recovery times its answer to. Runs no longer ``running`` are left as
+    they are (their final save came first).
     """
+    saved_at = utcnow().isoformat()
     with engine.begin() as connection:
         for run_id, partial in partials.items():
-            connection.execute(_SAVE_PARTIAL, {"p_run": run_id, "p_partial": partial})
+            connection.execute(
+                _SAVE_PARTIAL, {"p_run": run_id, "p_partial": {**partial, "saved_at": saved_at}}
+            )

@@ -129,4 +129,13 @@ MESSAGES: dict[str, str] = {
     "refusal.auth.key_name_too_long": "A key's name has at most {limit} characters.",
     "refusal.auth.off": "This needs AUTH_MODE {modes}; this server runs with AUTH_MODE={mode}.",
     "refusal.auth.no_key": "You have no API key with this id.",
+    "refusal.rename.same": "{old} and {new} are the same user name: nothing to do.",
+    "refusal.rename.nothing_stored": "Nothing is stored under the name {old} (spelled exactly as stored?).",
+    "refusal.rename.taken": "{new} already has data ({tables}): a rename never merges two users.",
+    "refusal.rename.taken_folder": "{new} already has data (its workspace folder): a rename never merges two users.",
+    "refusal.rename.taken_meanwhile": "{new} already has data ({tables}): nothing moved.",
+    "refusal.rename.storage": "The graph-state store (CHECKPOINTER={checkpointer}) could not be written, so nothing moved. Stop the app (it may hold the store) or bring the store back, then rename again.",
+    "refusal.rename.busy": "{old} has work under way ({listed}): wait until it ends (or stop it), then rename. If the app stopped without finishing it, start the app once: it marks what a stopped process left running as interrupted.",
+    "refusal.rename.parked_one": "{count} answer or usage record of {old} waits in {path} because the database refused it, and it still does: once the app has written it back, rename again (written back later it would be booked under the old name).",
+    "refusal.rename.parked_other": "{count} answers or usage records of {old} wait in {path} because the database refused them, and it still does: once the app has written them back, rename again (written back later they would be booked under the old name).",
 }

@@ -129,4 +129,13 @@ MESSAGES: dict[str, str] = {
     "refusal.auth.key_name_too_long": "密钥名称最多 {limit} 个字符。",
     "refusal.auth.off": "这项功能需要 AUTH_MODE 为 {modes}；本服务器运行的是 AUTH_MODE={mode}。",
     "refusal.auth.no_key": "你没有这个 id 的 API 密钥。",
+    "refusal.rename.same": "{old} 和 {new} 是同一个用户名，无需改名。",
+    "refusal.rename.nothing_stored": "名字 {old} 下没有存储任何数据（拼写是否与存储时完全一致？）。",
+    "refusal.rename.taken": "{new} 已经有数据（{tables}）：改名从不合并两个用户。",
+    "refusal.rename.taken_folder": "{new} 已经有数据（它的工作区文件夹）：改名从不合并两个用户。",
+    "refusal.rename.taken_meanwhile": "{new} 已经有数据（{tables}）：没有移动任何内容。",
+    "refusal.rename.storage": "图状态存储（CHECKPOINTER={checkpointer}）无法写入，因此没有移动任何内容。请停止应用（它可能占用着这个存储）或恢复存储，然后再改名。",
+    "refusal.rename.busy": "{old} 有正在进行的工作（{listed}）：请等它结束（或停止它）后再改名。如果应用停止时没有完成它，请启动一次应用：它会把已停止的进程留下的运行中的工作标记为已中断。",
+    "refusal.rename.parked_one": "{old} 有 {count} 条回答或用量记录因数据库拒绝写入而在 {path} 中等待，数据库仍然拒绝：等应用把它写回后再改名（之后才写回的话，它会记在旧名字下）。",
+    "refusal.rename.parked_other": "{old} 有 {count} 条回答或用量记录因数据库拒绝写入而在 {path} 中等待，数据库仍然拒绝：等应用把它们写回后再改名（之后才写回的话，它们会记在旧名字下）。",
 }

@@ -74,7 +74,8 @@ def refusal(
     Args:
         status: HTTP status (400, 404, 409, 422, 503).
         code: The API's ``code`` (``bad_request``, ``not_found``, ``schedule_busy``, ``busy``).
-        key: A ``schedules.error.*`` id, the same in both catalogues.
+        key: A ``schedules.error.*`` id, the same in both catalogues (or a pipeline ``refusal.*`` one,
+            e.g. ``refusal.shutting_down``).
         field: The JSON field refused (422 adds ``field`` and ``errors[].loc``), or None.
         retry_after: Seconds after which the same request may succeed (503 while starting), or None.
         **params: The values the message names.

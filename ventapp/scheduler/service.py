@@ -79,6 +79,9 @@ class ScheduleService:
         )
         self._scheduler.add_listener(self._on_missed, EVENT_JOB_MISSED)
         self._background: set[asyncio.Task[Any]] = set()
+        self._handoffs: set[asyncio.Task[Handoff | None]] = set()
+        """Ticks being claimed and admitted (:meth:`fire`); shutdown lets them finish, then stops their runs."""
+        self._closing = False
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -100,9 +103,16 @@ class ScheduleService:
         )
 
     async def shutdown(self) -> None:
-        """Stop firing, stop running executions and wait for their finalisation (spec 002)."""
+        """Stop firing, stop running executions and wait for their finalisation (spec 002).
+
+        A tick being handed over (claimed, admitted, not consumed yet) finishes its hand-off
+        first, so that its run is one of those stopped: APScheduler's shutdown cancels its job
+        mid-way, which used to leave the admitted run ``running`` and its claim unlinked.
+        """
+        self._closing = True
         if self._scheduler.running:
             self._scheduler.shutdown(wait=False)
+        await asyncio.gather(*self._handoffs, return_exceptions=True)
         await self.executions.stop_all()
         for task in list(self._background):
             task.cancel()
@@ -184,13 +194,25 @@ class ScheduleService:
         return self._locks.setdefault(schedule_id, asyncio.Lock())
 
     async def fire(self, schedule_id: str, scheduled_for: datetime, trigger: str = "cron") -> Handoff | None:
-        """Execute one tick (or "run now") of a schedule; None when the schedule is gone or paused.
+        """Execute one tick (or "run now") of a schedule; None when the schedule is gone or paused,
+        or the service is shutting down (a tick is then caught up at the next start).
+
+        The hand-off runs in a task of its own that cancelling the caller does not stop (APScheduler
+        cancels its jobs at shutdown): once claimed, a tick is always linked to its run and consumed.
 
         Args:
             schedule_id: The schedule.
             scheduled_for: The tick's fire time (aware, or naive UTC); for ``manual``, now.
             trigger: ``cron`` or ``manual``.
         """
+        if self._closing:
+            return None
+        handoff = asyncio.ensure_future(self._hand_over(schedule_id, scheduled_for, trigger))
+        self._handoffs.add(handoff)
+        handoff.add_done_callback(self._handoffs.discard)
+        return await asyncio.shield(handoff)
+
+    async def _hand_over(self, schedule_id: str, scheduled_for: datetime, trigger: str) -> Handoff | None:
         if scheduled_for.tzinfo is not None:
             scheduled_for = _naive_utc(scheduled_for)
         async with self._lock(schedule_id):  # cron and manual share the schedule's exclusion
@@ -331,6 +353,8 @@ class ScheduleService:
         schedule = await self.owned(schedule_id, user_name)
         handoff = await self.fire(schedule.id, self.clock(), trigger="manual")
         if handoff is None:
+            if self._closing:
+                raise refusal(503, "shutting_down", "refusal.shutting_down", retry_after=5)
             raise not_found()
         if handoff.rejected is not None:
             raise ScheduleRejected.passed_on(handoff.rejected)

@@ -264,7 +264,7 @@ class SettingsState(rx.State):
         try:
             built = await runtime.agents.set_thinking(self.thinking_route or None, level)
         except UnknownLevel as unknown:
-            self.thinking_note = str(unknown)
+            self.thinking_note = unknown.worded(self.lang)
             return None
         except Exception:
             logger.exception("switching the thinking level to %r failed", level)
