@@ -242,3 +242,30 @@ def test_a_chinese_runs_citations_are_chinese_and_an_english_runs_english(speaki
     assert en_source["title"] == get_document("gas-limits", "en").title
     assert "Intake air of a coal or development face" in en_source["snippet"]
     assert chinese["data"][0]["excerpt"] == zh_source["snippet"]
+
+
+def test_calculation_tools_title_their_knowledge_citations_in_the_run_language(speaking) -> None:  # type: ignore[no-untyped-def]
+    """The engineering tools cited "Fan laws" & co. in English in a Chinese run."""
+    from ventapp.tools import ventilation_tools as vt
+
+    def cited() -> dict[str, str]:
+        results = [
+            vt.airway_resistance(1000, 12, 14, friction_factor_kg_m3=0.012),
+            vt.fan_laws_scale(speed_ratio=0.9, flow=100, pressure=2000, power_kw=300),
+            vt.natural_ventilation_pressure(500, 1.25, 1.2),
+        ]
+        return {s["url"]: s["title"] for result in results for s in result["sources"]}
+
+    chinese = cited()
+    speaking("en")
+    english = cited()
+    assert (
+        chinese.keys()
+        == english.keys()
+        == {"/kb/atkinson-resistance", "/kb/fan-laws", "/kb/natural-ventilation"}
+    )
+    for url, title in chinese.items():
+        doc_id = url.removeprefix("/kb/")
+        assert (
+            title == get_document(doc_id, "zh-CN").title and english[url] == get_document(doc_id, "en").title
+        )

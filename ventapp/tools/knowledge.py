@@ -43,6 +43,8 @@ from ventapp.tools._kb_text import EXCERPT_CHARS as EXCERPT_CHARS
 from ventapp.tools._kb_text import is_cjk, term_hits, window
 from ventapp.tools._kb_text import paragraphs as paragraphs
 from ventapp.tools._kb_text import tokenize as tokenize
+from ventapp.tools.registry import source
+from ventapp.tools.run_language import run_language
 
 DEFAULT_KB_DIR: Path = Path(__file__).resolve().parent / "kb"
 """The English documents; the Chinese ones are in its ``zh-CN`` sub-folder (:func:`kb_folder`)."""
@@ -397,3 +399,23 @@ def get_document(doc_id: str, lang: str = SOURCE_LANG) -> KnowledgeDoc | None:
     if not isinstance(doc_id, str) or not _SLUG_RE.match(doc_id):
         return None
     return get_knowledge_base().get(doc_id, lang)
+
+
+def kb_source(doc_id: str, snippet: str, lang: str | None = None) -> dict:
+    """A tool's citation of a knowledge-base document, titled as the document in the run's language.
+
+    Args:
+        doc_id: A document id, e.g. ``"fan-laws"``; its stable URL ``/kb/<doc_id>`` is the link.
+        snippet: What the tool took from it (a formula, a chapter).
+        lang: ``"zh-CN"`` or ``"en"``; default :func:`~ventapp.tools.run_language.run_language`.
+
+    Returns:
+        A :func:`~ventapp.tools.registry.source` entry, the same title ``knowledge_search`` gives.
+
+    Raises:
+        KeyError: If there is no such document (a tool citing a missing document is a bug).
+    """
+    doc = get_document(doc_id, lang or run_language())
+    if doc is None:
+        raise KeyError(f"No knowledge-base document {doc_id!r}")
+    return source(doc.title, doc.url, snippet)
