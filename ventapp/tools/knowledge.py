@@ -23,9 +23,12 @@ Search: BM25 (``rank_bm25.BM25Okapi``) over title + body, plus a bonus of
 ``TITLE_BOOST`` × IDF for each query term found in the title. The tokeniser lower-cases,
 NFKC-normalises, splits on non-alphanumerics, strips a plural "s", drops a few stop words, and turns
 each run of CJK characters into single characters plus bigrams, because Chinese is
-written without spaces. :func:`search` ranks a document by the sum of its two versions' scores
-(so an English query in a Chinese run, or a Chinese one in an English run, still finds it) and
-returns it in the run's language (:mod:`ventapp.tools.run_language`).
+written without spaces. :func:`search` scores a query's Latin-script words against the English
+set and its Chinese characters against the Chinese set and adds the two (so an English query in a
+Chinese run, or a Chinese one in an English run, still finds the document), and returns each hit
+in the language asked for: ``knowledge_search`` asks for the run's
+(:func:`ventapp.tools.run_language.run_language`), and :func:`kb_source` titles the calculation
+tools' citations the same way.
 """
 
 from __future__ import annotations
