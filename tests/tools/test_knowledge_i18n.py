@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -63,11 +63,11 @@ PAIRS = _pairs()
 
 
 @pytest.fixture
-def speaking() -> Iterator[object]:
+def speaking() -> Iterator[Callable[[str], None]]:
     """``speaking("en")`` makes the tools' run language English for the test (zh-CN without it)."""
     chosen: dict[str, str | None] = {"lang": None}
     run_language.set_language_resolver(lambda: chosen["lang"])
-    yield lambda lang: chosen.update(lang=lang)
+    yield lambda lang: chosen.__setitem__("lang", lang)
     run_language.set_language_resolver(None)
 
 
@@ -121,7 +121,7 @@ def test_paragraphs_line_up_with_the_same_numbers(en: KnowledgeDoc, zh: Knowledg
         assert _numbers(chinese) <= _numbers(english), f"{en.doc_id} paragraph {i} adds a number"
 
 
-def test_a_missing_number_is_caught(tmp_path: Path) -> None:
+def test_a_missing_number_is_caught() -> None:
     """The check itself: a translation that drops "0.75%" fails it."""
     en, zh = next((en, zh) for en, zh in PAIRS if en.doc_id == "gas-limits")
     assert "0.75" in _numbers(en.text) and "0.75" not in _numbers(zh.text.replace("0.75%", "百分之零点七五"))
@@ -227,7 +227,9 @@ def test_a_document_without_translation_comes_in_english(tmp_path: Path) -> None
     assert KnowledgeBase.from_folder(tmp_path / "zh-CN").index("zh-CN").docs == []  # no translations
 
 
-def test_a_chinese_runs_citations_are_chinese_and_an_english_runs_english(speaking) -> None:  # type: ignore[no-untyped-def]
+def test_a_chinese_runs_citations_are_chinese_and_an_english_runs_english(
+    speaking: Callable[[str], None],
+) -> None:
     """A Chinese user saw English citation titles and snippets for "回风巷瓦斯浓度限值是多少？"."""
     registry.load_builtin_tools()
     chinese = demo_tools.knowledge_search("回风巷瓦斯浓度限值是多少？", limit=2)  # zh-CN: no UI language
@@ -244,7 +246,9 @@ def test_a_chinese_runs_citations_are_chinese_and_an_english_runs_english(speaki
     assert chinese["data"][0]["excerpt"] == zh_source["snippet"]
 
 
-def test_calculation_tools_title_their_knowledge_citations_in_the_run_language(speaking) -> None:  # type: ignore[no-untyped-def]
+def test_calculation_tools_title_their_knowledge_citations_in_the_run_language(
+    speaking: Callable[[str], None],
+) -> None:
     """The engineering tools cited "Fan laws" & co. in English in a Chinese run."""
     from ventapp.tools import ventilation_tools as vt
 

@@ -31,10 +31,8 @@ def load_versions(doc_id: str) -> dict[str, KnowledgeDoc] | None:
     Raises:
         OSError, ValueError: When the knowledge-base folder cannot be read.
     """
-    versions = {lang: get_document(doc_id, lang) for lang in LANGS}
-    if any(doc is None for doc in versions.values()):
-        return None
-    return versions  # type: ignore[return-value]  # no None left
+    found = {lang: doc for lang in LANGS if (doc := get_document(doc_id, lang)) is not None}
+    return found if len(found) == len(LANGS) else None
 
 
 def chosen_lang(value: str | None) -> str:
