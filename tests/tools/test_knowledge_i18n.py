@@ -196,6 +196,20 @@ def test_the_chinese_methane_question_gets_the_chinese_limits_list() -> None:
     assert "-" not in top.excerpt[:2] and "**" not in top.excerpt
 
 
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("反风要求", "反风设施必须能在 10 min 内"),
+        ("二氧化碳 1.5%", "CO2 浓度超过 1.5%"),
+        ("冬季自然风压", "冬季：寒冷、密度大的地面空气"),
+    ],
+)
+def test_a_chinese_excerpt_is_the_paragraph_on_the_question(query: str, expected: str) -> None:
+    """Counting every occurrence let a common character (风 dozens of times in a long paragraph)
+    outweigh the rare term: "反风要求" showed the paragraph on fans in series."""
+    assert expected in search(query, 1, lang="zh-CN")[0].excerpt
+
+
 def test_a_long_chinese_paragraph_is_cut_to_a_full_excerpt_not_at_a_distant_space() -> None:
     paragraph = "瓦斯" * 40 + " CH4 ≤ 0.5% " + "风量" * 200 + "自然风压" + "通风" * 300
     excerpt = knowledge.make_excerpt(KnowledgeDoc("x", "X", paragraph, "/kb/x"), ["自然风压"])

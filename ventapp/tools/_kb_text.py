@@ -137,5 +137,12 @@ def window(paragraph: str, terms: set[str]) -> str:
     return ("…" if start > 0 else "") + body + ("…" if end < len(paragraph) else "")
 
 
-def term_hits(paragraph: str, terms: set[str]) -> int:
-    return sum(1 for tok in tokenize(paragraph) if tok in terms)
+def term_weight(paragraph: str, weights: dict[str, float]) -> float:
+    """The summed weight of the distinct query terms ``paragraph`` contains.
+
+    Distinct, and weighted (by IDF, see ``make_excerpt``), because a common character such as 风
+    occurs dozens of times in a long Chinese paragraph: counting occurrences picked a paragraph
+    about fans in series for "反风要求" over the one on airflow reversal.
+    """
+    present = set(tokenize(paragraph))
+    return sum(weight for term, weight in weights.items() if term in present)

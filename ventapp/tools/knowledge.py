@@ -43,7 +43,7 @@ from rank_bm25 import BM25Okapi
 
 # Re-exported (the redundant aliases say so): callers and tests use them from here.
 from ventapp.tools._kb_text import EXCERPT_CHARS as EXCERPT_CHARS
-from ventapp.tools._kb_text import is_cjk, term_hits, window
+from ventapp.tools._kb_text import is_cjk, term_weight, window
 from ventapp.tools._kb_text import paragraphs as paragraphs
 from ventapp.tools._kb_text import tokenize as tokenize
 from ventapp.tools.registry import source
@@ -167,37 +167,47 @@ class _BM25(BM25Okapi):
             self.idf[word] = math.log(1.0 + (self.corpus_size - freq + 0.5) / (freq + 0.5))
 
 
-def make_excerpt(doc: KnowledgeDoc, query_tokens: list[str], twin: KnowledgeDoc | None = None) -> str:
-    """Return the paragraph of ``doc`` with the most query-token hits, trimmed to ~300 chars.
+def make_excerpt(
+    doc: KnowledgeDoc,
+    query_tokens: list[str],
+    twin: KnowledgeDoc | None = None,
+    weights: dict[str, float] | None = None,
+) -> str:
+    """Return the paragraph of ``doc`` that best matches the query, trimmed to ~300 chars.
+
+    A paragraph's match is the summed weight of the distinct query terms it contains.
 
     Args:
         doc: The document.
         query_tokens: Tokens from :func:`tokenize` of the query.
         twin: The same document in the other language, or None. When its paragraphs line up
-            with ``doc``'s (same count), a paragraph's hits are its English version's hits of
-            the query's Latin-script words plus its Chinese version's hits of the query's
-            Chinese characters, so an English query picks the right paragraph of a Chinese
-            document and vice versa.
+            with ``doc``'s (same count), a paragraph's match is its English version's for the
+            query's Latin-script words plus its Chinese version's for the query's Chinese
+            characters, so an English query picks the right paragraph of a Chinese document and
+            vice versa.
+        weights: Query term -> weight (the searching index gives IDF); 1 per term when None.
 
     Returns:
         The excerpt, from ``doc``; the first paragraph when nothing matches.
     """
     terms = set(query_tokens)
+    weights = {t: 1.0 for t in terms} if weights is None else {t: weights.get(t, 0.0) for t in terms}
     paras = paragraphs(doc.text) or [doc.title]
     twin_paras = paragraphs(twin.text) if twin is not None else []
     if twin is None or len(twin_paras) != len(paras):
-        scored = [(para, term_hits(para, terms)) for para in paras]
+        scored = [(para, term_weight(para, weights)) for para in paras]
     else:
-        cjk = {t for t in terms if is_cjk(t)}
-        own_terms, twin_terms = (cjk, terms - cjk) if doc.lang == "zh-CN" else (terms - cjk, cjk)
+        cjk = {t: w for t, w in weights.items() if is_cjk(t)}
+        latin = {t: w for t, w in weights.items() if not is_cjk(t)}
+        own, other = (cjk, latin) if doc.lang == "zh-CN" else (latin, cjk)
         scored = [
-            (para, term_hits(para, own_terms) + term_hits(twin_para, twin_terms))
+            (para, term_weight(para, own) + term_weight(twin_para, other))
             for para, twin_para in zip(paras, twin_paras, strict=True)
         ]
-    best, best_hits = paras[0], 0
-    for para, hits in scored:
-        if hits > best_hits:
-            best, best_hits = para, hits
+    best, best_match = paras[0], 0.0
+    for para, match in scored:
+        if match > best_match:
+            best, best_match = para, match
     # Longer terms first so the window centres on "methane", not on a stray bigram.
     return window(best, {t for t in sorted(terms, key=len, reverse=True) if len(t) > 1} or terms)
 
@@ -227,6 +237,11 @@ class KnowledgeIndex:
     def get(self, doc_id: str) -> KnowledgeDoc | None:
         """Return the document with this id, or None."""
         return self._by_id.get(doc_id)
+
+    def idf(self, tokens: list[str]) -> dict[str, float]:
+        """Each token's IDF in this index (0 for a token no document has)."""
+        table = self._bm25.idf if self._bm25 is not None else {}
+        return {t: table.get(t, 0.0) for t in tokens}
 
     def scores(self, tokens: list[str]) -> dict[str, float]:
         """BM25 plus title bonus per doc_id, for the documents that match at all (score > 0).
@@ -267,8 +282,13 @@ class KnowledgeIndex:
         scores = self.scores(tokens)
         order = {doc.doc_id: i for i, doc in enumerate(self.docs)}
         ranked = sorted(scores.items(), key=lambda pair: (-pair[1], order[pair[0]]))
+        idf = self.idf(tokens)
         return [
-            Hit(doc=self._by_id[doc_id], score=score, excerpt=make_excerpt(self._by_id[doc_id], tokens))
+            Hit(
+                doc=self._by_id[doc_id],
+                score=score,
+                excerpt=make_excerpt(self._by_id[doc_id], tokens, weights=idf),
+            )
             for doc_id, score in ranked[:limit]
         ]
 
@@ -340,11 +360,12 @@ class KnowledgeBase:
             for doc_id, score in self.index(index_lang).scores(words).items():
                 totals[doc_id] = totals.get(doc_id, 0.0) + score
         ranked = sorted(totals.items(), key=lambda pair: (-pair[1], pair[0]))[:limit]
+        idf = {**self.index("zh-CN").idf(cjk), **self.index("en").idf(latin)}
         hits = []
         for doc_id, score in ranked:
             doc = own.get(doc_id) or twin.get(doc_id)
             other = twin.get(doc_id) if doc is own.get(doc_id) else None
-            hits.append(Hit(doc=doc, score=score, excerpt=make_excerpt(doc, tokens, twin=other)))
+            hits.append(Hit(doc=doc, score=score, excerpt=make_excerpt(doc, tokens, twin=other, weights=idf)))
         return hits
 
 
