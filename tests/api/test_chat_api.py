@@ -81,6 +81,26 @@ def test_knowledge_search_produces_deduplicated_citations(client: httpx.Client, 
     assert citations["model_only"] is False
 
 
+@pytest.mark.parametrize(
+    ("accept", "title"),
+    [(None, "通风机相似定律（比例定律）"), ("en-US,en;q=0.9", "Fan Laws (Affinity Laws) [通风机相似定律]")],
+)
+def test_an_api_runs_citations_come_in_its_language(
+    client: httpx.Client, llm: ScriptedServer, accept: str | None, title: str
+) -> None:
+    """Citations were English for every client; an API run's language is its Accept-Language (default Chinese)."""
+    llm.push(
+        {"tool_calls": [{"name": "knowledge_search", "arguments": {"query": "fan laws", "limit": 1}}]},
+        {"content": "ok"},
+    )
+    headers = {"Accept-Language": accept} if accept else {}
+    files = {"message": (None, "tell me about fans")}
+    with client.stream("POST", "/api/chat", files=files, headers=headers) as response:
+        frames = read_frames(response)
+    citations = [frame for frame in frames if frame["type"] == "citations"][-1]["items"]
+    assert [(item["url"], item["title"]) for item in citations] == [("/kb/fan-laws", title)]
+
+
 def test_session_continues_with_history(client: httpx.Client, llm: ScriptedServer) -> None:
     response, _ = post_chat(client, message="hello there, my fan is 30 kW")
     session_id = response.headers["x-session-id"]

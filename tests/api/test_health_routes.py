@@ -130,3 +130,16 @@ def test_an_unknown_knowledge_document_is_404_worded_by_accept_language(client: 
     assert zh.status_code == en.status_code == 404 and zh.json()["code"] == "not_found"
     assert zh.json()["detail"] == en.json()["message"] == "No such knowledge-base document."
     assert zh.json()["message"] == "找不到这篇知识库文档。"
+
+
+def test_a_knowledge_document_comes_in_the_asked_language(client: httpx.Client) -> None:
+    """The cited document was English only; now ``?lang=`` or ``Accept-Language`` (default Chinese) picks."""
+    chinese = client.get("/api/kb/gas-limits")
+    english = client.get("/api/kb/gas-limits", headers={"Accept-Language": "en-GB,en;q=0.9"})
+    asked = client.get("/api/kb/gas-limits?lang=en", headers={"Accept-Language": "zh-CN"})
+    assert chinese.status_code == english.status_code == asked.status_code == 200
+    assert chinese.headers["content-language"] == "zh-CN" and "《煤矿安全规程》" in chinese.text
+    assert english.headers["content-language"] == asked.headers["content-language"] == "en"
+    assert english.text == asked.text and "Coal Mine Safety Regulations" in english.text
+    assert chinese.headers["content-type"].startswith("text/markdown")
+    assert client.get("/api/kb/gas-limits?lang=fr").status_code == 422

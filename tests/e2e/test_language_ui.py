@@ -104,3 +104,36 @@ def test_an_english_browser_gets_english_and_other_languages_get_chinese(
     expect(german.locator("#lang-switch")).to_contain_text("中文")
     assert german.evaluate("document.documentElement.lang") == "zh-CN"
     german.context.close()
+
+
+def test_a_knowledge_document_comes_in_the_ui_language_and_links_to_the_other(
+    browser: Browser, app: ReflexApp
+) -> None:
+    """A citation's page was English for everyone; now the UI's language, ``?lang=`` or the link picks."""
+    page = _open(browser, app.url, "zh-CN", "语言丙")
+    page.goto(f"{app.url}/kb/gas-limits")
+    title, document, link = (
+        page.locator(".kb-title"),
+        page.locator(".kb-document"),
+        page.locator("#kb-other-lang"),
+    )
+    expect(title).to_have_text("矿井气体浓度限值：瓦斯、氧气与有毒有害气体")
+    expect(document).to_have_attribute("lang", "zh-CN")
+    expect(page.locator(".kb-body")).to_contain_text("《煤矿安全规程》")
+    expect(link).to_contain_text("查看英文原文")
+    expect(link).to_have_attribute("href", "/kb/gas-limits?lang=en")
+
+    link.click()  # the English original, the page still Chinese
+    expect(title).to_contain_text("Mine Gas Limits")
+    expect(document).to_have_attribute("lang", "en")
+    expect(link).to_contain_text("查看中文版")
+
+    page.goto(f"{app.url}/kb/natural-ventilation")  # no ?lang: the UI's language again
+    expect(title).to_have_text("自然风压")
+    _switch(page, "English")
+    expect(title).to_contain_text("Natural Ventilation Pressure")
+    expect(link).to_contain_text("Read the Chinese version")
+    page.goto(f"{app.url}/kb/natural-ventilation?lang=zh-CN")  # a shared link names its version
+    expect(title).to_have_text("自然风压")
+    expect(link).to_contain_text("Read the English original")
+    page.context.close()

@@ -1,4 +1,5 @@
-"""The knowledge base: document invariants, tokeniser and BM25 search."""
+"""The knowledge base: document invariants, tokeniser and BM25 search (the English set; the Chinese
+set and the two together: test_knowledge_i18n.py)."""
 
 from __future__ import annotations
 

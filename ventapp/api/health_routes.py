@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -15,6 +15,7 @@ from ventapp.agent.refusals import rejected
 from ventapp.agent.runtime import get_runtime
 from ventapp.api.deps import PUBLIC
 from ventapp.api.openapi import errors
+from ventapp.api.wording import RequestLang
 from ventapp.config import Settings, get_settings
 from ventapp.scheduler.service import get_service
 from ventapp.tools.knowledge import get_document
@@ -158,9 +159,26 @@ async def legacy_test_page_restore() -> FileResponse:
     "/api/kb/{doc_id}",
     responses={200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}, **errors(404)},
 )
-async def knowledge_document(doc_id: str) -> Any:
-    """One knowledge-base document as Markdown (the target of citation links)."""
-    doc = get_document(doc_id)
+async def knowledge_document(
+    doc_id: str,
+    request_lang: RequestLang,
+    lang: Annotated[
+        Literal["zh-CN", "en"] | None,
+        Query(description="The document's language; wins over Accept-Language (default zh-CN)"),
+    ] = None,
+) -> Any:
+    """One knowledge-base document's body as Markdown (the target of citation links).
+
+    In ``lang`` when given, else in the request's ``Accept-Language`` (the first English or
+    Chinese language it lists; none: Chinese, as the citations of an API run). Both versions
+    share the id and the citation URL ``/kb/{doc_id}``; ``Content-Language`` says which one came
+    (the English original when a document has no translation yet).
+    """
+    doc = get_document(doc_id, lang or request_lang)
     if doc is None:
         raise rejected(404, "not_found", "refusal.kb_not_found")
-    return PlainTextResponse(doc.text, media_type="text/markdown; charset=utf-8")
+    return PlainTextResponse(
+        doc.text,
+        media_type="text/markdown; charset=utf-8",
+        headers={"Content-Language": doc.lang, "Vary": "Accept-Language"},
+    )

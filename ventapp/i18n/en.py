@@ -277,6 +277,8 @@ MESSAGES: dict[str, str] = {
     "kb.not_found": "Document not found",
     "kb.not_found_body": "There is no knowledge-base document with this id. It may have been renamed or removed.",
     "kb.load_failed": "The knowledge base could not be read. The error has been logged.",
+    "kb.read_en": "Read the English original",
+    "kb.read_zh": "Read the Chinese version",
     # --- usage page ---
     "usage.today": "Today",
     "usage.tokens": "Tokens",

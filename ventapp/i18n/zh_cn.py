@@ -276,6 +276,8 @@ MESSAGES: dict[str, str] = {
     "kb.not_found": "未找到文档",
     "kb.not_found_body": "知识库中没有这个编号的文档，它可能已被改名或删除。",
     "kb.load_failed": "无法读取知识库，错误已记录到日志。",
+    "kb.read_en": "查看英文原文",
+    "kb.read_zh": "查看中文版",
     # --- 用量页面 ---
     "usage.today": "今天",
     "usage.tokens": "Token",

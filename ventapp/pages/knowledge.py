@@ -1,11 +1,15 @@
-"""A knowledge-base document (route ``/kb/[doc_id]``): where citations link to."""
+"""A knowledge-base document (route ``/kb/[doc_id]``): where citations link to.
+
+The document comes in the UI language, or in the one ``?lang=`` names; a link under the title
+shows the other version (DOM hook ``#kb-other-lang``), and the document's box carries its ``lang``.
+"""
 
 from __future__ import annotations
 
 import reflex as rx
 
 from ventapp.pages.components.header import page_bar
-from ventapp.pages.components.lang import t
+from ventapp.pages.components.lang import active_lang, t
 from ventapp.pages.components.page_frame import page_frame
 from ventapp.pages.components.styles import markdown
 from ventapp.state.knowledge_state import KnowledgeState
@@ -25,7 +29,30 @@ def _back_link() -> rx.Component:
     )
 
 
+def _shown_lang() -> rx.Var[str]:
+    """The version on screen: the one chosen (``?lang=`` or the link), else the UI language's."""
+    return rx.cond(KnowledgeState.doc_lang != "", KnowledgeState.doc_lang, active_lang()).to(str)
+
+
+def _other_version(shown: rx.Var[str]) -> rx.Component:
+    other = rx.cond(shown == "en", "zh-CN", "en").to(str)
+    return rx.link(
+        rx.hstack(
+            rx.icon("languages", size=14),
+            rx.text(rx.cond(shown == "en", t("kb.read_zh"), t("kb.read_en")), size="2"),
+            align="center",
+            spacing="1",
+        ),
+        href="/kb/" + KnowledgeState.doc_key + "?lang=" + other,
+        on_click=KnowledgeState.show_lang(other),
+        id="kb-other-lang",
+        color_scheme="gray",
+    )
+
+
 def _document() -> rx.Component:
+    shown = _shown_lang()
+    is_en = shown == "en"
     return rx.vstack(
         rx.hstack(
             rx.badge(rx.icon("book_open", size=12), t("kb.badge"), variant="soft"),
@@ -33,11 +60,22 @@ def _document() -> rx.Component:
             spacing="2",
             align="center",
         ),
-        rx.heading(KnowledgeState.doc_title, as_="h1", size="7", class_name="kb-title"),
-        rx.box(markdown(KnowledgeState.doc_text), width="100%", class_name="kb-body"),
+        rx.heading(
+            rx.cond(is_en, KnowledgeState.title_en, KnowledgeState.title_zh),
+            as_="h1",
+            size="7",
+            class_name="kb-title",
+        ),
+        _other_version(shown),
+        rx.box(
+            markdown(rx.cond(is_en, KnowledgeState.text_en, KnowledgeState.text_zh).to(str)),
+            width="100%",
+            class_name="kb-body",
+        ),
         spacing="3",
         width="100%",
         class_name="kb-document",
+        custom_attrs={"lang": shown},
     )
 
 

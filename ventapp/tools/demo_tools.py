@@ -15,6 +15,7 @@ from simpleeval import InvalidExpression, NameNotDefined, SimpleEval
 
 from ventapp.tools import knowledge
 from ventapp.tools.registry import register, source, sourced
+from ventapp.tools.run_language import run_language
 
 LOCAL_TZ_NAME = "Asia/Shanghai"
 MAX_EXPRESSION_CHARS = 500
@@ -247,7 +248,8 @@ def knowledge_search(query: str, limit: int = 5) -> dict:
     airway resistance (Atkinson's square law), fan laws, fan operating points and
     series/parallel fans, natural ventilation pressure, auxiliary ventilation of
     headings, air velocity limits, tunnel ventilation (jet fans) and dust control.
-    Queries may be English or Chinese keywords. Cite results by their title and url.
+    Queries may be English or Chinese keywords. Titles and excerpts come in the language of the
+    run (Chinese for a Chinese user). Cite results by their title and url.
 
     Args:
         query: Keywords, e.g. "methane limit return air" or "风速 限制".
@@ -258,10 +260,12 @@ def knowledge_search(query: str, limit: int = 5) -> dict:
         [{"title", "url", "snippet", "score"}]} ranked by BM25 score, best first;
         both lists are empty (with a "note") when nothing matches.
     """
+    # Both language sets are searched; titles and excerpts come in the run's language
+    # (run_language(): the UI's, zh-CN for API and scheduled runs), at the same /kb/<doc_id> URL.
     limit = max(1, min(SEARCH_LIMIT_MAX, int(limit)))
     if not (query or "").strip():
         return sourced([], [], note="The query was empty; pass a few keywords.")
-    hits = knowledge.get_index().search(query, limit)
+    hits = knowledge.search(query, limit, lang=run_language())
     if not hits:
         return sourced(
             [], [], note=f"No knowledge-base document matched {query!r}; try other or fewer keywords."

@@ -16,21 +16,19 @@ from ventapp.domain.network import Network, NetworkError, NetworkSolution, read_
 from ventapp.domain.regulations import VELOCITY_LIMITS
 from ventapp.i18n import t
 from ventapp.tools import workspace_files
-from ventapp.tools.registry import register, source, sourced
+from ventapp.tools.knowledge import kb_source
+from ventapp.tools.registry import register, sourced
 from ventapp.tools.run_language import run_language
 
 TOP_FLOWS = 10
 LIST_LIMIT = 20
 LOW_VELOCITY_DEFAULT = "other_roadway"  # the lowest minimum of the table (0.15 m/s)
 
-NETWORK_SOURCES = (
-    source(
-        "Ventilation network analysis (solver, boundary model, checks)",
-        "/kb/network-analysis",
-        "Atkinson's square law and Kirchhoff's laws, solved by a globalised Newton method; "
-        "verified against the published mine-ventilation-network-benchmark (CC BY 4.0).",
-    ),
+NETWORK_SNIPPET = (
+    "Atkinson's square law and Kirchhoff's laws, solved by a globalised Newton method; "
+    "verified against the published mine-ventilation-network-benchmark (CC BY 4.0)."
 )
+"""What a solve cites from the ``network-analysis`` document (titled in the run's language)."""
 
 
 STEM_MAX_BYTES = 80
@@ -285,12 +283,11 @@ def solve_ventilation_network(path: str, total_flow: float | None = None) -> dic
         },
         "figures": [workspace_files.to_virtual(f, root) for f in figures],
     }
-    sources = list(NETWORK_SOURCES)
+    sources = [kb_source("network-analysis", NETWORK_SNIPPET)]
     if low or fast:
         sources.append(
-            source(
-                "Air velocity limits in mine airways",
-                "/kb/air-velocity-limits",
+            kb_source(
+                "air-velocity-limits",
                 "Velocity limits of 《煤矿安全规程》; article numbers not confirmed in this project.",
             )
         )

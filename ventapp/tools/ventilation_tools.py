@@ -2,7 +2,8 @@
 
 Flows may be given as a number in m³/s or as text with a unit ("1200 m³/min", "40000 cfm");
 pressures as Pa or text ("1.5 inH2O"). Every result carries its sources (invariant 4), and
-every regulation value carries the row's verification status.
+every regulation value carries the row's verification status. A knowledge-base source is titled
+as its document in the run's language (:func:`~ventapp.tools.knowledge.kb_source`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 from ventapp.domain import airways, demand, fans
 from ventapp.domain.regulations import METHANE_FACE_RETURN, RegulationRow
 from ventapp.domain.units import to_si
-from ventapp.tools.registry import register, source, sourced
+from ventapp.tools.knowledge import kb_source
+from ventapp.tools.registry import register, sourced
 
 _GROUP = "通风计算"
 _MCP5 = "McPherson, Subsurface Ventilation Engineering, 2nd ed. (2009), ch. 5"
@@ -30,10 +32,6 @@ def _rule(row: RegulationRow) -> dict:
         "verified": row.verified,
         "status": row.status,
     }
-
-
-def _kb(doc: str, title: str, snippet: str) -> dict:
-    return source(title, f"/kb/{doc}", snippet)
 
 
 @register(
@@ -98,9 +96,8 @@ def airway_resistance(
     return sourced(
         data,
         [
-            _kb(
+            kb_source(
                 "atkinson-resistance",
-                "Ventilation resistance and Atkinson's square law",
                 f"{_MCP5}, §5.2–5.4; friction factors: {k_source}.",
             )
         ],
@@ -139,9 +136,8 @@ def combine_resistances(
     return sourced(
         data,
         [
-            _kb(
+            kb_source(
                 "atkinson-resistance",
-                "Ventilation resistance and Atkinson's square law",
                 "Series: R = ΣRᵢ; parallel: 1/√R = Σ1/√Rᵢ (McPherson, ch. 7).",
             )
         ],
@@ -190,7 +186,7 @@ def fan_laws_scale(
     }
     return sourced(
         data,
-        [_kb("fan-laws", "Fan laws", "McPherson, ch. 10; Thakur, Advanced Mine Ventilation (2019), §6.4.")],
+        [kb_source("fan-laws", "McPherson, ch. 10; Thakur, Advanced Mine Ventilation (2019), §6.4.")],
     )
 
 
@@ -232,9 +228,8 @@ def fan_operating_point(
     return sourced(
         data,
         [
-            _kb(
+            kb_source(
                 "fan-operating-point",
-                "Fan operating point",
                 "Fan and system characteristic curves, McPherson ch. 10.",
             )
         ],
@@ -263,7 +258,7 @@ def natural_ventilation_pressure(
     nvp = demand.natural_ventilation_pressure_pa(depth_m, density_downcast_kg_m3, density_upcast_kg_m3)
     return sourced(
         {"nvp_pa": nvp, "formula": "NVP = g·Z·(ρ̄down − ρ̄up), g = 9.81 m/s²"},
-        [_kb("natural-ventilation", "Natural ventilation pressure", "McPherson, ch. 8.")],
+        [kb_source("natural-ventilation", "McPherson, ch. 8.")],
     )
 
 
@@ -330,9 +325,8 @@ def airflow_demand(
     return sourced(
         {"requirements": rows, "governing": governing["basis"], "required_flow_m3_s": governing["flow_m3_s"]},
         [
-            _kb(
+            kb_source(
                 "air-requirements",
-                "Mine air quantity requirements",
                 "《煤矿安全规程》 (article numbers not confirmed); McPherson ch. 9.",
             )
         ],
@@ -368,6 +362,4 @@ def check_air_velocity(flow: float | str, area_m2: float, airway_type: str) -> d
         "verdict": check.verdict,
         "rule": _rule(check.rule),
     }
-    return sourced(
-        data, [_kb("air-velocity-limits", "Air velocity limits in mine airways", check.rule.citation)]
-    )
+    return sourced(data, [kb_source("air-velocity-limits", check.rule.citation)])
