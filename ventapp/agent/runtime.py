@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from ventapp.agent import untraced_hooks
+from ventapp.agent import content_block_types, untraced_hooks
 from ventapp.agent.admission import ProcessGuard, RunGate
 from ventapp.agent.agent_set import AgentSet
 from ventapp.agent.checkpointers import open_checkpointer
@@ -155,6 +155,7 @@ class AgentRuntime:
         # message. Asked here once (the answer is cached), it costs the start instead.
         await asyncio.to_thread(platform.platform)
         untraced_hooks.install()  # middleware hooks stay on the loop unless LangSmith traces
+        content_block_types.install()  # a constant, derived from type hints per block per call
         # Settlements that could not be written are retried now and every minute (spec "持久化结算").
         runtime._billing_retry = asyncio.create_task(pending_retry_loop(engine), name="billing-pending-retry")
         # In the background: it assembles a second agent (~0.5 s of CPU) that no request waits for.
