@@ -14,6 +14,8 @@ import openai
 import pytest
 from langchain_core.exceptions import ContextOverflowError
 
+from tests.api.sse_client import read_frames
+from tests.scripted_llm.server import ScriptedServer
 from ventapp.agent import events as ev
 from ventapp.agent.errors import classify
 from ventapp.api.wording import needs_wording, worded
@@ -84,3 +86,23 @@ def test_a_sentence_of_its_own_under_a_model_code_stays_as_written() -> None:
     own = ev.Error(message="The model server failed (HTTP 500): boom.", code="model_error")
     assert worded(own, "zh-CN") is own and not needs_wording(own)
     assert worded_error("model_busy", "upstream said: busy", "zh-CN")[1] == "upstream said: busy"
+
+
+def test_the_api_words_a_404_from_the_model_server_in_chinese_by_default(
+    client: httpx.Client, llm: ScriptedServer
+) -> None:
+    """Tester #5's curl: ``-F message=你好`` got ``"message":"The endpoint does not know this model or path (HTTP 404)…"``."""
+    frames = {}
+    for accept in (None, "en"):
+        llm.push({"error": 404, "message": "model 'x' not found"})
+        headers = {"Accept-Language": accept} if accept else {}
+        with client.stream(
+            "POST", "/api/chat", files={"message": (None, "你好")}, headers=headers
+        ) as response:
+            frames[accept] = read_frames(response)[-1]
+    zh, en = frames[None], frames["en"]
+    assert zh["type"] == en["type"] == "error" and zh["code"] == en["code"] == "model_error"
+    assert zh["message"].startswith("模型服务不认识这个模型名或路径（HTTP 404）：model 'x' not found。"), zh
+    assert en["message"].startswith(
+        "The endpoint does not know this model or path (HTTP 404): model 'x' not found"
+    )
