@@ -21,9 +21,10 @@ switch sets one) is the Radix Themes plugin's: Reflex 0.10 deprecates ``App(them
 import reflex as rx
 from reflex_base.plugins.sitemap import SitemapPlugin
 
-from ventapp.config import get_settings
+from ventapp.config import settings_at_start
 
-_settings = get_settings()
+# A bad setting ends the start here with one line naming the key (no traceback through Reflex's CLI).
+_settings = settings_at_start()
 
 config = rx.Config(
     app_name="ventapp",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -413,6 +414,48 @@ def warn_conflicts(settings: Settings) -> None:
 def get_settings() -> Settings:
     """The process-wide settings, loaded on first use. Tests call ``get_settings.cache_clear()``."""
     return load_settings()
+
+
+class SettingError(ValueError):
+    """A setting the app cannot run with, found when it is first used rather than when loaded
+    (``HITL_TOOLS`` naming a tool that is not there, ``TOOLS_PROFILE``); the message names the key."""
+
+
+def exit_on_bad_setting(message: str) -> None:
+    """End a program that cannot start because of a setting: ``message`` as one line on stderr, exit 2.
+
+    ``message`` names the key (every error of :func:`load_settings` does: ``CONTEXT_LIMIT must be a
+    whole number, got 'abc'``); no traceback, which would bury it under the CLI's frames.
+
+    Raises:
+        SystemExit: Always, with code 2.
+    """
+    print(f"Configuration error (.env or the environment): {message}", file=sys.stderr, flush=True)
+    raise SystemExit(2)
+
+
+def stop_worker_on_bad_setting(message: str) -> None:
+    """End a server worker whose start found a bad setting (:class:`SettingError`): one line, exit 2.
+
+    For the app's lifespan under Granian: an exception raised there is printed twice with its
+    traceback (by Starlette, then by Granian), burying the key. The process ends at once
+    (``os._exit``): the lifespan has nothing open yet, and Granian then stops the server.
+    """
+    print(f"Configuration error (.env or the environment): {message}", file=sys.stderr, flush=True)
+    os._exit(2)
+
+
+def settings_at_start() -> Settings:
+    """:func:`get_settings` for a program's start (``rxconfig.py``, ``python -m ventapp.ui_build``).
+
+    Raises:
+        SystemExit: A setting is invalid (:func:`exit_on_bad_setting`: one line naming the key, exit 2).
+    """
+    try:
+        return get_settings()
+    except ValueError as bad:  # load_settings raises ValueError only for a setting's value
+        exit_on_bad_setting(str(bad))
+        raise  # unreachable: keeps the type checker's flow
 
 
 FRONTEND_BUILD_ENV_PREFIXES = ("REFLEX_", "VITE_")

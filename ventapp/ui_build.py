@@ -39,7 +39,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from ventapp.config import FRONTEND_BUILD_ENV_PREFIXES, PROJECT_ROOT, frontend_build_environment, get_settings
+from ventapp.config import (
+    FRONTEND_BUILD_ENV_PREFIXES,
+    PROJECT_ROOT,
+    frontend_build_environment,
+    get_settings,
+    settings_at_start,
+)
 
 STAMP_NAME = "ventapp-ui-build.json"
 SOURCE_DIRS = ("ventapp", "assets")
@@ -288,7 +294,12 @@ def install() -> bool:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Run Reflex's CLI (``reflex <argv>``) with the build cache installed."""
+    """Run Reflex's CLI (``reflex <argv>``) with the build cache installed.
+
+    Raises:
+        SystemExit: The CLI's exit; 2 with one line naming the key when a setting is invalid.
+    """
+    settings_at_start()  # before Reflex's CLI, whose traceback would bury the setting's name
     install()
     from reflex.reflex import cli
 

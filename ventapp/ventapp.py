@@ -17,6 +17,7 @@ from starlette.types import ASGIApp
 
 from ventapp import server_signals
 from ventapp.api.app import create_api
+from ventapp.config import SettingError, stop_worker_on_bad_setting
 from ventapp.pages.chat import chat_page
 from ventapp.pages.components.connection import overlay_wrap
 from ventapp.pages.components.lang import t
@@ -78,14 +79,18 @@ if app.sio is not None:
 async def _lifespan() -> AsyncIterator[None]:
     """:func:`app_lifespan`, with Granian told of a stop signal only after the runs it stops were
     finalised and the tabs following them sent the shutdown sentence (:mod:`ventapp.server_signals`)."""
-    async with app_lifespan() as runtime:
+    try:
+        async with app_lifespan() as runtime:
 
-        async def stop_and_settle() -> None:
-            runtime.begin_shutdown()
-            await runtime.settle()
+            async def stop_and_settle() -> None:
+                runtime.begin_shutdown()
+                await runtime.settle()
 
-        with server_signals.holding(stop_and_settle):
-            yield
+            with server_signals.holding(stop_and_settle):
+                yield
+    except SettingError as bad:  # raised while starting, before the yield
+        # One line naming the key; raising would print two tracebacks (Starlette's and Granian's).
+        stop_worker_on_bad_setting(str(bad))
 
 
 # Wraps the function a Granian worker registers its signal handlers with; it runs after this import.

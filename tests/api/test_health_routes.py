@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import socket
 import time
 from pathlib import Path
@@ -143,3 +144,35 @@ def test_a_knowledge_document_comes_in_the_asked_language(client: httpx.Client) 
     assert english.text == asked.text and "Coal Mine Safety Regulations" in english.text
     assert chinese.headers["content-type"].startswith("text/markdown")
     assert client.get("/api/kb/gas-limits?lang=fr").status_code == 422
+
+
+async def test_a_base_url_without_its_api_path_is_degraded_saying_so() -> None:
+    """Tester #3: ``OPENAI_BASE_URL`` without ``/v1`` read ``ok`` (HTTP 404 on ``/models``) while every chat got 404."""
+    with ScriptedServer() as server:
+        bare = server.base_url.removesuffix("/v1")
+        check = await EndpointProbe(ttl_s=0, timeout_s=1).check(ModelRoute("default", "m", bare, "k"))
+        right = await EndpointProbe(ttl_s=0, timeout_s=1).check(
+            ModelRoute("default", "m", server.base_url, "k")
+        )
+    assert check.status == "degraded" and check.detail["http_status"] == 404, check
+    assert "404" in check.reason and "/v1" in check.reason and "OPENAI_BASE_URL" in check.reason
+    assert right.status == "ok"
+
+
+def test_an_unpriced_model_is_degraded_and_warned_at_start(
+    llm: ScriptedServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Tester #3: ``MODEL_NAME`` without a price read ``ok`` everywhere, silently, while every chat got 503."""
+    env = {**app_env(tmp_path, llm.base_url), "MODEL_NAME": "qwen2.5-14b-instruct"}
+    with (
+        caplog.at_level(logging.WARNING, logger="ventapp"),
+        patched_env(env),
+        ApiServer() as server,
+    ):
+        body = httpx.get(f"{server.url}/health", timeout=30).json()
+    billing = body["subsystems"]["billing"]
+    assert body["status"] == "degraded" and billing["status"] == "degraded", body
+    assert "qwen2.5-14b-instruct" in billing["reason"] and "model_unpriced" in billing["reason"]
+    assert billing["unpriced_models"] == ["qwen2.5-14b-instruct"]
+    warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert any("qwen2.5-14b-instruct" in line and "BILLING_ALLOW_UNPRICED" in line for line in warned), warned

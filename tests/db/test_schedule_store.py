@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import multiprocessing
+import warnings
 from collections import Counter
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SAWarning
+from sqlmodel import Session, select
 
 from ventapp.db import chat_store, schedule_store, turn_writes
 from ventapp.db.engine import make_engine, upgrade_to_head
-from ventapp.db.schedule_models import Schedule
+from ventapp.db.schedule_models import Schedule, ScheduleRun
 
 TICK0 = datetime(2026, 12, 1, 0, 0)
 TICKS = 20
@@ -105,3 +108,23 @@ def test_sweep_marks_only_old_unlinked_claims(tmp_path: Path) -> None:
     assert schedule_store.sweep_unlinked(engine, datetime(2100, 1, 1)) == 1
     [row] = schedule_store.list_runs(engine, schedule.id)
     assert row.id == claim.row_id and row.status == "interrupted"
+
+
+def test_deleting_a_schedule_with_runs_deletes_them_without_a_warning(tmp_path: Path) -> None:
+    """Tester #14: ``SAWarning: DELETE statement on table 'schedule_runs' expected to delete 17 row(s); 0 were matched``."""
+    engine, _ = _engine(tmp_path)
+    schedule, other = _schedule(engine), _schedule(engine)
+    for index in range(17):
+        for each in (schedule, other):
+            claim = schedule_store.claim_tick(
+                engine, each.id, "alice", "cron", TICK0 + timedelta(minutes=index)
+            )
+            assert claim.row_id
+            schedule_store.close_claim(engine, claim.row_id, "rejected", "test", "done")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SAWarning)
+        assert schedule_store.delete_schedule(engine, schedule.id)
+    with Session(engine) as db:
+        left = db.exec(select(ScheduleRun.schedule_id)).all()
+    assert set(left) == {other.id} and len(left) == 17, "the other schedule's runs stay"
+    assert not schedule_store.delete_schedule(engine, schedule.id)

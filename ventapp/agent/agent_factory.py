@@ -65,7 +65,7 @@ from ventapp.agent.workspace import (
     WORKSPACE_ROUTE,
     SessionFilesystemBackend,
 )
-from ventapp.config import get_settings
+from ventapp.config import SettingError, get_settings
 from ventapp.tools import registry, run_language, workspace_files
 from ventapp.tools.mcp_tools import MODULE_PREFIX
 
@@ -266,7 +266,7 @@ def _interrupt_on(hitl_tools: Sequence[str]) -> dict[str, Any] | None:
     known = {spec.name for spec in registry.all_specs()} | set(_FRAMEWORK_TOOLS)
     unknown = sorted(set(hitl_tools) - known)
     if unknown:
-        raise ValueError(f"HITL_TOOLS names unknown tools {unknown}; known: {', '.join(sorted(known))}")
+        raise SettingError(f"HITL_TOOLS names unknown tools {unknown}; known: {', '.join(sorted(known))}")
     names = [*registry.approval_required(), *hitl_tools]
     # Approve, edit (changed arguments) or reject (with a reason the model sees).
     return {
@@ -335,7 +335,7 @@ def build_agent(
         always a dict, pitfall 6; without both keys the workspace tools answer with an error).
     """
     if tools_profile not in TOOLS_PROFILES:
-        raise ValueError(f"TOOLS_PROFILE must be one of {', '.join(TOOLS_PROFILES)}, got {tools_profile!r}")
+        raise SettingError(f"TOOLS_PROFILE must be one of {', '.join(TOOLS_PROFILES)}, got {tools_profile!r}")
     registry.load_builtin_tools()
     if not compaction_enabled:
         _exclude_summarisation(model)

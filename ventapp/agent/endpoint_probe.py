@@ -50,9 +50,9 @@ def public_url(base_url: str) -> str:
 class EndpointProbe:
     """Is a model endpoint reachable? ``GET {base_url}/models`` with a short timeout, cached.
 
-    Any HTTP answer means reachable: 2xx–4xx is ``ok`` (a server without ``/models`` answers
-    404), except 401/403 (the key is refused) and 5xx, which are ``degraded``. No answer
-    within :data:`PROBE_TIMEOUT_S` is ``down``. Concurrent checks of one endpoint share a probe.
+    Any HTTP answer means reachable: 2xx–4xx is ``ok``, except 401/403 (the key is refused),
+    404 (the base URL lacks the API's path, e.g. ``/v1``: chats to it answer 404 too) and 5xx,
+    which are ``degraded``. No answer within :data:`PROBE_TIMEOUT_S` is ``down``. Concurrent checks of one endpoint share a probe.
     """
 
     def __init__(self, ttl_s: float = PROBE_TTL_S, timeout_s: float = PROBE_TIMEOUT_S) -> None:
@@ -96,6 +96,14 @@ class EndpointProbe:
             if response.status_code in (401, 403):
                 check = Check(
                     "degraded", f"{shown} refused the API key (HTTP {response.status_code}).", detail
+                )
+            elif response.status_code == 404:
+                # OpenAI-compatible servers (vLLM, llama.cpp, Ollama …) all serve {base}/models.
+                check = Check(
+                    "degraded",
+                    f"{shown} has no /models (HTTP 404), so chats to it fail with HTTP 404 too. Check the "
+                    "route's base URL (OPENAI_BASE_URL, or its base_url in MODELS): it usually ends in /v1.",
+                    detail,
                 )
             elif response.status_code >= 500:
                 check = Check("degraded", f"{shown} answered HTTP {response.status_code}.", detail)

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,10 @@ import openai
 from langchain_core.exceptions import ContextOverflowError
 
 from ventapp.agent.events import ErrorCode
+from ventapp.i18n import MESSAGES
+
+_EN = MESSAGES["en"]
+"""The English catalogue: a model failure's sentence is its English message (the agent never calls ``t``)."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,12 @@ MODEL_BROKE_OFF = RunFailure(
     "the server is back.",
 )
 """The model server's connection ended mid-answer."""
+KEY_REJECTED = RunFailure("model_error", _EN["run_error.model_key_rejected"])
+"""401/403 from the model server (its reason left out: providers echo parts of the key they refused)."""
+MODEL_TIMED_OUT = RunFailure("model_unreachable", _EN["run_error.model_timeout"])
+"""The model server did not answer within the client's timeout."""
+CONTEXT_OVERFLOW = RunFailure("context_overflow", _EN["run_error.context_overflow"])
+"""The conversation does not fit the model's context window, even after compaction."""
 
 FIXED_FAILURES: dict[RunFailure, str] = {
     UNCONFIGURED: "run_error.model_unconfigured",
@@ -87,6 +98,9 @@ FIXED_FAILURES: dict[RunFailure, str] = {
     SERVER_STOPPING: "run_error.server_stopping",
     MODEL_UNREACHABLE: "run_error.model_unreachable",
     MODEL_BROKE_OFF: "run_error.model_broke_off",
+    KEY_REJECTED: "run_error.model_key_rejected",
+    MODEL_TIMED_OUT: "run_error.model_timeout",
+    CONTEXT_OVERFLOW: "run_error.context_overflow",
 }
 """Failures whose sentence is fixed, and the catalogue id that words it (its English is the same text)."""
 _FIXED_KEYS = {(failure.code, failure.message): key for failure, key in FIXED_FAILURES.items()}
@@ -106,6 +120,64 @@ def fixed_failure_key(code: str, message: str) -> str | None:
         sentence of its own), which stays as it is.
     """
     return _FIXED_KEYS.get((code, message))
+
+
+QUOTING_FAILURES: dict[str, ErrorCode] = {
+    "run_error.model_not_found": "model_error",
+    "run_error.model_busy": "model_busy",
+    "run_error.model_rejected": "model_rejected",
+    "run_error.model_failed": "model_failed",
+    "run_error.model_stream_error": "model_failed",
+}
+"""Model failures whose sentence names the HTTP status (``{status}``) and, when the server gave one, its
+reason (the catalogue id ``<key>.reason``, ``{reason}``): catalogue id -> error code."""
+
+
+def _pattern(template: str) -> re.Pattern[str]:
+    """A catalogue sentence as a pattern that reads its placeholders back (``{status}`` three digits)."""
+    out = ""
+    for literal, field, _, _ in string.Formatter().parse(template):
+        out += re.escape(literal)
+        if field:
+            out += rf"(?P<{field}>\d{{3}})" if field == "status" else rf"(?P<{field}>.+?)"
+    return re.compile(out, re.DOTALL)
+
+
+_QUOTING_PATTERNS = [
+    (code, variant, _pattern(_EN[variant]))
+    for key, code in QUOTING_FAILURES.items()
+    for variant in (key, f"{key}.reason")
+]
+
+
+def _quoting(key: str, reason: str, **fields: object) -> RunFailure:
+    """The failure ``key`` names, its English sentence quoting ``reason`` when there is one."""
+    variant = f"{key}.reason" if reason else key
+    return RunFailure(QUOTING_FAILURES[key], _EN[variant].format(reason=reason, **fields))
+
+
+def failure_wording(code: str, message: str) -> tuple[str, dict[str, str]] | None:
+    """The catalogue id and fields that word a run's failure in any language, or None.
+
+    The one lookup behind the API's worded ``error`` frames and the UI's operator detail: a fixed
+    failure (:func:`fixed_failure_key`, no fields) or a model failure that quotes the HTTP status and
+    the server's reason (:data:`QUOTING_FAILURES`; the reason stays in the server's own words).
+
+    Args:
+        code: The error code (``model_busy``, ``cancelled`` …).
+        message: The run's own English sentence, exactly as it was sent or stored.
+
+    Returns:
+        e.g. ``("run_error.model_busy.reason", {"status": "429", "reason": "slow down"})``; None for
+        any other sentence (one of its own), which stays as it is.
+    """
+    key = fixed_failure_key(code, message)
+    if key is not None:
+        return key, {}
+    for each_code, variant, pattern in _QUOTING_PATTERNS:
+        if each_code == code and (match := pattern.fullmatch(message)):
+            return variant, match.groupdict()
+    return None
 
 
 RETRYABLE_CODES = frozenset(
@@ -222,43 +294,22 @@ def _broke_off(exc: BaseException) -> bool:
     return False
 
 
-def _said(reason: str) -> str:
-    return f": {reason}" if reason else ""
-
-
 def _status_failure(exc: openai.APIStatusError) -> RunFailure:
     status = exc.status_code
     reason = provider_reason(exc)
     lowered = reason.lower()
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
-        # The reason is left out on purpose: providers echo parts of the key they refused.
-        return RunFailure("model_error", "The model endpoint rejected the API key. Check OPENAI_API_KEY.")
+        return KEY_REJECTED  # without the reason: providers echo parts of the key they refused
     if isinstance(exc, openai.NotFoundError):
-        return RunFailure(
-            "model_error",
-            f"The endpoint does not know this model or path (HTTP 404){_said(reason)}. "
-            "Check MODEL_NAME and OPENAI_BASE_URL.",
-        )
+        return _quoting("run_error.model_not_found", reason)
     if status in _RETRYABLE_STATUS or (status >= 500 and any(h in lowered for h in _TRANSIENT_HINTS)):
-        return RunFailure(
-            "model_busy",
-            f"The model server is busy or rate-limiting (HTTP {status}){_said(reason)}. "
-            "Wait a moment and send the message again.",
-        )
+        return _quoting("run_error.model_busy", reason, status=status)
     if status < 500 or any(hint in lowered for hint in _REFUSAL_HINTS):
         # The same request fails the same way (FastAPI-based servers report validation as 500).
-        return RunFailure(
-            "model_rejected",
-            f"The model server rejected the request (HTTP {status}){_said(reason)}. Sending it again "
-            "will not help: check the server's flags and OPENAI_COMPAT in the README's provider table.",
-        )
+        return _quoting("run_error.model_rejected", reason, status=status)
     # A 5xx that names neither a busy server nor a fault of the request: the server failed on its
     # side (a crash, an out-of-memory), which often passes, so clients offer Retry.
-    return RunFailure(
-        "model_failed",
-        f"The model server failed (HTTP {status}){_said(reason) or ' without saying why'}. "
-        "Send the message again; if it happens again, the server's own log has the cause.",
-    )
+    return _quoting("run_error.model_failed", reason, status=status)
 
 
 def classify(exc: BaseException) -> RunFailure:
@@ -270,15 +321,9 @@ def classify(exc: BaseException) -> RunFailure:
     the provider's own reason, sanitised (:func:`provider_reason`), when its body gives one.
     """
     if isinstance(exc, ContextOverflowError):
-        return RunFailure(
-            "context_overflow",
-            "The conversation no longer fits the model's context window, even after compaction. "
-            "Start a new chat, or raise CONTEXT_LIMIT if the model allows more.",
-        )
+        return CONTEXT_OVERFLOW
     if isinstance(exc, openai.APITimeoutError | httpx.TimeoutException | TimeoutError):
-        return RunFailure(
-            "model_unreachable", "The model did not answer in time. Try again, or check the endpoint."
-        )
+        return MODEL_TIMED_OUT
     if _broke_off(exc):
         return MODEL_BROKE_OFF
     if isinstance(exc, openai.APIConnectionError | httpx.TransportError):
@@ -287,6 +332,5 @@ def classify(exc: BaseException) -> RunFailure:
         return _status_failure(exc)
     if isinstance(exc, openai.APIError):
         # An error event inside an otherwise successful stream.
-        reason = provider_reason(exc) or _clean(exc.message)
-        return RunFailure("model_failed", f"The model server reported an error mid-answer{_said(reason)}.")
+        return _quoting("run_error.model_stream_error", provider_reason(exc) or _clean(exc.message))
     return INTERNAL

@@ -13,6 +13,7 @@ import contextlib
 
 from ventapp.agent.endpoint_probe import Check
 from ventapp.agent.runtime import AgentRuntime
+from ventapp.billing.pricing import unpriced_models
 from ventapp.db.billing_store import pending_summary
 from ventapp.db.engine import probe_write
 
@@ -46,12 +47,28 @@ async def checkpointer(runtime: AgentRuntime) -> Check:
 
 
 async def billing(runtime: AgentRuntime) -> Check:
-    """Settlements waiting in ``billing_pending`` and entries parked in the spool file."""
+    """Configured models without a price (their chats are refused), settlements waiting in
+    ``billing_pending`` and entries parked in the spool file.
+
+    ``detail``: ``pending_settlements``, ``spool`` and, when a price is missing, ``unpriced_models``.
+    """
     spool = await asyncio.to_thread(runtime.spool.count)
     pending = 0
+    unpriced: list[str] = []
     with contextlib.suppress(Exception):  # the database check reports an unreadable database
         pending, _ = await asyncio.to_thread(pending_summary, runtime.engine)
-    detail = {"pending_settlements": pending, "spool": spool}
+        if not runtime.settings.billing_allow_unpriced:
+            models = [route.model for route in runtime.settings.routes if route.configured]
+            unpriced = await asyncio.to_thread(unpriced_models, runtime.engine, models)
+    detail: dict[str, object] = {"pending_settlements": pending, "spool": spool}
+    if unpriced:
+        names = ", ".join(unpriced)
+        return Check(
+            "degraded",
+            f"No price for model(s) {names}: every chat on them is refused (503 model_unpriced). Add a "
+            "price (python -m ventapp.billing set-price MODEL INPUT OUTPUT CNY) or set BILLING_ALLOW_UNPRICED=1.",
+            {**detail, "unpriced_models": unpriced},
+        )
     if pending or spool:
         return Check(
             "degraded",

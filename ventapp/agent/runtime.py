@@ -34,7 +34,7 @@ from ventapp.agent.run_log import MemoryRunLog, RunLog
 from ventapp.agent.stop_signals import on_stop_signals
 from ventapp.agent.writeback import parked_run_ids, write_back, writeback_loop
 from ventapp.billing.guard import BookedTokens
-from ventapp.billing.pricing import seed_prices
+from ventapp.billing.pricing import seed_prices, unpriced_models
 from ventapp.billing.settlement import pending_retry_loop
 from ventapp.config import Settings, get_settings, warn_conflicts
 from ventapp.db import run_recovery
@@ -150,6 +150,7 @@ class AgentRuntime:
         else:
             runtime.process_guard.acquire()
         await asyncio.to_thread(seed_prices, engine)
+        await _warn_unpriced(engine, settings)
         # The model SDK names the platform in its first request's headers, and Python finds the
         # processor by running `uname -p`: a fork of the whole server on the first user's first
         # message. Asked here once (the answer is cached), it costs the start instead.
@@ -318,6 +319,20 @@ def get_runtime() -> AgentRuntime:
     if _current is None:
         raise RuntimeError("The agent runtime is not started; it opens in the app's lifespan task.")
     return _current
+
+
+async def _warn_unpriced(engine: Engine, settings: Settings) -> None:
+    """Log a WARNING per configured route whose model has no price: every chat on it will be refused."""
+    if settings.billing_allow_unpriced:
+        return
+    models = [route.model for route in settings.routes if route.configured]
+    for model in await asyncio.to_thread(unpriced_models, engine, models):
+        logger.warning(
+            "model %r has no price: every chat on it is refused (503 model_unpriced). Add its price "
+            "(python -m ventapp.billing set-price %s INPUT OUTPUT CNY) or set BILLING_ALLOW_UNPRICED=1",
+            model,
+            model,
+        )
 
 
 @contextlib.asynccontextmanager

@@ -83,7 +83,8 @@ async def health() -> Any:
     ``subsystems`` holds ``database`` (a write probe: a locked SQLite file still answers
     reads), ``checkpointer``, ``model_endpoint`` (the main route's endpoint probed with a short
     timeout and cached for a few seconds; other routes under ``routes``), ``scheduler``,
-    ``billing`` (settlements waiting in ``billing_pending`` and the spool file) and
+    ``billing`` (a configured model without a price, whose chats are refused; settlements waiting in
+    ``billing_pending`` and the spool file) and
     ``process_guard`` (one process per ``DATA_DIR``) and ``mcp_servers`` (each MCP server under
     ``servers`` with its ``status`` up|down|disabled and ``reason``), each ``{status: ok|degraded|down, reason}``.
 

@@ -23,7 +23,7 @@ from fastapi import Depends, Header
 
 from ventapp.agent import events as ev
 from ventapp.agent.chat_run import THINKING_MESSAGE
-from ventapp.agent.errors import fixed_failure_key
+from ventapp.agent.errors import failure_wording
 from ventapp.agent.interrupts import REASON_DEFAULT, REASON_NEEDS_APPROVAL
 from ventapp.agent.kernel import MAIN_AGENT, label_for
 from ventapp.agent.subagent_tracker import subagent_label
@@ -71,8 +71,8 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
         A copy whose ``tool_approval`` and each of its ``requests[]`` carry ``label``, the tool's
         display name in ``lang`` (``"计算器"`` / ``"Calculator"``), and whose ``reason`` with a ``reason_code``
         of ``needs_approval`` or ``default`` reads e.g. ``"计算器需要你批准后才会运行。"`` /
-        ``"Calculator needs your approval before it runs."``; an ``error`` of a fixed failure
-        (:data:`~ventapp.agent.errors.FIXED_FAILURES`), an agent's ``label`` (``agent_start``, ``agent_done``,
+        ``"Calculator needs your approval before it runs."``; an ``error`` of a fixed failure or a model
+        failure quoting the server (:func:`~ventapp.agent.errors.failure_wording`), an agent's ``label`` (``agent_start``, ``agent_done``,
         ``agent_error``: ``"Ventilation agent"``), the opening ``thinking`` line and an ``executing`` line
         (``"Calling Calculator…"``; ``cn_tools`` stays Chinese) in ``lang``; the same object otherwise.
     """
@@ -107,12 +107,13 @@ def agent_label(agent: str, lang: str) -> str:
 def _fixed_message(event: ev.Error | ev.Thinking, lang: str) -> str | None:
     """The fixed sentence of ``event`` in ``lang`` when that differs from what it says; else None."""
     if isinstance(event, ev.Error):
-        key = fixed_failure_key(event.code, event.message)
+        wording = failure_wording(event.code, event.message)
     else:
-        key = "live.thinking" if event.message == THINKING_MESSAGE else None
-    if key is None:
+        wording = ("live.thinking", {}) if event.message == THINKING_MESSAGE else None
+    if wording is None:
         return None
-    message = t(key, lang)
+    key, fields = wording
+    message = t(key, lang, **fields)
     return message if message != event.message else None
 
 

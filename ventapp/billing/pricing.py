@@ -136,3 +136,14 @@ def format_money(micros: int, currency: str | None) -> str:
         return "0 (unpriced)"
     symbol = {"CNY": "¥", "USD": "$"}.get(currency, currency + " ")
     return f"{symbol}{format_amount(micros)}"
+
+
+def unpriced_models(engine: Engine, models: list[str]) -> list[str]:
+    """The models among ``models`` that have no price, each once, in their order. Blocking: use a thread.
+
+    Such a model's runs are refused (503 ``model_unpriced``) unless ``BILLING_ALLOW_UNPRICED=1``.
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: The database cannot be read.
+    """
+    return [model for model in dict.fromkeys(models) if get_price(engine, model) is None]

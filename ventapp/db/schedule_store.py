@@ -121,8 +121,10 @@ def delete_schedule(engine: Engine, schedule_id: str) -> bool:
         row = db.get(Schedule, schedule_id)
         if row is None:
             return False
-        for run in db.exec(select(ScheduleRun).where(ScheduleRun.schedule_id == schedule_id)).all():
-            db.delete(run)
+        # One DELETE statement, before the schedule's: deleting each run as an ORM object let the
+        # flush delete the schedule first (no relationship orders the two), the database's ON DELETE
+        # CASCADE removed the runs, and the runs' own DELETEs then matched nothing (SAWarning).
+        db.exec(sa.delete(ScheduleRun).where(col(ScheduleRun.schedule_id) == schedule_id))
         db.delete(row)
         db.commit()
         return True

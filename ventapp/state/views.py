@@ -19,7 +19,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ventapp.agent import events as ev
-from ventapp.agent.errors import RETRYABLE_CODES, fixed_failure_key
+from ventapp.agent.errors import RETRYABLE_CODES, failure_wording, fixed_failure_key
 from ventapp.agent.kernel import label_for
 from ventapp.agent.pipeline import CANCELLED_MARKER
 from ventapp.agent.subagent_tracker import subagent_label
@@ -270,8 +270,8 @@ def worded_error(code: str, message: str, lang: str = DEFAULT_LANG) -> tuple[str
 
     Returns:
         ``(plain sentence in lang, detail)``; for a code without a plain sentence, ``(message, "")``.
-        A detail that is a fixed failure's sentence (``run_error.<code>``, as the API words it) is
-        worded in ``lang`` too, e.g. ``"尚未配置模型。请在 .env 中设置 OPENAI_BASE_URL…"``.
+        A detail that is a run failure's sentence (``run_error.*``, a model server's reason quoted
+        as it said it; as the API words it) is worded in ``lang`` too, e.g. ``"尚未配置模型。请在 .env 中设置 OPENAI_BASE_URL…"``.
     """
     key = f"error.{code}"
     if not code or not has_message(key):
@@ -292,9 +292,9 @@ def stop_notice(code: str, message: str, lang: str = DEFAULT_LANG) -> str:
 
 
 def _worded_detail(code: str, message: str, lang: str) -> str:
-    """``message`` in ``lang`` when it is a fixed failure's English sentence (as the API words it); else as is."""
-    key = fixed_failure_key(code, message.strip())
-    return t(key, lang) if key else message
+    """``message`` in ``lang`` when it is a run failure's English sentence (as the API words it); else as is."""
+    wording = failure_wording(code, message.strip())
+    return t(wording[0], lang, **wording[1]) if wording else message
 
 
 def args_to_json(args: Any) -> str:

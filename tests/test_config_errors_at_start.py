@@ -1,0 +1,61 @@
+"""A bad setting stops the start with one line naming the key, not a traceback (tester #9, try12).
+
+``make api`` is ``reflex run --backend-only``, ``make run`` is ``python -m ventapp.ui_build run``:
+both read the settings through ``rxconfig.py``; ``HITL_TOOLS`` is checked when the runtime builds
+the agent, in the server's lifespan.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ventapp.config import PROJECT_ROOT
+
+REFLEX = str(Path(sys.executable).parent / "reflex")
+MAKE_API = [REFLEX, "run", "--env", "prod", "--backend-only", "--backend-port", "{port}"]
+MAKE_RUN = [sys.executable, "-m", "ventapp.ui_build", "run", "--env", "prod", "--single-port",
+            "--frontend-port", "{port}", "--backend-port", "{port}"]  # fmt: skip
+
+
+def _start(command: list[str], port: int, tmp_path: Path, **settings: str) -> tuple[int, str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("REFLEX_", "GRANIAN_"))}
+    env = {**base, "DEEP_AGENT_ENV_PRIORITY": "none", "DATA_DIR": str(tmp_path), **settings}
+    done = subprocess.run(
+        [part.format(port=port) for part in command],
+        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("CONTEXT_LIMIT", "abc", "whole number"),
+        ("AUTH_MODE", "bogus", "none, local, header"),
+        ("TFAGENTS_DAILY_TOKEN_LIMIT", "-5", "at least 0"),
+        ("AUTH_NONE_OPERATORS", "team/lead", "team/lead"),
+    ],
+)
+def test_a_bad_setting_is_one_line_naming_the_key(tmp_path: Path, key: str, value: str, words: str) -> None:
+    code, output = _start(MAKE_API, 9611, tmp_path, **{key: value})
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert code != 0 and "Traceback" not in output and len(lines) <= 3, output
+    assert any(key in line and words in line for line in lines), output
+
+
+def test_make_run_says_it_in_one_line_too(tmp_path: Path) -> None:
+    code, output = _start(MAKE_RUN, 9612, tmp_path, CONTEXT_LIMIT="abc")
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert code != 0 and "Traceback" not in output and len(lines) <= 3, output
+    assert any("CONTEXT_LIMIT" in line and "'abc'" in line for line in lines), output
+
+
+def test_an_unknown_hitl_tool_stops_the_server_in_a_few_lines(tmp_path: Path) -> None:
+    code, output = _start(MAKE_API, 9613, tmp_path, HITL_TOOLS="nosuchtool")
+    assert code != 0 and "Traceback" not in output and len(output.splitlines()) <= 8, output
+    assert any("HITL_TOOLS" in line and "nosuchtool" in line for line in output.splitlines()), output
