@@ -53,14 +53,13 @@ def refusal_callout(
     )
 
 
-def section_head(heading: rx.Component, *controls: rx.Component, id: str | None = None) -> rx.Component:
+def section_head(heading: rx.Component, *controls: rx.Component) -> rx.Component:
     """A card's heading with its controls at its right; where both do not fit on one line (a phone),
     the controls go to the next line, on the right, rather than squeeze the heading into broken lines.
 
     Args:
         heading: The card's ``rx.heading``.
         *controls: Buttons, a pager's label …, kept together, each on one line.
-        id: The row's DOM id, if any.
     """
     return rx.flex(
         heading,
@@ -70,7 +69,6 @@ def section_head(heading: rx.Component, *controls: rx.Component, id: str | None 
         column_gap="0.75rem",
         row_gap="0.25rem",
         width="100%",
-        **({"id": id} if id else {}),
     )
 
 
