@@ -5,6 +5,7 @@ cards), nothing wider than the screen. One app for the module, an operator's usa
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -124,6 +125,6 @@ def test_the_schedules_page_reads_on_a_phone(browser: Browser, app: ReflexApp) -
     page.context.close()
 
 
-def _shots(app: ReflexApp):  # type: ignore[no-untyped-def]  # a Path beside the app's log
+def _shots(app: ReflexApp) -> Path:
     """Where the screenshots go (beside the app's log, for a person to look at)."""
     return app.log_path.parent
