@@ -39,7 +39,7 @@ def test_a_streaming_answer_shows_the_shutdown_sentence_then_the_lost_connection
     slow_llm.push({"content": long_answer(200)})
     app = ReflexApp(env, data_dir / "reflex.log").__enter__()
     try:
-        tab = open_chat(browser, app.url, "shutdown-e2e", TIMEOUT_MS, locale="zh-CN")
+        tab = open_chat(browser, app.url, "shutdown-e2e", TIMEOUT_MS, locale="zh-CN", width=1400)
         tab.fill("#chat-input", "long answer please")
         tab.click("#send")
         live = tab.locator(".msg-live")
@@ -53,6 +53,14 @@ def test_a_streaming_answer_shows_the_shutdown_sentence_then_the_lost_connection
         tab.wait_for_timeout(3000)  # Reflex's toast came at the second failed reconnect, within a second
         expect(tab.get_by_text("Cannot connect to server")).to_have_count(0)
         expect(notice).to_be_visible()
+        # Lead (ui12): the notice sat over the header, on the model's name.
+        for width in (1400, 390):
+            tab.set_viewport_size({"width": width, "height": 900})
+            tab.screenshot(path=str(data_dir / f"connection-lost-{width}.png"))
+            box, header = notice.bounding_box(), tab.locator(".chat-header").bounding_box()
+            assert box and header and box["y"] >= header["y"] + header["height"], (width, box, header)
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width, (width, box)
+            assert box["height"] < 60, f"not squeezed into lines at {width} px: {box}"
     finally:
         app.__exit__()
         print((data_dir / "reflex.log").read_text()[-4000:])  # shown if the test fails

@@ -7,6 +7,7 @@ Two tabs of one user on one session, headless, with the real runtime and the scr
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from types import ModuleType
@@ -274,3 +275,53 @@ async def test_after_follow_the_notice_comes_back_when_that_answer_ends(tabs: tu
     state = await b.state()
     assert state.live_elsewhere and state.elsewhere_ended and not state.is_streaming
     assert transcript(state) == transcript(await a.state())
+
+
+async def test_a_message_refused_while_the_session_answers_elsewhere_is_back_in_the_box_after_a_reload(
+    tabs: tuple[Tab, Tab],  # noqa: F811
+) -> None:
+    """Lead (ui12): every refused message is kept in the tab for a reload, but not one refused because
+    the session answered in another tab: a reload lost what was typed."""
+    a, b = tabs
+    await a.fire("send", form_data={"message": "hello"})
+    session_id = (await a.state()).session_id
+    await b.fire("open_session", session_id=session_id)
+    sending, _ = await send_and_wait_mid_answer(a)
+    refused = asyncio.create_task(b.fire("send", form_data={"message": "me too"}))
+
+    async def b_refused() -> bool:
+        return (await b.state()).live_elsewhere
+
+    await until(b_refused)
+    kept = json.loads((await b.state()).unsent_kept or "{}")
+    assert (kept.get("session"), kept.get("text"), kept.get("elsewhere")) == (session_id, "me too", True)
+    b.browser.values.clear()
+
+    reloading = asyncio.create_task(b.fire("load_page"))  # a reload while A still answers
+
+    async def b_follows_that_answer() -> bool:
+        return (await b.state()).is_streaming
+
+    await until(b_follows_that_answer)  # as any reload does
+    state = await b.state()
+    assert not state.live_elsewhere, "the notice comes back when that answer ends"
+    assert b.browser.values.get(b.token) == [("ref_chat_input", "me too")], "back in the box"
+    assert not [m for m in state.messages if m.unsent], "not in the transcript, as when it was refused"
+    await sending
+    await reloading
+    await refused
+
+    async def b_told_it_can_be_sent() -> bool:
+        state = await b.state()
+        return not state.is_streaming and state.live_elsewhere and state.elsewhere_ended
+
+    await until(b_told_it_can_be_sent)
+    b.browser.values.clear()
+    await b.fire("load_page")  # a reload once it ended: the box and the notice again
+    state = await b.state()
+    assert state.live_elsewhere and state.elsewhere_ended and not state.is_streaming
+    assert b.browser.values.get(b.token) == [("ref_chat_input", "me too")]
+
+    await b.fire("send", form_data={"message": "me too"})
+    state = await b.state()
+    assert not state.unsent_kept and not state.live_elsewhere, "sent: nothing kept any more"

@@ -9,7 +9,7 @@ import pytest
 
 from ventapp.agent import events as ev
 from ventapp.state.live_answer import LiveAnswer, reduce_event
-from ventapp.state.tool_summary import tool_summary
+from ventapp.state.tool_summary import failure_for_person, tool_summary
 from ventapp.state.views import tool_card_from_dict
 from ventapp.tools import registry, workspace_files
 
@@ -89,11 +89,9 @@ def test_other_results_count_their_sources_in_proper_english() -> None:
     assert tool_summary('{"data": "not ours"}', "en", "solve_ventilation_network") == "data"
 
 
-def test_a_refused_network_reads_in_chinese_on_its_card_while_the_model_keeps_the_detail(
-    tmp_path: Path,
-) -> None:
-    """Tester (71_badnet): the card read "Tool 'solve_ventilation_network' failed: [missing_column] …
-    (topology.csv lacks the column(s) 'r_N_s2_m8'; …)" in the Chinese UI."""
+@pytest.fixture
+def refused_network(tmp_path: Path) -> str:
+    """What the registered network solver returns to the model for a topology without ``r_N_s2_m8``."""
     bad = Path(__file__).parents[1] / "data" / "ventilation-networks" / "fan_family_64" / "topology.csv"
     (tmp_path / "uploads").mkdir()
     (tmp_path / "uploads" / "topology.csv").write_bytes(bad.read_bytes())
@@ -111,9 +109,17 @@ def test_a_refused_network_reads_in_chinese_on_its_card_while_the_model_keeps_th
         )
     finally:
         workspace_files.set_workspace_resolver(None)
-    content = str(message.content)
-    # The model still learns which tool failed and which column is missing.
     assert message.status == "error"
+    return str(message.content)
+
+
+def test_a_refused_network_reads_in_chinese_on_its_card_while_the_model_keeps_the_detail(
+    refused_network: str,
+) -> None:
+    """Tester (71_badnet): the card read "Tool 'solve_ventilation_network' failed: [missing_column] …
+    (topology.csv lacks the column(s) 'r_N_s2_m8'; …)" in the Chinese UI."""
+    content = refused_network
+    # The model still learns which tool failed and which column is missing.
     assert content.startswith("Tool 'solve_ventilation_network' failed: [missing_column] ")
     assert "'r_N_s2_m8'" in content
 
@@ -131,3 +137,32 @@ def test_a_refused_network_reads_in_chinese_on_its_card_while_the_model_keeps_th
     # English keeps the detail (it is the person's language), but not the model's wrapper.
     english = tool_summary(content, "en", "solve_ventilation_network")
     assert english.startswith("[missing_column] ") and "lacks the column" in english
+
+
+def test_a_failed_cards_expanded_result_reads_as_a_person_reads_it_live_and_reloaded(
+    refused_network: str,
+) -> None:
+    """Lead (ui12): the header read Chinese, but the expanded 结果 still showed the model's text,
+    the English ``Tool '…' failed:`` wrapper and the English detail."""
+    sentence = "[missing_column] 拓扑文件缺少必需的列（edge_id、from、to、r_N_s2_m8）。"
+    for lang, wanted in (("zh-CN", sentence), ("en", failure_for_person(refused_network, "en"))):
+        live = reduce_event(
+            LiveAnswer(lang=lang),
+            ev.ToolResult(
+                tool="solve_ventilation_network",
+                cn_tool="",
+                content=refused_network,
+                tool_call_id="c",
+                error=True,
+            ),
+        )
+        raw = {"tool_call_id": "c", "tool": "solve_ventilation_network", "content": refused_network}
+        stored = tool_card_from_dict({**raw, "error": True}, lang)
+        assert live.tools[0].content == stored.content == wanted
+        assert "Tool '" not in stored.content
+    assert "lacks the column" not in sentence and "lacks the column" in failure_for_person(
+        refused_network, "en"
+    )
+    # A success still shows its whole output, pretty-printed.
+    ok = tool_card_from_dict({"tool_call_id": "d", "tool": "x", "content": '{"a": 1}'}, "zh-CN")
+    assert ok.content == '{\n  "a": 1\n}'

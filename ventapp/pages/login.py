@@ -15,7 +15,7 @@ import reflex as rx
 
 from ventapp.pages.components.header import color_mode_button
 from ventapp.pages.components.lang import lang_switch, t
-from ventapp.pages.components.page_frame import starting_notice
+from ventapp.pages.components.page_frame import refusal_callout, starting_notice
 from ventapp.state.auth_state import AuthState
 from ventapp.state.ui_identity import LOGIN_FORM_ID, LOGIN_USER_ID, submit_login_form
 
@@ -92,9 +92,7 @@ def login_page() -> rx.Component:
                 ),
                 rx.cond(
                     AuthState.login_error != "",
-                    rx.callout(
-                        AuthState.login_error, icon="triangle_alert", color_scheme="red", id="login-error"
-                    ),
+                    refusal_callout(AuthState.login_error, id="login-error"),
                 ),
                 rx.match(
                     AuthState.login_mode,

@@ -15,7 +15,7 @@ import reflex as rx
 
 from ventapp.pages.components.header import page_bar
 from ventapp.pages.components.lang import t
-from ventapp.pages.components.page_frame import page_frame
+from ventapp.pages.components.page_frame import page_frame, refusal_callout, section_head
 from ventapp.state.auth_state import AuthState
 from ventapp.state.schedules_state import RunView, SchedulesState, ScheduleView
 
@@ -71,9 +71,10 @@ def _row(schedule: rx.Var[ScheduleView]) -> rx.Component:
                     class_name="schedule-description",
                 ),
                 spacing="1",
-            )
+            ),
+            min_width="9rem",  # an expression on one line (at 390 px it stood one field a line)
         ),
-        rx.table.cell(rx.text(schedule.next_run, size="2", class_name="schedule-next")),
+        rx.table.cell(rx.text(schedule.next_run, size="2", class_name="schedule-next", white_space="nowrap")),
         rx.table.cell(
             rx.box(_status_badge(schedule.last_status, schedule.last_label), class_name="schedule-last")
         ),
@@ -135,9 +136,8 @@ def _row(schedule: rx.Var[ScheduleView]) -> rx.Component:
 
 def _list() -> rx.Component:
     return rx.vstack(
-        rx.hstack(
+        section_head(
             rx.heading(t("schedules.title"), as_="h1", size="4"),
-            rx.spacer(),
             rx.icon_button(
                 rx.icon("refresh_cw", size=14),
                 variant="ghost",
@@ -151,8 +151,6 @@ def _list() -> rx.Component:
                 on_click=SchedulesState.open_new,
                 id="new-schedule",
             ),
-            width="100%",
-            align="center",
         ),
         rx.text(SchedulesState.intro, size="2", color_scheme="gray"),
         rx.cond(
@@ -162,7 +160,10 @@ def _list() -> rx.Component:
                     rx.table.header(
                         rx.table.row(
                             *[
-                                rx.table.column_header_cell(t(f"schedules.col.{column}"))
+                                # A heading on one line: 上次运行 broke into 上次运 / 行, even at 1,400 px.
+                                rx.table.column_header_cell(
+                                    t(f"schedules.col.{column}"), white_space="nowrap"
+                                )
                                 for column in ("name", "cron", "next", "last", "enabled", "actions")
                             ]
                         )
@@ -189,7 +190,12 @@ def _run_status(run: rx.Var[RunView]) -> rx.Component:
         _status_badge(run.status, run.label),
         rx.cond(
             run.error != "",
-            rx.text(run.error, size="1", color_scheme="gray", class_name="schedule-run-reason"),
+            # A sentence in a table of one-line cells: it wraps, in a column wide enough to read.
+            rx.box(
+                rx.text(run.error, size="1", color_scheme="gray", class_name="schedule-run-reason"),
+                white_space="normal",
+                min_width="14rem",
+            ),
         ),
         spacing="1",
         align="start",
@@ -243,6 +249,9 @@ def _runs() -> rx.Component:
                         rx.table.body(rx.foreach(SchedulesState.runs, _run_row)),
                         size="1",
                         width="100%",
+                        # One line a run, scrolling sideways in its card on a phone (as the usage ledger):
+                        # at 390 px 立即执行, 会话 and 打开 broke a character a line.
+                        white_space="nowrap",
                     ),
                     overflow_x="auto",
                     width="100%",
@@ -293,13 +302,7 @@ def _form() -> rx.Component:
                     rx.text(SchedulesState.cron_help, size="1", color_scheme="gray"),
                     rx.cond(
                         SchedulesState.cron_error != "",
-                        rx.callout(
-                            SchedulesState.cron_error,
-                            icon="triangle_alert",
-                            color_scheme="red",
-                            size="1",
-                            id="cron-error",
-                        ),
+                        refusal_callout(SchedulesState.cron_error, id="cron-error", size="1", alert=False),
                         rx.vstack(
                             rx.text(SchedulesState.cron_description, size="2", id="cron-description"),
                             rx.text(t("form.preview"), size="1", weight="medium"),
@@ -335,13 +338,7 @@ def _form() -> rx.Component:
                     ),
                     rx.cond(
                         SchedulesState.form_error != "",
-                        rx.callout(
-                            SchedulesState.form_error,
-                            icon="triangle_alert",
-                            color_scheme="red",
-                            size="1",
-                            id="form-error",
-                        ),
+                        refusal_callout(SchedulesState.form_error, id="form-error", size="1"),
                     ),
                     rx.hstack(
                         rx.dialog.close(
@@ -371,9 +368,7 @@ def _body() -> rx.Component:
         rx.center(rx.spinner(size="3"), padding_top="10vh"),
         rx.cond(
             SchedulesState.problem != "",
-            rx.callout(
-                SchedulesState.problem, icon="triangle_alert", color_scheme="red", id="schedules-problem"
-            ),
+            refusal_callout(SchedulesState.problem, id="schedules-problem"),
             rx.cond(
                 SchedulesState.user_name == "",
                 rx.callout(
@@ -393,13 +388,10 @@ def _body() -> rx.Component:
                         SchedulesState.notice != "",
                         rx.cond(
                             SchedulesState.notice_refused,  # as every other refusal reads
-                            rx.callout(
+                            refusal_callout(
                                 SchedulesState.notice,
-                                icon="triangle_alert",
-                                color_scheme="red",
-                                size="1",
-                                role="alert",
                                 id="schedules-notice",
+                                size="1",
                                 class_name="schedules-refused",
                             ),
                             rx.callout(SchedulesState.notice, icon="info", size="1", id="schedules-notice"),

@@ -14,7 +14,7 @@ from reflex.vars.function import FunctionStringVar
 
 from ventapp.pages.components.header import page_bar
 from ventapp.pages.components.lang import active_lang, t
-from ventapp.pages.components.page_frame import page_frame
+from ventapp.pages.components.page_frame import page_frame, refusal_callout, section_head
 from ventapp.state.auth_state import AuthState
 from ventapp.state.usage_overview_state import UsageOverviewState, UserUsageView
 from ventapp.state.usage_state import LedgerRowView, UsageState
@@ -246,9 +246,8 @@ def _row(row: rx.Var[LedgerRowView]) -> rx.Component:
 
 def _ledger() -> rx.Component:
     return rx.vstack(
-        rx.hstack(
+        section_head(
             rx.heading(t("usage.ledger_title"), as_="h2", size="4"),
-            rx.spacer(),
             rx.text(UsageState.page_label, size="1", color_scheme="gray"),
             rx.icon_button(
                 rx.icon("chevron_left", size=14),
@@ -264,9 +263,6 @@ def _ledger() -> rx.Component:
                 variant="soft",
                 aria_label=t("usage.older"),
             ),
-            align="center",
-            width="100%",
-            spacing="2",
         ),
         rx.cond(
             UsageState.rows.length() > 0,
@@ -397,6 +393,8 @@ def _every_user() -> rx.Component:
                     rx.table.body(rx.foreach(UsageOverviewState.users, _user_row)),
                     size="1",
                     width="100%",
+                    # As the ledger: at 390 px its headings and its button broke into a character a line.
+                    white_space="nowrap",
                 ),
                 overflow_x="auto",
                 width="100%",
@@ -426,7 +424,7 @@ def _body() -> rx.Component:
             _needs_name(),
             rx.cond(
                 UsageState.problem != "",
-                rx.callout(UsageState.problem, icon="triangle_alert", color_scheme="red", id="usage-problem"),
+                refusal_callout(UsageState.problem, id="usage-problem"),
                 rx.vstack(
                     _today(),
                     _chart(),

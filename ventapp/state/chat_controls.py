@@ -9,7 +9,10 @@ regenerates the answer.
 A refused message is not stored on the server, so the tab keeps it in the browser's session storage
 (``unsent_kept``, per tab, as Reflex restores it on reload): a reload or reopening its session shows it
 again, marked unsent with Retry and the refusal's sentence, and puts its text back in the box, as it
-was before the reload (nothing a person typed is lost; live equals reload).
+was before the reload (nothing a person typed is lost; live equals reload). One message is kept per tab,
+the last one refused: a later refusal replaces it (the box, too, holds only the last).
+A message refused because the session answered elsewhere (409 ``busy``) is kept too; it comes back as it
+was shown, in the box under the "answering elsewhere" notice (:mod:`~ventapp.state.other_tabs`).
 """
 
 from __future__ import annotations
@@ -59,13 +62,23 @@ class ChatControls(rx.State, mixin=True):
     """What the edit box opens with instead of the message (a refused edit's text); "" for the message."""
     unsent_kept: str = rx.SessionStorage("", name="ventagent_unsent")
     """This tab's message the server refused before it ran, as JSON ``{session, text, code, error,
-    attachments}`` (``session``: "" in a new chat); "" for none. Cleared by the next message sent in that chat."""
+    attachments}`` and ``elsewhere: true`` for one refused while the session answered elsewhere
+    (``session``: "" in a new chat); "" for none. Cleared by the next message sent in that chat."""
 
-    def _keep_unsent(self, session_id: str, text: str, code: str, error: str, attachments: list[str]) -> None:
-        """Remember the refused message in the browser's tab (inside ``async with``)."""
+    def _keep_unsent(
+        self,
+        session_id: str,
+        text: str,
+        code: str,
+        error: str,
+        attachments: list[str],
+        elsewhere: bool = False,
+    ) -> None:
+        """Remember the refused message in the browser's tab (inside ``async with``); ``elsewhere``: it
+        was refused because the session answered in another tab or client (shown in the box only)."""
+        kept = {"session": session_id, "text": text, "code": code, "error": error, "attachments": attachments}
         self.unsent_kept = json.dumps(
-            {"session": session_id, "text": text, "code": code, "error": error, "attachments": attachments},
-            ensure_ascii=False,
+            {**kept, **({"elsewhere": True} if elsewhere else {})}, ensure_ascii=False
         )
 
     def _kept_unsent(self) -> dict[str, Any]:
@@ -84,20 +97,22 @@ class ChatControls(rx.State, mixin=True):
     def _show_unsent(self) -> list[Any]:
         """After a (re)load of the tab's session: its refused message again, with Retry; its text in the box.
 
+        A message refused because the session answered in another tab (``elsewhere``) is not in the
+        transcript (:mod:`~ventapp.state.other_tabs`): its text goes back in the box, with the notice.
+
         Returns:
             The event putting the text back in the composer, or ``[]`` when nothing is kept for the
             session shown (or it is shown already, or a card or a run holds the session).
         """
         kept = self._kept_unsent()
         messages: list[ChatMessageView] = self.messages  # type: ignore[attr-defined]
-        if (
-            not str(kept.get("text") or "")
-            or kept.get("session", "") != self.session_id  # type: ignore[attr-defined]
-            or self.is_streaming  # type: ignore[attr-defined]
-            or self.interrupt.kind  # type: ignore[attr-defined]
-        ):
+        text = str(kept.get("text") or "")
+        if not text or kept.get("session", "") != self.session_id:  # type: ignore[attr-defined]
             return []
-        text = str(kept["text"])
+        if kept.get("elsewhere"):  # answered elsewhere: the box and the notice, as when it was refused
+            return self._show_held_back(text)  # type: ignore[attr-defined]  # OtherTabs
+        if self.is_streaming or self.interrupt.kind:  # type: ignore[attr-defined]
+            return []
         if not any(m.unsent for m in messages):  # the tab's state may still show it (same token)
             lang: str = self.lang  # type: ignore[attr-defined]
             refusal = failed_answer(str(kept.get("error") or ""), str(kept.get("code") or "internal"), lang)

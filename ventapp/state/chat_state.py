@@ -132,8 +132,12 @@ class ChatState(
         """e.g. ``"Context: 1.1k of 128k tokens (1%)"``; ``""`` before any answer reported it."""
         return usage_words.context_label(*last_context(self.messages), self.lang)
 
-    async def _open(self, session_id: str) -> list[Any]:
+    async def _open(self, session_id: str, show_unsent: bool = True) -> list[Any]:
         """Show a session as the server has it now, and follow its run if one is live.
+
+        Args:
+            session_id: The session.
+            show_unsent: Show the tab's message the session refused, if it kept one (:meth:`_show_unsent`).
 
         Returns:
             Events to send: the URL, the paused answer's text, or the follower to start.
@@ -156,7 +160,8 @@ class ChatState(
         route = ModelState.follow_session(self.session_id, self.user_name)
         if plan is None:
             card = await self._restore_interrupt()
-            return [session_url_script(self.session_id), route, *card, *self._show_unsent()]
+            unsent = self._show_unsent() if show_unsent else []
+            return [session_url_script(self.session_id), route, *card, *unsent]
         self.messages, start = turns.follow_start(self.messages, plan, self.lang)
         self._new_live()
         self._follow = {"run_id": plan.run_id, "after": plan.after}
@@ -166,6 +171,7 @@ class ChatState(
             session_url_script(self.session_id),
             route,
             *apply_live(self, LiveAnswer(lang=self.lang), start),
+            *(self._show_unsent() if show_unsent else []),  # one refused while this run answers
             ChatState.follow_live,
         ]
 
@@ -298,6 +304,11 @@ class ChatState(
                 if elsewhere:
                     async with self:
                         self._answered_elsewhere()
+                        if fork < 0:  # kept for a reload, as every refused message (ChatControls)
+                            code, error = final.error_code, final.error
+                            self._keep_unsent(
+                                self.session_id, message, code, error, attachments, elsewhere=True
+                            )
                 if fork >= 0:  # the server still has the turns this tab cut off: show them again
                     async with self:
                         self.is_streaming = False

@@ -42,9 +42,9 @@ from ventapp.state.views import (
     ToolCardView,
     args_to_json,
     card_heading,
+    card_output,
     citation_from,
     figure_paths,
-    format_tool_output,
     nested,
     plan_of,
     plan_verdict,
@@ -191,7 +191,7 @@ def reduce_event(live: LiveAnswer, event: ev.ContractEvent) -> LiveAnswer:
             figures = [] if event.error else figure_paths(event.content)
             card = replace(
                 base,
-                content=format_tool_output(event.content),
+                content=card_output(event.content, event.error, live.lang),
                 error=event.error,
                 done=True,
                 figures=figures,

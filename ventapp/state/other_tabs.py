@@ -7,8 +7,9 @@ session, never a transcript a reload would change:
 * a message refused because the session answers elsewhere (409 ``busy``) goes back into the box,
   and a notice offers to follow that answer (``live_elsewhere``). It is not put in the transcript
   marked "not sent" (as a quota refusal is): the answer going on elsewhere comes before it, and the
-  person usually wants to read it before sending. The tab then waits for that run to end
-  (:func:`~ventapp.state.turns.until_run_ends`, a few log reads a second, nothing per token),
+  person usually wants to read it before sending. Like every refused message it is kept in the
+  tab (``unsent_kept``): a reload puts it back in the box, under the notice. The tab then waits for
+  that run to end (:func:`~ventapp.state.turns.until_run_ends`, a few log reads a second, nothing per token),
   shows the session as the server has it, and the notice says the message can be sent now
   (``elsewhere_ended``); so it does after Follow, once the answer followed ends;
 * the tab keeps a mark of the stored transcript it shows (``_seen_mark``,
@@ -61,6 +62,19 @@ class OtherTabs(rx.State, mixin=True):
         self.is_streaming = False  # type: ignore[attr-defined]
         self.live_elsewhere, self.elsewhere_ended = True, False
 
+    def _show_held_back(self, text: str) -> list[Any]:
+        """After a (re)load: the message the session refused while it answered elsewhere goes back in
+        the box, under the notice (no Follow: a reload already follows that answer if it goes on).
+
+        Returns:
+            The event putting ``text`` back in the composer.
+        """
+        if self.is_streaming:  # type: ignore[attr-defined]  # following it: the notice comes at its end
+            self._followed_draft = True
+        else:  # it ended: the message can be sent now
+            self.live_elsewhere, self.elsewhere_ended = True, True
+        return [rx.set_value("chat-input", text)]
+
     async def _when_elsewhere_ends(self, session_id: str, user_name: str) -> Any:
         """(Background, after :meth:`_answered_elsewhere`) wait for that run's end; the event showing it."""
         await turns.until_run_ends(session_id, user_name)
@@ -89,7 +103,8 @@ class OtherTabs(rx.State, mixin=True):
         """
         if self.is_streaming or not self.session_id:  # type: ignore[attr-defined]
             return None
-        events = await self._open(self.session_id)  # type: ignore[attr-defined]
+        # The held-back message is in the box already, maybe edited since: not put back again.
+        events = await self._open(self.session_id, show_unsent=False)  # type: ignore[attr-defined]
         if self.is_streaming:  # type: ignore[attr-defined]  # following it: the notice comes back at its end
             self._followed_draft = True
         else:  # it ended meanwhile, and is shown

@@ -25,7 +25,7 @@ from ventapp.agent.pipeline import CANCELLED_MARKER
 from ventapp.agent.subagent_tracker import subagent_label
 from ventapp.i18n import DEFAULT_LANG, has_message, t
 from ventapp.i18n import formats as fmt
-from ventapp.state.tool_summary import tool_summary
+from ventapp.state.tool_summary import failure_for_person, tool_summary
 from ventapp.state.usage_words import as_usage, usage_footer
 
 STATUS_DONE = "done"
@@ -316,6 +316,16 @@ def format_tool_output(content: str) -> str:
         return content
 
 
+def card_output(content: str, error: bool, lang: str = DEFAULT_LANG) -> str:
+    """What a tool card's expanded result shows: a failure as a person reads it, else the output.
+
+    The model got the whole text (the registry's ``Tool '<name>' failed:`` wrapper, a refusal's
+    English detail); the card says the reason as :func:`failure_for_person` does in ``lang``,
+    like its one-line summary, only not cut short. A success is :func:`format_tool_output`.
+    """
+    return failure_for_person(content, lang) if error else format_tool_output(content)
+
+
 def tool_card_from_dict(raw: Mapping[str, Any], lang: str = DEFAULT_LANG) -> ToolCardView:
     """A stored tool card ``{tool_call_id, tool, cn_tool, args, content, error}`` as a view (label in ``lang``)."""
     content = raw.get("content")
@@ -328,7 +338,7 @@ def tool_card_from_dict(raw: Mapping[str, Any], lang: str = DEFAULT_LANG) -> Too
         tool=tool,
         cn_tool=label,
         args_json=args_to_json(args),
-        content="" if content is None else format_tool_output(str(content)),
+        content="" if content is None else card_output(str(content), bool(raw.get("error")), lang),
         error=bool(raw.get("error")),
         done=content is not None,
         agent_id=str(raw.get("agent_id") or "main"),

@@ -13,10 +13,11 @@ import reflex as rx
 from reflex.components.core.banner import has_connection_errors
 
 from ventapp.pages.components.lang import t
+from ventapp.pages.components.styles import HEADER_HEIGHT
 
 
 def connection_notice() -> rx.Component:
-    """A red notice at the top of the page while the socket to the server is lost."""
+    """A red notice just below the page's top bar while the socket to the server is lost."""
     return rx.cond(
         has_connection_errors,
         rx.callout.root(
@@ -27,12 +28,19 @@ def connection_notice() -> rx.Component:
             color_scheme="red",
             variant="surface",
             size="1",
+            # Below the top bar, never over it (at the top it hid the model's name and the header's
+            # buttons); opaque, so the page scrolling under it does not show through its text.
             position="fixed",
-            top="0.75rem",
-            left="50%",
-            transform="translateX(-50%)",
+            top=f"calc({HEADER_HEIGHT} + 0.5rem)",
+            background=rx.color("red", 3),
+            # Centred by its margins: with left 50% and a shift back it could only be half the screen
+            # wide, three lines on a phone.
+            left="0.75rem",
+            right="0.75rem",
+            margin_x="auto",
+            width="fit-content",
+            max_width="36rem",
             z_index="9999",
-            max_width="min(36rem, calc(100vw - 1.5rem))",
             box_shadow="var(--shadow-4)",
         ),
     )

@@ -14,6 +14,7 @@ import reflex as rx
 from ventapp.pages.components.lang import lang_switch, t
 from ventapp.pages.components.model_controls import route_picker, settings_link
 from ventapp.pages.components.phone_history import phone_history
+from ventapp.pages.components.styles import HEADER_HEIGHT
 from ventapp.state.auth_state import AuthState
 from ventapp.state.chat_state import ChatState
 from ventapp.state.model_state import ModelState
@@ -242,7 +243,7 @@ def header() -> rx.Component:
         align="center",
         spacing=rx.breakpoints(initial="2", sm="3"),
         padding_x=["0.75rem", "1rem"],
-        height="3.5rem",
+        height=HEADER_HEIGHT,
         width="100%",
         flex_shrink="0",
         border_bottom=f"1px solid {rx.color('gray', 4)}",
@@ -297,9 +298,10 @@ def page_bar(
         logout_button() if (user_name is not None if signed_in is None else signed_in) else rx.fragment(),
         align="center",
         spacing=rx.breakpoints(initial="2", sm="3"),
-        height="3.5rem",
+        height=HEADER_HEIGHT,
         padding_x=["0.75rem", "1rem"],
         border_bottom=f"1px solid {rx.color('gray', 4)}",
         background=rx.color("gray", 1),
         width="100%",
+        class_name="page-bar",
     )

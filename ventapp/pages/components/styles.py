@@ -13,6 +13,10 @@ CONTENT_MAX_WIDTH = "52rem"
 
 SIDEBAR_WIDTH = "16rem"
 
+HEADER_HEIGHT = "3.5rem"
+"""Height of every page's top bar (the chat's header and the other pages' bar): notices that float
+over the page start below it, so they never cover its controls or the model's name."""
+
 MONO = "var(--code-font-family, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace)"
 
 PRE_STYLE: dict[str, Any] = {
