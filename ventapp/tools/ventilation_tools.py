@@ -8,7 +8,7 @@ every regulation value carries the row's verification status.
 from __future__ import annotations
 
 from ventapp.domain import airways, demand, fans
-from ventapp.domain.regulations import METHANE_FACE_RETURN, RegulationRow
+from ventapp.domain.regulations import METHANE_FACE_RETURN, VELOCITY_LIMITS, RegulationRow
 from ventapp.domain.units import to_si
 from ventapp.tools.registry import register, source, sourced
 
@@ -271,7 +271,7 @@ def natural_ventilation_pressure(
     group=_GROUP,
     label="需风量",
     label_en="Airflow demand",
-    summary="Airflow demand of a working place: people, gas, diesel, output; the largest governs.",
+    summary="Airflow demand of a working place: people, gas, diesel, output, minimum velocity; the largest governs.",
 )
 def airflow_demand(
     people: int = 0,
@@ -281,30 +281,62 @@ def airflow_demand(
     diesel_kw: float = 0.0,
     output_t_per_day: float = 0.0,
     air_per_tonne_m3_min: float = 0.0,
+    methane_unevenness_k: float | None = None,
+    area_m2: float | None = None,
+    airway_type: str | None = None,
 ) -> dict:
     """Compute each airflow requirement and the governing (largest) one, each with its rule.
 
-    People: 4 m³/min per person; gas: Q = G/(c_max − c_in) with c_max the return limit (default
-    the face-return methane limit 1.0%); diesel: per-kW rate; output: a per-tonne rate you supply.
-    Rule rows say whether they were verified against the official regulation text.
+    People: 4 m³/min per person; methane: Q = k·q/(c_max − c_in) with k the emission-unevenness
+    coefficient and c_max the return limit (default the face-return limit 1.0%), i.e. the Chinese
+    Q = 100·q_CH4·k; diesel: per-kW rate; output: a per-tonne rate you supply; with a
+    cross-section: Q ≥ v_min·A for the airway type, and the governing flow's velocity is checked
+    against the type's maximum. A methane emission needs methane_unevenness_k: ask the engineer
+    (measured, or from AQ 1056-2008, commonly 1.2–2.0); never assume it. At least one
+    requirement must be given. Rule rows say whether they were verified against the official text.
 
     Args:
         people: Largest number of people at the place at once.
-        methane_emission_m3_min: Methane emission in m³/min of pure gas.
+        methane_emission_m3_min: Absolute methane emission q_CH4 in m³/min of pure gas (mean).
         methane_limit_percent: Allowed methane in the return air in %, default the regulation row.
         methane_intake_percent: Methane already in the intake air in %.
         diesel_kw: Rated diesel power working there in kW.
         output_t_per_day: Daily output in t/d, used with air_per_tonne_m3_min.
         air_per_tonne_m3_min: Air per t/d of output in m³/min (your mine's rule).
+        methane_unevenness_k: Methane emission-unevenness coefficient k (peak / mean, ≥ 1);
+            required with a methane emission.
+        area_m2: Net cross-section of the place in m², for the minimum-velocity term and the
+            maximum-velocity check (needs airway_type).
+        airway_type: Velocity-table key with area_m2: coal_face (coal faces, coal and half-coal
+            headings), rock_heading, district_airway, main_airway, other_roadway, …
 
     Returns:
-        JSON with requirements (basis, flow_m3_s, flow_m3_min, formula, rule) and governing.
+        JSON with requirements (basis, flow_m3_s, flow_m3_min, formula, rule; unevenness_k for
+        methane), governing, required_flow_m3_s and, with a cross-section, velocity (velocity_m_s
+        of the governing flow, minimum_m_s, maximum_m_s, within_limits, verdict).
     """
+    if not any((people, methane_emission_m3_min, diesel_kw, output_t_per_day, area_m2)):
+        raise ValueError(
+            "no requirement given: give at least one of people, methane_emission_m3_min, diesel_kw, "
+            "output_t_per_day with air_per_tonne_m3_min, or area_m2 with airway_type"
+        )
+    if area_m2 is not None and not airway_type:
+        raise ValueError(
+            f"area_m2 needs an airway_type for its velocity limits, one of: {', '.join(VELOCITY_LIMITS)}"
+        )
     limit = METHANE_FACE_RETURN.maximum if methane_limit_percent is None else methane_limit_percent
-    reqs = [demand.air_for_people(people)]
+    reqs = [demand.air_for_people(people)] if people else []
     if methane_emission_m3_min:
+        if methane_unevenness_k is None:
+            raise ValueError(
+                "a methane emission needs methane_unevenness_k, the emission-unevenness coefficient "
+                "(peak / mean, measured or from AQ 1056-2008, commonly 1.2–2.0): ask the engineer, do not assume it"
+            )
         gas = demand.air_for_gas(
-            methane_emission_m3_min, float(limit) / 100.0, methane_intake_percent / 100.0
+            methane_emission_m3_min,
+            float(limit) / 100.0,
+            methane_intake_percent / 100.0,
+            unevenness_k=methane_unevenness_k,
         )
         reqs.append(
             gas
@@ -315,6 +347,8 @@ def airflow_demand(
         reqs.append(demand.air_for_diesel(diesel_kw))
     if output_t_per_day:
         reqs.append(demand.air_for_output(output_t_per_day, air_per_tonne_m3_min))
+    if area_m2 is not None:
+        reqs.append(demand.air_for_min_velocity(area_m2, airway_type or ""))
     rows = [
         {
             "basis": r.basis,
@@ -326,14 +360,37 @@ def airflow_demand(
         }
         for r in reqs
     ]
+    for row in rows:
+        if row["basis"] == "gas dilution":
+            row["unevenness_k"] = methane_unevenness_k
     governing = max(rows, key=lambda r: r["flow_m3_s"])
+    if governing["flow_m3_s"] <= 0:
+        raise ValueError(
+            "no requirement given: every requirement came out 0 m³/s (e.g. output_t_per_day without "
+            "air_per_tonne_m3_min, or an airway type without a minimum velocity)"
+        )
+    data: dict = {
+        "requirements": rows,
+        "governing": governing["basis"],
+        "required_flow_m3_s": governing["flow_m3_s"],
+    }
+    if area_m2 is not None:
+        check = demand.check_velocity(governing["flow_m3_s"], area_m2, airway_type or "")
+        data["velocity"] = {
+            "velocity_m_s": check.velocity_m_s,
+            "minimum_m_s": check.minimum_m_s,
+            "maximum_m_s": check.maximum_m_s,
+            "within_limits": check.within_limits,
+            "verdict": check.verdict,
+        }
     return sourced(
-        {"requirements": rows, "governing": governing["basis"], "required_flow_m3_s": governing["flow_m3_s"]},
+        data,
         [
             _kb(
                 "air-requirements",
                 "Mine air quantity requirements",
-                "《煤矿安全规程》 (article numbers not confirmed); McPherson ch. 9.",
+                "《煤矿安全规程》 (article numbers not confirmed); methane Q = 100·q_CH4·k with k from "
+                "measurements or AQ 1056-2008; Q ≥ v_min·A; McPherson ch. 9.",
             )
         ],
     )
