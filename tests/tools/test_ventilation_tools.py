@@ -35,10 +35,8 @@ def test_fan_laws_accept_imperial_inputs() -> None:
 
 def test_operating_point_tool_flags_instability() -> None:
     assert vt.fan_operating_point(100, 10, -0.5, 2)["data"]["stable"] is False
-    assert vt.fan_operating_point(-10, 0, -1, 1)["data"] == {
-        "found": False,
-        "message": pytest.approx("the fan curve does not meet the system curve at a positive flow"),
-    }
+    with pytest.raises(ValueError, match=r"^\[no_duty\] .*does not meet the system curve"):
+        vt.fan_operating_point(-10, 0, -1, 1)
 
 
 def test_airflow_demand_names_the_governing_requirement_and_rule_status() -> None:

@@ -81,8 +81,8 @@ def _fan_laws(data: Mapping[str, Any], lang: str) -> str:
 
 def _operating_point(data: Mapping[str, Any], lang: str) -> str:
     """``fan_operating_point``: the duty point and whether it is stable; else why there is none."""
-    if not data.get("found"):
-        return str(data.get("message") or t("tool.summary_no_duty", lang))
+    if not data.get("found"):  # never the domain's English message: the card speaks the UI language
+        return t("tool.summary_no_duty", lang)
     stable = t("tool.summary_stable" if data.get("stable") else "tool.summary_unstable", lang)
     return _joined(
         [
@@ -146,6 +146,10 @@ _REFUSAL = re.compile(r"^(\[[a-z_]+\] [^(]*?)\s*\((.*)\)\.?$", re.DOTALL)
 """A refusal with a code, ``[code] sentence (detail).`` (``network_tool.refusal`` plus the registry's stop)."""
 
 
+_INVALID = re.compile(r"^Tool '[^'\n]*' got invalid arguments: (.*?)\.?$", re.DOTALL)
+"""The registry's refusal of arguments that do not fit the tool's schema (``_validation_message``)."""
+
+
 def failure_for_person(content: str, lang: str) -> str:
     """A failed tool's message as a person reads it in ``lang`` (never raises).
 
@@ -162,6 +166,10 @@ def failure_for_person(content: str, lang: str) -> str:
         E.g. ``"[empty] 文件为空。"``; text that is no failure comes back stripped but otherwise as is.
     """
     reason = failure_reason(content)
+    invalid = _INVALID.match(reason)
+    if invalid is not None and not lang.startswith("en"):  # pydantic's English, field by field
+        fields = "、".join(dict.fromkeys(re.findall(r"(?:^|; )([\w.]+): ", invalid.group(1))))
+        return t("tool.refused.invalid_arguments", lang, fields=fields or "?")
     match = _REFUSAL.match(reason)
     if match is None or lang.startswith("en"):
         return reason
