@@ -128,10 +128,25 @@ def test_a_refused_network_reads_in_chinese_on_its_card_while_the_model_keeps_th
         {"tool_call_id": "c", "tool": "solve_ventilation_network", "content": content, "error": True}, "zh-CN"
     )
     assert live.tools[0].summary == stored.summary
-    assert stored.summary == "[missing_column] 拓扑文件缺少必需的列（edge_id、from、to、r_N_s2_m8）。"
-    # English keeps the detail (it is the person's language), but not the model's wrapper.
+    assert stored.summary == "拓扑文件缺少必需的列（edge_id、from、to、r_N_s2_m8）。"
+    # English keeps the detail (it is the person's language), but not the model's wrapper or code.
     english = tool_summary(content, "en", "solve_ventilation_network")
-    assert english.startswith("[missing_column] ") and "lacks the column" in english
+    assert english.startswith("拓扑文件缺少") and "lacks the column" in english
+
+
+def test_an_unreadable_topology_file_says_what_to_do_without_a_code(tmp_path: Path) -> None:
+    """Tester #2: "结果: [unreadable] 读不了这个拓扑文件：请上传 .csv 或 .xlsx 文件。" for a .csv."""
+    (tmp_path / "uploads").mkdir()
+    (tmp_path / "uploads" / "net.csv").write_bytes(b"edge_id,from,to,r_N_s2_m8\n1,1,2,0.1\x81\n")
+    workspace_files.set_workspace_resolver(lambda: tmp_path)
+    try:
+        status, content = _call("solve_ventilation_network", {"path": "/workspace/uploads/net.csv"})
+    finally:
+        workspace_files.set_workspace_resolver(None)
+    assert status == "error" and "[unreadable]" in content  # the model keeps the code and the detail
+    card = tool_summary(content, "zh-CN", "solve_ventilation_network")
+    assert "[" not in card and "CSV UTF-8" in card and ".xlsx" in card
+    assert "请上传 .csv 或 .xlsx" not in card
 
 
 def _call(name: str, args: dict) -> tuple[str, str]:

@@ -323,7 +323,8 @@ MESSAGES: dict[str, str] = {
     "usage.not_ready": "The server is still starting. Reload the page in a moment.",
     "usage.load_failed": "Usage could not be read from the database. The error has been logged.",
     # --- figures the network solver draws (tools, in the run's language) ---
-    "solver.refused.unreadable": "The topology file cannot be read: upload a .csv or .xlsx file.",
+    "solver.refused.unreadable": "The topology file cannot be read: in Excel, “Save As” “CSV UTF-8, comma delimited” or “Excel Workbook, .xlsx” and upload it again.",
+    "solver.refused.not_found": "The topology file is not there: check that it was uploaded, then ask again.",
     "solver.refused.empty": "The topology file has no airways.",
     "solver.refused.missing_column": "The topology file lacks a required column (edge_id, from, to, r_N_s2_m8).",
     "solver.refused.bad_value": "A value in the topology file is wrong: resistances, areas and the like must be finite numbers.",

@@ -321,7 +321,8 @@ MESSAGES: dict[str, str] = {
     "usage.not_ready": "服务器仍在启动，请稍后刷新页面。",
     "usage.load_failed": "无法从数据库读取用量，错误已记录到日志。",
     # --- 网络解算绘制的图（工具按本次运行的语言绘制） ---
-    "solver.refused.unreadable": "读不了这个拓扑文件：请上传 .csv 或 .xlsx 文件。",
+    "solver.refused.unreadable": "读不了这个拓扑文件：请在 Excel 中“另存为”“CSV UTF-8（逗号分隔）”或“Excel 工作簿（.xlsx）”后重新上传。",
+    "solver.refused.not_found": "找不到这个拓扑文件：请确认文件已上传，再让智能体解算。",
     "solver.refused.empty": "拓扑文件里没有巷道。",
     "solver.refused.missing_column": "拓扑文件缺少必需的列（edge_id、from、to、r_N_s2_m8）。",
     "solver.refused.bad_value": "拓扑文件里有一个值不对：风阻、断面等必须是有限的数字。",

@@ -142,8 +142,9 @@ def _text_of(payload: Mapping[str, Any]) -> str:
     return ""
 
 
-_REFUSAL = re.compile(r"^(\[[a-z_]+\] [^(]*?)\s*\((.*)\)\.?$", re.DOTALL)
-"""A refusal with a code, ``[code] sentence (detail).`` (``network_tool.refusal`` plus the registry's stop)."""
+_REFUSAL = re.compile(r"^\[[a-z_]+\] ([^(]*?)\s*(\(.*\)\.?)?$", re.DOTALL)
+"""A refusal with a code, ``[code] sentence (detail).`` (``network_tool.refusal``, ``tools.refused``, plus
+the registry's stop); a sentence has no ASCII "(", the detail is optional."""
 
 
 _INVALID = re.compile(r"^Tool '[^'\n]*' got invalid arguments: (.*?)\.?$", re.DOTALL)
@@ -154,16 +155,16 @@ def failure_for_person(content: str, lang: str) -> str:
     """A failed tool's message as a person reads it in ``lang`` (never raises).
 
     The model gets the whole message: the registry's ``Tool '<name>' failed:`` wrapper says which
-    tool failed, and a refusal's English detail names the row or column to fix. A person gets the
-    reason without the wrapper and, unless the UI is English, a refusal's ``[code]`` and localized
-    sentence without the developer's English detail.
+    tool failed, and a refusal's ``[code]`` and English detail name the row or column to fix. A
+    person gets the reason without the wrapper and without the code (a machine's word, tester #2)
+    and, unless the UI is English, a refusal's localized sentence without the English detail.
 
     Args:
         content: A tool message's text, e.g. ``"Tool 'x' failed: [empty] 文件为空。 (a.csv is empty)."``.
         lang: The UI language, e.g. ``"zh-CN"``.
 
     Returns:
-        E.g. ``"[empty] 文件为空。"``; text that is no failure comes back stripped but otherwise as is.
+        E.g. ``"文件为空。"``; text that is no failure comes back stripped but otherwise as is.
     """
     reason = failure_reason(content)
     invalid = _INVALID.match(reason)
@@ -171,8 +172,10 @@ def failure_for_person(content: str, lang: str) -> str:
         fields = "、".join(dict.fromkeys(re.findall(r"(?:^|; )([\w.]+): ", invalid.group(1))))
         return t("tool.refused.invalid_arguments", lang, fields=fields or "?")
     match = _REFUSAL.match(reason)
-    if match is None or lang.startswith("en"):
+    if match is None:
         return reason
+    if lang.startswith("en"):  # the detail is in the person's language: keep it, not the code
+        return reason.split("] ", 1)[1]
     return match.group(1).strip()
 
 

@@ -14,6 +14,7 @@ from typing import Literal
 
 ErrorCode = Literal[
     "unreadable",
+    "not_found",
     "empty",
     "missing_column",
     "bad_value",

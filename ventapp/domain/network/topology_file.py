@@ -18,13 +18,15 @@ column                required  meaning
 ``airway_type``       no        velocity-table key, e.g. ``coal_face`` (for velocity checks)
 ====================  ========  ==========================================================
 
-CSV files are read as UTF-8 with or without a byte-order mark; ``.xlsx`` files through openpyxl
+CSV files are read as UTF-8 with or without a byte-order mark, else as GB18030 (GBK: what Excel's
+plain "CSV" is on Chinese Windows), see :data:`CSV_ENCODINGS`; ``.xlsx`` files through openpyxl
 (first worksheet, header in the first row).
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Iterable
 from pathlib import Path
@@ -150,7 +152,7 @@ def network_from_rows(
 
 
 def read_topology(path: str | Path) -> Network:
-    """Read a network from a ``.csv`` (UTF-8, BOM allowed) or ``.xlsx`` topology file.
+    """Read a network from a ``.csv`` (UTF-8, BOM allowed, or GB18030/GBK) or ``.xlsx`` topology file.
 
     Parameters
     ----------
@@ -164,7 +166,7 @@ def read_topology(path: str | Path) -> Network:
     Raises
     ------
     NetworkError
-        ``unreadable`` (missing file, wrong format or encoding), or any error of
+        ``not_found`` (no such file), ``unreadable`` (a folder, wrong format or encoding), or any error of
         :func:`network_from_rows`.
     """
     file = Path(path)
@@ -174,22 +176,35 @@ def read_topology(path: str | Path) -> Network:
             return _read_xlsx(file, label)
         if file.suffix.lower() not in (".csv", ".txt"):
             raise NetworkError("unreadable", f"{label}: only .csv and .xlsx topology files are supported.")
-        with file.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.reader(handle)
-            header = next(reader, None)
-            if header is None:
-                raise NetworkError("empty", f"{label} is empty.")
-            return network_from_rows(header, reader, source=label)
+        reader = csv.reader(io.StringIO(_decode(file.read_bytes(), label), newline=""))
+        header = next(reader, None)
+        if header is None:
+            raise NetworkError("empty", f"{label} is empty.")
+        return network_from_rows(header, reader, source=label)
     except FileNotFoundError:
-        raise NetworkError("unreadable", f"{label} does not exist.") from None
+        raise NetworkError("not_found", f"{label} does not exist.") from None
     except IsADirectoryError:
         raise NetworkError("unreadable", f"{label} is a folder, not a topology file.") from None
-    except UnicodeDecodeError:
-        raise NetworkError(
-            "unreadable", f"{label} is not UTF-8 text; save it as CSV UTF-8 or .xlsx."
-        ) from None
     except csv.Error as exc:
         raise NetworkError("unreadable", f"{label} is not a valid CSV file ({exc}).") from None
+
+
+CSV_ENCODINGS = ("utf-8-sig", "gb18030")
+"""Encodings a CSV is tried in, in order: UTF-8 (with or without a byte-order mark: Excel's "CSV UTF-8"),
+then GB18030, the superset of GBK that Excel's plain "CSV" writes on Chinese Windows. UTF-8 first:
+text that decodes as UTF-8 is almost never GBK, while much UTF-8 would also decode as GB18030."""
+
+
+def _decode(data: bytes, label: str) -> str:
+    for encoding in CSV_ENCODINGS:
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    raise NetworkError(
+        "unreadable",
+        f"{label} is neither UTF-8 nor GB18030 (GBK) text; save it from Excel as CSV UTF-8 or as .xlsx.",
+    )
 
 
 def _read_xlsx(file: Path, label: str) -> Network:
