@@ -128,7 +128,8 @@ def test_a_refused_network_reads_in_chinese_on_its_card_while_the_model_keeps_th
         {"tool_call_id": "c", "tool": "solve_ventilation_network", "content": content, "error": True}, "zh-CN"
     )
     assert live.tools[0].summary == stored.summary
-    assert stored.summary == "拓扑文件缺少必需的列（edge_id、from、to、r_N_s2_m8）。"
+    # Tester #8: only the missing column is named, and Chinese headers are offered.
+    assert stored.summary == "拓扑文件缺少必需的列：r_N_s2_m8。表头也可以用中文：编号、起点、终点、风阻。"
     # English keeps the detail (it is the person's language), but not the model's wrapper or code.
     english = tool_summary(content, "en", "solve_ventilation_network")
     assert english.startswith("拓扑文件缺少") and "lacks the column" in english

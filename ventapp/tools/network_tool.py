@@ -192,10 +192,13 @@ def _velocity_findings(network: Network, solution: NetworkSolution) -> tuple[lis
 def refusal(exc: NetworkError, lang: str) -> str:
     """Why the solver refused, for the person and the model: ``[code] sentence (detail)``.
 
-    The sentence is the catalogue's, in the turn's UI language; the detail (which row, which
-    airway) is the domain's, in English.
+    The sentence is the catalogue's, in the turn's UI language, naming what the error's ``fields``
+    name (the missing columns, the sheets read) as a list in that language; the detail (which row,
+    which airway) is the domain's, in English.
     """
-    return f"[{exc.code}] {t(f'solver.refused.{exc.code}', lang)} ({exc})"
+    sep = t("solver.list_sep", lang)
+    fields = {key: sep.join(values) for key, values in exc.fields.items()}
+    return f"[{exc.code}] {t(f'solver.refused.{exc.code}', lang, **fields)} ({exc})"
 
 
 @register(
@@ -210,7 +213,7 @@ def solve_ventilation_network(path: str, total_flow: float | None = None) -> dic
     The file (CSV or .xlsx) has one row per airway with the columns edge_id, from, to,
     r_N_s2_m8 and optionally name, adjust_r (regulator), is_fan with a0_Pa, a1_Pa_s_m3,
     a2_Pa_s2_m6 (fan curve), nvp_Pa, fixed_q_m3_s, area_m2 and airway_type (for velocity
-    checks). Intakes (nodes without incoming airways) are at atmospheric pressure; exits are
+    checks); Chinese headers (编号, 起点, 终点, 风阻 …) and GBK CSVs are read as well. Intakes (nodes without incoming airways) are at atmospheric pressure; exits are
     joined; total_flow fixes the flow through the network (a main fan not drawn in the file).
     Never compute airflows yourself: report this tool's numbers, say whether it converged, and
     show the figures it lists.
