@@ -17,4 +17,18 @@ MESSAGES: dict[str, str] = {
     "tool.refused.methane_k_missing": "Airflow for a methane emission needs the emission-unevenness coefficient k: measured or from AQ 1056-2008, commonly about 1.2–2.0.",
     "tool.refused.area_needs_type": "A cross-section needs an airway type, for the velocity table's minimum and maximum.",
     "tool.refused.invalid_arguments": "Invalid arguments: {fields}. The agent sees the details.",
+    # The solver's result CSVs: a person's headers with units in Chinese; the machine names in English.
+    "solver.csv.edge_id": "edge_id",
+    "solver.csv.name": "name",
+    "solver.csv.from": "from",
+    "solver.csv.to": "to",
+    "solver.csv.q_m3_s": "q_m3_s",
+    "solver.csv.h_Pa": "h_Pa",
+    "solver.csv.reversed": "reversed",
+    "solver.csv.is_fan": "is_fan",
+    "solver.csv.velocity_m_s": "velocity_m_s",
+    "solver.csv.node_id": "node_id",
+    "solver.csv.p_Pa": "p_Pa",
+    "solver.csv.yes": "1",
+    "solver.csv.no": "0",
 }

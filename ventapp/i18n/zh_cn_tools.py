@@ -19,4 +19,18 @@ MESSAGES: dict[str, str] = {
     "tool.refused.methane_k_missing": "按瓦斯涌出量计算需风量还需要瓦斯涌出不均匀系数 k：请按实测或 AQ 1056-2008 给出，常见约 1.2–2.0。",
     "tool.refused.area_needs_type": "给出断面时还需要巷道类型，才能按风速表取最低和最高风速。",
     "tool.refused.invalid_arguments": "参数不合要求：{fields}。智能体会看到详细原因。",
+    # The solver's result CSVs: a person's headers with units in Chinese; the machine names in English.
+    "solver.csv.edge_id": "巷道编号",
+    "solver.csv.name": "名称",
+    "solver.csv.from": "起点",
+    "solver.csv.to": "终点",
+    "solver.csv.q_m3_s": "风量 (m³/s)",
+    "solver.csv.h_Pa": "风压损失 (Pa)",
+    "solver.csv.reversed": "反向",
+    "solver.csv.is_fan": "风机",
+    "solver.csv.velocity_m_s": "风速 (m/s)",
+    "solver.csv.node_id": "节点编号",
+    "solver.csv.p_Pa": "节点压力 (Pa)",
+    "solver.csv.yes": "是",
+    "solver.csv.no": "否",
 }
