@@ -227,3 +227,23 @@ def test_arguments_that_do_not_fit_the_schema_read_in_chinese_naming_the_fields(
         "参数不合要求：area_m2、airway_type。智能体会看到详细原因。"
     )
     assert "Input should be a valid number" in tool_summary(content, "en", "check_air_velocity")
+
+
+def test_the_demand_card_shows_the_methane_coefficient_used_and_a_velocity_over_the_limit() -> None:
+    """Tester #6: an engineer must see which k sized the methane airflow."""
+    registry.load_builtin_tools()
+    (tool,) = registry.get_tools_by_name(["airflow_demand"])
+    args = {
+        "methane_emission_m3_min": 30,
+        "methane_unevenness_k": 1.5,
+        "area_m2": 10,
+        "airway_type": "coal_face",
+    }
+    content = str(tool.invoke(args))
+    assert (
+        tool_summary(content, "zh-CN", "airflow_demand")
+        == "需风量 75 m³/s · 瓦斯涌出不均匀系数 k = 1.5 · 超出风速限值"
+    )
+    assert tool_summary(content, "en", "airflow_demand") == (
+        "required airflow 75 m³/s · methane unevenness k = 1.5 · outside velocity limits"
+    )

@@ -31,4 +31,7 @@ MESSAGES: dict[str, str] = {
     "solver.csv.p_Pa": "p_Pa",
     "solver.csv.yes": "1",
     "solver.csv.no": "0",
+    # The airflow_demand card: the coefficient an engineer must see, and a velocity over the limit.
+    "tool.summary_methane_k": "methane unevenness k = {value}",
+    "tool.summary_velocity_outside": "outside velocity limits",
 }

@@ -33,4 +33,7 @@ MESSAGES: dict[str, str] = {
     "solver.csv.p_Pa": "节点压力 (Pa)",
     "solver.csv.yes": "是",
     "solver.csv.no": "否",
+    # The airflow_demand card: the coefficient an engineer must see, and a velocity over the limit.
+    "tool.summary_methane_k": "瓦斯涌出不均匀系数 k = {value}",
+    "tool.summary_velocity_outside": "超出风速限值",
 }

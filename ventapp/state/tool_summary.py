@@ -100,6 +100,22 @@ def _velocity(data: Mapping[str, Any], lang: str) -> str:
     return _joined([_quantity("tool.summary_velocity", data.get("velocity_m_s"), lang), verdict], lang)
 
 
+def _demand(data: Mapping[str, Any], lang: str) -> str:
+    """``airflow_demand``: the required flow, the methane coefficient k it used, a velocity over the limit."""
+    rows = data.get("requirements")
+    ks = [r.get("unevenness_k") for r in rows if isinstance(r, Mapping)] if isinstance(rows, list) else []
+    velocity = data.get("velocity")
+    outside = isinstance(velocity, Mapping) and velocity.get("within_limits") is False
+    return _joined(
+        [
+            _quantity("tool.summary_demand", data.get("required_flow_m3_s"), lang),
+            *(_quantity("tool.summary_methane_k", k, lang) for k in ks),
+            t("tool.summary_velocity_outside", lang) if outside else "",
+        ],
+        lang,
+    )
+
+
 def _passages(data: Any, lang: str) -> str:
     """``knowledge_search``: how many passages were found."""
     return tn("tool.summary_passages", len(data), lang) if isinstance(data, list) else ""
@@ -114,9 +130,7 @@ _BY_TOOL: dict[str, Callable[[Any, str], str]] = {
     "natural_ventilation_pressure": lambda data, lang: _quantity(
         "tool.summary_nvp", data.get("nvp_pa"), lang
     ),
-    "airflow_demand": lambda data, lang: _quantity(
-        "tool.summary_demand", data.get("required_flow_m3_s"), lang
-    ),
+    "airflow_demand": _demand,
     "check_air_velocity": _velocity,
     "knowledge_search": _passages,
 }
