@@ -247,3 +247,16 @@ def test_the_demand_card_shows_the_methane_coefficient_used_and_a_velocity_over_
     assert tool_summary(content, "en", "airflow_demand") == (
         "required airflow 75 m³/s · methane unevenness k = 1.5 · outside velocity limits"
     )
+
+
+@pytest.mark.parametrize("path", ["/workspace/uploads/none.csv", "/workspace/../../etc/passwd"])
+def test_a_network_path_that_is_no_upload_reads_in_chinese(tmp_path: Path, path: str) -> None:
+    workspace_files.set_workspace_resolver(lambda: tmp_path)
+    try:
+        status, content = _call("solve_ventilation_network", {"path": path})
+    finally:
+        workspace_files.set_workspace_resolver(None)
+    assert status == "error" and "[not_found]" in content and "/workspace/" in content
+    assert tool_summary(content, "zh-CN", "solve_ventilation_network") == (
+        "找不到这个拓扑文件：请确认文件已上传，再让智能体解算。"
+    )

@@ -242,7 +242,12 @@ def solve_ventilation_network(path: str, total_flow: float | None = None) -> dic
         fan, named after its airway (<name>-<fan>-fan-curve.png), or the network's system curve
         when the file has no fan]}, "sources": [...]}; every path is under /workspace/results/.
     """
-    real = workspace_files.resolve(path)
+    try:
+        real = workspace_files.resolve(path)
+    except (
+        ValueError
+    ) as exc:  # no such upload, or a path out of /workspace/: the model's detail, our sentence
+        raise ValueError(refusal(NetworkError("not_found", str(exc)), run_language())) from None
     try:
         network = read_topology(real)
         solution = solve_network(network, total_flow)
