@@ -478,5 +478,5 @@ def test_the_network_demo_says_a_refusal_in_chinese_without_the_models_english()
         "r_N_s2_m8 (optional: name, adjust_r).)."
     )
     assert summarise_network(refusal, "zh-CN") == (
-        "解算未完成：[missing_column] 拓扑文件缺少必需的列（edge_id、from、to、r_N_s2_m8）。"
+        "解算未完成：拓扑文件缺少必需的列（edge_id、from、to、r_N_s2_m8）。"
     )

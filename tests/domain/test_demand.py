@@ -31,6 +31,21 @@ def test_air_for_gas_dilution_is_g_over_cmax_minus_cin() -> None:
         demand.air_for_gas(2.5, 0.01, 0.01)
 
 
+def test_air_for_face_methane_is_100_q_k() -> None:
+    """KB air-requirements (Chinese practice): Q = 100·q_CH4·k; q = 2.5 m³/min, k = 1.5 → 375 m³/min."""
+    req = demand.air_for_gas(2.5, 0.01, unevenness_k=1.5)
+    assert req.flow_m3_s * 60 == pytest.approx(375)
+    with pytest.raises(ValueError, match="k must be ≥ 1"):
+        demand.air_for_gas(2.5, 0.01, unevenness_k=0.9)
+
+
+def test_air_for_minimum_velocity_is_vmin_times_area() -> None:
+    """KB air-requirements: a 12 m² coal face needs Q ≥ 0.25 × 12 = 3 m³/s."""
+    req = demand.air_for_min_velocity(12, "coal_face")
+    assert req.flow_m3_s == pytest.approx(3.0) and req.rule is regulations.VELOCITY_LIMITS["coal_face"]
+    assert demand.air_for_min_velocity(12, "main_airway").flow_m3_s == 0.0
+
+
 def test_air_for_diesel_and_output() -> None:
     assert demand.air_for_diesel(150).flow_m3_s == pytest.approx(150 * 4 / 60)
     req = demand.air_for_output(3000, 1.0)

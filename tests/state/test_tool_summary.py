@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from ventapp.agent import events as ev
 from ventapp.state.live_answer import LiveAnswer, reduce_event
 from ventapp.state.tool_summary import failure_for_person, tool_summary
 from ventapp.state.views import tool_card_from_dict
-from ventapp.tools import registry, workspace_files
+from ventapp.tools import registry, run_language, workspace_files
 
 FAN_NETWORK = (
     "edge_id,from,to,r_N_s2_m8,is_fan,a0_Pa,a1_Pa_s_m3,a2_Pa_s2_m6,area_m2,airway_type\n"
@@ -133,10 +134,11 @@ def test_a_refused_network_reads_in_chinese_on_its_card_while_the_model_keeps_th
         {"tool_call_id": "c", "tool": "solve_ventilation_network", "content": content, "error": True}, "zh-CN"
     )
     assert live.tools[0].summary == stored.summary
-    assert stored.summary == "[missing_column] 拓扑文件缺少必需的列（edge_id、from、to、r_N_s2_m8）。"
-    # English keeps the detail (it is the person's language), but not the model's wrapper.
+    # Tester #8: only the missing column is named, and Chinese headers are offered.
+    assert stored.summary == "拓扑文件缺少必需的列：r_N_s2_m8。表头也可以用中文：编号、起点、终点、风阻。"
+    # English keeps the detail (it is the person's language), but not the model's wrapper or code.
     english = tool_summary(content, "en", "solve_ventilation_network")
-    assert english.startswith("[missing_column] ") and "lacks the column" in english
+    assert english.startswith("拓扑文件缺少") and "lacks the column" in english
 
 
 def test_a_failed_cards_expanded_result_reads_as_a_person_reads_it_live_and_reloaded(
@@ -144,7 +146,7 @@ def test_a_failed_cards_expanded_result_reads_as_a_person_reads_it_live_and_relo
 ) -> None:
     """Lead (ui12): the header read Chinese, but the expanded 结果 still showed the model's text,
     the English ``Tool '…' failed:`` wrapper and the English detail."""
-    sentence = "[missing_column] 拓扑文件缺少必需的列（edge_id、from、to、r_N_s2_m8）。"
+    sentence = "拓扑文件缺少必需的列：r_N_s2_m8。表头也可以用中文：编号、起点、终点、风阻。"
     for lang, wanted in (("zh-CN", sentence), ("en", failure_for_person(refused_network, "en"))):
         live = reduce_event(
             LiveAnswer(lang=lang),
@@ -166,3 +168,130 @@ def test_a_failed_cards_expanded_result_reads_as_a_person_reads_it_live_and_relo
     # A success still shows its whole output, pretty-printed.
     ok = tool_card_from_dict({"tool_call_id": "d", "tool": "x", "content": '{"a": 1}'}, "zh-CN")
     assert ok.content == '{\n  "a": 1\n}'
+
+
+def test_an_unreadable_topology_file_says_what_to_do_without_a_code(tmp_path: Path) -> None:
+    """Tester #2: "结果: [unreadable] 读不了这个拓扑文件：请上传 .csv 或 .xlsx 文件。" for a .csv."""
+    (tmp_path / "uploads").mkdir()
+    (tmp_path / "uploads" / "net.csv").write_bytes(b"edge_id,from,to,r_N_s2_m8\n1,1,2,0.1\x81\n")
+    workspace_files.set_workspace_resolver(lambda: tmp_path)
+    try:
+        status, content = _call("solve_ventilation_network", {"path": "/workspace/uploads/net.csv"})
+    finally:
+        workspace_files.set_workspace_resolver(None)
+    assert status == "error" and "[unreadable]" in content  # the model keeps the code and the detail
+    card = tool_summary(content, "zh-CN", "solve_ventilation_network")
+    assert "[" not in card and "CSV UTF-8" in card and ".xlsx" in card
+    assert "请上传 .csv 或 .xlsx" not in card
+
+
+def _call(name: str, args: dict) -> tuple[str, str]:
+    """A registered tool called as the agent calls it: (its message's status, its content)."""
+    registry.load_builtin_tools()
+    (tool,) = registry.get_tools_by_name([name])
+    message = tool.invoke({"name": name, "args": args, "id": "c", "type": "tool_call"})
+    return str(message.status), str(message.content)
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "chinese", "english"),
+    [
+        (  # tester #4: "结果: the fan curve does not meet the system curve at a positive flow", 完成
+            "fan_operating_point",
+            {"a0_pa": -10, "a1_pa_s_m3": 0, "a2_pa_s2_m6": -0.05, "system_resistance_ns2_m8": 0.1},
+            "没有工况点",
+            "does not meet the system curve",
+        ),
+        (  # tester #4: "结果: unknown airway type 'tunnel'; known: ventilation_shaft, …"
+            "check_air_velocity",
+            {"flow": 20, "area_m2": 10, "airway_type": "tunnel"},
+            "tunnel",
+            "unknown airway type",
+        ),
+        (  # tester #4: "结果: give friction_factor_kg_m3 or an airway_type from: coal.smooth_lined, …"
+            "airway_resistance",
+            {"length_m": 100, "area_m2": 10, "perimeter_m": 13, "airway_type": "bogus"},
+            "bogus",
+            "friction_factor_kg_m3",
+        ),
+        ("combine_resistances", {"resistances_ns2_m8": [0.1], "arrangement": "diagonal"}, "串联", "'series'"),
+        ("airflow_demand", {}, "需风量", "no requirement given"),
+        ("airflow_demand", {"methane_emission_m3_min": 3}, "不均匀系数", "methane_unevenness_k"),
+        (
+            "natural_ventilation_pressure",
+            {"depth_m": -5, "density_downcast_kg_m3": 1.2, "density_upcast_kg_m3": 1.1},
+            "",
+            "depth",
+        ),
+        ("fan_laws_scale", {"speed_ratio": 0, "flow": 10}, "", "ratio must be positive"),
+        (
+            "check_air_velocity",
+            {"flow": "20 furlongs", "area_m2": 10, "airway_type": "coal_face"},
+            "",
+            "furlongs",
+        ),
+    ],
+)
+def test_a_ventilation_tools_refusal_reads_in_chinese_on_its_card_and_in_english_for_the_model(
+    name: str, args: dict, chinese: str, english: str
+) -> None:
+    status, content = _call(name, args)
+    assert status == "error"
+    assert english in content  # the model keeps the precise English detail
+    card = tool_summary(content, "zh-CN", name)
+    assert chinese in card and english not in card
+    assert re.search(r"[\u4e00-\u9fff]", card), card  # a Chinese sentence, whatever the case
+    assert not re.search(r"\b(the|give|unknown|must)\b", card), card
+    run_language.set_language_resolver(lambda: "en")  # a run started from the English UI
+    try:
+        _, content = _call(name, args)
+    finally:
+        run_language.set_language_resolver(None)
+    assert not re.search(r"[\u4e00-\u9fff]", tool_summary(content, "en", name))
+
+
+def test_no_operating_point_never_shows_the_english_message() -> None:
+    data = json.dumps({"data": {"found": False, "message": "the fan curve does not meet"}, "sources": []})
+    assert tool_summary(data, "zh-CN", "fan_operating_point") == "没有工况点"
+
+
+def test_arguments_that_do_not_fit_the_schema_read_in_chinese_naming_the_fields() -> None:
+    status, content = _call("check_air_velocity", {"flow": 20, "area_m2": "big"})
+    assert status == "error" and "Field required" in content  # the model keeps pydantic's detail
+    assert tool_summary(content, "zh-CN", "check_air_velocity") == (
+        "参数不合要求：area_m2、airway_type。智能体会看到详细原因。"
+    )
+    assert "Input should be a valid number" in tool_summary(content, "en", "check_air_velocity")
+
+
+def test_the_demand_card_shows_the_methane_coefficient_used_and_a_velocity_over_the_limit() -> None:
+    """Tester #6: an engineer must see which k sized the methane airflow."""
+    registry.load_builtin_tools()
+    (tool,) = registry.get_tools_by_name(["airflow_demand"])
+    args = {
+        "methane_emission_m3_min": 30,
+        "methane_unevenness_k": 1.5,
+        "area_m2": 10,
+        "airway_type": "coal_face",
+    }
+    content = str(tool.invoke(args))
+    assert (
+        tool_summary(content, "zh-CN", "airflow_demand")
+        == "需风量 75 m³/s · 瓦斯涌出不均匀系数 k = 1.5 · 超出风速限值"
+    )
+    assert tool_summary(content, "en", "airflow_demand") == (
+        "required airflow 75 m³/s · methane unevenness k = 1.5 · outside velocity limits"
+    )
+
+
+@pytest.mark.parametrize("path", ["/workspace/uploads/none.csv", "/workspace/../../etc/passwd"])
+def test_a_network_path_that_is_no_upload_reads_in_chinese(tmp_path: Path, path: str) -> None:
+    workspace_files.set_workspace_resolver(lambda: tmp_path)
+    try:
+        status, content = _call("solve_ventilation_network", {"path": path})
+    finally:
+        workspace_files.set_workspace_resolver(None)
+    assert status == "error" and "[not_found]" in content and "/workspace/" in content
+    assert tool_summary(content, "zh-CN", "solve_ventilation_network") == (
+        "找不到这个拓扑文件：请确认文件已上传，再让智能体解算。"
+    )

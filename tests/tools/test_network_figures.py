@@ -151,3 +151,22 @@ def test_a_fans_curve_figure_shows_that_fan_only(tmp_path: Path) -> None:
     words = " ".join(_texts(only))
     assert "fan F2" in words and "F1" not in words
     assert draw_curves(network, solution, "en", edge_id="a") is None, "airway a is no fan"
+
+
+def test_a_fan_is_labelled_by_its_name_and_the_system_curve_gives_rs_unit(tmp_path: Path) -> None:
+    """Tester #12: the curve of airway 1, named 主扇 in the file, read "风机 1"; "p = 0.07582·q²" had no unit."""
+    path = tmp_path / "风机网络.csv"
+    path.write_text(
+        "edge_id,name,from,to,r_N_s2_m8,is_fan,a0_Pa,a1_Pa_s_m3,a2_Pa_s2_m6\n"
+        "1,主扇,1,2,0.05,1,200,30,-0.8\n2,b2,2,3,0.3,0,,,\n3,b3,1,3,0.3,0,,,\n4,b4,3,4,0.3,0,,,\n",
+        encoding="utf-8",
+    )
+    network = read_topology(path)
+    solution = solve_network(network, None)
+    for lang, unit in (("zh-CN", "N·s²/m⁸"), ("en", "N·s²/m⁸")):
+        curves = draw_curves(network, solution, lang, edge_id="1")
+        assert curves is not None
+        words = " ".join(_texts(curves) + _texts(draw_network(network, solution, lang)))
+        assert "主扇" in words and "风机 1" not in words and "fan 1" not in words
+        system = [w for w in _texts(curves) if "q²" in w and ("系统" in w or "system" in w)]
+        assert system and all(unit in w for w in system), system

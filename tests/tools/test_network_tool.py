@@ -45,7 +45,7 @@ def test_tool_solves_network_a_and_writes_csvs_and_figures(workspace: Path) -> N
         assert (workspace / figure.removeprefix("/workspace/")).read_bytes().startswith(PNG_MAGIC)
     with (workspace / "results" / "mine-airways.csv").open(encoding="utf-8-sig") as handle:
         rows = list(csv.DictReader(handle))
-    assert len(rows) == 46 and float(rows[0]["q_m3_s"]) == pytest.approx(107.604411, abs=1e-5)
+    assert len(rows) == 46 and float(rows[0]["风量 (m³/s)"]) == pytest.approx(107.604411, abs=1e-5)
     assert data["files"]["nodes_csv"] == "/workspace/results/mine-nodes.csv"
 
 
@@ -244,3 +244,51 @@ def test_result_stems_are_claimed_on_a_file_system_without_hard_links(
     assert network_tool.result_stem(tmp_path, other) == "红砂岗-2"
     assert network_tool.result_stem(tmp_path, first) == "红砂岗", "its own stem again"
     assert not [p for p in (tmp_path / network_tool.CLAIMS_FOLDER).iterdir() if p.name.startswith(".")]
+
+
+@pytest.mark.parametrize(
+    ("ui_lang", "airways", "nodes", "reversed_values"),
+    [
+        (  # tester #12: a Chinese engineer got edge_id, q_m3_s, h_Pa and reversed 0/1
+            "zh-CN",
+            [
+                "巷道编号",
+                "名称",
+                "起点",
+                "终点",
+                "风量 (m³/s)",
+                "风压损失 (Pa)",
+                "反向",
+                "风机",
+                "风速 (m/s)",
+            ],
+            ["节点编号", "节点压力 (Pa)"],
+            {"是", "否"},
+        ),
+        (  # an English run keeps the machine names a program reads
+            "en",
+            ["edge_id", "name", "from", "to", "q_m3_s", "h_Pa", "reversed", "is_fan", "velocity_m_s"],
+            ["node_id", "p_Pa"],
+            {"0", "1"},
+        ),
+    ],
+)
+def test_the_airways_csv_has_headers_with_units_in_the_runs_language(
+    workspace: Path, ui_lang: str, airways: list[str], nodes: list[str], reversed_values: set[str]
+) -> None:
+    from ventapp.tools import run_language
+
+    run_language.set_language_resolver(lambda: ui_lang)
+    try:
+        path = _upload(workspace, DATA_DIR / "A_hongshagang_1" / "topology.csv")
+        data = solve_ventilation_network(path, 151.295)["data"]
+    finally:
+        run_language.set_language_resolver(None)
+    with (workspace / data["files"]["airways_csv"].removeprefix("/workspace/")).open(
+        encoding="utf-8-sig"
+    ) as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == airways and {row[6] for row in rows[1:]} <= reversed_values
+    assert {row[7] for row in rows[1:]} <= reversed_values
+    with (workspace / data["files"]["nodes_csv"].removeprefix("/workspace/")).open(encoding="utf-8-sig") as f:
+        assert next(csv.reader(f)) == nodes

@@ -35,17 +35,16 @@ def test_fan_laws_accept_imperial_inputs() -> None:
 
 def test_operating_point_tool_flags_instability() -> None:
     assert vt.fan_operating_point(100, 10, -0.5, 2)["data"]["stable"] is False
-    assert vt.fan_operating_point(-10, 0, -1, 1)["data"] == {
-        "found": False,
-        "message": pytest.approx("the fan curve does not meet the system curve at a positive flow"),
-    }
+    with pytest.raises(ValueError, match=r"^\[no_duty\] .*does not meet the system curve"):
+        vt.fan_operating_point(-10, 0, -1, 1)
 
 
 def test_airflow_demand_names_the_governing_requirement_and_rule_status() -> None:
-    result = vt.airflow_demand(people=60, methane_emission_m3_min=2.5, diesel_kw=50)
+    result = vt.airflow_demand(people=60, methane_emission_m3_min=2.5, methane_unevenness_k=1.5, diesel_kw=50)
     data = result["data"]
     assert data["governing"] == "gas dilution"
-    assert data["required_flow_m3_s"] == pytest.approx(2.5 / 0.01 / 60)
+    # The KB's worked example (air-requirements.md): q = 2.5 m³/min, k = 1.5 → 375 m³/min.
+    assert data["required_flow_m3_s"] == pytest.approx(375 / 60)
     assert all(
         r["rule"]["verified"] is False and "Not yet checked" in r["rule"]["status"]
         for r in data["requirements"]
@@ -62,3 +61,41 @@ def test_nvp_tool() -> None:
     assert vt.natural_ventilation_pressure(400, 1.26, 1.16)["data"]["nvp_pa"] == pytest.approx(
         9.81 * 400 * 0.1
     )
+
+
+def test_methane_demand_applies_the_unevenness_coefficient_and_says_which() -> None:
+    """Tester #6: 3 m³/min of methane gave 300 m³/min (100·q); Q = 100·q_CH4·k is 450 for k = 1.5."""
+    data = vt.airflow_demand(methane_emission_m3_min=3, methane_unevenness_k=1.5)["data"]
+    assert data["required_flow_m3_s"] * 60 == pytest.approx(450)
+    (gas,) = [r for r in data["requirements"] if r["basis"] == "gas dilution"]
+    assert gas["unevenness_k"] == 1.5 and "1.5" in gas["formula"]
+
+
+def test_methane_demand_without_a_coefficient_is_refused_not_guessed() -> None:
+    with pytest.raises(ValueError, match="methane_unevenness_k"):
+        vt.airflow_demand(people=10, methane_emission_m3_min=3)
+    with pytest.raises(ValueError, match="unevenness coefficient k must be ≥ 1"):
+        vt.airflow_demand(methane_emission_m3_min=3, methane_unevenness_k=0.8)
+
+
+def test_airflow_demand_with_no_requirement_is_refused() -> None:
+    """Tester #6: a call with no inputs answered "需风量 0.0 m³/s" as a success."""
+    with pytest.raises(ValueError, match="no requirement"):
+        vt.airflow_demand()
+    with pytest.raises(ValueError, match="no requirement"):
+        vt.airflow_demand(people=0, diesel_kw=0)
+
+
+def test_airflow_demand_adds_the_minimum_velocity_term_and_checks_the_maximum() -> None:
+    """KB air-requirements: a 12 m² face needs Q ≥ 0.25 × 12 = 3 m³/s and allows at most 48 m³/s."""
+    data = vt.airflow_demand(people=10, area_m2=12, airway_type="coal_face")["data"]
+    assert data["governing"] == "minimum velocity"
+    assert data["required_flow_m3_s"] == pytest.approx(3.0)
+    assert data["velocity"]["within_limits"] and data["velocity"]["maximum_m_s"] == 4.0
+    fast = vt.airflow_demand(
+        methane_emission_m3_min=30, methane_unevenness_k=2, area_m2=12, airway_type="coal_face"
+    )
+    assert fast["data"]["required_flow_m3_s"] == pytest.approx(100.0)
+    assert not fast["data"]["velocity"]["within_limits"]
+    with pytest.raises(ValueError, match="airway_type"):
+        vt.airflow_demand(people=10, area_m2=12)

@@ -1,7 +1,8 @@
 """Message catalogues for every user-facing string of the UI, keyed by stable ids.
 
 One catalogue per language (:mod:`ventapp.i18n.zh_cn` first, :mod:`ventapp.i18n.en`; the
-schedules page's messages in :mod:`~ventapp.i18n.zh_cn_schedules` and :mod:`~ventapp.i18n.en_schedules`);
+schedules page's messages in :mod:`~ventapp.i18n.zh_cn_schedules` and :mod:`~ventapp.i18n.en_schedules`,
+the calculation tools' refusals in :mod:`~ventapp.i18n.zh_cn_tools` and :mod:`~ventapp.i18n.en_tools`);
 components and states ask for a message by id and never hold the sentence. Simplified
 Chinese is the default; English is the second language. Every id exists in both
 catalogues with the same ``str.format`` placeholders (a test checks it), and the
@@ -22,9 +23,11 @@ from __future__ import annotations
 from ventapp.i18n.en import MESSAGES as _EN
 from ventapp.i18n.en_refusals import MESSAGES as _EN_REFUSALS
 from ventapp.i18n.en_schedules import MESSAGES as _EN_SCHEDULES
+from ventapp.i18n.en_tools import MESSAGES as _EN_TOOLS
 from ventapp.i18n.zh_cn import MESSAGES as _ZH
 from ventapp.i18n.zh_cn_refusals import MESSAGES as _ZH_REFUSALS
 from ventapp.i18n.zh_cn_schedules import MESSAGES as _ZH_SCHEDULES
+from ventapp.i18n.zh_cn_tools import MESSAGES as _ZH_TOOLS
 
 DEFAULT_LANG = "zh-CN"
 """The language of a browser that prefers neither Chinese nor English, and of the server's texts."""
@@ -34,8 +37,8 @@ LANG_NAMES = {"zh-CN": "中文", "en": "English"}
 """Each language named in itself (the header's switch)."""
 
 MESSAGES: dict[str, dict[str, str]] = {
-    "zh-CN": {**_ZH, **_ZH_SCHEDULES, **_ZH_REFUSALS},
-    "en": {**_EN, **_EN_SCHEDULES, **_EN_REFUSALS},
+    "zh-CN": {**_ZH, **_ZH_SCHEDULES, **_ZH_REFUSALS, **_ZH_TOOLS},
+    "en": {**_EN, **_EN_SCHEDULES, **_EN_REFUSALS, **_EN_TOOLS},
 }
 """Language -> id -> message; a page's messages may live in their own module pair (``<lang>_schedules``),
 and so do the API's refusals (``<lang>_refusals``)."""

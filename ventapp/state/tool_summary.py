@@ -81,8 +81,8 @@ def _fan_laws(data: Mapping[str, Any], lang: str) -> str:
 
 def _operating_point(data: Mapping[str, Any], lang: str) -> str:
     """``fan_operating_point``: the duty point and whether it is stable; else why there is none."""
-    if not data.get("found"):
-        return str(data.get("message") or t("tool.summary_no_duty", lang))
+    if not data.get("found"):  # never the domain's English message: the card speaks the UI language
+        return t("tool.summary_no_duty", lang)
     stable = t("tool.summary_stable" if data.get("stable") else "tool.summary_unstable", lang)
     return _joined(
         [
@@ -100,6 +100,22 @@ def _velocity(data: Mapping[str, Any], lang: str) -> str:
     return _joined([_quantity("tool.summary_velocity", data.get("velocity_m_s"), lang), verdict], lang)
 
 
+def _demand(data: Mapping[str, Any], lang: str) -> str:
+    """``airflow_demand``: the required flow, the methane coefficient k it used, a velocity over the limit."""
+    rows = data.get("requirements")
+    ks = [r.get("unevenness_k") for r in rows if isinstance(r, Mapping)] if isinstance(rows, list) else []
+    velocity = data.get("velocity")
+    outside = isinstance(velocity, Mapping) and velocity.get("within_limits") is False
+    return _joined(
+        [
+            _quantity("tool.summary_demand", data.get("required_flow_m3_s"), lang),
+            *(_quantity("tool.summary_methane_k", k, lang) for k in ks),
+            t("tool.summary_velocity_outside", lang) if outside else "",
+        ],
+        lang,
+    )
+
+
 def _passages(data: Any, lang: str) -> str:
     """``knowledge_search``: how many passages were found."""
     return tn("tool.summary_passages", len(data), lang) if isinstance(data, list) else ""
@@ -114,9 +130,7 @@ _BY_TOOL: dict[str, Callable[[Any, str], str]] = {
     "natural_ventilation_pressure": lambda data, lang: _quantity(
         "tool.summary_nvp", data.get("nvp_pa"), lang
     ),
-    "airflow_demand": lambda data, lang: _quantity(
-        "tool.summary_demand", data.get("required_flow_m3_s"), lang
-    ),
+    "airflow_demand": _demand,
     "check_air_velocity": _velocity,
     "knowledge_search": _passages,
 }
@@ -142,29 +156,40 @@ def _text_of(payload: Mapping[str, Any]) -> str:
     return ""
 
 
-_REFUSAL = re.compile(r"^(\[[a-z_]+\] [^(]*?)\s*\((.*)\)\.?$", re.DOTALL)
-"""A refusal with a code, ``[code] sentence (detail).`` (``network_tool.refusal`` plus the registry's stop)."""
+_REFUSAL = re.compile(r"^\[[a-z_]+\] ([^(]*?)\s*(\(.*\)\.?)?$", re.DOTALL)
+"""A refusal with a code, ``[code] sentence (detail).`` (``network_tool.refusal``, ``tools.refused``, plus
+the registry's stop); a sentence has no ASCII "(", the detail is optional."""
+
+
+_INVALID = re.compile(r"^Tool '[^'\n]*' got invalid arguments: (.*?)\.?$", re.DOTALL)
+"""The registry's refusal of arguments that do not fit the tool's schema (``_validation_message``)."""
 
 
 def failure_for_person(content: str, lang: str) -> str:
     """A failed tool's message as a person reads it in ``lang`` (never raises).
 
     The model gets the whole message: the registry's ``Tool '<name>' failed:`` wrapper says which
-    tool failed, and a refusal's English detail names the row or column to fix. A person gets the
-    reason without the wrapper and, unless the UI is English, a refusal's ``[code]`` and localized
-    sentence without the developer's English detail.
+    tool failed, and a refusal's ``[code]`` and English detail name the row or column to fix. A
+    person gets the reason without the wrapper and without the code (a machine's word, tester #2)
+    and, unless the UI is English, a refusal's localized sentence without the English detail.
 
     Args:
         content: A tool message's text, e.g. ``"Tool 'x' failed: [empty] 文件为空。 (a.csv is empty)."``.
         lang: The UI language, e.g. ``"zh-CN"``.
 
     Returns:
-        E.g. ``"[empty] 文件为空。"``; text that is no failure comes back stripped but otherwise as is.
+        E.g. ``"文件为空。"``; text that is no failure comes back stripped but otherwise as is.
     """
     reason = failure_reason(content)
+    invalid = _INVALID.match(reason)
+    if invalid is not None and not lang.startswith("en"):  # pydantic's English, field by field
+        fields = "、".join(dict.fromkeys(re.findall(r"(?:^|; )([\w.]+): ", invalid.group(1))))
+        return t("tool.refused.invalid_arguments", lang, fields=fields or "?")
     match = _REFUSAL.match(reason)
-    if match is None or lang.startswith("en"):
+    if match is None:
         return reason
+    if lang.startswith("en"):  # the detail is in the person's language: keep it, not the code
+        return reason.split("] ", 1)[1]
     return match.group(1).strip()
 
 

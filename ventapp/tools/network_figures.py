@@ -24,7 +24,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import Normalize
 from matplotlib.figure import Figure
 
-from ventapp.domain.network import Network, NetworkSolution
+from ventapp.domain.network import Airway, Network, NetworkSolution
 from ventapp.i18n import t
 from ventapp.tools.figure_fonts import cjk_family, families
 
@@ -65,6 +65,14 @@ def _node_labels(ax: Any, graph: nx.DiGraph, positions: dict) -> None:
 def drawable_lang(lang: str) -> str:
     """``lang`` if this machine can draw it: ``"en"`` for Chinese without a CJK font (never boxes)."""
     return lang if lang == "en" or cjk_family() is not None else "en"
+
+
+def fan_label(airway: Airway, lang: str) -> str:
+    """A fan as the figures name it: by the file's ``name`` when it gives one (``主扇（巷道 1）``), else
+    by its airway id (``风机 1``)."""
+    if airway.name:
+        return t("figure.fan_named", lang, name=airway.name, edge_id=airway.edge_id)
+    return t("figure.fan", lang, edge_id=airway.edge_id)
 
 
 def network_diagram(network: Network, solution: NetworkSolution, path: Path, lang: str = "zh-CN") -> Path:
@@ -119,8 +127,8 @@ def draw_network(network: Network, solution: NetworkSolution, lang: str = "zh-CN
         nx.draw_networkx_edges(
             graph, positions, ax=ax, edgelist=fans, edge_color="#d62728", width=3.5, arrowsize=16
         )
-        fan_ids = {(a.from_node, a.to_node): a.edge_id for a in network.airways if a.fan is not None}
-        labels = {e: t("figure.fan", lang, edge_id=fan_ids.get(e) or fan_ids.get(e[::-1])) for e in fans}
+        fan_ids = {(a.from_node, a.to_node): a for a in network.airways if a.fan is not None}
+        labels = {e: fan_label(fan_ids.get(e) or fan_ids[e[::-1]], lang) for e in fans}
         nx.draw_networkx_edge_labels(
             graph,
             positions,
@@ -180,7 +188,8 @@ def draw_curves(
     """
     lang = drawable_lang(lang)
     duties: list[tuple[str, float, float, np.ndarray | None]] = []
-    curves = {a.edge_id: a.fan for a in network.airways if a.fan is not None}
+    airways = {a.edge_id: a for a in network.airways if a.fan is not None}
+    curves = {edge: a.fan for edge, a in airways.items()}
     chosen = [fan for fan in solution.fans if edge_id is None or fan.edge_id == edge_id]
     if edge_id is not None and not chosen:
         return None
@@ -188,7 +197,7 @@ def draw_curves(
         curve = curves[fan.edge_id]
         duties.append(
             (
-                t("figure.fan", lang, edge_id=fan.edge_id),
+                fan_label(airways[fan.edge_id], lang),
                 fan.flow_m3_s,
                 fan.fan_pressure_pa,
                 np.array([curve.a0_pa, curve.a1_pa_s_m3, curve.a2_pa_s2_m6]),

@@ -136,13 +136,25 @@ def curve_names(stem: str, fan_edge_ids: list[str]) -> dict[str, str]:
     return names
 
 
-def _write_csvs(network: Network, solution: NetworkSolution, folder: Path, stem: str) -> tuple[Path, Path]:
+AIRWAY_COLUMNS = ("edge_id", "name", "from", "to", "q_m3_s", "h_Pa", "reversed", "is_fan", "velocity_m_s")
+"""The airways CSV's columns: the headers are the catalogue's ``solver.csv.<column>`` in the run's language."""
+NODE_COLUMNS = ("node_id", "p_Pa")
+
+
+def _write_csvs(
+    network: Network, solution: NetworkSolution, folder: Path, stem: str, lang: str
+) -> tuple[Path, Path]:
+    """Write ``<stem>-airways.csv`` and ``<stem>-nodes.csv`` (UTF-8 with BOM, so Excel reads the Chinese).
+
+    In a Chinese run the headers are Chinese with units (``风量 (m³/s)``) and yes/no reads 是/否:
+    the files are for an engineer's spreadsheet. An English run keeps the machine names
+    (``q_m3_s``) and 0/1, for programs; the model gets the numbers in the tool's JSON either way.
+    """
     airways_csv, nodes_csv = folder / f"{stem}-airways.csv", folder / f"{stem}-nodes.csv"
+    yes, no = t("solver.csv.yes", lang), t("solver.csv.no", lang)
     with airways_csv.open("w", encoding="utf-8-sig", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(
-            ["edge_id", "name", "from", "to", "q_m3_s", "h_Pa", "reversed", "is_fan", "velocity_m_s"]
-        )
+        writer.writerow([t(f"solver.csv.{column}", lang) for column in AIRWAY_COLUMNS])
         for a in network.airways:
             q = solution.flows_m3_s[a.edge_id]
             velocity = "" if a.area_m2 is None else f"{abs(q) / a.area_m2:.4f}"
@@ -154,14 +166,14 @@ def _write_csvs(network: Network, solution: NetworkSolution, folder: Path, stem:
                     a.to_node,
                     f"{q:.6f}",
                     f"{solution.pressure_drops_pa[a.edge_id]:.4f}",
-                    int(q < 0),
-                    int(a.fan is not None),
+                    yes if q < 0 else no,
+                    yes if a.fan is not None else no,
                     velocity,
                 ]
             )
     with nodes_csv.open("w", encoding="utf-8-sig", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["node_id", "p_Pa"])
+        writer.writerow([t(f"solver.csv.{column}", lang) for column in NODE_COLUMNS])
         writer.writerows([node, f"{p:.4f}"] for node, p in solution.node_pressures_pa.items())
     return airways_csv, nodes_csv
 
@@ -190,10 +202,13 @@ def _velocity_findings(network: Network, solution: NetworkSolution) -> tuple[lis
 def refusal(exc: NetworkError, lang: str) -> str:
     """Why the solver refused, for the person and the model: ``[code] sentence (detail)``.
 
-    The sentence is the catalogue's, in the turn's UI language; the detail (which row, which
-    airway) is the domain's, in English.
+    The sentence is the catalogue's, in the turn's UI language, naming what the error's ``fields``
+    name (the missing columns, the sheets read) as a list in that language; the detail (which row,
+    which airway) is the domain's, in English.
     """
-    return f"[{exc.code}] {t(f'solver.refused.{exc.code}', lang)} ({exc})"
+    sep = t("solver.list_sep", lang)
+    fields = {key: sep.join(values) for key, values in exc.fields.items()}
+    return f"[{exc.code}] {t(f'solver.refused.{exc.code}', lang, **fields)} ({exc})"
 
 
 @register(
@@ -208,7 +223,7 @@ def solve_ventilation_network(path: str, total_flow: float | None = None) -> dic
     The file (CSV or .xlsx) has one row per airway with the columns edge_id, from, to,
     r_N_s2_m8 and optionally name, adjust_r (regulator), is_fan with a0_Pa, a1_Pa_s_m3,
     a2_Pa_s2_m6 (fan curve), nvp_Pa, fixed_q_m3_s, area_m2 and airway_type (for velocity
-    checks). Intakes (nodes without incoming airways) are at atmospheric pressure; exits are
+    checks); Chinese headers (编号, 起点, 终点, 风阻 …) and GBK CSVs are read as well. Intakes (nodes without incoming airways) are at atmospheric pressure; exits are
     joined; total_flow fixes the flow through the network (a main fan not drawn in the file).
     Never compute airflows yourself: report this tool's numbers, say whether it converged, and
     show the figures it lists.
@@ -225,7 +240,12 @@ def solve_ventilation_network(path: str, total_flow: float | None = None) -> dic
         fan, named after its airway (<name>-<fan>-fan-curve.png), or the network's system curve
         when the file has no fan]}, "sources": [...]}; every path is under /workspace/results/.
     """
-    real = workspace_files.resolve(path)
+    try:
+        real = workspace_files.resolve(path)
+    except (
+        ValueError
+    ) as exc:  # no such upload, or a path out of /workspace/: the model's detail, our sentence
+        raise ValueError(refusal(NetworkError("not_found", str(exc)), run_language())) from None
     try:
         network = read_topology(real)
         solution = solve_network(network, total_flow)
@@ -233,8 +253,8 @@ def solve_ventilation_network(path: str, total_flow: float | None = None) -> dic
         raise ValueError(refusal(exc, run_language())) from None
     folder = workspace_files.results_dir()
     stem = result_stem(folder, workspace_files.to_virtual(real))
-    airways_csv, nodes_csv = _write_csvs(network, solution, folder, stem)
-    lang = run_language()  # the figures' words: the person's UI language (zh-CN by default)
+    lang = run_language()  # the files' words: the person's UI language (zh-CN by default)
+    airways_csv, nodes_csv = _write_csvs(network, solution, folder, stem, lang)
     # matplotlib and networkx load with the first figure, not with the app: ~0.6 s of CPU that
     # every start-up paid before its first request (issue 18).
     from ventapp.tools import network_figures

@@ -4,18 +4,33 @@ Flows may be given as a number in m³/s or as text with a unit ("1200 m³/min", 
 pressures as Pa or text ("1.5 inH2O"). Every result carries its sources (invariant 4), and
 every regulation value carries the row's verification status. A knowledge-base source is titled
 as its document in the run's language (:func:`~ventapp.tools.knowledge.kb_source`).
+
+A tool refuses bad input as ``[code] sentence (detail)`` (as the network solver does): the
+sentence is the catalogue's ``tool.refused.<code>`` in the run's language, for the person's tool
+card; the detail is English, for the model, and names the argument to fix.
 """
 
 from __future__ import annotations
 
 from ventapp.domain import airways, demand, fans
-from ventapp.domain.regulations import METHANE_FACE_RETURN, RegulationRow
+from ventapp.domain.regulations import METHANE_FACE_RETURN, VELOCITY_LIMITS, RegulationRow
 from ventapp.domain.units import to_si
 from ventapp.tools.knowledge import kb_source
+from ventapp.tools.refused import Refused, refusing
 from ventapp.tools.registry import register, sourced
 
 _GROUP = "通风计算"
 _MCP5 = "McPherson, Subsurface Ventilation Engineering, 2nd ed. (2009), ch. 5"
+
+
+def _velocity_type(airway_type: str) -> str:
+    if airway_type not in VELOCITY_LIMITS:
+        raise Refused(
+            "unknown_airway_type",
+            f"unknown airway type {airway_type!r}; known: {', '.join(VELOCITY_LIMITS)}",
+            name=airway_type,
+        )
+    return airway_type
 
 
 def _flow(value: float | str | None, what: str = "flow") -> float | None:
@@ -40,6 +55,7 @@ def _rule(row: RegulationRow) -> dict:
     label_en="Airway resistance",
     summary="Airway resistance from geometry (Atkinson), with shock losses.",
 )
+@refusing
 def airway_resistance(
     length_m: float,
     area_m2: float,
@@ -75,9 +91,12 @@ def airway_resistance(
     if friction_factor_kg_m3 is None:
         factor = airways.FRICTION_FACTORS.get(airway_type or "")
         if factor is None:
-            raise ValueError(
+            detail = (
                 f"give friction_factor_kg_m3 or an airway_type from: {', '.join(airways.FRICTION_FACTORS)}"
             )
+            if airway_type:
+                raise Refused("unknown_friction_type", detail, name=airway_type)
+            raise Refused("no_friction_factor", detail)
         k, k_source = factor.k_kg_m3, f"{factor.description} — {factor.source}"
     else:
         k, k_source = friction_factor_kg_m3, "given by the user"
@@ -110,6 +129,7 @@ def airway_resistance(
     label_en="Series/parallel resistance",
     summary="Combine airway resistances in series or in parallel.",
 )
+@refusing
 def combine_resistances(
     resistances_ns2_m8: list[float], arrangement: str, total_flow: float | str | None = None
 ) -> dict:
@@ -124,7 +144,7 @@ def combine_resistances(
         JSON with the combined resistance, and the pressure drop and per-branch flows when a flow is given.
     """
     if arrangement not in ("series", "parallel"):
-        raise ValueError("arrangement must be 'series' or 'parallel'")
+        raise Refused("bad_arrangement", "arrangement must be 'series' or 'parallel'")
     combine = airways.series_resistance if arrangement == "series" else airways.parallel_resistance
     r = combine(resistances_ns2_m8)
     data: dict = {"arrangement": arrangement, "resistance_ns2_m8": r}
@@ -150,6 +170,7 @@ def combine_resistances(
     label_en="Fan laws",
     summary="Scale a fan's flow, pressure and power with speed, size and density.",
 )
+@refusing
 def fan_laws_scale(
     speed_ratio: float = 1.0,
     diameter_ratio: float = 1.0,
@@ -196,6 +217,7 @@ def fan_laws_scale(
     label_en="Fan operating point",
     summary="Operating point of a fan curve against a system curve p = R·q².",
 )
+@refusing
 def fan_operating_point(
     a0_pa: float, a1_pa_s_m3: float, a2_pa_s2_m6: float, system_resistance_ns2_m8: float
 ) -> dict:
@@ -208,7 +230,8 @@ def fan_operating_point(
         system_resistance_ns2_m8: System resistance R in N·s²/m⁸.
 
     Returns:
-        JSON with found, flow_m3_s, pressure_pa, air_power_w, fan slope and stable.
+        JSON with found (true), flow_m3_s, pressure_pa, air_power_w, fan slope and stable; the
+        call fails (no_duty) when the curves do not cross at a positive flow.
     """
     duty = fans.operating_point(a0_pa, a1_pa_s_m3, a2_pa_s2_m6, system_resistance_ns2_m8)
     data = {
@@ -223,8 +246,12 @@ def fan_operating_point(
             "message",
         )
     }
-    if not duty.found:
-        data = {"found": False, "message": duty.message}
+    if not duty.found:  # a curve that gives no duty is bad input, not an answer: the call failed
+        raise Refused(
+            "no_duty",
+            f"fan curve p = {a0_pa:g} + {a1_pa_s_m3:g}·q + {a2_pa_s2_m6:g}·q² against system curve "
+            f"p = {system_resistance_ns2_m8:g}·q²: {duty.message}; check the coefficients (a0 > 0, a2 < 0)",
+        )
     return sourced(
         data,
         [
@@ -242,6 +269,7 @@ def fan_operating_point(
     label_en="Natural ventilation pressure",
     summary="Natural ventilation pressure from the densities of two air columns.",
 )
+@refusing
 def natural_ventilation_pressure(
     depth_m: float, density_downcast_kg_m3: float, density_upcast_kg_m3: float
 ) -> dict:
@@ -266,8 +294,9 @@ def natural_ventilation_pressure(
     group=_GROUP,
     label="需风量",
     label_en="Airflow demand",
-    summary="Airflow demand of a working place: people, gas, diesel, output; the largest governs.",
+    summary="Airflow demand of a working place: people, gas, diesel, output, minimum velocity; the largest governs.",
 )
+@refusing
 def airflow_demand(
     people: int = 0,
     methane_emission_m3_min: float = 0.0,
@@ -276,30 +305,67 @@ def airflow_demand(
     diesel_kw: float = 0.0,
     output_t_per_day: float = 0.0,
     air_per_tonne_m3_min: float = 0.0,
+    methane_unevenness_k: float | None = None,
+    area_m2: float | None = None,
+    airway_type: str | None = None,
 ) -> dict:
     """Compute each airflow requirement and the governing (largest) one, each with its rule.
 
-    People: 4 m³/min per person; gas: Q = G/(c_max − c_in) with c_max the return limit (default
-    the face-return methane limit 1.0%); diesel: per-kW rate; output: a per-tonne rate you supply.
-    Rule rows say whether they were verified against the official regulation text.
+    People: 4 m³/min per person; methane: Q = k·q/(c_max − c_in) with k the emission-unevenness
+    coefficient and c_max the return limit (default the face-return limit 1.0%), i.e. the Chinese
+    Q = 100·q_CH4·k; diesel: per-kW rate; output: a per-tonne rate you supply; with a
+    cross-section: Q ≥ v_min·A for the airway type, and the governing flow's velocity is checked
+    against the type's maximum. A methane emission needs methane_unevenness_k: ask the engineer
+    (measured, or from AQ 1056-2008, commonly 1.2–2.0); never assume it. At least one
+    requirement must be given. Rule rows say whether they were verified against the official text.
 
     Args:
         people: Largest number of people at the place at once.
-        methane_emission_m3_min: Methane emission in m³/min of pure gas.
+        methane_emission_m3_min: Absolute methane emission q_CH4 in m³/min of pure gas (mean).
         methane_limit_percent: Allowed methane in the return air in %, default the regulation row.
         methane_intake_percent: Methane already in the intake air in %.
         diesel_kw: Rated diesel power working there in kW.
         output_t_per_day: Daily output in t/d, used with air_per_tonne_m3_min.
         air_per_tonne_m3_min: Air per t/d of output in m³/min (your mine's rule).
+        methane_unevenness_k: Methane emission-unevenness coefficient k (peak / mean, ≥ 1);
+            required with a methane emission.
+        area_m2: Net cross-section of the place in m², for the minimum-velocity term and the
+            maximum-velocity check (needs airway_type).
+        airway_type: Velocity-table key with area_m2: coal_face (coal faces, coal and half-coal
+            headings), rock_heading, district_airway, main_airway, other_roadway, …
 
     Returns:
-        JSON with requirements (basis, flow_m3_s, flow_m3_min, formula, rule) and governing.
+        JSON with requirements (basis, flow_m3_s, flow_m3_min, formula, rule; unevenness_k for
+        methane), governing, required_flow_m3_s and, with a cross-section, velocity (velocity_m_s
+        of the governing flow, minimum_m_s, maximum_m_s, within_limits, verdict).
     """
+    if not any((people, methane_emission_m3_min, diesel_kw, output_t_per_day, area_m2)):
+        raise Refused(
+            "no_requirement",
+            "no requirement given: give at least one of people, methane_emission_m3_min, diesel_kw, "
+            "output_t_per_day with air_per_tonne_m3_min, or area_m2 with airway_type",
+        )
+    if area_m2 is not None and not airway_type:
+        raise Refused(
+            "area_needs_type",
+            f"area_m2 needs an airway_type for its velocity limits, one of: {', '.join(VELOCITY_LIMITS)}",
+        )
+    if area_m2 is not None:
+        _velocity_type(airway_type or "")
     limit = METHANE_FACE_RETURN.maximum if methane_limit_percent is None else methane_limit_percent
-    reqs = [demand.air_for_people(people)]
+    reqs = [demand.air_for_people(people)] if people else []
     if methane_emission_m3_min:
+        if methane_unevenness_k is None:
+            raise Refused(
+                "methane_k_missing",
+                "a methane emission needs methane_unevenness_k, the emission-unevenness coefficient "
+                "(peak / mean, measured or from AQ 1056-2008, commonly 1.2–2.0): ask the engineer, do not assume it",
+            )
         gas = demand.air_for_gas(
-            methane_emission_m3_min, float(limit) / 100.0, methane_intake_percent / 100.0
+            methane_emission_m3_min,
+            float(limit) / 100.0,
+            methane_intake_percent / 100.0,
+            unevenness_k=methane_unevenness_k,
         )
         reqs.append(
             gas
@@ -310,6 +376,8 @@ def airflow_demand(
         reqs.append(demand.air_for_diesel(diesel_kw))
     if output_t_per_day:
         reqs.append(demand.air_for_output(output_t_per_day, air_per_tonne_m3_min))
+    if area_m2 is not None:
+        reqs.append(demand.air_for_min_velocity(area_m2, airway_type or ""))
     rows = [
         {
             "basis": r.basis,
@@ -321,13 +389,37 @@ def airflow_demand(
         }
         for r in reqs
     ]
+    for row in rows:
+        if row["basis"] == "gas dilution":
+            row["unevenness_k"] = methane_unevenness_k
     governing = max(rows, key=lambda r: r["flow_m3_s"])
+    if governing["flow_m3_s"] <= 0:
+        raise Refused(
+            "no_requirement",
+            "no requirement given: every requirement came out 0 m³/s (e.g. output_t_per_day without "
+            "air_per_tonne_m3_min, or an airway type without a minimum velocity)",
+        )
+    data: dict = {
+        "requirements": rows,
+        "governing": governing["basis"],
+        "required_flow_m3_s": governing["flow_m3_s"],
+    }
+    if area_m2 is not None:
+        check = demand.check_velocity(governing["flow_m3_s"], area_m2, airway_type or "")
+        data["velocity"] = {
+            "velocity_m_s": check.velocity_m_s,
+            "minimum_m_s": check.minimum_m_s,
+            "maximum_m_s": check.maximum_m_s,
+            "within_limits": check.within_limits,
+            "verdict": check.verdict,
+        }
     return sourced(
-        {"requirements": rows, "governing": governing["basis"], "required_flow_m3_s": governing["flow_m3_s"]},
+        data,
         [
             kb_source(
                 "air-requirements",
-                "《煤矿安全规程》 (article numbers not confirmed); McPherson ch. 9.",
+                "《煤矿安全规程》 (article numbers not confirmed); methane Q = 100·q_CH4·k with k from "
+                "measurements or AQ 1056-2008; Q ≥ v_min·A; McPherson ch. 9.",
             )
         ],
     )
@@ -339,6 +431,7 @@ def airflow_demand(
     label_en="Air velocity check",
     summary="Check an airway's mean air velocity against the regulation's limits.",
 )
+@refusing
 def check_air_velocity(flow: float | str, area_m2: float, airway_type: str) -> dict:
     """Check v = Q/A against the permitted range for the airway type (《煤矿安全规程》 velocity table).
 
@@ -353,7 +446,7 @@ def check_air_velocity(flow: float | str, area_m2: float, airway_type: str) -> d
     Returns:
         JSON with velocity_m_s, the limits, within_limits, a verdict and the rule with its status.
     """
-    check = demand.check_velocity(_flow(flow) or 0.0, area_m2, airway_type)
+    check = demand.check_velocity(_flow(flow) or 0.0, area_m2, _velocity_type(airway_type))
     data = {
         "velocity_m_s": check.velocity_m_s,
         "minimum_m_s": check.minimum_m_s,

@@ -114,13 +114,16 @@ def test_bad_file_gives_exit_1_and_a_readable_message(
 
 
 def test_missing_and_unsupported_files_are_unreadable(tmp_path: Path) -> None:
-    for path in (tmp_path / "absent.csv", _write(tmp_path, "x", "net.json")):
+    for path, code in (
+        (tmp_path / "absent.csv", "not_found"),
+        (_write(tmp_path, "x", "net.json"), "unreadable"),
+    ):
         with pytest.raises(NetworkError) as info:
             read_topology(path)
-        assert info.value.code == "unreadable"
+        assert info.value.code == code
     latin = tmp_path / "latin.csv"
     latin.write_bytes("edge_id,from,to,r_N_s2_m8,name\n1,1,2,0.1,é\n".encode("latin-1"))
-    with pytest.raises(NetworkError, match="not UTF-8"):
+    with pytest.raises(NetworkError, match="neither UTF-8 nor GB18030"):
         read_topology(latin)
 
 

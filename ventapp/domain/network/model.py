@@ -14,8 +14,10 @@ from typing import Literal
 
 ErrorCode = Literal[
     "unreadable",
+    "not_found",
     "empty",
     "missing_column",
+    "no_network_sheet",
     "bad_value",
     "unknown_node",
     "negative_resistance",
@@ -35,11 +37,16 @@ class NetworkError(ValueError):
     ----------
     code : ErrorCode
         Machine-readable reason, e.g. ``"missing_column"``.
+    fields : dict of str to tuple of str
+        What the person's sentence names (the catalogue's placeholders, each a list the UI joins
+        in its language), e.g. ``{"columns": ("r_N_s2_m8",)}``; the English message says the same
+        for the model.
     """
 
-    def __init__(self, code: ErrorCode, message: str) -> None:
+    def __init__(self, code: ErrorCode, message: str, **fields: tuple[str, ...]) -> None:
         super().__init__(message)
         self.code: ErrorCode = code
+        self.fields: dict[str, tuple[str, ...]] = fields
 
 
 @dataclass(frozen=True)

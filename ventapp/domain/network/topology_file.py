@@ -18,14 +18,19 @@ column                required  meaning
 ``airway_type``       no        velocity-table key, e.g. ``coal_face`` (for velocity checks)
 ====================  ========  ==========================================================
 
-CSV files are read as UTF-8 with or without a byte-order mark; ``.xlsx`` files through openpyxl
-(first worksheet, header in the first row).
+CSV files are read as UTF-8 with or without a byte-order mark, else as GB18030 (GBK: what Excel's
+plain "CSV" is on Chinese Windows), see :data:`CSV_ENCODINGS`; ``.xlsx`` files through openpyxl
+(the first worksheet whose first row has the required columns, header in that row).
+Headers may be Chinese (``编号, 起点, 终点, 风阻`` …, :data:`HEADER_ALIASES`).
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import math
+import re
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -46,6 +51,27 @@ OPTIONAL_COLUMNS = (
     "airway_type",
 )
 MAX_ROWS = 100_000
+HEADER_ALIASES: dict[str, tuple[str, ...]] = {
+    "edge_id": ("巷道编号", "分支编号", "编号", "巷道号", "分支号"),
+    "from": ("始节点", "起点", "起始节点", "始点"),
+    "to": ("末节点", "终点", "终止节点", "末点"),
+    "r_N_s2_m8": ("风阻", "巷道风阻"),
+    "name": ("名称", "巷道名称", "分支名称"),
+    "adjust_r": ("调节风阻",),
+    "is_fan": ("是否风机",),
+    "a0_Pa": ("a0",),
+    "a1_Pa_s_m3": ("a1",),
+    "a2_Pa_s2_m6": ("a2",),
+    "nvp_Pa": ("自然风压",),
+    "fixed_q_m3_s": ("固定风量",),
+    "area_m2": ("断面", "断面积", "断面面积"),
+    "airway_type": ("巷道类型",),
+}
+"""Other headers a column may have (Chinese ones first): a header is compared after NFKC (full-width
+brackets become ASCII) and without a trailing unit in brackets, so ``风阻（N·s²/m⁸）`` is ``风阻``.
+The benchmark's own names always win; a second column for the same name is ignored."""
+_ALIAS = {alias: column for column, aliases in HEADER_ALIASES.items() for alias in aliases}
+_UNIT = re.compile(r"\s*[(\[][^()\[\]]*[)\]]$")
 
 
 def _text(value: Any) -> str:
@@ -108,6 +134,31 @@ def _airway(row: dict[str, Any], line: int) -> Airway:
     )
 
 
+def _canonical(header: Any) -> str:
+    text = _text(header).lstrip("\ufeff")
+    if text in REQUIRED_COLUMNS or text in OPTIONAL_COLUMNS:
+        return text
+    plain = _UNIT.sub("", unicodedata.normalize("NFKC", text)).strip()
+    return _ALIAS.get(plain, text)
+
+
+def column_names(header: Iterable[Any]) -> list[str]:
+    """The benchmark's column names of a header row, Chinese headers (:data:`HEADER_ALIASES`) mapped.
+
+    A column whose name is taken already (``编号`` beside ``edge_id``) keeps its own header, so it is
+    ignored rather than overwriting the first.
+    """
+    names: list[str] = []
+    for header_cell in header:
+        name = _canonical(header_cell)
+        names.append(name if name not in names else _text(header_cell))
+    return names
+
+
+def _aliases_text() -> str:
+    return "; ".join(f"{column} = {'/'.join(aliases)}" for column, aliases in HEADER_ALIASES.items())
+
+
 def network_from_rows(
     header: Iterable[Any], rows: Iterable[Iterable[Any]], *, source: str = "the file"
 ) -> Network:
@@ -116,7 +167,8 @@ def network_from_rows(
     Parameters
     ----------
     header : iterable
-        Column names; surrounding blanks and a byte-order mark are ignored.
+        Column names (the benchmark's or a Chinese alias, :data:`HEADER_ALIASES`); surrounding
+        blanks and a byte-order mark are ignored.
     rows : iterable of iterable
         One row per airway; fully blank rows are skipped.
     source : str
@@ -128,13 +180,15 @@ def network_from_rows(
         ``missing_column``, ``bad_value``, ``unknown_node``, ``empty`` and the checks of
         :class:`Network`; messages name the row (header = row 1).
     """
-    names = [_text(h).lstrip("\ufeff") for h in header]
+    names = column_names(header)
     missing = [c for c in REQUIRED_COLUMNS if c not in names]
     if missing:
         raise NetworkError(
             "missing_column",
             f"{source} lacks the column(s) {', '.join(repr(c) for c in missing)}; "
-            f"required: {', '.join(REQUIRED_COLUMNS)} (optional: {', '.join(OPTIONAL_COLUMNS)}).",
+            f"required: {', '.join(REQUIRED_COLUMNS)} (optional: {', '.join(OPTIONAL_COLUMNS)}; "
+            f"Chinese headers: {_aliases_text()}).",
+            columns=tuple(missing),
         )
     airways: list[Airway] = []
     for line, values in enumerate(rows, start=2):
@@ -150,7 +204,7 @@ def network_from_rows(
 
 
 def read_topology(path: str | Path) -> Network:
-    """Read a network from a ``.csv`` (UTF-8, BOM allowed) or ``.xlsx`` topology file.
+    """Read a network from a ``.csv`` (UTF-8, BOM allowed, or GB18030/GBK) or ``.xlsx`` topology file.
 
     Parameters
     ----------
@@ -164,7 +218,7 @@ def read_topology(path: str | Path) -> Network:
     Raises
     ------
     NetworkError
-        ``unreadable`` (missing file, wrong format or encoding), or any error of
+        ``not_found`` (no such file), ``unreadable`` (a folder, wrong format or encoding), or any error of
         :func:`network_from_rows`.
     """
     file = Path(path)
@@ -174,22 +228,35 @@ def read_topology(path: str | Path) -> Network:
             return _read_xlsx(file, label)
         if file.suffix.lower() not in (".csv", ".txt"):
             raise NetworkError("unreadable", f"{label}: only .csv and .xlsx topology files are supported.")
-        with file.open(encoding="utf-8-sig", newline="") as handle:
-            reader = csv.reader(handle)
-            header = next(reader, None)
-            if header is None:
-                raise NetworkError("empty", f"{label} is empty.")
-            return network_from_rows(header, reader, source=label)
+        reader = csv.reader(io.StringIO(_decode(file.read_bytes(), label), newline=""))
+        header = next(reader, None)
+        if header is None:
+            raise NetworkError("empty", f"{label} is empty.")
+        return network_from_rows(header, reader, source=label)
     except FileNotFoundError:
-        raise NetworkError("unreadable", f"{label} does not exist.") from None
+        raise NetworkError("not_found", f"{label} does not exist.") from None
     except IsADirectoryError:
         raise NetworkError("unreadable", f"{label} is a folder, not a topology file.") from None
-    except UnicodeDecodeError:
-        raise NetworkError(
-            "unreadable", f"{label} is not UTF-8 text; save it as CSV UTF-8 or .xlsx."
-        ) from None
     except csv.Error as exc:
         raise NetworkError("unreadable", f"{label} is not a valid CSV file ({exc}).") from None
+
+
+CSV_ENCODINGS = ("utf-8-sig", "gb18030")
+"""Encodings a CSV is tried in, in order: UTF-8 (with or without a byte-order mark: Excel's "CSV UTF-8"),
+then GB18030, the superset of GBK that Excel's plain "CSV" writes on Chinese Windows. UTF-8 first:
+text that decodes as UTF-8 is almost never GBK, while much UTF-8 would also decode as GB18030."""
+
+
+def _decode(data: bytes, label: str) -> str:
+    for encoding in CSV_ENCODINGS:
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    raise NetworkError(
+        "unreadable",
+        f"{label} is neither UTF-8 nor GB18030 (GBK) text; save it from Excel as CSV UTF-8 or as .xlsx.",
+    )
 
 
 def _read_xlsx(file: Path, label: str) -> Network:
@@ -203,10 +270,25 @@ def _read_xlsx(file: Path, label: str) -> Network:
             raise
         raise NetworkError("unreadable", f"{label} is not a readable .xlsx workbook.") from None
     try:
-        rows = workbook.worksheets[0].iter_rows(values_only=True)
-        header = next(rows, None)
-        if header is None:
-            raise NetworkError("empty", f"{label} has an empty first worksheet.")
-        return network_from_rows(header, rows, source=label)
+        sheets = workbook.worksheets
+        for sheet in sheets:  # the first sheet whose first row has the required columns
+            rows = sheet.iter_rows(values_only=True)
+            header = next(rows, None)
+            if header is not None and set(REQUIRED_COLUMNS) <= set(column_names(header)):
+                return network_from_rows(header, rows, source=f"{label}, sheet {sheet.title!r}")
+        if len(sheets) == 1:  # one sheet: its own missing columns (or its emptiness) say it all
+            rows = sheets[0].iter_rows(values_only=True)
+            header = next(rows, None)
+            if header is None:
+                raise NetworkError("empty", f"{label} has an empty first worksheet.")
+            return network_from_rows(header, rows, source=label)
+        titles = [sheet.title for sheet in sheets]
+        raise NetworkError(
+            "no_network_sheet",
+            f"no worksheet of {label} ({', '.join(repr(t) for t in titles)}) has the columns "
+            f"{', '.join(REQUIRED_COLUMNS)} in its first row; put the network on one sheet with these headers.",
+            sheets=tuple(titles),
+            columns=REQUIRED_COLUMNS,
+        )
     finally:
         workbook.close()
