@@ -24,7 +24,8 @@ originating client and the in-process ceiling, the time to a join's first frame,
 long after the originator a follower gets ``done``.
 
 Run: ``.venv/bin/python -m bench.bench_load [--k 20,100,200] [--rounds 3] [--single 15]
-[--followers 1,10]``. Bounded: at
+[--followers 1,10] [--turns 1]``; ``--turns N``: each of the K clients streams N answers back to
+back per round (K streams open all along, a phase N answers long: steadier ratios). Bounded: at
 most 200 concurrent streams, each with a 120 s timeout; everything targets 127.0.0.1.
 """
 
@@ -36,6 +37,7 @@ import json
 import statistics
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -117,22 +119,34 @@ def _summary(label: str, results: list[Result], wall_s: float) -> tuple[float, f
     return rate, _pct(ttft, 0.5)
 
 
-async def _timed(streams: list[Any]) -> tuple[list[Result], float]:
+async def _timed(
+    k: int, turns: int, stream: Callable[[int], Awaitable[Result]]
+) -> tuple[list[Result], float]:
+    """``k`` concurrent clients, each streaming ``turns`` turns one after another: results, wall s."""
+
+    async def client(index: int) -> list[Result]:
+        return [await stream(index) for _ in range(turns)]
+
     started = time.perf_counter()
-    results = await asyncio.gather(*streams)
-    return list(results), time.perf_counter() - started
+    per_client = await asyncio.gather(*(client(i) for i in range(k)))
+    return [result for results in per_client for result in results], time.perf_counter() - started
 
 
-async def _measure(k: int, url: str, runtime: AgentRuntime, ceiling: Any) -> dict[str, float]:
-    """One round at concurrency ``k``: ceiling, product in-process, then HTTP; their ratios."""
+async def _measure(k: int, url: str, runtime: AgentRuntime, ceiling: Any, turns: int = 1) -> dict[str, float]:
+    """One round at concurrency ``k``: ceiling, product in-process, then HTTP; their ratios.
+
+    Each of the ``k`` clients streams ``turns`` turns back to back, so ``k`` streams are open
+    all along and a phase lasts ``turns`` answers (a K=20 phase of one turn lasts ~1 s here, and
+    its ratio swung 0.5–1.5 from round to round).
+    """
     await ceiling_stream(ceiling, PROMPT)  # warm-up each consumer once
-    ceiling_results, ceiling_wall = await _timed([ceiling_stream(ceiling, PROMPT) for _ in range(k)])
+    ceiling_results, ceiling_wall = await _timed(k, turns, lambda _: ceiling_stream(ceiling, PROMPT))
     await _inproc_stream(runtime, -1)
-    inproc_results, inproc_wall = await _timed([_inproc_stream(runtime, i) for i in range(k)])
+    inproc_results, inproc_wall = await _timed(k, turns, lambda i: _inproc_stream(runtime, i))
     limits = httpx.Limits(max_connections=k + 5, max_keepalive_connections=k + 5)
     async with httpx.AsyncClient(base_url=url, timeout=120, limits=limits) as client:
         await _http_stream(client, -1)  # warm-up: agent built, connections open
-        http_results, http_wall = await _timed([_http_stream(client, i) for i in range(k)])
+        http_results, http_wall = await _timed(k, turns, lambda i: _http_stream(client, i))
     print(f"K={k}")
     ceiling_rate, ceiling_ttft = _summary("ceiling", ceiling_results, ceiling_wall)
     inproc_rate, inproc_ttft = _summary("in-process", inproc_results, inproc_wall)
@@ -260,7 +274,12 @@ async def _measure_followers(url: str, runtime: AgentRuntime, runs: int, followe
 
 
 async def _measure_all(
-    ks: list[int], base_url: str, rounds: int, single: int, followers: list[int] | None = None
+    ks: list[int],
+    base_url: str,
+    rounds: int,
+    single: int,
+    followers: list[int] | None = None,
+    turns: int = 1,
 ) -> None:
     with tempfile.TemporaryDirectory() as http_dir, tempfile.TemporaryDirectory() as local_dir:
         limits = {
@@ -286,7 +305,7 @@ async def _measure_all(
                         print(f"-- round {round_no + 1} of {rounds}")
                     for k in ks:
                         by_k.setdefault(k, []).append(
-                            await _measure(min(k, MAX_K), app.url, runtime, ceiling)
+                            await _measure(min(k, MAX_K), app.url, runtime, ceiling, turns)
                         )
                 if followers:
                     await _measure_followers(app.url, runtime, FOLLOWER_RUNS, followers)
@@ -299,11 +318,16 @@ async def _measure_all(
                 print(f"K={k} " + "; ".join(f"{key} = {value:.2f}" for key, value in medians.items()))
 
 
-def main(ks: list[int], rounds: int = 1, single: int = 15, followers: list[int] | None = None) -> None:
-    """Start the scripted model in its own process; single streams, each K ``rounds`` times, followers."""
+def main(
+    ks: list[int], rounds: int = 1, single: int = 15, followers: list[int] | None = None, turns: int = 1
+) -> None:
+    """Start the scripted model in its own process; single streams, each K ``rounds`` times, followers.
+
+    ``turns``: answers each of the K clients streams back to back in a round (see :func:`_measure`).
+    """
     print(f"event loop: {event_loop.loop_name()} (the server's and this process's consumers')")
     with scripted_model() as base_url:
-        event_loop.run(_measure_all(ks, base_url, rounds, single, followers))
+        event_loop.run(_measure_all(ks, base_url, rounds, single, followers, turns))
 
 
 if __name__ == "__main__":
@@ -311,6 +335,9 @@ if __name__ == "__main__":
     parser.add_argument("--k", default="20,100,200", help="comma-separated concurrency levels (max 200)")
     parser.add_argument("--rounds", type=int, default=1, help="repeat every K this many times")
     parser.add_argument("--single", type=int, default=15, help="single-stream turns per consumer (0: none)")
+    parser.add_argument(
+        "--turns", type=int, default=1, help="answers each of the K clients streams back to back per round"
+    )
     parser.add_argument(
         "--followers",
         default="1,10",
@@ -322,4 +349,5 @@ if __name__ == "__main__":
         args.rounds,
         args.single,
         [int(part) for part in args.followers.split(",") if part],
+        args.turns,
     )
