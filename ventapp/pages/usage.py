@@ -150,9 +150,12 @@ def _chart() -> rx.Component:
         rx.recharts.bar_chart(
             rx.recharts.cartesian_grid(stroke_dasharray="3 3", vertical=False),
             rx.recharts.x_axis(
-                # Day labels one fixed step apart (the default spaced them unevenly, crowded at the end).
+                # Day labels one fixed step apart (the default spaced them unevenly, crowded at the end),
+                # counted back from today so today's bar is always labelled (tester #11, 2 Dec: ticks
+                # 11/19 … 12/1, the only bar, 12/2, unlabelled). Recharts 3 has the option; Reflex's
+                # type for the prop does not list it yet.
                 data_key="label",
-                interval="equidistantPreserveStart",
+                custom_attrs={"interval": "equidistantPreserveEnd"},
             ),
             rx.recharts.y_axis(
                 width=80, tick_formatter=GROUPED, domain=_TOKEN_DOMAIN, allow_decimals=False, tick_count=5
