@@ -15,6 +15,7 @@ MESSAGES: dict[str, str] = {
     "nav.home": "VentAgent home",
     "chat.live_elsewhere": "This conversation is answering in another tab or client, so your message "
     "was not sent (it is back in the box). Follow that answer here, then send yours.",
+    "chat.session_not_found": "This conversation was not found: it may have been deleted, or it is not yours. A new chat is open instead.",
     "chat.follow_live": "Follow the answer",
     "chat.live_elsewhere_ended": "The answer in the other tab or client has finished (shown above). Your "
     "message was not sent; it is still in the box: you can send it now.",

@@ -15,6 +15,7 @@ MESSAGES: dict[str, str] = {
     "nav.home": "VentAgent 首页",
     "chat.live_elsewhere": "这个对话正在另一个标签页或客户端中回答，所以你的消息没有发出（已放回输入框）。"
     "先在这里跟随那个回答，再发送你的消息。",
+    "chat.session_not_found": "找不到这个对话：它可能已被删除，或者不属于你。已为你打开一个新对话。",
     "chat.follow_live": "跟随回答",
     "chat.live_elsewhere_ended": "另一个标签页或客户端中的回答已经结束（已显示在上方）。你的消息还没有发出，"
     "仍在输入框里：现在可以发送。",
