@@ -47,15 +47,34 @@ def _as(api: ApiServer, name: str) -> httpx.Client:
         return httpx.Client(base_url=api.url, timeout=30, cookies=client.cookies)
 
 
-def test_a_user_lowers_their_own_quota_but_never_raises_it(api: ApiServer) -> None:
+def test_a_user_sets_their_own_quota_up_to_the_default_and_back(api: ApiServer) -> None:
+    """Tester, 2 Dec: a user who lowered theirs under today's usage could never raise it again."""
     name = f"u-{uuid.uuid4().hex[:6]}"
     with _as(api, name) as user:
         lowered = user.put("/api/usage/quota", json={"daily_token_limit": 5_000})
         assert lowered.status_code == 200 and lowered.json()["daily_token_limit"] == 5_000
-        for higher in (5_001, 200_000, 0):
+        undone = user.put("/api/usage/quota", json={"daily_token_limit": 100_000})
+        assert undone.status_code == 200 and undone.json()["daily_token_limit"] == 100_000, undone.text
+        for higher in (100_001, 0):
             refused = user.put("/api/usage/quota", json={"daily_token_limit": higher})
             assert refused.status_code == 403 and refused.json()["code"] == "operator_only", higher
-        assert user.get("/api/usage/today").json()["daily_token_limit"] == 5_000
+            assert refused.json()["max_daily_token_limit"] == 100_000
+            assert refused.json()["message"].startswith("你自己的每日额度最多可设为 100000 token")
+        assert user.get("/api/usage/today").json()["daily_token_limit"] == 100_000
+
+
+def test_a_user_lowers_an_operators_quota_and_raises_it_back_to_it(api: ApiServer) -> None:
+    name = f"u-{uuid.uuid4().hex[:6]}"
+    with _as(api, name) as user, _as(api, "ops") as ops:
+        assert (
+            ops.put("/api/usage/quota", json={"daily_token_limit": 300_000, "for_user": name}).status_code
+            == 200
+        )
+        assert user.put("/api/usage/quota", json={"daily_token_limit": 10}).status_code == 200
+        back = user.put("/api/usage/quota", json={"daily_token_limit": 300_000})
+        assert back.status_code == 200 and back.json()["remaining_tokens"] == 300_000, back.text
+        refused = user.put("/api/usage/quota", json={"daily_token_limit": 300_001})
+        assert refused.status_code == 403 and refused.json()["max_daily_token_limit"] == 300_000
 
 
 def test_only_an_operator_sets_another_users_quota_or_raises_one(api: ApiServer) -> None:

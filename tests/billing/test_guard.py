@@ -70,7 +70,9 @@ def test_over_default_quota_is_refused_with_429_and_retry_after(engine: sa.Engin
     exc = caught.value
     assert (exc.status, exc.code) == (429, "quota")
     assert "1,000 of your 1,000 tokens" in exc.message and "Asia/Shanghai" in exc.message
-    assert "an operator can raise" in exc.message, "a user may only lower their own quota (issue 15)"
+    assert "an operator can raise" in exc.message, (
+        "above their ceiling, only an operator raises a quota (issue 15)"
+    )
     assert exc.retry_after is not None and 1 <= exc.retry_after <= 24 * 3600
     precheck(engine, settings, "bob")  # other users are not affected
 

@@ -110,10 +110,47 @@ async def test_quota_form_validates_then_saves(tab: Tab, engine: sa.Engine) -> N
     await tab.fire("save_quota", form_data={"daily_token_limit": "0"})
     state = await tab.state()
     assert state.quota_error.startswith(
-        "You may only lower your own daily quota; ask an operator to raise it."
+        "You may set your own daily quota up to 10,000 tokens (the limit an operator set); ask an operator for more."
     )
     assert "AUTH_NONE_OPERATORS" in state.quota_error, "in AUTH_MODE=none, how one becomes an operator"
     assert state.limited is True and state.limit_text == "4,000", "a user lowers only (issue 15)"
+
+
+async def test_a_limit_at_or_below_todays_usage_asks_first_and_can_be_raised_back(
+    tab: Tab, engine: sa.Engine
+) -> None:
+    """Tester, 2 Dec: 100,000 under 102,082 used locked the user out until midnight, no undo."""
+    _book(engine, "run-1", [CallUsage("a", 900, 100, "provider")])
+    await _as_user(tab, "alice")
+    await tab.fire("load_page")
+
+    await tab.fire("save_quota", form_data={"daily_token_limit": "1,000"})
+    state = await tab.state()
+    assert state.limit_text == "10,000" and state.quota_notice == "", "nothing saved before the answer"
+    assert state.quota_warning == (
+        "今天已用 1,000 token，不少于 1,000：设为 1,000 后，北京时间零点之前你将无法继续对话"
+        "（之后仍可把额度调回）。确定要设置吗？"
+    )
+    await tab.fire("cancel_quota")
+    state = await tab.state()
+    assert (state.quota_warning, state.limit_text) == ("", "10,000")
+
+    await tab.fire("save_quota", form_data={"daily_token_limit": "500"})
+    await tab.fire("confirm_quota")
+    state = await tab.state()
+    assert (state.quota_warning, state.limit_text, state.quota_notice) == (
+        "",
+        "500",
+        "每日额度已设为 500 token。",
+    )
+
+    await tab.fire("save_quota", form_data={"daily_token_limit": "10000"})
+    state = await tab.state()
+    assert state.quota_error == "" and state.limit_text == "10,000", "the user's own lowering is undone"
+    await tab.fire("save_quota", form_data={"daily_token_limit": "10001"})
+    state = await tab.state()
+    assert state.quota_error.startswith("你自己的每日额度最多可设为 10,000 token（运维人员设定的上限）")
+    assert state.limit_text == "10,000"
 
 
 async def test_ledger_pages_through_older_rows(tab: Tab, engine: sa.Engine) -> None:

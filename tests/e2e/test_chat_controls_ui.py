@@ -22,7 +22,7 @@ from tests.support import app_env
 TIMEOUT_MS = 30_000
 SESSION_IN_URL = re.compile(r"[?&]session=([0-9a-f-]{36})")
 OPERATOR = "quota-operator"
-"""May raise a user's quota again (a user may only lower their own)."""
+"""May raise a user's quota above their ceiling (a user may set their own only up to it)."""
 
 
 @pytest.fixture(scope="module")

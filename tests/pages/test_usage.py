@@ -32,9 +32,10 @@ def test_the_tooltip_groups_thousands_with_its_own_formatter_not_a_style() -> No
 
 def test_the_day_labels_are_evenly_spaced_and_the_token_axis_has_a_sensible_range() -> None:
     """Tester (80_quota_set, 98_mobile_usage): the 14 day labels ran every other day, then crowded at
-    the end; with no usage the token axis read 0–4."""
+    the end; with no usage the token axis read 0–4. Tester #11 (2 Dec): counted from the first day,
+    the step left today's bar, the last, unlabelled — they are counted back from today."""
     compiled = str(_chart())
-    assert 'interval:"equidistantPreserveStart"' in _props(compiled, "RechartsXAxis")
+    assert 'interval:"equidistantPreserveEnd"' in _props(compiled, "RechartsXAxis")
     y_axis = _props(compiled, "RechartsYAxis")
     assert "allowDecimals:false" in y_axis and "tickCount:5" in y_axis
     assert "domain:[0, (dataMax) => { const quarter = Math.max(dataMax, 1000) / 4;" in y_axis

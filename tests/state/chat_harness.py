@@ -181,11 +181,15 @@ class Browser:
         self.scripts: dict[str, list[str]] = {}
         self.values: dict[str, list[tuple[str, str]]] = {}
         """``(ref, value)`` of each ``rx.set_value`` sent to a tab (e.g. text put back in the composer)."""
+        self.functions: dict[str, list[str]] = {}
+        """The JavaScript of each ``_call_function`` sent to a tab (a toast, for one)."""
 
     async def emit_update(self, update: Any, token: str) -> None:
         for event in update.events:
             if event.name == "_call_script":
                 self.scripts.setdefault(token, []).append(event.payload["javascript_code"])
+            elif event.name == "_call_function":
+                self.functions.setdefault(token, []).append(str(event.payload["function"]))
             elif event.name == "_set_value":
                 self.values.setdefault(token, []).append((event.payload["ref"], event.payload["value"]))
 

@@ -85,6 +85,24 @@ async def test_refused_resume_is_shown_on_the_card(
     assert state.is_streaming is False and [m.role for m in state.messages] == ["user"]
 
 
+async def test_a_resume_refused_by_the_quota_leaves_the_call_pending_not_approved(
+    client: Client,
+    pipeline: SimpleNamespace,
+    resume: SimpleNamespace,
+) -> None:
+    """Tester #7 (2 Dec): after 批准 was refused (quota used up) the card read "已由你批准" beside
+    "等待你处理"."""
+    await paused(client, pipeline)
+    resume.reject = ChatRejected(429, "quota", "Daily token quota exhausted.")
+
+    await client.fire("submit_approval", form_data={})
+
+    state = await client.state()
+    assert [(card.tool_call_id, card.review) for card in state.live_tools] == [("c1", "")]
+    assert state.interrupt.kind == "tool_approval" and state.interrupt.submitting is False
+    assert state.interrupt.error != "" and state.is_streaming is False
+
+
 async def test_invalid_edit_never_resumes(
     client: Client,
     pipeline: SimpleNamespace,

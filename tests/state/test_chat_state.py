@@ -27,7 +27,7 @@ from ventapp.agent.pipeline import ChatRejected
 from ventapp.config import get_settings
 from ventapp.state import chat_state as cs
 from ventapp.state.usage_words import usage_footer
-from ventapp.state.views import message_from_row
+from ventapp.state.views import ChatMessageView, message_from_row
 
 # --- views -------------------------------------------------------------------------------
 
@@ -305,3 +305,27 @@ async def test_the_header_names_no_model_when_none_is_configured(
     await client.fire("load_page")
     state = await client.state()
     assert (state.model_configured, state.model_name) == (False, "")
+
+
+async def test_a_conversation_not_found_says_so_and_shows_a_new_chat(
+    client: Client, pipeline: SimpleNamespace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tester (2 Dec): ``/?session=<another user's id>`` (or an unknown one) showed an empty new chat,
+    silently."""
+    stored = {SESSION: ([ChatMessageView(id="u", role="user", content="hello")], "full")}
+
+    async def load_session(session_id: str, user_name: str, lang: str = "zh-CN") -> Any:
+        return stored.get(session_id)  # None: not the user's, or no such session
+
+    monkeypatch.setattr(cs, "load_session", load_session)
+
+    await client.fire("open_session", session_id="someone-elses")
+
+    state = await client.state()
+    assert (state.session_id, state.messages) == ("", [])
+    (notice,) = client.browser.functions.get(client.token, [])
+    assert "This conversation was not found: it may have been deleted, or it is not yours." in notice
+    assert '"warning"' in notice and cs.SESSION_NOT_FOUND in notice
+
+    await client.fire("open_session", session_id=SESSION)
+    assert len(client.browser.functions[client.token]) == 1, "a session of the user's opens quietly"

@@ -259,17 +259,18 @@ def test_the_ui_words_every_fixed_failure_the_api_words() -> None:
         assert worded_error(failure.code, failure.message, "zh-CN")[1] == t(FIXED_FAILURES[failure], "zh-CN")
 
 
-def test_a_scheduled_runs_session_title_shows_its_date_as_the_sidebar_writes_dates() -> None:
+def test_a_scheduled_runs_session_shows_the_schedules_name_and_the_date_once() -> None:
     """Tester: the title read ``2026-12-02 13:36`` (stored so, and so in the API) beside sidebar dates
-    reading ``2026/12/2``: the shown title follows the sidebar's format in the UI language."""
+    reading ``2026/12/2``. Tester #13 (2 Dec): "每分钟风量计算 · 2026/12…" was cut off, the same date
+    printed again underneath: the title is the schedule's name, the line under it the date."""
     schedule = SimpleNamespace(name="早班检查")
     fired = datetime(2026, 12, 2, 5, 36, tzinfo=UTC)  # 13:36 in Shanghai
     stored = session_title(schedule, fired, ZoneInfo("Asia/Shanghai"))  # type: ignore[arg-type]
     assert stored == "早班检查 · 2026-12-02 13:36", "the stored title is unchanged"
     row = SimpleNamespace(id="s1", title=stored, updated_at=fired, pinned=False)
     chinese, english = session_from_row(row, "zh-CN"), session_from_row(row, "en")
-    assert chinese.title == "早班检查 · 2026/12/2 13:36" and chinese.updated == "2026/12/2 13:36"
-    assert english.title == "早班检查 · 12/2/2026, 13:36" and english.updated == "12/2/2026, 13:36"
+    assert chinese.title == "早班检查" and chinese.updated == "2026/12/2 13:36"
+    assert english.title == "早班检查" and english.updated == "12/2/2026, 13:36"
     assert session_from_row(
         SimpleNamespace(id="s2", title="风量 · 计算", updated_at=fired), "zh-CN"
     ).title == ("风量 · 计算")

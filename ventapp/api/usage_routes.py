@@ -168,8 +168,10 @@ QUOTA_BODY = {
 async def put_quota(request: Request, runtime: RuntimeDep, caller: CallerDep) -> Any:
     """Set a daily token limit (``{"daily_token_limit": N[, "for_user": name]}``, 0 = unlimited).
 
-    A user may lower their own quota only; raising it, or setting another user's (``for_user``),
-    is for operators (403 ``operator_only``). The caller may be named in the body's ``user_name``
+    A user may set their own quota up to their ceiling (an operator's limit for them, else
+    ``TFAGENTS_DAILY_TOKEN_LIMIT``), so a lowering can be undone; above it, or another user's
+    (``for_user``), is for operators (403 ``operator_only``; ``max_daily_token_limit``: the
+    ceiling). An operator's limit becomes that user's ceiling. The caller may be named in the body's ``user_name``
     as on ``/api/chat/resume`` (422 if the query string names someone else). 422 on bad input,
     unknown fields included (they were ignored, so a quota meant for one user changed another's).
     Returns the new quota: ``{user_name, daily_token_limit, quota_source, used_tokens,

@@ -55,12 +55,15 @@ class QuotaStatus:
         source: ``user`` when the user set it, ``default`` for ``TFAGENTS_DAILY_TOKEN_LIMIT``.
         used_tokens: Tokens booked today plus tokens of pending settlements of today.
         remaining_tokens: ``limit - used`` (never below 0), or None when unlimited.
+        ceiling: The most the user may set their own limit to (tokens; 0 = unlimited): what an
+            operator set, else ``TFAGENTS_DAILY_TOKEN_LIMIT`` (see :func:`more_generous`).
     """
 
     daily_token_limit: int
     source: Literal["user", "default"]
     used_tokens: int
     remaining_tokens: int | None
+    ceiling: int = 0
 
     @property
     def exhausted(self) -> bool:
@@ -144,6 +147,22 @@ def quota_status(
     return _status(billing_store.quota_inputs(engine, user_name, usage_day(at)), settings)
 
 
+def more_generous(first: int, second: int) -> bool:
+    """True when daily limit ``first`` allows more tokens than ``second`` (tokens; 0 = unlimited)."""
+    return first != second and (first == 0 or (second != 0 and first > second))
+
+
+def _ceiling(inputs: billing_store.QuotaInputs, settings: Settings) -> int:
+    if inputs.operator_limit is not None:
+        return inputs.operator_limit
+    default = settings.daily_token_limit
+    # A row from before the operator's ceiling had its own column (migration 0015): a user could
+    # only ever lower, so a stored limit above the default can only have been an operator's.
+    if inputs.user_limit is not None and more_generous(inputs.user_limit, default):
+        return inputs.user_limit
+    return default
+
+
 def _status(inputs: billing_store.QuotaInputs, settings: Settings) -> QuotaStatus:
     limit, source = (
         (inputs.user_limit, "user")
@@ -152,18 +171,33 @@ def _status(inputs: billing_store.QuotaInputs, settings: Settings) -> QuotaStatu
     )
     used = inputs.booked_tokens + inputs.pending_tokens
     remaining = max(0, limit - used) if limit > 0 else None
-    return QuotaStatus(daily_token_limit=limit, source=source, used_tokens=used, remaining_tokens=remaining)
+    return QuotaStatus(
+        daily_token_limit=limit,
+        source=source,
+        used_tokens=used,
+        remaining_tokens=remaining,
+        ceiling=_ceiling(inputs, settings),
+    )
 
 
-def set_user_quota(engine: Engine, user_name: str, daily_token_limit: int) -> None:
-    """Set the user's own daily token limit (tokens, input + output; 0 = unlimited).
+def set_user_quota(
+    engine: Engine, user_name: str, daily_token_limit: int, *, ceiling: int | None = None
+) -> None:
+    """Set the user's daily token limit (tokens, input + output; 0 = unlimited).
+
+    Args:
+        engine: The relational store.
+        user_name: Whose limit.
+        daily_token_limit: The limit in force from the user's next run on.
+        ceiling: An operator's ceiling to store with it (the most the user may set later), or
+            None to keep the stored one (a user's own change).
 
     Raises:
         ValueError: The limit is negative or larger than ``MAX_DAILY_TOKEN_LIMIT``.
     """
     if not 0 <= daily_token_limit <= MAX_DAILY_TOKEN_LIMIT:
         raise ValueError(f"daily_token_limit must be between 0 and {MAX_DAILY_TOKEN_LIMIT}")
-    billing_store.set_quota(engine, user_name, daily_token_limit)
+    billing_store.set_quota(engine, user_name, daily_token_limit, operator_limit=ceiling)
 
 
 def remaining_tokens(engine: Engine, settings: Settings, user_name: str) -> int | None:

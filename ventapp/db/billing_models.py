@@ -86,15 +86,19 @@ class UsageDaily(SQLModel, table=True):
 
 
 class UserQuota(SQLModel, table=True):
-    """A user's own daily token limit (input + output tokens); 0 = unlimited.
+    """A user's daily token limit (input + output tokens); 0 = unlimited.
 
-    Users without a row get ``TFAGENTS_DAILY_TOKEN_LIMIT``.
+    ``daily_token_limit`` is the limit in force (the user's own or an operator's);
+    ``operator_limit`` the ceiling an operator set, up to which the user may set their own
+    (None: ``TFAGENTS_DAILY_TOKEN_LIMIT`` is the ceiling). Users without a row get
+    ``TFAGENTS_DAILY_TOKEN_LIMIT``.
     """
 
     __tablename__ = "user_quotas"
 
     user_name: str = Field(primary_key=True, max_length=128, sa_type=IDENTITY)
     daily_token_limit: int = Field(default=0, ge=0)
+    operator_limit: int | None = Field(default=None, ge=0)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=TIMESTAMP)
 
 

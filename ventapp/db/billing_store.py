@@ -89,11 +89,19 @@ def get_quota(engine: Engine, user_name: str) -> UserQuota | None:
         return db.get(UserQuota, user_name)
 
 
-def set_quota(engine: Engine, user_name: str, daily_token_limit: int) -> None:
-    """Store the user's daily token limit (tokens; 0 = unlimited)."""
+def set_quota(
+    engine: Engine, user_name: str, daily_token_limit: int, *, operator_limit: int | None = None
+) -> None:
+    """Store the user's daily token limit (tokens; 0 = unlimited).
+
+    ``operator_limit``: the ceiling an operator sets (tokens; 0 = unlimited) — stored when given,
+    else the one stored stays (a user's own change never moves it).
+    """
     with Session(engine) as db:
         row = db.get(UserQuota, user_name) or UserQuota(user_name=user_name)
         row.daily_token_limit = daily_token_limit
+        if operator_limit is not None:
+            row.operator_limit = operator_limit
         row.updated_at = utcnow()
         db.add(row)
         db.commit()
@@ -105,6 +113,7 @@ class QuotaInputs:
 
     Attributes:
         user_limit: The user's own daily token limit, or None (the configured default applies).
+        operator_limit: The ceiling an operator set, or None (none set, or a row from before 0015).
         booked_tokens: Input + output tokens in the user's daily total of the day (0 if none).
         pending_tokens: Input + output tokens of the user's pending settlements of the day.
         price: The model's price row when a model was asked for and it has one, else None.
@@ -114,6 +123,7 @@ class QuotaInputs:
     booked_tokens: int
     pending_tokens: int
     price: ModelPrice | None
+    operator_limit: int | None = None
 
 
 def _quota_columns() -> list[sa.ScalarSelect[object]]:
@@ -123,6 +133,7 @@ def _quota_columns() -> list[sa.ScalarSelect[object]]:
     name, day = sa.bindparam("p_user"), sa.bindparam("p_day", type_=sa.Date)
     return [
         sa.select(user.daily_token_limit).where(user.user_name == name).scalar_subquery(),
+        sa.select(user.operator_limit).where(user.user_name == name).scalar_subquery(),
         sa.select(daily.input_tokens + daily.output_tokens)
         .where(daily.user_name == name, daily.usage_day == day)
         .scalar_subquery(),
@@ -156,12 +167,16 @@ def quota_inputs(engine: Engine, user_name: str, day: date, model: str | None = 
             params = {"p_user": user_name, "p_day": day, "p_model": model}
             row = connection.execute(_QUOTA_INPUTS_AND_PRICE, params).one()
     price = None
-    if model is not None and row[3] is not None:
+    if model is not None and row[4] is not None:
         price = ModelPrice(
-            model=model, input_micros_per_mtok=row[3], output_micros_per_mtok=row[4], currency=row[5]
+            model=model, input_micros_per_mtok=row[4], output_micros_per_mtok=row[5], currency=row[6]
         )
     return QuotaInputs(
-        user_limit=row[0], booked_tokens=int(row[1] or 0), pending_tokens=int(row[2] or 0), price=price
+        user_limit=row[0],
+        operator_limit=row[1],
+        booked_tokens=int(row[2] or 0),
+        pending_tokens=int(row[3] or 0),
+        price=price,
     )
 
 

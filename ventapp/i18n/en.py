@@ -15,6 +15,7 @@ MESSAGES: dict[str, str] = {
     "nav.home": "VentAgent home",
     "chat.live_elsewhere": "This conversation is answering in another tab or client, so your message "
     "was not sent (it is back in the box). Follow that answer here, then send yours.",
+    "chat.session_not_found": "This conversation was not found: it may have been deleted, or it is not yours. A new chat is open instead.",
     "chat.follow_live": "Follow the answer",
     "chat.live_elsewhere_ended": "The answer in the other tab or client has finished (shown above). Your "
     "message was not sent; it is still in the box: you can send it now.",
@@ -303,6 +304,8 @@ MESSAGES: dict[str, str] = {
     "usage.limit_hint": "Tokens (input + output) you may use per day; 0 means no limit.",
     "usage.limit_set": "Daily limit set to {count} tokens.",
     "usage.limit_none": "No daily limit.",
+    "usage.limit_confirm": "You have used {used} tokens today, not less than {count}: with a limit of {count} your chats stop until midnight Beijing time (you can raise it again later). Set it anyway?",
+    "usage.limit_confirm_yes": "Set it anyway",
     "usage.limit_problem": "Enter a whole number of tokens from 0 (no limit) to {max}.",
     "usage.limit_needs_name": "Set your name on the chat page first.",
     "usage.limit_failed": "The limit could not be saved. The error has been logged.",
@@ -408,7 +411,7 @@ MESSAGES: dict[str, str] = {
     "reasoning.title": "Reasoning",
     # --- identity (issue 15): login page, logout, API keys, roles; one block to ease merging ---
     "auth.operator_only": "Only an operator may do this.",
-    "auth.quota_lower_only": "You may only lower your own daily quota; ask an operator to raise it.",
+    "auth.quota_above_ceiling": "You may set your own daily quota up to {ceiling} tokens (the limit an operator set); ask an operator for more.",
     "auth.unverified_operators": " Identities are not verified here (AUTH_MODE=none): the server's operator lists trusted names in AUTH_NONE_OPERATORS.",
     "auth.unverified": "Identities are not verified: anyone can type any user name (AUTH_MODE=none). Use this on a trusted network only.",
     "auth.login_title": "Log in to VentAgent",

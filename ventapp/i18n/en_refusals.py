@@ -122,7 +122,7 @@ MESSAGES: dict[str, str] = {
     "refusal.auth.operator_only_none": "Only an operator may do this. (AUTH_MODE=none: list the name in AUTH_NONE_OPERATORS.)",
     "refusal.auth.others_usage": "Only an operator may see another user's usage.",
     "refusal.auth.others_quota": "Only an operator may set another user's quota.",
-    "refusal.auth.raise_quota": "You may lower your own daily quota, not raise it; an operator can raise it.",
+    "refusal.auth.raise_quota": "You may set your own daily quota up to {ceiling} tokens (the limit an operator set); ask an operator for more.",
     "refusal.auth.password_short": "The password must have at least {limit} characters.",
     "refusal.auth.password_long": "The password must have at most {limit} characters.",
     "refusal.auth.role": "The role must be one of {roles}.",

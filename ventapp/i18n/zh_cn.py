@@ -15,6 +15,7 @@ MESSAGES: dict[str, str] = {
     "nav.home": "VentAgent 首页",
     "chat.live_elsewhere": "这个对话正在另一个标签页或客户端中回答，所以你的消息没有发出（已放回输入框）。"
     "先在这里跟随那个回答，再发送你的消息。",
+    "chat.session_not_found": "找不到这个对话：它可能已被删除，或者不属于你。已为你打开一个新对话。",
     "chat.follow_live": "跟随回答",
     "chat.live_elsewhere_ended": "另一个标签页或客户端中的回答已经结束（已显示在上方）。你的消息还没有发出，"
     "仍在输入框里：现在可以发送。",
@@ -301,6 +302,8 @@ MESSAGES: dict[str, str] = {
     "usage.limit_hint": "每天可用的 token 数（输入 + 输出）；0 表示不限。",
     "usage.limit_set": "每日额度已设为 {count} token。",
     "usage.limit_none": "不限每日用量。",
+    "usage.limit_confirm": "今天已用 {used} token，不少于 {count}：设为 {count} 后，北京时间零点之前你将无法继续对话（之后仍可把额度调回）。确定要设置吗？",
+    "usage.limit_confirm_yes": "仍然设置",
     "usage.limit_problem": "请输入 0（不限）到 {max} 之间的整数。",
     "usage.limit_needs_name": "请先在对话页设置你的名字。",
     "usage.limit_failed": "无法保存额度，错误已记录到日志。",
@@ -406,7 +409,7 @@ MESSAGES: dict[str, str] = {
     "reasoning.title": "思考过程",
     # --- identity (issue 15): login page, logout, API keys, roles; one block to ease merging ---
     "auth.operator_only": "只有运维人员（operator）可以执行此操作。",
-    "auth.quota_lower_only": "你只能调低自己的每日额度；提高额度请联系运维人员。",
+    "auth.quota_above_ceiling": "你自己的每日额度最多可设为 {ceiling} token（运维人员设定的上限）；更高的额度请联系运维人员。",
     "auth.unverified_operators": "当前未校验身份（AUTH_MODE=none）：服务器管理员需在 AUTH_NONE_OPERATORS 中列出可信的用户名。",
     "auth.unverified": "身份未经验证：任何人都可以填写任意用户名（AUTH_MODE=none）。请只在可信网络中使用。",
     "auth.login_title": "登录 VentAgent",

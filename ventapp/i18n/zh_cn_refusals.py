@@ -122,7 +122,7 @@ MESSAGES: dict[str, str] = {
     "refusal.auth.operator_only_none": "只有运维人员可以执行这个操作。（AUTH_MODE=none：请把这个名字加入 AUTH_NONE_OPERATORS。）",
     "refusal.auth.others_usage": "只有运维人员可以查看其他用户的用量。",
     "refusal.auth.others_quota": "只有运维人员可以设置其他用户的额度。",
-    "refusal.auth.raise_quota": "你可以降低自己的每日额度，但不能提高；运维人员可以提高它。",
+    "refusal.auth.raise_quota": "你自己的每日额度最多可设为 {ceiling} token（运维人员设定的上限）；更高的额度请联系运维人员。",
     "refusal.auth.password_short": "密码至少要有 {limit} 个字符。",
     "refusal.auth.password_long": "密码最多 {limit} 个字符。",
     "refusal.auth.role": "角色只能是 {roles} 之一。",

@@ -150,9 +150,12 @@ def _chart() -> rx.Component:
         rx.recharts.bar_chart(
             rx.recharts.cartesian_grid(stroke_dasharray="3 3", vertical=False),
             rx.recharts.x_axis(
-                # Day labels one fixed step apart (the default spaced them unevenly, crowded at the end).
+                # Day labels one fixed step apart (the default spaced them unevenly, crowded at the end),
+                # counted back from today so today's bar is always labelled (tester #11, 2 Dec: ticks
+                # 11/19 … 12/1, the only bar, 12/2, unlabelled). Recharts 3 has the option; Reflex's
+                # type for the prop does not list it yet.
                 data_key="label",
-                interval="equidistantPreserveStart",
+                custom_attrs={"interval": "equidistantPreserveEnd"},
             ),
             rx.recharts.y_axis(
                 width=80, tick_formatter=GROUPED, domain=_TOKEN_DOMAIN, allow_decimals=False, tick_count=5
@@ -191,6 +194,31 @@ def _limit_input(value: Any, on_change: Any, input_id: str, label: Any, **props:
     )
 
 
+def _quota_confirm() -> rx.Component:
+    """Asks before a limit at or below today's usage stops the user's chats until midnight."""
+    return rx.vstack(
+        rx.text(UsageState.quota_warning, color_scheme="amber", size="2", id="quota-warning"),
+        rx.hstack(
+            rx.button(
+                t("usage.limit_confirm_yes"),
+                color_scheme="red",
+                on_click=UsageState.confirm_quota,
+                id="quota-confirm",
+            ),
+            rx.button(
+                t("common.cancel"),
+                variant="soft",
+                color_scheme="gray",
+                on_click=UsageState.cancel_quota,
+                id="quota-cancel",
+            ),
+            spacing="2",
+        ),
+        role="alert",
+        spacing="2",
+    )
+
+
 def _quota_form() -> rx.Component:
     return rx.vstack(
         rx.heading(t("usage.limit_title"), as_="h2", size="4"),
@@ -211,6 +239,7 @@ def _quota_form() -> rx.Component:
             on_submit=UsageState.save_quota,
             id="quota-form",
         ),
+        rx.cond(UsageState.quota_warning != "", _quota_confirm()),
         rx.cond(UsageState.quota_error != "", rx.text(UsageState.quota_error, color_scheme="red", size="2")),
         rx.cond(
             UsageState.quota_notice != "", rx.text(UsageState.quota_notice, color_scheme="green", size="2")

@@ -23,6 +23,7 @@ from ventapp.state.interrupt_view import (
     questions_answer,
     reject_all,
     reviewed,
+    unreviewed,
     with_mode,
 )
 from ventapp.state.live_answer import continued
@@ -70,8 +71,9 @@ class CardAnswers(rx.State, mixin=True):
         except turns.CardGone as gone:  # what this tab shows is out of date: show the server's
             yield self.__class__.card_gone(str(gone))  # type: ignore[attr-defined]  # ServerView; self is a StateProxy
             return
-        if run is None:  # refused (already answered, out of date, invalid): say so on the card
+        if run is None:  # refused (quota, already answered, out of date, invalid): say so on the card
             async with self:
+                self.live_tools = unreviewed(list(self.live_tools), self.interrupt)
                 self.interrupt = dataclasses.replace(self.interrupt, submitting=False, error=problem)
                 self.is_streaming = False
             return

@@ -84,6 +84,16 @@ def _settings() -> Settings:
     return runtime.settings if runtime is not None else get_settings()
 
 
+SESSION_NOT_FOUND = "session-not-found"
+"""The toast's id: the notice of a conversation not found replaces itself, never piles up."""
+
+
+def not_found_notice(lang: str) -> Any:
+    """The notice that the conversation asked for (``/?session=…``, or one deleted meanwhile) is not
+    one of the user's: a new chat is shown instead (tester, 2 Dec: it was, silently)."""
+    return rx.toast.warning(t("chat.session_not_found", lang), id=SESSION_NOT_FOUND, duration=10_000)
+
+
 class ChatState(
     CardAnswers, ChatControls, DropConfirm, LiveBubble, NameDialog, OtherTabs, ServerView, rx.State
 ):
@@ -161,7 +171,8 @@ class ChatState(
         if plan is None:
             card = await self._restore_interrupt()
             unsent = self._show_unsent() if show_unsent else []
-            return [session_url_script(self.session_id), route, *card, *unsent]
+            missing = [not_found_notice(self.lang)] if loaded is None and turns.current_runtime() else []
+            return [session_url_script(self.session_id), route, *card, *unsent, *missing]
         self.messages, start = turns.follow_start(self.messages, plan, self.lang)
         self._new_live()
         self._follow = {"run_id": plan.run_id, "after": plan.after}

@@ -287,6 +287,17 @@ def reviewed(cards: list[ToolCardView], view: InterruptView, answer: ResumeAnswe
     ]
 
 
+def unreviewed(cards: list[ToolCardView], view: InterruptView) -> list[ToolCardView]:
+    """The cards of ``view``'s calls without the decision :func:`reviewed` marked: the resume was
+    refused (quota, out of date), so nothing was decided and they still wait (tester, 2 Dec: "已由你批准"
+    beside "等待你处理")."""
+    ids = {call.tool_call_id for call in view.calls if call.tool_call_id}
+    return [
+        dataclasses.replace(card, review="", old_args_json="") if card.tool_call_id in ids else card
+        for card in cards
+    ]
+
+
 def reject_all(view: InterruptView) -> InterruptView:
     """Every call of the batch switched to reject (the reasons typed so far are kept)."""
     return _with_calls(view, [dataclasses.replace(call, mode=REJECT, error="") for call in view.calls])

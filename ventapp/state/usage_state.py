@@ -143,6 +143,12 @@ class UsageState(rx.State):
     quota_input: str = ""
     quota_error: str = ""
     quota_notice: str = ""
+    used_count: int = 0
+    """Today's tokens (input + output, pending included), unformatted: what a new limit is held against."""
+    quota_confirm: str = ""
+    """A limit at or below today's usage waiting for "set it anyway" (digits), else empty."""
+    quota_warning: str = ""
+    """The sentence asking for that confirmation (chats stop until midnight Beijing time)."""
 
     @rx.var
     def has_prev(self) -> bool:
@@ -185,6 +191,7 @@ class UsageState(rx.State):
         self.limited = today.daily_token_limit > 0
         self.limit_text = fmt(today.daily_token_limit, lang)
         self.used_text = fmt(today.used_tokens, lang)
+        self.used_count = today.used_tokens
         self.remaining_text = fmt(today.remaining_tokens or 0, lang)
         limit = max(1, today.daily_token_limit)
         self.percent_used = min(100, today.used_tokens * 100 // limit) if self.limited else 0
@@ -220,7 +227,7 @@ class UsageState(rx.State):
     async def load_page(self) -> None:
         """On mount: read today, the last 14 days and the newest ledger rows of the user."""
         self.lang = await ui_lang(self)
-        self.quota_error = self.quota_notice = ""
+        self.quota_error = self.quota_notice = self.quota_confirm = self.quota_warning = ""
         self.quota_input = ""
         if not self.user_name:
             self.loaded = True
@@ -231,7 +238,7 @@ class UsageState(rx.State):
     async def relocalise(self, lang: str) -> None:
         """After the header's language switch: re-read the figures worded in ``lang``."""
         self.lang = resolve_lang(lang)
-        self.quota_error = self.quota_notice = ""
+        self.quota_error = self.quota_notice = self.quota_confirm = self.quota_warning = ""
         if self.user_name and self.loaded:
             await self._reload(self.offset)
 
@@ -249,15 +256,30 @@ class UsageState(rx.State):
 
     @rx.event
     def edit_quota_input(self, value: str) -> None:
-        """Typing in the limit field."""
+        """Typing in the limit field (drops a pending confirmation: it was for another number)."""
         self.quota_input = value
-        self.quota_error = self.quota_notice = ""
+        self.quota_error = self.quota_notice = self.quota_confirm = self.quota_warning = ""
+
+    @rx.event
+    def cancel_quota(self) -> None:
+        """ "Cancel" on the confirmation: nothing is saved."""
+        self.quota_confirm = self.quota_warning = ""
+
+    @rx.event
+    async def confirm_quota(self) -> None:
+        """ "Set it anyway" on the confirmation: save the limit it asked about."""
+        value, self.quota_confirm, self.quota_warning = self.quota_confirm, "", ""
+        if value.isdigit():
+            await self._store(int(value))
 
     @rx.event
     async def save_quota(self, form_data: dict[str, Any]) -> None:
-        """Submit of the quota form (field ``daily_token_limit``; 0 = no limit)."""
+        """Submit of the quota form (field ``daily_token_limit``; 0 = no limit).
+
+        A limit at or below today's usage is not saved yet: it asks first (``quota_warning``).
+        """
         raw = str(form_data.get("daily_token_limit", self.quota_input) or "").replace(",", "").strip()
-        self.quota_notice = ""
+        self.quota_notice = self.quota_confirm = self.quota_warning = ""
         try:
             value = int(raw)
         except ValueError:
@@ -268,14 +290,31 @@ class UsageState(rx.State):
         if not self.user_name:
             self.quota_error = t("usage.limit_needs_name", self.lang)
             return
+        self.quota_error = ""
+        if 0 < value <= self.used_count:
+            # The next chat would be refused until midnight: say so before it happens (tester, 2 Dec).
+            self.quota_confirm = str(value)
+            self.quota_warning = t(
+                "usage.limit_confirm",
+                self.lang,
+                count=fmt(value, self.lang),
+                used=fmt(self.used_count, self.lang),
+            )
+            return
+        await self._store(value)
+
+    async def _store(self, value: int) -> None:
+        """Save ``value`` (tokens, 0 = unlimited) as the user's limit through the role rule."""
         try:
             runtime = get_runtime()
             caller = await role_caller(self.user_name)
             await asyncio.to_thread(
                 roles.set_quota, runtime.engine, runtime.settings, caller, self.user_name, value
             )
-        except AuthRejected:
-            self.quota_error = t("auth.quota_lower_only", self.lang) + none_mode_hint(self.lang)
+        except AuthRejected as refused:
+            ceiling = (refused.details or {}).get("max_daily_token_limit", 0)
+            self.quota_error = t("auth.quota_above_ceiling", self.lang, ceiling=fmt(ceiling, self.lang))
+            self.quota_error += none_mode_hint(self.lang)
             return
         except Exception:
             logger.exception("saving the quota of %r failed", self.user_name)

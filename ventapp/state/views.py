@@ -14,7 +14,6 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -452,15 +451,13 @@ _STORED_WHEN = re.compile(r" · (\d{4}-\d\d-\d\d \d\d:\d\d)$")
 """The fire time a scheduled run's session title ends with (``scheduler.execution.session_title``)."""
 
 
-def shown_title(title: str, lang: str) -> str:
-    """A session title as shown: a scheduled run's ``"<name> · 2026-12-02 13:36"`` (stored so, and so in
-    the API) reads with the date as the sidebar writes dates: ``"<name> · 2026/12/2 13:36"`` /
-    ``"<name> · 12/2/2026, 13:36"``. Other titles are unchanged."""
+def shown_title(title: str) -> str:
+    """A session title as the sidebar shows it: a scheduled run's ``"<name> · 2026-12-02 13:36"``
+    (stored so, and so in the API) reads ``"<name>"``, since the line under it gives the date (tester
+    #13, 2 Dec: the title was cut off mid-date and the same date printed again underneath). Other
+    titles are unchanged."""
     match = _STORED_WHEN.search(title)
-    if match is None:
-        return title
-    when = datetime.strptime(match.group(1), "%Y-%m-%d %H:%M").replace(tzinfo=DISPLAY_TZ)
-    return f"{title[: match.start()]} · {fmt.date_time(when, lang, DISPLAY_TZ)}"
+    return title if match is None or match.start() == 0 else title[: match.start()]
 
 
 def session_from_row(row: Any, lang: str = DEFAULT_LANG) -> SessionView:
@@ -471,7 +468,7 @@ def session_from_row(row: Any, lang: str = DEFAULT_LANG) -> SessionView:
     """
     return SessionView(
         id=str(row.id),
-        title=shown_title(row.title, lang) if row.title else t("sidebar.new_title", lang),
+        title=shown_title(row.title) if row.title else t("sidebar.new_title", lang),
         updated=fmt.date_time(row.updated_at, lang, DISPLAY_TZ),
         pinned=bool(getattr(row, "pinned", False)),
     )

@@ -68,12 +68,14 @@ def _toggle(
     call: rx.Var[ApprovalCallView], mode: str, label: rx.Var[str], undo: rx.Var[str], css: str
 ) -> rx.Component:
     active = call.mode == mode
+    # "Reject…" is red; once chosen, its undo is neutral: the red action is then the submit
+    # button's (tester #10, 2 Dec: a red "undo" beside a green "reject" read the wrong way round).
     return rx.button(
         rx.cond(active, undo, label),
         type="button",
         size="1",
-        variant=rx.cond(active, "solid", "soft"),
-        color_scheme="red" if mode == "reject" else "gray",
+        variant="soft" if mode == "reject" else rx.cond(active, "solid", "soft"),
+        color_scheme=rx.cond(active, "gray", "red") if mode == "reject" else "gray",
         class_name=css,
         disabled=BUSY,
         on_click=ChatState.toggle_call(call.index, mode),
@@ -154,9 +156,14 @@ def _approval_call(call: rx.Var[ApprovalCallView]) -> rx.Component:
 
 
 def _submit_row(
-    icon: str | rx.Component, label: str | rx.Var[str], element_id: str, *before: rx.Component
+    icon: str | rx.Component,
+    label: str | rx.Var[str],
+    element_id: str,
+    *before: rx.Component,
+    color_scheme: str | rx.Var[str] = "teal",
 ) -> rx.Component:
-    """The card's right-aligned submit button (after ``before``), busy while the answer is being sent."""
+    """The card's right-aligned submit button (after ``before``), busy while the answer is being sent;
+    ``color_scheme``: the theme's teal, or red when what it sends is destructive."""
     return rx.hstack(
         *before,
         rx.button(
@@ -167,6 +174,7 @@ def _submit_row(
             size="2",
             loading=BUSY,
             disabled=BUSY,
+            color_scheme=color_scheme,
         ),
         justify="end",
         width="100%",
@@ -211,7 +219,13 @@ def _tool_approval() -> rx.Component:
             ),
             rx.foreach(CARD.calls, _approval_call),
             _card_error(),
-            _submit_row(_decision_icon(), CARD.submit_label, "approve-all", _reject_all()),
+            _submit_row(
+                _decision_icon(),
+                CARD.submit_label,
+                "approve-all",
+                _reject_all(),
+                color_scheme=rx.cond(CARD.submit_icon == "ban", "red", "teal"),
+            ),
             spacing="2",
             width="100%",
         ),
