@@ -182,8 +182,8 @@ def test_model_failure_is_an_error_frame_and_keeps_the_message(
     assert response.status_code == 200
     error = frames[-1]
     assert error["type"] == "error" and error["code"] == "model_failed", "the server's own failure"
-    # The provider's reason, sanitised (issue 19).
-    assert "HTTP 500): upstream [31m exploded Traceback…" in error["message"]
+    # The provider's reason, sanitised (issue 19), in the API's default language (Chinese).
+    assert "（HTTP 500）：upstream [31m exploded Traceback…" in error["message"]
     assert "\x1b" not in error["message"]
     assert "done" not in _types(frames)
     history = client.get(f"/api/chat/history/{response.headers['x-session-id']}").json()
