@@ -41,10 +41,10 @@ MESSAGES: dict[str, dict[str, str]] = {
     "zh-CN": {**_ZH, **_ZH_CHAT, **_ZH_PAGES, **_ZH_SCHEDULES, **_ZH_REFUSALS},
     "en": {**_EN, **_EN_CHAT, **_EN_PAGES, **_EN_SCHEDULES, **_EN_REFUSALS},
 }
-"""Language -> id -> message, one lookup over module pairs by area: the shell (``<lang>``: header,
-sidebar, composer), a chat's answer (``<lang>_chat``: tool cards, approvals, errors by code), the
-other pages and the run (``<lang>_pages``), the schedules page (``<lang>_schedules``) and the
-API's refusals (``<lang>_refusals``)."""
+"""Language -> id -> message, one lookup over module pairs by area: the shell and the network solver
+(``<lang>``: header, sidebar, composer; the solver's refusals and figures), a chat's answer
+(``<lang>_chat``: tool cards, approvals, errors by code), the other pages and the run
+(``<lang>_pages``), the schedules page (``<lang>_schedules``) and the API's refusals (``<lang>_refusals``)."""
 
 
 def resolve_lang(value: str | None) -> str:

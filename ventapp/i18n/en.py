@@ -1,4 +1,5 @@
-"""English messages (the second language). Ids and placeholders match :mod:`ventapp.i18n.zh_cn`."""
+"""English messages (the second language) of the shell (header, sidebar, composer) and of the network
+solver (its refusals, the words of its figures). Ids and placeholders match :mod:`ventapp.i18n.zh_cn`."""
 
 from __future__ import annotations
 
@@ -106,4 +107,28 @@ MESSAGES: dict[str, str] = {
     "suggest.fresh_air.prompt": "Search the knowledge base: fresh air requirement per person",
     "suggest.methane.title": "Methane limits",
     "suggest.methane.prompt": "What is the methane limit in a return airway?",
+    # --- figures the network solver draws (tools, in the run's language) ---
+    "solver.refused.unreadable": "The topology file cannot be read: upload a .csv or .xlsx file.",
+    "solver.refused.empty": "The topology file has no airways.",
+    "solver.refused.missing_column": "The topology file lacks a required column (edge_id, from, to, r_N_s2_m8).",
+    "solver.refused.bad_value": "A value in the topology file is wrong: resistances, areas and the like must be finite numbers.",
+    "solver.refused.unknown_node": "An airway joins a node the network does not have.",
+    "solver.refused.negative_resistance": "A resistance cannot be negative.",
+    "solver.refused.duplicate_edge": "An airway id appears more than once.",
+    "solver.refused.self_loop": "An airway starts and ends at the same node.",
+    "solver.refused.no_path": "Some airways are on no path from an intake to an exit.",
+    "solver.refused.disconnected": "The network is not connected: part of it is cut off from the rest.",
+    "solver.refused.no_driver": "Nothing drives the air: no fan, natural ventilation pressure or fixed-quantity airway, and no total airflow. Give the total airflow (m³/s) in the message, or the main fan's curve in the file.",
+    "figure.network_title": "Airflow network: {airways} airways, {reversed} reversed, {status}",
+    "figure.converged": "converged",
+    "figure.not_converged": "NOT converged",
+    "figure.fan": "fan {edge_id}",
+    "figure.flow_colorbar": "airflow |q| (m³/s)",
+    "figure.network": "network",
+    "figure.system_curve": "{label}: system curve p = {r}·q²",
+    "figure.fan_curve": "{label}: fan curve {curve}",
+    "figure.duty": "{label}: duty {q} m³/s, {p} Pa",
+    "figure.axis_flow": "airflow q (m³/s)",
+    "figure.axis_pressure": "pressure p (Pa)",
+    "figure.curves_title": "Fan and system characteristics at the solved duty",
 }

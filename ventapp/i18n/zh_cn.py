@@ -1,4 +1,4 @@
-"""简体中文消息（默认语言）。消息 id 与占位符同 :mod:`ventapp.i18n.en` 一致。"""
+"""简体中文消息（默认语言）：外框（顶栏、侧栏、输入框）与网络解算（拒绝原因、图中文字）。消息 id 与占位符同 :mod:`ventapp.i18n.en` 一致。"""
 
 from __future__ import annotations
 
@@ -105,4 +105,28 @@ MESSAGES: dict[str, str] = {
     "suggest.fresh_air.prompt": "搜索知识库：每人新风量要求",
     "suggest.methane.title": "瓦斯限值",
     "suggest.methane.prompt": "什么是回风巷的瓦斯浓度限值？",
+    # --- 网络解算绘制的图（工具按本次运行的语言绘制） ---
+    "solver.refused.unreadable": "读不了这个拓扑文件：请上传 .csv 或 .xlsx 文件。",
+    "solver.refused.empty": "拓扑文件里没有巷道。",
+    "solver.refused.missing_column": "拓扑文件缺少必需的列（edge_id、from、to、r_N_s2_m8）。",
+    "solver.refused.bad_value": "拓扑文件里有一个值不对：风阻、断面等必须是有限的数字。",
+    "solver.refused.unknown_node": "有巷道连到了网络里不存在的节点。",
+    "solver.refused.negative_resistance": "风阻不能为负。",
+    "solver.refused.duplicate_edge": "同一个巷道编号出现了不止一次。",
+    "solver.refused.self_loop": "有巷道首尾是同一个节点。",
+    "solver.refused.no_path": "有的巷道不在任何从进风到出风的路径上。",
+    "solver.refused.disconnected": "网络不连通：有的部分和其余巷道不相连。",
+    "solver.refused.no_driver": "没有东西驱动风流：网络里没有风机、自然风压或定风量巷道，也没有给出总风量。请在消息里给出总风量（m³/s），或在文件中给出主要通风机的特性曲线。",
+    "figure.network_title": "通风网络：{airways} 条巷道，{reversed} 条反向，{status}",
+    "figure.converged": "已收敛",
+    "figure.not_converged": "未收敛",
+    "figure.fan": "风机 {edge_id}",
+    "figure.flow_colorbar": "风量 |q|（m³/s）",
+    "figure.network": "网络",
+    "figure.system_curve": "{label}：系统特性曲线 p = {r}·q²",
+    "figure.fan_curve": "{label}：风机特性曲线 {curve}",
+    "figure.duty": "{label}：工况点 {q} m³/s，{p} Pa",
+    "figure.axis_flow": "风量 q（m³/s）",
+    "figure.axis_pressure": "风压 p（Pa）",
+    "figure.curves_title": "解算工况下的风机与系统特性曲线",
 }

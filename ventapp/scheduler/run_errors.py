@@ -9,10 +9,8 @@ back from the stored sentence; rows stored before they came from the catalogue r
 
 from __future__ import annotations
 
-import re
-import string
-
 from ventapp.i18n import has_message, t
+from ventapp.i18n.templates import read_back
 
 MISSED_LATE = "runs.error.missed_late"
 """A tick found too late to run (``missed``); value ``seconds``: ``SCHEDULER_MISFIRE_GRACE_S``."""
@@ -37,22 +35,12 @@ def stored_sentence(key: str, **values: object) -> str:
     return t(key, "en", **values)
 
 
-def _pattern(key: str) -> re.Pattern[str]:
-    """The English template of ``key`` as a regex whose named groups are its placeholders."""
-    parts = []
-    for literal, field, _spec, _conv in string.Formatter().parse(t(key, "en")):
-        parts.append(re.escape(literal))
-        if field:
-            parts.append(f"(?P<{field}>.+?)")
-    return re.compile("".join(parts) + r"\Z", re.DOTALL)
-
-
 def _reworded(stored: str, lang: str) -> str | None:
     """``stored`` in ``lang`` when it is one of the scheduler's stored sentences, with its values; else None."""
     for key in STORED_SENTENCES:
-        match = _pattern(key).match(stored.strip())
-        if match is not None:
-            return t(key, lang, **match.groupdict())
+        values = read_back(t(key, "en"), stored)
+        if values is not None:
+            return t(key, lang, **values)
     return None
 
 
