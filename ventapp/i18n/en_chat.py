@@ -172,4 +172,18 @@ MESSAGES: dict[str, str] = {
     "error.not_sent": "Not sent",
     "error.retry": "Retry",
     "error.details": "Details for the operator",
+    # --- words12: file tools' failures for people (the model keeps the English) ---
+    "tool.failed.missing_upload": "{path} does not exist. Uploaded files are under /workspace/uploads/.",
+    "tool.failed.no_path": "Give a file path under /workspace/, e.g. /workspace/uploads/network.csv.",
+    "tool.failed.not_under_workspace": "{path} is not a file under /workspace/.",
+    "tool.failed.outside_workspace": "The path leads outside this conversation's workspace, so it was refused.",
+    "tool.failed.no_workspace": "The workspace is only available while the agent is running.",
+    "tool.failed.file_not_found": "File {path} was not found.",
+    "tool.failed.folder_not_found": "Folder {path} was not found.",
+    "tool.failed.not_a_folder": "{path} is not a folder.",
+    "tool.failed.text_not_found": "The text to replace was not found in the file.",
+    "tool.failed.text_ambiguous": "The text to replace appears {count} times in the file, so it is unclear which one to change.",
+    "tool.failed.parallel_writes": "The same file was changed several times in one step, so none of the changes was made.",
+    "tool.failed.permission_denied": "Access to {path} is not allowed here.",
+    "tool.failed.offset": "The file has only {lines} lines, so it cannot be read from line {offset}.",
 }

@@ -169,4 +169,18 @@ MESSAGES: dict[str, str] = {
     "error.not_sent": "未发送",
     "error.retry": "重试",
     "error.details": "给运维人员的详情",
+    # --- words12：文件工具失败时给人看的句子（模型仍收到英文原文） ---
+    "tool.failed.missing_upload": "找不到文件 {path}。已上传的文件都在 /workspace/uploads/ 下。",
+    "tool.failed.no_path": "请给出 /workspace/ 下的文件路径，例如 /workspace/uploads/network.csv。",
+    "tool.failed.not_under_workspace": "{path} 不是 /workspace/ 下的文件。",
+    "tool.failed.outside_workspace": "这个路径指向本对话工作区之外，已拒绝。",
+    "tool.failed.no_workspace": "只有在智能体运行时才能使用工作区。",
+    "tool.failed.file_not_found": "找不到文件 {path}。",
+    "tool.failed.folder_not_found": "找不到文件夹 {path}。",
+    "tool.failed.not_a_folder": "{path} 不是文件夹。",
+    "tool.failed.text_not_found": "文件中找不到要替换的文字。",
+    "tool.failed.text_ambiguous": "要替换的文字在文件中出现了 {count} 次，无法确定改哪一处。",
+    "tool.failed.parallel_writes": "同一步里对同一个文件做了多次修改，均未执行。",
+    "tool.failed.permission_denied": "这里不允许访问 {path}。",
+    "tool.failed.offset": "文件只有 {lines} 行，无法从第 {offset} 行开始读取。",
 }

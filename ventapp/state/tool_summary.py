@@ -15,6 +15,7 @@ from typing import Any
 
 from ventapp.i18n import DEFAULT_LANG, t, tn
 from ventapp.i18n.formats import measure
+from ventapp.state.tool_failures import file_failure_for_person
 from ventapp.tools.registry import failure_reason
 
 SUMMARY_CHARS = 96
@@ -152,7 +153,8 @@ def failure_for_person(content: str, lang: str) -> str:
     The model gets the whole message: the registry's ``Tool '<name>' failed:`` wrapper says which
     tool failed, and a refusal's English detail names the row or column to fix. A person gets the
     reason without the wrapper and, unless the UI is English, a refusal's ``[code]`` and localized
-    sentence without the developer's English detail.
+    sentence without the developer's English detail; a file tool's failure without a code in the
+    catalogue's words (:func:`~ventapp.state.tool_failures.file_failure_for_person`).
 
     Args:
         content: A tool message's text, e.g. ``"Tool 'x' failed: [empty] 文件为空。 (a.csv is empty)."``.
@@ -163,9 +165,10 @@ def failure_for_person(content: str, lang: str) -> str:
     """
     reason = failure_reason(content)
     match = _REFUSAL.match(reason)
-    if match is None or lang.startswith("en"):
-        return reason
-    return match.group(1).strip()
+    if match is None:
+        # A file tool's English sentence without a code: the catalogue's, with its path.
+        return file_failure_for_person(reason, lang) or reason
+    return reason if lang.startswith("en") else match.group(1).strip()
 
 
 def tool_summary(content: str, lang: str = DEFAULT_LANG, tool: str = "") -> str:
