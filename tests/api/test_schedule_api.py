@@ -366,3 +366,9 @@ def test_a_run_refused_by_the_quota_is_recorded_with_the_reason(http: httpx.Clie
         "worded like /api/chat's"
     )
     assert chinese["detail"] == refused.json()["detail"] == refused.json()["message"], "detail stays English"
+    runs = http.get(f"/api/schedules/{sid}/runs", params=user, headers={"Accept-Language": "zh-CN"})
+    newest = runs.json()["items"][0]
+    assert newest["error_detail"] == chinese["detail"], "the stored English sentence"
+    assert "额度" in newest["error"] and newest["error_code"] == "quota", "worded by the reader's language"
+    listed = http.get("/api/schedules", params=user, headers={"Accept-Language": "zh-CN"}).json()["items"]
+    assert listed[0]["last_run"]["error"] == newest["error"]

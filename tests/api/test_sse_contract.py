@@ -69,6 +69,17 @@ def test_tool_events_carry_tool_call_id() -> None:
     assert SAMPLES[5].to_wire()["tool_call_id"] == "c1"
 
 
+def test_tool_events_carry_a_label_additively() -> None:
+    """``label`` (the tool's display name in the request's language, filled by the API) is an
+    addition: the spec's fields stay, ``cn_tool`` stays Chinese, and a frame without one parses."""
+    for sample in SAMPLES[4:6]:
+        wire = sample.to_wire()
+        assert SPEC_FIELDS[sample.type] <= set(wire) and wire["label"] == ""
+        labelled = sample.model_copy(update={"label": "Tool"})
+        assert labelled.to_wire()["label"] == "Tool" and labelled.to_wire()["cn_tool"] == "工"
+        assert ev.EVENT_ADAPTER.validate_python(labelled.to_wire()) == labelled
+
+
 def test_usage_has_billing_and_context_figures() -> None:
     usage = ev.Done(duration_ms=5, usage=ev.Usage(input_tokens=3, output_tokens=2)).to_wire()["usage"]
     assert {"input_tokens", "output_tokens", "total_tokens", "context_tokens", "usage_source"} <= set(usage)

@@ -67,6 +67,20 @@ def test_agent_frames_name_the_agent_in_the_requests_language_and_keep_cn_agent(
     assert worded(main, "en").to_wire()["cn_agent"] == "通风智能体", "cn_agent stays Chinese"
 
 
+def test_tool_frames_name_the_tool_in_the_requests_language_and_keep_cn_tool() -> None:
+    """The legacy page titled a card by the raw name ("calculate") unless an approval card had
+    taught it the label: ``tool_call`` and ``tool_result`` now carry ``label`` themselves."""
+    load_builtin_tools()
+    call = ev.ToolCall(tool="calculate", cn_tool="计算器", args={"expression": "1"}, tool_call_id="c1")
+    result = ev.ToolResult(tool="calculate", cn_tool="计算器", content="1", tool_call_id="c1")
+    for event in (call, result):
+        assert needs_wording(event, "zh-CN") and needs_wording(event, "en"), "label, in every language"
+        assert worded(event, "en").to_wire()["label"] == "Calculator"
+        assert worded(event, "zh-CN").to_wire()["label"] == "计算器"
+        assert worded(event, "en").to_wire()["cn_tool"] == "计算器", "cn_tool stays Chinese"
+        assert event.label == "", "not changed in place"
+
+
 def test_other_events_pass_through_unchanged() -> None:
     token = ev.Token(content="x")
     assert worded(token, "en") is token

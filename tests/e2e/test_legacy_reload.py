@@ -109,6 +109,17 @@ def test_a_reload_shows_a_stopped_answer_as_it_stopped(
     assert page.evaluate(BUBBLES) == live
 
 
+def test_every_tool_card_is_titled_in_the_page_language_live_and_after_a_reload(page: Page) -> None:
+    """A card the person never approved read "calculate": the page learned labels from approval
+    cards only. ``tool_call`` / ``tool_result`` carry ``label`` (history's ``tool_calls[].label``)."""
+    page.fill("#user", "legacy-card-title")
+    _send(page, "please calculate (12+8)*3")
+    title = page.locator(".bubble.assistant").last.locator(".tool-card .title")
+    expect(title).to_have_text("Calculator (calculate)")
+    page.reload()
+    expect(title).to_have_text("Calculator (calculate)")
+
+
 def test_the_file_chip_is_a_word_live_and_after_a_reload(page: Page) -> None:
     """Tester: the 📎 drew as a box on a machine without an emoji font."""
     page.fill("#user", "legacy-chip")

@@ -81,6 +81,8 @@ class ToolCall(_Event):
     agent_id: str = "main"
     tool_call_id: str
     approved_by_rule: bool = False
+    label: str = ""
+    """The tool's display name in the request's ``Accept-Language`` (added by the API; ``cn_tool`` stays Chinese)."""
 
 
 class ToolResult(_Event):
@@ -93,6 +95,8 @@ class ToolResult(_Event):
     error: bool = False
     agent_id: str = "main"
     tool_call_id: str
+    label: str = ""
+    """The tool's display name in the request's ``Accept-Language`` (added by the API; ``cn_tool`` stays Chinese)."""
 
 
 class Token(_Event):

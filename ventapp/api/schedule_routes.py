@@ -74,16 +74,16 @@ def _owner(request: Request, body: dict[str, Any]) -> str:
     return user_identity(name)
 
 
-async def _public(service: ScheduleService, schedules: list[Any]) -> list[dict[str, Any]]:
+async def _public(service: ScheduleService, schedules: list[Any], lang: str) -> list[dict[str, Any]]:
     last = await service.last_runs(schedules)
-    return [schedule_public(s, service.tz, service.next_run_at(s), last.get(s.id)) for s in schedules]
+    return [schedule_public(s, service.tz, service.next_run_at(s), last.get(s.id), lang) for s in schedules]
 
 
 @router.get("", responses=errors())
-async def list_schedules(request: Request, service: ServiceDep) -> dict[str, Any]:
+async def list_schedules(request: Request, service: ServiceDep, lang: RequestLang) -> dict[str, Any]:
     """The user's schedules: ``{"items": [schedule, ...]}``, oldest first."""
     user_name = _owner(request, {})
-    return {"items": await _public(service, await service.list_for(user_name))}
+    return {"items": await _public(service, await service.list_for(user_name), lang)}
 
 
 @router.post("", status_code=201, responses=errors(state_changing=True))
@@ -96,22 +96,26 @@ async def create_schedule(request: Request, service: ServiceDep, lang: RequestLa
     """
     body = await _body(request)
     schedule = await service.create(_owner(request, body), body, lang)
-    return (await _public(service, [schedule]))[0]
+    return (await _public(service, [schedule], lang))[0]
 
 
 @router.get("/{schedule_id}", responses=errors(404))
-async def get_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
+async def get_schedule(
+    schedule_id: str, request: Request, service: ServiceDep, lang: RequestLang
+) -> dict[str, Any]:
     """One of the user's schedules; 404 otherwise."""
     schedule = await service.owned(schedule_id, _owner(request, {}))
-    return (await _public(service, [schedule]))[0]
+    return (await _public(service, [schedule], lang))[0]
 
 
 @router.put("/{schedule_id}", responses=errors(404, state_changing=True))
-async def update_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
+async def update_schedule(
+    schedule_id: str, request: Request, service: ServiceDep, lang: RequestLang
+) -> dict[str, Any]:
     """Change any subset of ``{name, prompt, cron, mode, enabled, lang}``; 404 / 422 (any other field too)."""
     body = await _body(request)
     schedule = await service.update(schedule_id, _owner(request, body), body)
-    return (await _public(service, [schedule]))[0]
+    return (await _public(service, [schedule], lang))[0]
 
 
 @router.delete("/{schedule_id}", responses=errors(404, state_changing=True))
@@ -122,17 +126,21 @@ async def delete_schedule(schedule_id: str, request: Request, service: ServiceDe
 
 
 @router.post("/{schedule_id}/pause", responses=errors(404, state_changing=True))
-async def pause_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
+async def pause_schedule(
+    schedule_id: str, request: Request, service: ServiceDep, lang: RequestLang
+) -> dict[str, Any]:
     """Stop firing (``enabled: false``); "run now" still works."""
     schedule = await service.set_enabled(schedule_id, _owner(request, await _body(request)), False)
-    return (await _public(service, [schedule]))[0]
+    return (await _public(service, [schedule], lang))[0]
 
 
 @router.post("/{schedule_id}/resume", responses=errors(404, state_changing=True))
-async def resume_schedule(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
+async def resume_schedule(
+    schedule_id: str, request: Request, service: ServiceDep, lang: RequestLang
+) -> dict[str, Any]:
     """Fire again from the next tick (ticks while paused are not missed)."""
     schedule = await service.set_enabled(schedule_id, _owner(request, await _body(request)), True)
-    return (await _public(service, [schedule]))[0]
+    return (await _public(service, [schedule], lang))[0]
 
 
 @router.post("/{schedule_id}/run", status_code=202, responses=errors(404, 409, 429, state_changing=True))
@@ -147,8 +155,11 @@ async def run_schedule(schedule_id: str, request: Request, service: ServiceDep) 
 
 
 @router.get("/{schedule_id}/runs", responses=errors(404))
-async def schedule_runs(schedule_id: str, request: Request, service: ServiceDep) -> dict[str, Any]:
+async def schedule_runs(
+    schedule_id: str, request: Request, service: ServiceDep, lang: RequestLang
+) -> dict[str, Any]:
     """``{"items": [{run_id, session_id, trigger, scheduled_for, status, started_at, finished_at,
-    error, usage}]}``, newest first (the latest 50)."""
+    error, error_code, error_detail, usage}]}``, newest first (the latest 50); ``error`` in the
+    ``Accept-Language``'s language (English: as stored), ``error_detail`` English."""
     records = await service.runs(schedule_id, _owner(request, {}))
-    return {"items": [run_public(record) for record in records]}
+    return {"items": [run_public(record, lang) for record in records]}

@@ -7,7 +7,8 @@ An ``interrupt`` frame's approval ``reason`` is worded in it, in one language, w
 frame goes out (``POST /api/chat``, ``/api/chat/resume``, ``GET /api/chat/stream`` and
 ``GET /api/chat/interrupt``); ``reason_code`` stays beside it for clients that word it themselves.
 Each ``agent_start``, ``agent_done`` and ``agent_error`` gets ``label``, the agent's name in it
-(``cn_agent`` stays Chinese). So are the run's opening ``thinking`` line, each ``executing`` line (Chinese as the kernel
+(``cn_agent`` stays Chinese); each ``tool_call`` and ``tool_result`` gets ``label``, the tool's
+display name in it (``cn_tool`` stays Chinese). So are the run's opening ``thinking`` line, each ``executing`` line (Chinese as the kernel
 words it, English from the catalogue), and an ``error`` frame whose sentence is fixed by its
 failure (no model configured, model server unreachable or cut off mid-answer, stopped, timed
 out, quota, storage, internal); ``code`` never changes. An error that quotes the model server
@@ -73,11 +74,14 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
         of ``needs_approval`` or ``default`` reads e.g. ``"计算器需要你批准后才会运行。"`` /
         ``"Calculator needs your approval before it runs."``; an ``error`` of a fixed failure or a model
         failure quoting the server (:func:`~ventapp.agent.errors.failure_wording`), an agent's ``label`` (``agent_start``, ``agent_done``,
-        ``agent_error``: ``"Ventilation agent"``), the opening ``thinking`` line and an ``executing`` line
+        ``agent_error``: ``"Ventilation agent"``), a tool's ``label`` (``tool_call``, ``tool_result``:
+        ``"Calculator"``; ``cn_tool`` stays Chinese), the opening ``thinking`` line and an ``executing`` line
         (``"Calling Calculator…"``; ``cn_tools`` stays Chinese) in ``lang``; the same object otherwise.
     """
     if isinstance(event, _AGENT_EVENTS):
         return event.model_copy(update={"label": agent_label(event.agent, lang)})
+    if isinstance(event, _TOOL_EVENTS):
+        return event.model_copy(update={"label": label_for(event.tool, lang)})
     if isinstance(event, ev.Error | ev.Thinking):
         message = _fixed_message(event, lang)
         return event.model_copy(update={"message": message}) if message is not None else event
@@ -97,6 +101,9 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
 
 _AGENT_EVENTS = (ev.AgentStart, ev.AgentDone, ev.AgentError)
 """Events that name an agent: the API adds its name in the request's language (``label``)."""
+
+_TOOL_EVENTS = (ev.ToolCall, ev.ToolResult)
+"""Events that name a tool: the API adds its display name in the request's language (``label``)."""
 
 
 def agent_label(agent: str, lang: str) -> str:
@@ -135,6 +142,6 @@ def needs_wording(event: ev.ContractEvent, lang: str | None = None) -> bool:
         return _fixed_message(event, lang) is not None
     if isinstance(event, ev.Executing):
         return lang == "en"
-    if isinstance(event, _AGENT_EVENTS):
+    if isinstance(event, _AGENT_EVENTS + _TOOL_EVENTS):
         return True  # label, in every language
     return isinstance(event, ev.Interrupt) and bool(event.tool_approval)  # labels in every language

@@ -1,8 +1,7 @@
 """Message catalogues for every user-facing string of the UI, keyed by stable ids.
 
-One catalogue per language (:mod:`ventapp.i18n.zh_cn` first, :mod:`ventapp.i18n.en`; the
-schedules page's messages in :mod:`~ventapp.i18n.zh_cn_schedules` and :mod:`~ventapp.i18n.en_schedules`,
-the calculation tools' refusals in :mod:`~ventapp.i18n.zh_cn_tools` and :mod:`~ventapp.i18n.en_tools`);
+One catalogue per language (:mod:`ventapp.i18n.zh_cn` first, :mod:`ventapp.i18n.en`), split into
+module pairs by area (``_chat``, ``_pages``, ``_schedules``, ``_refusals``, ``_tools``; see :data:`MESSAGES`);
 components and states ask for a message by id and never hold the sentence. Simplified
 Chinese is the default; English is the second language. Every id exists in both
 catalogues with the same ``str.format`` placeholders (a test checks it), and the
@@ -21,10 +20,14 @@ A refusal (:mod:`ventapp.agent.refusals`) names its catalogue id and takes its E
 from __future__ import annotations
 
 from ventapp.i18n.en import MESSAGES as _EN
+from ventapp.i18n.en_chat import MESSAGES as _EN_CHAT
+from ventapp.i18n.en_pages import MESSAGES as _EN_PAGES
 from ventapp.i18n.en_refusals import MESSAGES as _EN_REFUSALS
 from ventapp.i18n.en_schedules import MESSAGES as _EN_SCHEDULES
 from ventapp.i18n.en_tools import MESSAGES as _EN_TOOLS
 from ventapp.i18n.zh_cn import MESSAGES as _ZH
+from ventapp.i18n.zh_cn_chat import MESSAGES as _ZH_CHAT
+from ventapp.i18n.zh_cn_pages import MESSAGES as _ZH_PAGES
 from ventapp.i18n.zh_cn_refusals import MESSAGES as _ZH_REFUSALS
 from ventapp.i18n.zh_cn_schedules import MESSAGES as _ZH_SCHEDULES
 from ventapp.i18n.zh_cn_tools import MESSAGES as _ZH_TOOLS
@@ -37,11 +40,13 @@ LANG_NAMES = {"zh-CN": "中文", "en": "English"}
 """Each language named in itself (the header's switch)."""
 
 MESSAGES: dict[str, dict[str, str]] = {
-    "zh-CN": {**_ZH, **_ZH_SCHEDULES, **_ZH_REFUSALS, **_ZH_TOOLS},
-    "en": {**_EN, **_EN_SCHEDULES, **_EN_REFUSALS, **_EN_TOOLS},
+    "zh-CN": {**_ZH, **_ZH_CHAT, **_ZH_PAGES, **_ZH_SCHEDULES, **_ZH_REFUSALS, **_ZH_TOOLS},
+    "en": {**_EN, **_EN_CHAT, **_EN_PAGES, **_EN_SCHEDULES, **_EN_REFUSALS, **_EN_TOOLS},
 }
-"""Language -> id -> message; a page's messages may live in their own module pair (``<lang>_schedules``),
-and so do the API's refusals (``<lang>_refusals``)."""
+"""Language -> id -> message, one lookup over module pairs by area: the shell and the network solver
+(``<lang>``: header, sidebar, composer; the solver's refusals and figures), a chat's answer
+(``<lang>_chat``: tool cards, approvals, errors by code), the other pages and the run
+(``<lang>_pages``), the schedules page (``<lang>_schedules``) and the API's refusals (``<lang>_refusals``)."""
 
 
 def resolve_lang(value: str | None) -> str:

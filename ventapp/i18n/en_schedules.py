@@ -98,6 +98,8 @@ MESSAGES: dict[str, str] = {
     "runs.error.missed": "The server was down or busy at this time and the tick was too late to run.",
     "runs.error.model_failed": "The model service failed on its side and this execution got no answer. Use the schedule's Run now to run it again; if it keeps happening, ask the administrator to check the model service's log.",
     "runs.error.other": "This execution did not succeed (code {code}).",
+    "runs.error.missed_late": "This tick was more than {seconds} seconds late (SCHEDULER_MISFIRE_GRACE_S) and did not run.",
+    "runs.error.not_started": "The run could not be started. The error has been logged.",
     # --- words7: refusals only the API gives (worded per Accept-Language) ---
     "schedules.error.starting": "The server is starting; retry shortly.",
     "schedules.error.body_not_object": "The body must be a JSON object.",

@@ -98,6 +98,8 @@ MESSAGES: dict[str, str] = {
     "runs.error.missed": "此时服务器停机或繁忙，错过了运行时间，本次未运行。",
     "runs.error.model_failed": "模型服务自身出错了，这次执行没有回答。可以用这个定时任务的“立即执行”再运行一次；如果反复出现，请联系管理员查看模型服务的日志。",
     "runs.error.other": "本次执行未成功（错误码 {code}）。",
+    "runs.error.missed_late": "这次执行晚了超过 {seconds} 秒（SCHEDULER_MISFIRE_GRACE_S）：服务器当时停机或繁忙，本次未运行。",
+    "runs.error.not_started": "这次执行未能启动，错误已记入日志。",
     # --- words7: 只有 API 会给出的拒绝（按 Accept-Language 措辞） ---
     "schedules.error.starting": "服务器正在启动，请稍后重试。",
     "schedules.error.body_not_object": "请求体必须是一个 JSON 对象。",

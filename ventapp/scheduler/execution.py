@@ -37,6 +37,7 @@ from ventapp.db import schedule_store
 from ventapp.db.schedule_models import Schedule
 from ventapp.db.schedule_store import Claim
 from ventapp.i18n import DEFAULT_LANG
+from ventapp.scheduler.run_errors import NOT_STARTED, stored_sentence
 
 logger = logging.getLogger(__name__)
 
@@ -182,7 +183,7 @@ async def execute(
             claim.row_id,
             "failed",
             "internal",
-            "The run could not be started. The error has been logged.",
+            stored_sentence(NOT_STARTED),  # English; worded per reader (scheduler.run_errors)
         )
         raise
     try:

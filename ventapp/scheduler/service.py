@@ -36,6 +36,7 @@ from ventapp.i18n import resolve_lang
 from ventapp.scheduler.cron import CronInvalid, latest_fire_between, next_fire_times, parse_cron
 from ventapp.scheduler.execution import Executions, Handoff, execute
 from ventapp.scheduler.rules import ScheduleRejected, not_found, refusal, validated
+from ventapp.scheduler.run_errors import MISSED_LATE, stored_sentence
 
 logger = logging.getLogger(__name__)
 
@@ -264,7 +265,8 @@ class ScheduleService:
                 tick,
                 "missed",
                 error_code="missed",
-                error=f"This tick was more than {self.grace_s} seconds late (SCHEDULER_MISFIRE_GRACE_S) and did not run.",
+                # English, from the catalogue: pages and the API word it again with its seconds.
+                error=stored_sentence(MISSED_LATE, seconds=self.grace_s),
             )
 
     async def catch_up(self) -> None:

@@ -21,10 +21,11 @@ import reflex as rx
 from ventapp.agent.pipeline import ChatRejected
 from ventapp.db.schedule_models import Schedule
 from ventapp.db.schedule_store import RunRecord
-from ventapp.i18n import DEFAULT_LANG, formats, has_message, resolve_lang, t, tn
+from ventapp.i18n import DEFAULT_LANG, formats, resolve_lang, t, tn
 from ventapp.scheduler.cron import describe
 from ventapp.scheduler.cron_problems import CronInvalid, cron_message
 from ventapp.scheduler.rules import ScheduleRejected, refusal_text
+from ventapp.scheduler.run_errors import run_error_text
 from ventapp.scheduler.service import ScheduleService, get_service
 from ventapp.state.lang_state import ui_lang
 from ventapp.state.schedules_follow import RUNNING_EVERY_S, FollowSchedules, follow_due
@@ -92,28 +93,6 @@ def schedule_view(
         last_label=t(f"status.{status}", lang),
         enabled=schedule.enabled,
     )
-
-
-RUN_ERRORS = ("overlap", "interrupted", "missed")
-"""Why a run did not happen, recorded by the scheduler itself (``runs.error.<code>``)."""
-WORDED_HERE = ("model_failed",)
-"""Pipeline codes whose chat sentence (``error.<code>``) offers the chat's Retry, which this page does
-not have: worded by ``runs.error.<code>`` instead, which points at the schedule's "Run now"."""
-
-
-def run_error_text(code: str | None, stored: str | None, lang: str) -> str:
-    """Why a run failed or did not run, in ``lang`` (the stored ``error`` is English, for the API).
-
-    The scheduler's own codes (:data:`RUN_ERRORS`) and :data:`WORDED_HERE`, then the pipeline's (``error.<code>``: quota,
-    an unreachable model …), then a sentence naming the code; ``""`` for a run without error.
-    """
-    if not code and not stored:
-        return ""
-    if code in RUN_ERRORS or code in WORDED_HERE:
-        return t(f"runs.error.{code}", lang)
-    if code and has_message(f"error.{code}"):
-        return t(f"error.{code}", lang)
-    return t("runs.error.other", lang, code=code or "internal")
 
 
 def run_view(record: RunRecord, service: ScheduleService, lang: str) -> RunView:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ventapp.i18n import DEFAULT_LANG, t, tn
 from ventapp.i18n.formats import measure
+from ventapp.state.tool_failures import file_failure_for_person
 from ventapp.tools.registry import failure_reason
 
 SUMMARY_CHARS = 96
@@ -171,7 +172,9 @@ def failure_for_person(content: str, lang: str) -> str:
     The model gets the whole message: the registry's ``Tool '<name>' failed:`` wrapper says which
     tool failed, and a refusal's ``[code]`` and English detail name the row or column to fix. A
     person gets the reason without the wrapper and without the code (a machine's word, tester #2)
-    and, unless the UI is English, a refusal's localized sentence without the English detail.
+    and, unless the UI is English, a refusal's localized sentence without the English detail; a file
+    tool's failure without a code in the catalogue's words
+    (:func:`~ventapp.state.tool_failures.file_failure_for_person`).
 
     Args:
         content: A tool message's text, e.g. ``"Tool 'x' failed: [empty] 文件为空。 (a.csv is empty)."``.
@@ -187,7 +190,8 @@ def failure_for_person(content: str, lang: str) -> str:
         return t("tool.refused.invalid_arguments", lang, fields=fields or "?")
     match = _REFUSAL.match(reason)
     if match is None:
-        return reason
+        # A file tool's English sentence without a code: the catalogue's, with its path.
+        return file_failure_for_person(reason, lang) or reason
     if lang.startswith("en"):  # the detail is in the person's language: keep it, not the code
         return reason.split("] ", 1)[1]
     return match.group(1).strip()

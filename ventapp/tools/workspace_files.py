@@ -22,6 +22,21 @@ PRIVATE_FOLDERS = frozenset({NETWORK_CLAIMS_FOLDER})
 """Folders tools keep in a workspace for their own records: the agent's file tools list nothing in
 them (``ls``, ``glob``, ``grep``), and the browser's listing leaves out every dot name."""
 
+# Why a path is refused, in English for the model (it retries with a better path). The card words
+# them for a person through the catalogue (ventapp.state.tool_failures reads the values back), so
+# each sentence is a template, filled only here.
+NO_WORKSPACE = "the session workspace is not available here (no agent run)"
+NO_RUN = "the session workspace is only available during an agent run"
+NO_PATH = "give a file path under /workspace/, e.g. /workspace/uploads/network.csv"
+NOT_UNDER = "{path} is not a file under /workspace/"
+"""``path``: the path as given, quoted (``repr``)."""
+LEADS_OUT = "{path} points outside /workspace/"
+"""``path``: the path as given, quoted (``repr``)."""
+MISSING = "{path} does not exist; list /workspace/uploads/ to see the uploaded files"
+"""``path``: the ``/workspace/…`` path."""
+REFUSALS = (NO_WORKSPACE, NO_RUN, NO_PATH, NOT_UNDER, LEADS_OUT, MISSING)
+"""Every sentence :func:`resolve` and :func:`workspace_root` refuse with."""
+
 _resolver: Callable[[], Path] | None = None
 _lock = threading.Lock()
 
@@ -41,11 +56,11 @@ def workspace_root() -> Path:
     """
     resolver = _resolver
     if resolver is None:
-        raise ValueError("the session workspace is not available here (no agent run)")
+        raise ValueError(NO_WORKSPACE)
     try:
         root = Path(resolver())
     except RuntimeError as exc:  # the agent's NoSessionError is a RuntimeError
-        raise ValueError("the session workspace is only available during an agent run") from exc
+        raise ValueError(NO_RUN) from exc
     root.mkdir(parents=True, exist_ok=True)
     return root.resolve()
 
@@ -66,19 +81,17 @@ def resolve(virtual_path: str, *, must_exist: bool = True) -> Path:
     """
     text = (virtual_path or "").strip()
     if not text or "\x00" in text:
-        raise ValueError("give a file path under /workspace/, e.g. /workspace/uploads/network.csv")
+        raise ValueError(NO_PATH)
     relative = text[len(WORKSPACE_PREFIX) :] if text.startswith(WORKSPACE_PREFIX) else text
     parts = PurePosixPath(relative).parts
     if relative.startswith("/") or ".." in parts or not parts:
-        raise ValueError(f"{virtual_path!r} is not a file under /workspace/")
+        raise ValueError(NOT_UNDER.format(path=repr(virtual_path)))
     root = workspace_root()
     real = (root / Path(*parts)).resolve()
     if not real.is_relative_to(root):
-        raise ValueError(f"{virtual_path!r} points outside /workspace/")
+        raise ValueError(LEADS_OUT.format(path=repr(virtual_path)))
     if must_exist and not real.is_file():
-        raise ValueError(
-            f"{to_virtual(real, root)} does not exist; list /workspace/uploads/ to see the uploaded files"
-        )
+        raise ValueError(MISSING.format(path=to_virtual(real, root)))
     return real
 
 

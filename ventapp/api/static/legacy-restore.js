@@ -28,15 +28,10 @@
     var bubble = page.newBubble();
     // The reasoning kept with the answer (rows stored before it was kept have none): collapsed, as live.
     if (row.reasoning) page.handleEvent(bubble, { type: "thinking_token", content: row.reasoning });
-    // Live, the page learns a tool's display name (`label`) from the approval card that names it and
-    // titles that bubble's cards and every later one with it: a call a person reviewed had that card.
-    // A paused answer the person moved on from (a new message) had its card too, naming the calls left unrun.
     var dropped = !!row.error && row.error.code === "superseded";
     (row.tool_calls || []).forEach(function (call) {
-      if (call.review || (dropped && call.content == null)) page.learnLabel(call.tool, call.label);
-    });
-    (row.tool_calls || []).forEach(function (call) {
-      var base = { tool: call.tool, cn_tool: call.cn_tool, tool_call_id: call.tool_call_id };
+      // `label`: the tool's name in our Accept-Language, as the live frames carry it.
+      var base = { tool: call.tool, cn_tool: call.cn_tool, label: call.label, tool_call_id: call.tool_call_id };
       page.handleEvent(bubble, Object.assign({ type: "tool_call", args: call.args }, base));
       if (call.content != null)
         page.handleEvent(bubble, Object.assign({ type: "tool_result", content: call.content, error: call.error }, base));

@@ -1,0 +1,98 @@
+"""A workspace tool's failure on its card reads in the person's language (the model keeps the English).
+
+Testers saw ``/workspace/uploads/none.csv does not exist; …`` (our workspace file access) and
+``Error: File '/uploads/none.csv' not found`` (deepagents' file tools) on the header and body of
+a card in the Chinese UI: failures without a ``[code]``, which the card showed as the model got them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ventapp.agent import events as ev
+from ventapp.state.live_answer import LiveAnswer, reduce_event
+from ventapp.state.tool_summary import failure_for_person, tool_summary
+from ventapp.state.views import tool_card_from_dict
+from ventapp.tools import registry, workspace_files
+
+LATIN_WORDS = re.compile(r"\b(?:does|not|exist|found|Error|File|Path|String|allowed|permission)\b")
+"""English words a Chinese sentence must not show (paths and numbers may stay)."""
+
+
+def _failed(tmp_path: Path, path: str) -> str:
+    """What the registered network solver returns to the model for ``path``."""
+    (tmp_path / "uploads").mkdir(exist_ok=True)
+    workspace_files.set_workspace_resolver(lambda: tmp_path)
+    try:
+        registry.load_builtin_tools()
+        (tool,) = registry.get_tools_by_name(["solve_ventilation_network"])
+        call = {"name": tool.name, "args": {"path": path}, "id": "c", "type": "tool_call"}
+        message = tool.invoke(call)
+    finally:
+        workspace_files.set_workspace_resolver(None)
+    assert message.status == "error"
+    return str(message.content)
+
+
+def test_a_missing_upload_reads_in_chinese_on_the_card_live_and_reloaded(tmp_path: Path) -> None:
+    content = _failed(tmp_path, "/workspace/uploads/none.csv")
+    assert "/workspace/uploads/none.csv does not exist; list /workspace/uploads/" in content, "the model's"
+    live = reduce_event(
+        LiveAnswer(lang="zh-CN"),
+        ev.ToolResult(
+            tool="solve_ventilation_network", cn_tool="", content=content, tool_call_id="c", error=True
+        ),
+    )
+    stored = tool_card_from_dict(
+        {"tool_call_id": "c", "tool": "solve_ventilation_network", "content": content, "error": True}, "zh-CN"
+    )
+    card = live.tools[0]
+    assert card.summary == stored.summary and card.content == stored.content
+    for text in (card.summary, card.content):
+        assert "/workspace/uploads/none.csv" in text and not LATIN_WORDS.search(text), text
+    english = failure_for_person(content, "en")
+    assert "/workspace/uploads/none.csv does not exist" in english and "Tool '" not in english
+
+
+@pytest.mark.parametrize(
+    "path", ["", "/workspace/../../etc/passwd"], ids=["no path", "leaving the workspace"]
+)
+def test_the_other_workspace_refusals_read_in_chinese(tmp_path: Path, path: str) -> None:
+    content = _failed(tmp_path, path)
+    text = failure_for_person(content, "zh-CN")
+    assert not LATIN_WORDS.search(text) and re.search(r"[\u4e00-\u9fff]", text), text
+
+
+DEEPAGENTS_FAILURES = [
+    # As deepagents' file tools answer through our backend (``/workspace/`` is a route: its prefix is gone).
+    ("Error: File '/uploads/none.csv' not found", "/uploads/none.csv"),
+    ("Error: Path '/nofolder': path_not_found", "/nofolder"),
+    ("Error: Path '/a.txt': not_a_directory", "/a.txt"),
+    ("Error: String not found in file: 'zz'", ""),
+    (
+        "Error: String 'x' appears 2 times in file. Use replace_all=True to replace all instances, "
+        "or provide a more specific string with surrounding context.",
+        "2",
+    ),
+    ("Error: parallel file mutations to the same path are not allowed.", ""),
+    ("Error: Path traversal not allowed: /workspace/../etc/passwd", ""),
+    ("Error: Path traversal not allowed in glob pattern '../*'", ""),
+    ("Error: permission denied for write on /skills/x.md", "/skills/x.md"),
+    ("Error: Line offset 100 exceeds file length (1 lines)", "100"),
+]
+
+
+@pytest.mark.parametrize(("content", "kept"), DEEPAGENTS_FAILURES)
+def test_deepagents_file_tool_failures_read_in_chinese(content: str, kept: str) -> None:
+    for text in (failure_for_person(content, "zh-CN"), tool_summary(content, "zh-CN", "read_file")):
+        assert not LATIN_WORDS.search(text) and re.search(r"[\u4e00-\u9fff]", text), text
+        assert kept in text
+    english = failure_for_person(content, "en")
+    assert not english.startswith("Error:") and kept in english, english
+
+
+def test_an_unknown_failure_is_shown_as_it_came() -> None:
+    assert failure_for_person("Error: the disk is on fire", "zh-CN") == "Error: the disk is on fire"
