@@ -51,8 +51,12 @@ def test_a_missing_upload_reads_in_chinese_on_the_card_live_and_reloaded(tmp_pat
     )
     card = live.tools[0]
     assert card.summary == stored.summary and card.content == stored.content
+    # The solver refuses a missing upload with its own code (``not_found``, worded in the run's
+    # language); the path is in the model's detail.
     for text in (card.summary, card.content):
-        assert "/workspace/uploads/none.csv" in text and not LATIN_WORDS.search(text), text
+        assert text == "找不到这个拓扑文件：请确认文件已上传，再让智能体解算。" and not LATIN_WORDS.search(
+            text
+        ), text
     english = failure_for_person(content, "en")
     assert "/workspace/uploads/none.csv does not exist" in english and "Tool '" not in english
 

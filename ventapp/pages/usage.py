@@ -156,6 +156,10 @@ def _chart() -> rx.Component:
                 # type for the prop does not list it yet.
                 data_key="label",
                 custom_attrs={"interval": "equidistantPreserveEnd"},
+                # The end-anchored labels must each fit inside the axis, today's too: on a phone a
+                # day's bar is narrower than its label, which then overflowed the end, and only
+                # today's label was left (recharts drops a step that does not fit). Room at the ends.
+                padding={"left": 14, "right": 14},
             ),
             rx.recharts.y_axis(
                 width=80, tick_formatter=GROUPED, domain=_TOKEN_DOMAIN, allow_decimals=False, tick_count=5
