@@ -170,3 +170,17 @@ def test_a_fan_is_labelled_by_its_name_and_the_system_curve_gives_rs_unit(tmp_pa
         assert "主扇" in words and "风机 1" not in words and "fan 1" not in words
         system = [w for w in _texts(curves) if "q²" in w and ("系统" in w or "system" in w)]
         assert system and all(unit in w for w in system), system
+
+
+def test_the_fan_curve_legend_says_p_and_its_units_as_the_system_curves(tmp_path: Path) -> None:
+    """Tester: the fan curve's legend read "200 +30q -0.8q²", no "p =" and no unit."""
+    network, solution = _solved(tmp_path)
+    for lang, expected in (
+        ("zh-CN", "风机特性曲线 p = 200 + 30·q − 0.8·q²，p 单位 Pa，q 单位 m³/s"),
+        ("en", "fan curve p = 200 + 30·q − 0.8·q², p in Pa, q in m³/s"),
+    ):
+        words = _texts(draw_curves(network, solution, lang))  # type: ignore[arg-type]
+        assert any(w.endswith(expected) for w in words), words
+    from ventapp.tools.network_figures import fan_curve_text
+
+    assert fan_curve_text(0, 0, -1.5) == "−1.5·q²" and fan_curve_text(300, -2, 0) == "300 − 2·q"

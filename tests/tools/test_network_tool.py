@@ -63,7 +63,7 @@ def test_tool_reports_fan_duty_and_low_velocities(workspace: Path) -> None:
     assert data["converged"] and data["fans"][0]["edge_id"] == "f"
     assert data["reversed"]["edge_ids"] == ["b"]  # recirculation through b
     assert [v["edge_id"] for v in data["low_velocity"]] == ["b"]
-    assert "article number not confirmed" in data["low_velocity"][0]["rule"]
+    assert "条款号未核实" in data["low_velocity"][0]["rule"]  # a zh-CN run: the rule in Chinese
 
 
 TWO_FANS = (

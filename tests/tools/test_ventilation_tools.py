@@ -46,7 +46,7 @@ def test_airflow_demand_names_the_governing_requirement_and_rule_status() -> Non
     # The KB's worked example (air-requirements.md): q = 2.5 m³/min, k = 1.5 → 375 m³/min.
     assert data["required_flow_m3_s"] == pytest.approx(375 / 60)
     assert all(
-        r["rule"]["verified"] is False and "Not yet checked" in r["rule"]["status"]
+        r["rule"]["verified"] is False and "尚未对照" in r["rule"]["status"]  # a zh-CN run
         for r in data["requirements"]
     )
 

@@ -3,7 +3,9 @@
 China's 《煤矿安全规程》 (Coal Mine Safety Regulations) first; other jurisdictions add rows with
 their own ``jurisdiction``. A row is never more confident than its evidence: ``article`` is None
 unless the article number was checked against the official text, and ``verified`` is False unless
-the value was. Every tool that applies a row repeats its ``status`` sentence to the user.
+the value was. Every tool that applies a row repeats its ``status`` sentence to the user, worded in
+the run's language by the tools layer (``ventapp.tools.citations``, by the row's fields; the English
+here is the catalogue's English).
 
 As of this writing **no row has been checked against the official text inside this project**:
 values come from the project's knowledge base (``ventapp/tools/kb``), which names the

@@ -1,4 +1,6 @@
-"""English sentences of the calculation tools' refusals (``tool.refused.*``, :mod:`ventapp.tools.ventilation_tools`).
+"""English sentences of the calculation tools: refusals (``tool.refused.*``, :mod:`ventapp.tools.ventilation_tools`),
+citation snippets, friction-table rows and regulation rows (``tool.cite.*``, ``tool.friction.*``, ``tool.rule.*``,
+:mod:`ventapp.tools.citations`; the English is the domain's own wording).
 
 Ids and placeholders match :mod:`ventapp.i18n.zh_cn_tools`. A sentence uses no ASCII parenthesis:
 the first "(" of a refusal starts the model's English detail.
@@ -34,4 +36,45 @@ MESSAGES: dict[str, str] = {
     # The airflow_demand card: the coefficient an engineer must see, and a velocity over the limit.
     "tool.summary_methane_k": "methane unevenness k = {value}",
     "tool.summary_velocity_outside": "outside velocity limits",
+    # Citation snippets of the calculation tools (ventapp.tools.citations): formulas and book titles stay.
+    "tool.cite.airway_resistance": "McPherson, Subsurface Ventilation Engineering, 2nd ed. (2009), ch. 5, §5.2–5.4; friction factors: {factor}.",
+    "tool.cite.friction_user": "given by the user",
+    "tool.cite.friction_table": "{description} — {source}",
+    "tool.cite.tien_42": "Tien, Practical Mine Ventilation Engineering, ch. 4, Table 4-2 (straight, clean)",
+    "tool.cite.tien_43": "Tien, Practical Mine Ventilation Engineering, ch. 4, Table 4-3 (NCB 1979)",
+    "tool.cite.thakur_24": "Thakur, Advanced Mine Ventilation (2019), ch. 2, Table 2.4",
+    "tool.cite.combine": "Series: R = ΣRᵢ; parallel: 1/√R = Σ1/√Rᵢ (McPherson, ch. 7).",
+    "tool.cite.fan_laws": "McPherson, ch. 10; Thakur, Advanced Mine Ventilation (2019), §6.4.",
+    "tool.cite.operating_point": "Fan and system characteristic curves, McPherson ch. 10.",
+    "tool.cite.nvp": "McPherson, ch. 8.",
+    "tool.cite.demand": "《煤矿安全规程》 (article numbers not confirmed); methane Q = 100·q_CH4·k with k from measurements or AQ 1056-2008; Q ≥ v_min·A; McPherson ch. 9.",
+    "tool.cite.network": "Atkinson's square law and Kirchhoff's laws, solved by a globalised Newton method; verified against the published mine-ventilation-network-benchmark (CC BY 4.0).",
+    "tool.cite.network_velocity": "Velocity limits of 《煤矿安全规程》; article numbers not confirmed in this project.",
+    # The friction-factor table's airway types (ventapp.domain.airways.FRICTION_FACTORS, by key).
+    "tool.friction.coal.smooth_lined": "coal mine airway, smooth lined, straight, clean",
+    "tool.friction.coal.unlined_bolted": "coal mine airway, unlined (roof-bolted), straight, clean",
+    "tool.friction.coal.timbered": "coal mine airway, timbered, straight, clean",
+    "tool.friction.shaft.concrete_smooth": "shaft, smooth concrete-lined, unobstructed",
+    "tool.friction.shaft.brick": "shaft, brick-lined, unobstructed",
+    "tool.friction.shaft.concrete_fittings": "shaft, smooth concrete-lined, rope guides and pipe ranges on buntons",
+    "tool.friction.shaft.brick_fittings": "shaft, brick-lined, rope guides and pipe ranges on buntons",
+    "tool.friction.shaft.tubbing": "shaft, tubbing-lined, no guides or cages",
+    "tool.friction.shaft.timber": "shaft, timber-lined, no middle buntons",
+    "tool.friction.arch.concrete": "steel-arched roadway, smooth concrete all round",
+    "tool.friction.arch.lagged": "steel-arched roadway, concrete slabs or timber lagging between flanges all round",
+    "tool.friction.rect.concrete": "rectangular coal airway, smooth, concrete-lined",
+    "tool.friction.rect.girders_brick": "rectangular coal airway, steel girders on brick walls",
+    "tool.friction.rect.unlined_straight": "rectangular coal airway, unlined, straight",
+    "tool.friction.rect.unlined_rough": "rectangular coal airway, unlined, rough",
+    "tool.friction.rect.timber_legs": "rectangular coal airway, wood beams on timber legs",
+    # A regulation row's citation and verification status (ventapp.domain.regulations, by row and status).
+    "tool.rule.edition_cn_coal": "2016 edition (amended 2022)",
+    "tool.rule.edition_year": "{year}",
+    "tool.rule.article": "art. {article}",
+    "tool.rule.article_unconfirmed": "article number not confirmed",
+    "tool.rule.citation": "《{standard}》 {edition}, {article}",
+    "tool.rule.status_checked": "Checked against the official text ({citation}).",
+    "tool.rule.status_unchecked": "Not yet checked against the official text of 《{standard}》: the value is from the project's knowledge base and the article number is not confirmed; verify before relying on it.",
+    # The fan curve's legend in the solver's figures: the curve with its units, as the system curve's.
+    "figure.fan_curve_units": "{label}: fan curve p = {curve}, p in Pa, q in m³/s",
 }

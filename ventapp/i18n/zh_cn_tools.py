@@ -1,4 +1,6 @@
-"""计算工具拒绝时给人看的中文句子（``tool.refused.*``，见 :mod:`ventapp.tools.ventilation_tools`）。
+"""计算工具给人看的中文句子：拒绝（``tool.refused.*``，见 :mod:`ventapp.tools.ventilation_tools`），
+引用摘要、摩擦阻力系数表和规程条目（``tool.cite.*``、``tool.friction.*``、``tool.rule.*``，见
+:mod:`ventapp.tools.citations`）。
 
 Ids and placeholders match :mod:`ventapp.i18n.en_tools`. A tool refuses with ``[code] sentence (detail)``:
 the sentence (in the run's language) is for the person's tool card, the English detail for the model
@@ -36,4 +38,45 @@ MESSAGES: dict[str, str] = {
     # The airflow_demand card: the coefficient an engineer must see, and a velocity over the limit.
     "tool.summary_methane_k": "瓦斯涌出不均匀系数 k = {value}",
     "tool.summary_velocity_outside": "超出风速限值",
+    # Citation snippets of the calculation tools (ventapp.tools.citations): formulas and book titles stay.
+    "tool.cite.airway_resistance": "McPherson, Subsurface Ventilation Engineering，第 2 版（2009），第 5 章 §5.2–5.4；摩擦阻力系数：{factor}。",
+    "tool.cite.friction_user": "用户给定",
+    "tool.cite.friction_table": "{description}——{source}",
+    "tool.cite.tien_42": "Tien, Practical Mine Ventilation Engineering，第 4 章，表 4-2（平直、清洁）",
+    "tool.cite.tien_43": "Tien, Practical Mine Ventilation Engineering，第 4 章，表 4-3（NCB 1979）",
+    "tool.cite.thakur_24": "Thakur, Advanced Mine Ventilation（2019），第 2 章，表 2.4",
+    "tool.cite.combine": "串联：R = ΣRᵢ；并联：1/√R = Σ1/√Rᵢ（McPherson，第 7 章）。",
+    "tool.cite.fan_laws": "McPherson，第 10 章；Thakur, Advanced Mine Ventilation（2019），§6.4。",
+    "tool.cite.operating_point": "风机特性曲线与系统特性曲线：McPherson，第 10 章。",
+    "tool.cite.nvp": "McPherson，第 8 章。",
+    "tool.cite.demand": "《煤矿安全规程》（条款号未核实）；瓦斯：Q = 100·q_CH4·k，k 取实测值或按 AQ 1056-2008 选取；Q ≥ v_min·A；McPherson，第 9 章。",
+    "tool.cite.network": "阿特金森平方定律与基尔霍夫定律，用全局化牛顿法求解；已用公开的 mine-ventilation-network-benchmark（CC BY 4.0）验证。",
+    "tool.cite.network_velocity": "《煤矿安全规程》的风速限值；本项目尚未核实条款号。",
+    # The friction-factor table's airway types (ventapp.domain.airways.FRICTION_FACTORS, by key).
+    "tool.friction.coal.smooth_lined": "煤矿巷道，光面支护，平直、清洁",
+    "tool.friction.coal.unlined_bolted": "煤矿巷道，无衬砌（锚杆支护），平直、清洁",
+    "tool.friction.coal.timbered": "煤矿巷道，木支架，平直、清洁",
+    "tool.friction.shaft.concrete_smooth": "井筒，光面混凝土衬砌，无障碍物",
+    "tool.friction.shaft.brick": "井筒，砖砌，无障碍物",
+    "tool.friction.shaft.concrete_fittings": "井筒，光面混凝土衬砌，罐道梁上有钢丝绳罐道和管路",
+    "tool.friction.shaft.brick_fittings": "井筒，砖砌，罐道梁上有钢丝绳罐道和管路",
+    "tool.friction.shaft.tubbing": "井筒，丘宾筒衬砌，无罐道和罐笼",
+    "tool.friction.shaft.timber": "井筒，木衬砌，无中间罐道梁",
+    "tool.friction.arch.concrete": "钢拱巷道，四周光面混凝土",
+    "tool.friction.arch.lagged": "钢拱巷道，拱架间四周铺混凝土板或木背板",
+    "tool.friction.rect.concrete": "矩形煤巷，光面，混凝土衬砌",
+    "tool.friction.rect.girders_brick": "矩形煤巷，砖墙上架钢梁",
+    "tool.friction.rect.unlined_straight": "矩形煤巷，无衬砌，平直",
+    "tool.friction.rect.unlined_rough": "矩形煤巷，无衬砌，粗糙",
+    "tool.friction.rect.timber_legs": "矩形煤巷，木柱上架木梁",
+    # A regulation row's citation and verification status (ventapp.domain.regulations, by row and status).
+    "tool.rule.edition_cn_coal": "2016 年版（2022 年修订）",
+    "tool.rule.edition_year": "{year} 年版",
+    "tool.rule.article": "第 {article} 条",
+    "tool.rule.article_unconfirmed": "条款号未核实",
+    "tool.rule.citation": "《{standard}》{edition}，{article}",
+    "tool.rule.status_checked": "已对照官方原文核实（{citation}）。",
+    "tool.rule.status_unchecked": "尚未对照《{standard}》官方原文核实：该值取自本项目知识库，条款号未核实；使用前请核实。",
+    # The fan curve's legend in the solver's figures: the curve with its units, as the system curve's.
+    "figure.fan_curve_units": "{label}：风机特性曲线 p = {curve}，p 单位 Pa，q 单位 m³/s",
 }

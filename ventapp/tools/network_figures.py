@@ -67,6 +67,25 @@ def drawable_lang(lang: str) -> str:
     return lang if lang == "en" or cjk_family() is not None else "en"
 
 
+def fan_curve_text(a0: float, a1: float, a2: float) -> str:
+    """A fan curve's right-hand side as the legend writes it: ``200 + 30·q − 0.8·q²``.
+
+    Written like the system curve's ``R·q²`` (a middle dot, a true minus sign); terms that are 0 are left
+    out (all three 0: ``0``). Coefficients in Pa, Pa·s/m³ and Pa·s²/m⁶ (q in m³/s), shown with ``:g``.
+    """
+    terms = [(c, suffix) for c, suffix in ((a0, ""), (a1, "·q"), (a2, "·q²")) if c]
+    if not terms:
+        return "0"
+    text = ""
+    for index, (coefficient, suffix) in enumerate(terms):
+        magnitude = f"{abs(coefficient):g}{suffix}"
+        if index == 0:
+            text = magnitude if coefficient > 0 else f"−{magnitude}"
+        else:
+            text += f" {'+' if coefficient > 0 else '−'} {magnitude}"
+    return text
+
+
 def fan_label(airway: Airway, lang: str) -> str:
     """A fan as the figures name it: by the file's ``name`` when it gives one (``主扇（巷道 1）``), else
     by its airway id (``风机 1``)."""
@@ -223,10 +242,8 @@ def draw_curves(
             )
         if coefficients is not None:
             a0, a1, a2 = coefficients
-            curve = f"{a0:g} {a1:+g}q {a2:+g}q²"
-            ax.plot(
-                q, a0 + a1 * q + a2 * q**2, "-", label=t("figure.fan_curve", lang, label=label, curve=curve)
-            )
+            curve = t("figure.fan_curve_units", lang, label=label, curve=fan_curve_text(a0, a1, a2))
+            ax.plot(q, a0 + a1 * q + a2 * q**2, "-", label=curve)
         duty = t("figure.duty", lang, label=label, q=f"{q_duty:.2f}", p=f"{p_duty:.1f}")
         ax.plot([q_duty], [p_duty], "o", markersize=8, label=duty)
     ax.set_xlabel(t("figure.axis_flow", lang))

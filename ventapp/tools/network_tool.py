@@ -16,6 +16,7 @@ from ventapp.domain.network import Network, NetworkError, NetworkSolution, read_
 from ventapp.domain.regulations import VELOCITY_LIMITS
 from ventapp.i18n import t
 from ventapp.tools import workspace_files
+from ventapp.tools.citations import cite, rule_citation
 from ventapp.tools.knowledge import kb_source
 from ventapp.tools.registry import register, sourced
 from ventapp.tools.run_language import run_language
@@ -23,12 +24,6 @@ from ventapp.tools.run_language import run_language
 TOP_FLOWS = 10
 LIST_LIMIT = 20
 LOW_VELOCITY_DEFAULT = "other_roadway"  # the lowest minimum of the table (0.15 m/s)
-
-NETWORK_SNIPPET = (
-    "Atkinson's square law and Kirchhoff's laws, solved by a globalised Newton method; "
-    "verified against the published mine-ventilation-network-benchmark (CC BY 4.0)."
-)
-"""What a solve cites from the ``network-analysis`` document (titled in the run's language)."""
 
 
 STEM_MAX_BYTES = 80
@@ -190,7 +185,7 @@ def _velocity_findings(network: Network, solution: NetworkSolution) -> tuple[lis
             "velocity_m_s": round(check.velocity_m_s, 3),
             "airway_type": kind,
             "verdict": check.verdict,
-            "rule": check.rule.citation,
+            "rule": rule_citation(check.rule),
         }
         if check.verdict.startswith("too slow"):
             low.append(entry)
@@ -303,14 +298,9 @@ def solve_ventilation_network(path: str, total_flow: float | None = None) -> dic
         },
         "figures": [workspace_files.to_virtual(f, root) for f in figures],
     }
-    sources = [kb_source("network-analysis", NETWORK_SNIPPET)]
+    sources = [kb_source("network-analysis", cite("network", lang))]
     if low or fast:
-        sources.append(
-            kb_source(
-                "air-velocity-limits",
-                "Velocity limits of 《煤矿安全规程》; article numbers not confirmed in this project.",
-            )
-        )
+        sources.append(kb_source("air-velocity-limits", cite("network_velocity", lang)))
     note = None
     if not solution.converged:
         note = "The solve did NOT converge: the numbers are not a steady state; say so and do not present them as results."

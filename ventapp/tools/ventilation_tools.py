@@ -3,7 +3,8 @@
 Flows may be given as a number in m³/s or as text with a unit ("1200 m³/min", "40000 cfm");
 pressures as Pa or text ("1.5 inH2O"). Every result carries its sources (invariant 4), and
 every regulation value carries the row's verification status. A knowledge-base source is titled
-as its document in the run's language (:func:`~ventapp.tools.knowledge.kb_source`).
+as its document in the run's language (:func:`~ventapp.tools.knowledge.kb_source`); its snippet and a
+rule's citation and status are worded in that language too (:mod:`ventapp.tools.citations`).
 
 A tool refuses bad input as ``[code] sentence (detail)`` (as the network solver does): the
 sentence is the catalogue's ``tool.refused.<code>`` in the run's language, for the person's tool
@@ -15,12 +16,12 @@ from __future__ import annotations
 from ventapp.domain import airways, demand, fans
 from ventapp.domain.regulations import METHANE_FACE_RETURN, VELOCITY_LIMITS, RegulationRow
 from ventapp.domain.units import to_si
+from ventapp.tools.citations import cite, friction_source, rule_citation, rule_status
 from ventapp.tools.knowledge import kb_source
 from ventapp.tools.refused import Refused, refusing
 from ventapp.tools.registry import register, sourced
 
 _GROUP = "通风计算"
-_MCP5 = "McPherson, Subsurface Ventilation Engineering, 2nd ed. (2009), ch. 5"
 
 
 def _velocity_type(airway_type: str) -> str:
@@ -40,12 +41,12 @@ def _flow(value: float | str | None, what: str = "flow") -> float | None:
 def _rule(row: RegulationRow) -> dict:
     return {
         "rule": row.quantity,
-        "citation": row.citation,
+        "citation": rule_citation(row),
         "minimum": row.minimum,
         "maximum": row.maximum,
         "unit": row.unit,
         "verified": row.verified,
-        "status": row.status,
+        "status": rule_status(row),
     }
 
 
@@ -100,6 +101,7 @@ def airway_resistance(
         k, k_source = factor.k_kg_m3, f"{factor.description} — {factor.source}"
     else:
         k, k_source = friction_factor_kg_m3, "given by the user"
+    cited_factor = friction_source(factor if friction_factor_kg_m3 is None else None)
     friction = airways.atkinson_resistance(k, perimeter_m, length_m, area_m2, air_density_kg_m3)
     shock = sum(airways.shock_resistance(x, area_m2, air_density_kg_m3) for x in shock_x_factors or [])
     data: dict = {
@@ -114,12 +116,7 @@ def airway_resistance(
         data.update(flow_m3_s=q, pressure_drop_pa=drop, air_power_w=airways.air_power_w(drop, q))
     return sourced(
         data,
-        [
-            kb_source(
-                "atkinson-resistance",
-                f"{_MCP5}, §5.2–5.4; friction factors: {k_source}.",
-            )
-        ],
+        [kb_source("atkinson-resistance", cite("airway_resistance", factor=cited_factor))],
     )
 
 
@@ -155,12 +152,7 @@ def combine_resistances(
             data["branch_flows_m3_s"] = airways.parallel_split(resistances_ns2_m8, q)
     return sourced(
         data,
-        [
-            kb_source(
-                "atkinson-resistance",
-                "Series: R = ΣRᵢ; parallel: 1/√R = Σ1/√Rᵢ (McPherson, ch. 7).",
-            )
-        ],
+        [kb_source("atkinson-resistance", cite("combine"))],
     )
 
 
@@ -207,7 +199,7 @@ def fan_laws_scale(
     }
     return sourced(
         data,
-        [kb_source("fan-laws", "McPherson, ch. 10; Thakur, Advanced Mine Ventilation (2019), §6.4.")],
+        [kb_source("fan-laws", cite("fan_laws"))],
     )
 
 
@@ -254,12 +246,7 @@ def fan_operating_point(
         )
     return sourced(
         data,
-        [
-            kb_source(
-                "fan-operating-point",
-                "Fan and system characteristic curves, McPherson ch. 10.",
-            )
-        ],
+        [kb_source("fan-operating-point", cite("operating_point"))],
     )
 
 
@@ -286,7 +273,7 @@ def natural_ventilation_pressure(
     nvp = demand.natural_ventilation_pressure_pa(depth_m, density_downcast_kg_m3, density_upcast_kg_m3)
     return sourced(
         {"nvp_pa": nvp, "formula": "NVP = g·Z·(ρ̄down − ρ̄up), g = 9.81 m/s²"},
-        [kb_source("natural-ventilation", "McPherson, ch. 8.")],
+        [kb_source("natural-ventilation", cite("nvp"))],
     )
 
 
@@ -415,13 +402,7 @@ def airflow_demand(
         }
     return sourced(
         data,
-        [
-            kb_source(
-                "air-requirements",
-                "《煤矿安全规程》 (article numbers not confirmed); methane Q = 100·q_CH4·k with k from "
-                "measurements or AQ 1056-2008; Q ≥ v_min·A; McPherson ch. 9.",
-            )
-        ],
+        [kb_source("air-requirements", cite("demand"))],
     )
 
 
@@ -455,4 +436,4 @@ def check_air_velocity(flow: float | str, area_m2: float, airway_type: str) -> d
         "verdict": check.verdict,
         "rule": _rule(check.rule),
     }
-    return sourced(data, [kb_source("air-velocity-limits", check.rule.citation)])
+    return sourced(data, [kb_source("air-velocity-limits", rule_citation(check.rule))])

@@ -100,3 +100,29 @@ def test_an_xlsx_without_a_network_sheet_names_the_sheets_it_read(tmp_path: Path
         "columns": ("edge_id", "from", "to", "r_N_s2_m8"),
     }
     assert "'说明'" in str(info.value) and "'数据'" in str(info.value)
+
+
+def test_an_xlsx_with_a_title_row_above_its_header_reads_the_header_below(tmp_path: Path) -> None:
+    """An engineer's workbook: "红沙岗矿通风网络" in A1, the (Chinese) header in row 2, was not read."""
+    rows = _rows()
+    header = [
+        "编号" if c == "edge_id" else "起点" if c == "from" else "终点" if c == "to" else c for c in rows[0]
+    ]
+    header = ["风阻（N·s²/m⁸）" if c == "r_N_s2_m8" else c for c in header]
+    titled = [["红沙岗矿通风网络"], header, *rows[1:]]
+    path = _workbook(tmp_path / "红沙岗.xlsx", {"网络": titled})
+    assert read_topology(path) == read_topology(TOPOLOGY_A)
+    # Two title rows and a blank one: still within the rows looked at; a bad value names its sheet row.
+    titled = [["红沙岗矿通风网络"], ["2026 年 12 月"], [], rows[0], ["E1", "", "1", "2", "x"]]
+    with pytest.raises(NetworkError) as info:
+        read_topology(_workbook(tmp_path / "bad.xlsx", {"网络": titled}))
+    assert info.value.code == "bad_value" and "Row 5" in str(info.value), str(info.value)
+
+
+def test_a_header_too_far_down_is_not_searched_for(tmp_path: Path) -> None:
+    from ventapp.domain.network.topology_file import HEADER_SEARCH_ROWS
+
+    rows = [[f"说明 {i}"] for i in range(HEADER_SEARCH_ROWS)] + _rows()
+    with pytest.raises(NetworkError) as info:
+        read_topology(_workbook(tmp_path / "far.xlsx", {"网络": rows}))
+    assert info.value.code == "missing_column"

@@ -20,7 +20,8 @@ column                required  meaning
 
 CSV files are read as UTF-8 with or without a byte-order mark, else as GB18030 (GBK: what Excel's
 plain "CSV" is on Chinese Windows), see :data:`CSV_ENCODINGS`; ``.xlsx`` files through openpyxl
-(the first worksheet whose first row has the required columns, header in that row).
+(the first worksheet with the required columns in one of its first :data:`HEADER_SEARCH_ROWS` rows;
+the first such row is the header, so a title such as "红沙岗矿通风网络" may stand above it).
 Headers may be Chinese (``编号, 起点, 终点, 风阻`` …, :data:`HEADER_ALIASES`).
 """
 
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import math
 import re
 import unicodedata
@@ -51,6 +53,9 @@ OPTIONAL_COLUMNS = (
     "airway_type",
 )
 MAX_ROWS = 100_000
+HEADER_SEARCH_ROWS = 10
+"""How many rows at the top of a worksheet are looked at for the header: engineers put a title, a
+date or a note above the table; a table's header further down is not guessed at."""
 HEADER_ALIASES: dict[str, tuple[str, ...]] = {
     "edge_id": ("巷道编号", "分支编号", "编号", "巷道号", "分支号"),
     "from": ("始节点", "起点", "起始节点", "始点"),
@@ -160,7 +165,7 @@ def _aliases_text() -> str:
 
 
 def network_from_rows(
-    header: Iterable[Any], rows: Iterable[Iterable[Any]], *, source: str = "the file"
+    header: Iterable[Any], rows: Iterable[Iterable[Any]], *, source: str = "the file", first_line: int = 2
 ) -> Network:
     """Build a :class:`Network` from a header and data rows (the file readers' common part).
 
@@ -173,12 +178,14 @@ def network_from_rows(
         One row per airway; fully blank rows are skipped.
     source : str
         File name for messages.
+    first_line : int
+        The file's row number of the first data row (2: the header is row 1), for messages.
 
     Raises
     ------
     NetworkError
         ``missing_column``, ``bad_value``, ``unknown_node``, ``empty`` and the checks of
-        :class:`Network`; messages name the row (header = row 1).
+        :class:`Network`; messages name the row as the file numbers it.
     """
     names = column_names(header)
     missing = [c for c in REQUIRED_COLUMNS if c not in names]
@@ -191,7 +198,7 @@ def network_from_rows(
             columns=tuple(missing),
         )
     airways: list[Airway] = []
-    for line, values in enumerate(rows, start=2):
+    for line, values in enumerate(rows, start=first_line):
         cells = list(values)
         if all(_text(c) == "" for c in cells):
             continue
@@ -271,11 +278,13 @@ def _read_xlsx(file: Path, label: str) -> Network:
         raise NetworkError("unreadable", f"{label} is not a readable .xlsx workbook.") from None
     try:
         sheets = workbook.worksheets
-        for sheet in sheets:  # the first sheet whose first row has the required columns
+        for sheet in sheets:  # the first sheet with the required columns in a header row near its top
             rows = sheet.iter_rows(values_only=True)
-            header = next(rows, None)
-            if header is not None and set(REQUIRED_COLUMNS) <= set(column_names(header)):
-                return network_from_rows(header, rows, source=f"{label}, sheet {sheet.title!r}")
+            for number, header in enumerate(itertools.islice(rows, HEADER_SEARCH_ROWS), start=1):
+                if set(REQUIRED_COLUMNS) <= set(column_names(header)):
+                    return network_from_rows(
+                        header, rows, source=f"{label}, sheet {sheet.title!r}", first_line=number + 1
+                    )
         if len(sheets) == 1:  # one sheet: its own missing columns (or its emptiness) say it all
             rows = sheets[0].iter_rows(values_only=True)
             header = next(rows, None)
@@ -286,7 +295,7 @@ def _read_xlsx(file: Path, label: str) -> Network:
         raise NetworkError(
             "no_network_sheet",
             f"no worksheet of {label} ({', '.join(repr(t) for t in titles)}) has the columns "
-            f"{', '.join(REQUIRED_COLUMNS)} in its first row; put the network on one sheet with these headers.",
+            f"{', '.join(REQUIRED_COLUMNS)} in one of its first {HEADER_SEARCH_ROWS} rows; put the network on one sheet with these headers.",
             sheets=tuple(titles),
             columns=REQUIRED_COLUMNS,
         )
