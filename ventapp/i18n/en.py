@@ -305,6 +305,8 @@ MESSAGES: dict[str, str] = {
     "usage.chart_output": "output tokens",
     "usage.limit_title": "Daily limit",
     "usage.limit_hint": "Tokens (input + output) you may use per day; 0 means no limit.",
+    "usage.limit_ceiling": "The most you may set yourself: {ceiling} tokens (set by an operator)",
+    "usage.limit_ceiling_none": "The most you may set yourself: no limit (set by an operator)",
     "usage.limit_set": "Daily limit set to {count} tokens.",
     "usage.limit_none": "No daily limit.",
     "usage.limit_confirm": "You have used {used} tokens today, not less than {count}: with a limit of {count} your chats stop until midnight Beijing time (you can raise it again later). Set it anyway?",

@@ -303,6 +303,8 @@ MESSAGES: dict[str, str] = {
     "usage.chart_output": "输出 token",
     "usage.limit_title": "每日额度",
     "usage.limit_hint": "每天可用的 token 数（输入 + 输出）；0 表示不限。",
+    "usage.limit_ceiling": "你可以自己设置的上限：{ceiling} token（运维人员设定）",
+    "usage.limit_ceiling_none": "你可以自己设置的上限：不限（运维人员设定）",
     "usage.limit_set": "每日额度已设为 {count} token。",
     "usage.limit_none": "不限每日用量。",
     "usage.limit_confirm": "今天已用 {used} token，不少于 {count}：设为 {count} 后，北京时间零点之前你将无法继续对话（之后仍可把额度调回）。确定要设置吗？",
