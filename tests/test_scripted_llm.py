@@ -506,3 +506,18 @@ def test_without_a_ui_language_the_demo_answers_in_the_users_own_language() -> N
     assert script.rule_reply(
         {"messages": [english, {"role": "user", "content": "你好"}]}
     ) == script.TextReply("Hello! I am the scripted demo model. You said: 你好")
+
+
+def test_a_failed_calculation_is_said_as_a_failure_in_the_users_language() -> None:
+    """Found checking the Chinese demo: "计算 1/0" answered "结果是 Tool 'calculate' failed: division by
+    zero in '1/0'。" — the model-facing wrapper, called a result."""
+    call = {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "calculate"}}]}
+    failed = {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": "Tool 'calculate' failed: division by zero in '1/0'",
+    }
+    zh = script.rule_reply({"messages": [{"role": "user", "content": "计算 1/0"}, call, failed]})
+    assert zh == script.TextReply("计算失败：division by zero in '1/0'。")
+    en = script.rule_reply({"messages": [{"role": "user", "content": "calculate 1/0"}, call, failed]})
+    assert en == script.TextReply("The calculation failed: division by zero in '1/0'.")

@@ -25,6 +25,8 @@ from tests.scripted_llm.replies import (
     as_reply,
 )
 from tests.scripted_llm.tokens import message_text
+from ventapp.state.tool_summary import failure_for_person
+from ventapp.tools.registry import failure_reason
 
 MODEL_NAME = "scripted-demo"
 
@@ -147,6 +149,9 @@ def answer_language(messages: Iterable[Mapping[str, Any]]) -> str:
 def _summarise_calculate(content: str, lang: str = "en") -> str:
     # An approval edit prefixes the result with a note for the model; a model reads past it.
     content = content.rsplit("Tool response:\n", 1)[-1]
+    if failure_reason(content) != content.strip():  # the registry's failure wrapper: not a result
+        reason = failure_for_person(content, lang).rstrip("。.")
+        return f"计算失败：{reason}。" if lang == "zh-CN" else f"The calculation failed: {reason}."
     value: Any = content.strip()
     try:
         parsed = json.loads(content)
