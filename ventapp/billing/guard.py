@@ -35,7 +35,7 @@ from ventapp.billing.day import USAGE_TZ_NAME, seconds_until_reset, usage_day
 from ventapp.billing.pricing import Price, price_of
 from ventapp.config import Settings
 from ventapp.db import billing_store
-from ventapp.i18n import t
+from ventapp.i18n import DEFAULT_LANG, formats, t
 from ventapp.refusal import Refusal
 
 MAX_DAILY_TOKEN_LIMIT = 2**31 - 1
@@ -328,3 +328,28 @@ def read_billing(
     status = _status(inputs, settings)
     price = price_of(inputs.price) if inputs.price is not None else None
     return RunBilling(price=price, quota=QuotaReservation(status.remaining_tokens, booked_before)), status
+
+
+def raisable_quota_words(message: str, lang: str = DEFAULT_LANG) -> tuple[str, str] | None:
+    """A quota refusal that says the user may raise their own limit, for the person at the keyboard.
+
+    Args:
+        message: The refusal's English sentence (``refusal.quota_raisable*``, see
+            :func:`quota_refusal`), as the chat or a schedule's run kept it.
+        lang: The UI language.
+
+    Returns:
+        ``(plain sentence naming the usage page and the ceiling, the refusal's own sentence)`` in
+        ``lang``; None for any other sentence (a quota at its ceiling: only an operator can help).
+    """
+    read = raisable_quota(message)
+    if read is None:
+        return None
+    key, params = read
+    ceiling = int(params.get("ceiling") or 0)
+    plain = (
+        t("error.quota_raisable", lang, ceiling=formats.number(ceiling, lang))
+        if ceiling
+        else t("error.quota_raisable_unlimited", lang)
+    )
+    return plain, t(key, lang, **params)

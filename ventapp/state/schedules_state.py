@@ -19,6 +19,7 @@ from typing import Any
 import reflex as rx
 
 from ventapp.agent.pipeline import ChatRejected
+from ventapp.billing.guard import raisable_quota_words
 from ventapp.db.schedule_models import Schedule
 from ventapp.db.schedule_store import RunRecord
 from ventapp.i18n import DEFAULT_LANG, formats, has_message, resolve_lang, t, tn
@@ -111,6 +112,8 @@ def run_error_text(code: str | None, stored: str | None, lang: str) -> str:
         return ""
     if code in RUN_ERRORS or code in WORDED_HERE:
         return t(f"runs.error.{code}", lang)
+    if code == "quota" and (raisable := raisable_quota_words(stored or "", lang)):
+        return raisable[0]  # refused for a limit the user lowered: the usage page raises it again
     if code and has_message(f"error.{code}"):
         return t(f"error.{code}", lang)
     return t("runs.error.other", lang, code=code or "internal")

@@ -9,7 +9,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from ventapp.agent import events as ev
-from ventapp.billing.guard import raisable_quota
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.i18n import formats as fmt
 
@@ -90,28 +89,3 @@ def usage_footer(
         if usage.usage_source == "estimate":
             parts.append(t("footer.estimated", lang))
     return " · ".join(parts)
-
-
-def raisable_quota_words(message: str, lang: str = DEFAULT_LANG) -> tuple[str, str] | None:
-    """A quota refusal that says the user may raise their own limit, for the person at the keyboard.
-
-    Args:
-        message: The refusal's English sentence (``refusal.quota_raisable*``, see
-            :func:`~ventapp.billing.guard.quota_refusal`), as the UI kept it.
-        lang: The UI language.
-
-    Returns:
-        ``(plain sentence naming the usage page and the ceiling, the refusal's own sentence)`` in
-        ``lang``; None for any other sentence (a quota at its ceiling: only an operator can help).
-    """
-    read = raisable_quota(message)
-    if read is None:
-        return None
-    key, params = read
-    ceiling = int(params.get("ceiling") or 0)
-    plain = (
-        t("error.quota_raisable", lang, ceiling=fmt.number(ceiling, lang))
-        if ceiling
-        else t("error.quota_raisable_unlimited", lang)
-    )
-    return plain, t(key, lang, **params)
