@@ -23,6 +23,7 @@ and a quota changed while the run streams, count from the user's next run on.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from dataclasses import dataclass
@@ -279,6 +280,7 @@ def quota_refusal(status: QuotaStatus) -> BillingRejected:
     )
 
 
+@functools.cache  # the catalogue does not change while the process runs
 def _sentence_pattern(key: str) -> re.Pattern[str]:
     """``key``'s English sentence as a pattern reading its placeholders back (numbers as digits)."""
     out = ""
