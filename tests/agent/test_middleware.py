@@ -79,15 +79,20 @@ async def test_every_model_call_sees_the_time_of_that_call_under_astream(
 
 
 async def test_the_model_is_asked_to_answer_in_the_ui_language() -> None:
-    """A turn from the Chinese UI carries the note (the scripted model then answers in Chinese); an API
-    turn (no ``ui_lang``) carries none."""
+    """A turn from the Chinese UI carries the note (the scripted model then answers in Chinese), one from
+    the English UI answers "你好" in English; an API turn (no ``ui_lang``) carries none, and the
+    scripted model then follows the user's own words, as a real model does."""
     with ScriptedServer() as llm:
         settings = load_settings(
             {"DEEP_AGENT_ENV_PRIORITY": "none", "OPENAI_BASE_URL": llm.base_url, "OPENAI_API_KEY": "x"}
         )
         agent = build_agent(build_model(settings), InMemorySaver(), workspaces_dir=Path(tempfile.mkdtemp()))
         answers = []
-        for thread, extra in (("zh", {middleware.UI_LANG_KEY: "zh-CN"}), ("api", {})):
+        for thread, extra in (
+            ("zh", {middleware.UI_LANG_KEY: "zh-CN"}),
+            ("api", {}),
+            ("en", {middleware.UI_LANG_KEY: "en"}),
+        ):
             config = {"configurable": {"thread_id": thread, "user_name": "alice", **extra}}
             result = await agent.ainvoke({"messages": [{"role": "user", "content": "你好"}]}, config=config)
             answers.append(result["messages"][-1].text)
@@ -95,7 +100,8 @@ async def test_the_model_is_asked_to_answer_in_the_ui_language() -> None:
     assert middleware.LANGUAGE_NOTES["zh-CN"] in systems[0]
     assert "Interface language" not in systems[1]
     assert answers[0].startswith("你好！我是脚本演示模型"), answers[0]
-    assert answers[1].startswith("Hello! I am the scripted demo model"), answers[1]
+    assert answers[1].startswith("你好！我是脚本演示模型"), answers[1]
+    assert answers[2].startswith("Hello! I am the scripted demo model"), answers[2]
 
 
 def test_tools_see_the_turns_ui_language() -> None:

@@ -215,6 +215,17 @@ def test_chat_over_quota_is_429_before_the_model_is_called(client: httpx.Client,
     assert body["detail"].startswith(sentence) and english.json()["detail"] == body["detail"]
     assert english.json()["message"] == body["detail"] and english.json()["code"] == "quota"
     assert body["message"].startswith("你今天已用 100 个 token，每日额度为 100。")
+    # Tester (2 Dec): the user lowered the limit themselves (no ceiling here): they can raise it.
+    assert body["message"].endswith("你可以在用量页面把它调高或取消（运维人员没有设上限）。")
+    assert body["detail"].endswith(
+        "can raise it again on the usage page, or remove it (an operator set no limit)."
+    )
+
+    billing_store.set_quota(_engine(), user, 100, operator_limit=100)  # now the operator's ceiling
+    at_ceiling = client.post("/api/chat", files={"message": (None, "hello"), "user_name": (None, user)})
+    assert at_ceiling.status_code == 429 and at_ceiling.json()["code"] == "quota"
+    assert at_ceiling.json()["message"].endswith("运维人员可以在用量页面提高你的每日额度。")
+    assert at_ceiling.json()["detail"].endswith("an operator can raise your daily limit on the usage page.")
 
 
 def test_chat_with_unpriced_model_is_503_before_the_model_is_called(

@@ -21,6 +21,7 @@ from tests.headless import HeadlessTab
 from ventapp.billing import reports
 from ventapp.billing.settlement import settle
 from ventapp.billing.usage import CallUsage
+from ventapp.db import billing_store
 from ventapp.db.models import utcnow
 from ventapp.i18n import formats
 from ventapp.pages.usage import usage_page
@@ -151,6 +152,24 @@ async def test_a_limit_at_or_below_todays_usage_asks_first_and_can_be_raised_bac
     state = await tab.state()
     assert state.quota_error.startswith("你自己的每日额度最多可设为 10,000 token（运维人员设定的上限）")
     assert state.limit_text == "10,000"
+
+
+async def test_the_ceiling_a_user_may_set_shows_beside_the_form_before_they_go_over_it(
+    tab: Tab, engine: sa.Engine
+) -> None:
+    """Tester, 2 Dec: the page named the ceiling only in the refusal of a limit above it."""
+    await _as_user(tab, "alice")
+    await tab.fire("load_page")
+    assert (await tab.state()).ceiling_text == "你可以自己设置的上限：10,000 token（运维人员设定）"
+    await tab.fire("relocalise", lang="en")
+    assert (
+        await tab.state()
+    ).ceiling_text == "The most you may set yourself: 10,000 tokens (set by an operator)"
+    assert 'id:"quota-ceiling"' in str(usage_page())
+
+    billing_store.set_quota(engine, "alice", 50, operator_limit=0)  # an operator: no ceiling
+    await tab.fire("relocalise", lang="zh-CN")
+    assert (await tab.state()).ceiling_text == "你可以自己设置的上限：不限（运维人员设定）"
 
 
 async def test_ledger_pages_through_older_rows(tab: Tab, engine: sa.Engine) -> None:

@@ -71,6 +71,11 @@ def test_a_limit_below_todays_usage_asks_first_and_can_be_raised_back(
     line = page.get_by_text(re.compile("^今天已用"))  # "今天已用 812 / 1,000,000 token · 剩余 …"
     expect(line).to_contain_text("/ 1,000,000 token")
 
+    # Tester (2 Dec): the ceiling showed only in the refusal of a limit above it.
+    expect(page.locator("#quota-ceiling")).to_have_text(
+        "你可以自己设置的上限：1,000,000 token（运维人员设定）"
+    )
+
     _save_limit(page, "1")
     warning = page.locator("#quota-warning")
     expect(warning).to_contain_text("北京时间零点之前你将无法继续对话")
@@ -92,6 +97,27 @@ def test_a_limit_below_todays_usage_asks_first_and_can_be_raised_back(
     today = formats.short_date(usage_day(), "zh-CN")
     ticks = page.locator("#usage-chart .recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value")
     expect(ticks.last).to_have_text(today)
+    page.context.close()
+
+
+def test_a_chat_refused_for_a_limit_the_user_lowered_links_to_the_usage_page(
+    browser: Browser, app: ReflexApp
+) -> None:
+    """Tester (2 Dec): the refusal said "今天的 token 额度已用完，北京时间零点重置。" although the user had
+    lowered the limit themselves and could raise it again on /usage."""
+    user = _user()
+    page = open_chat(browser, app.url, user, TIMEOUT_MS, locale="zh-CN")
+    _send(page, "hello")
+    expect(page.locator(".msg-assistant .usage-footer")).to_contain_text("token", timeout=TIMEOUT_MS)
+    lowered = httpx.put(
+        f"{app.url}/api/usage/quota", params={"user_name": user}, json={"daily_token_limit": 1}
+    )
+    assert lowered.status_code == 200, lowered.text
+    _send(page, "hello again")
+    callout = page.locator(".chat-error").last
+    expect(callout).to_contain_text("你可以在用量页面把它调高，最多 1,000,000 token。", timeout=TIMEOUT_MS)
+    callout.locator(".quota-usage-link").click()
+    expect(page).to_have_url(re.compile(r"/usage$"))
     page.context.close()
 
 

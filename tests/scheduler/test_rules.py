@@ -65,3 +65,15 @@ def test_validation_refuses_the_zone_with_the_example() -> None:
             partial=False,
         )
     assert "07:15 in Asia/Tokyo is 06:15 in Beijing (15 6 * * *)" in str(refused.value)
+
+
+def test_a_run_now_refused_for_a_limit_the_user_lowered_names_the_usage_page() -> None:
+    """Tester (2 Dec): refused for their own lowered limit, a "Run now" said only that the quota was
+    used up; like the chat, it says the usage page raises it again (at the ceiling: as before)."""
+    from ventapp.agent.pipeline import ChatRejected
+    from ventapp.billing.guard import QuotaStatus, quota_refusal
+
+    lowered = ChatRejected.passed_on(quota_refusal(QuotaStatus(100, "user", 100, 0, ceiling=5_000)))
+    assert refusal_text(lowered, "zh-CN").endswith("你可以在用量页面把它调高，最多 5,000 token。")
+    at_ceiling = ChatRejected.passed_on(quota_refusal(QuotaStatus(100, "user", 100, 0, ceiling=100)))
+    assert refusal_text(at_ceiling, "zh-CN") == "今天的 token 额度已用完，北京时间零点重置。"

@@ -25,6 +25,8 @@ from tests.scripted_llm.replies import (
     as_reply,
 )
 from tests.scripted_llm.tokens import message_text
+from ventapp.state.tool_summary import failure_for_person
+from ventapp.tools.registry import failure_reason
 
 MODEL_NAME = "scripted-demo"
 
@@ -124,9 +126,32 @@ def ui_language(messages: Iterable[Mapping[str, Any]]) -> str:
     return "en"
 
 
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
+
+
+def answer_language(messages: Iterable[Mapping[str, Any]]) -> str:
+    """The language of the demo's own sentences: the UI's (:func:`ui_language`) when the system prompt
+    names one, else the user's own (``"zh-CN"`` when their latest message has Chinese characters).
+
+    The legacy API sends no language note (a real model follows the user's words), so a Chinese
+    API client would otherwise get English around Chinese tool results.
+
+    Args:
+        messages: OpenAI-format messages of the request.
+    """
+    messages = list(messages)
+    if any(m.get("role") in {"system", "developer"} and _UI_LANG.search(message_text(m)) for m in messages):
+        return ui_language(messages)
+    said = next((message_text(m) for m in reversed(messages) if m.get("role") == "user"), "")
+    return "zh-CN" if _CJK.search(said) else "en"
+
+
 def _summarise_calculate(content: str, lang: str = "en") -> str:
     # An approval edit prefixes the result with a note for the model; a model reads past it.
     content = content.rsplit("Tool response:\n", 1)[-1]
+    if failure_reason(content) != content.strip():  # the registry's failure wrapper: not a result
+        reason = failure_for_person(content, lang).rstrip("。.")
+        return f"计算失败：{reason}。" if lang == "zh-CN" else f"The calculation failed: {reason}."
     value: Any = content.strip()
     try:
         parsed = json.loads(content)
@@ -289,7 +314,8 @@ def _rule_reply(body: Mapping[str, Any]) -> Reply:
       request's ``tools``.
 
     Texts are in Chinese when the system prompt names the UI language ``zh-CN``
-    ("Interface language: … (zh-CN)"), else in English.
+    ("Interface language: … (zh-CN)"), in English when it names ``en``, and with no such note (the
+    legacy API) in the user's own language (:func:`answer_language`).
 
     Args:
         body: The parsed ``/v1/chat/completions`` request body (``messages``, ``tools``, ...).
@@ -298,7 +324,7 @@ def _rule_reply(body: Mapping[str, Any]) -> Reply:
         The reply to render.
     """
     messages = list(body.get("messages") or [])
-    lang = ui_language(messages)
+    lang = answer_language(messages)
     if _is_summarisation_request(body, messages):
         chars = sum(len(message_text(m)) for m in messages)
         return TextReply(

@@ -17,6 +17,7 @@ from reflex.event import Event
 from reflex_base.utils.format import format_event_handler
 
 from tests.headless import HeadlessTab, headless_processor, page_env, served_runtime
+from ventapp.billing.guard import QuotaStatus, quota_refusal
 from ventapp.config import load_settings
 from ventapp.db import schedule_store
 from ventapp.scheduler.cron import describe
@@ -158,6 +159,8 @@ async def test_a_refused_action_on_the_table_is_in_the_pages_language(
             "上一次执行仍在运行，本次未运行。",
         ),
         ("quota", "Daily token quota exceeded.", "zh-CN", "额度已用完"),
+        # Tester (2 Dec): a run refused for a limit the user lowered themselves names the usage page.
+        ("quota", quota_refusal(QuotaStatus(9, "user", 9, 0, ceiling=90)).message, "zh-CN", "用量页面"),
         ("weird", "Something English.", "zh-CN", "本次执行未成功（错误码 weird）。"),
         # The chat's sentence offers "可以重试" (its Retry button); this page has none, but "Run now".
         ("model_failed", "The model service failed …", "zh-CN", "“立即执行”"),

@@ -7,7 +7,9 @@ Two checks, in order (spec 002, "配置" and "执行可靠性与隔离"):
    which bills it at zero (fail-closed by default);
 2. the user is under their daily token quota (input + output tokens, estimates
    included, settlements still pending included) — otherwise 429 ``quota`` with
-   ``retry_after`` = seconds until the quota resets at 00:00 Asia/Shanghai.
+   ``retry_after`` = seconds until the quota resets at 00:00 Asia/Shanghai; its sentence says
+   who can raise the limit (the user, on the usage page, when they lowered it below their
+   ceiling; else an operator: :func:`quota_refusal`).
 
 A user's own quota (``PUT /api/usage/quota``) wins over ``TFAGENTS_DAILY_TOKEN_LIMIT``;
 0 means unlimited either way.
@@ -21,6 +23,9 @@ and a quota changed while the run streams, count from the user's next run on.
 
 from __future__ import annotations
 
+import functools
+import re
+import string
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -31,6 +36,7 @@ from ventapp.billing.day import USAGE_TZ_NAME, seconds_until_reset, usage_day
 from ventapp.billing.pricing import Price, price_of
 from ventapp.config import Settings
 from ventapp.db import billing_store
+from ventapp.i18n import DEFAULT_LANG, formats, t
 from ventapp.refusal import Refusal
 
 MAX_DAILY_TOKEN_LIMIT = 2**31 - 1
@@ -230,7 +236,7 @@ def precheck(
     Raises:
         BillingRejected: 503 ``model_unpriced`` (the model has no price and
             ``BILLING_ALLOW_UNPRICED=0``) or 429 ``quota`` (today's tokens reached the limit;
-            ``retry_after`` = seconds to the 00:00 Asia/Shanghai reset).
+            ``retry_after`` = seconds to the 00:00 Asia/Shanghai reset; :func:`quota_refusal`).
         sqlalchemy.exc.SQLAlchemyError: The database cannot be read.
     """
     model = model or settings.model_name
@@ -238,16 +244,71 @@ def precheck(
     if billing.price is None and not settings.billing_allow_unpriced:
         raise BillingRejected.by_key(503, "model_unpriced", "refusal.model_unpriced", model=model)
     if status.exhausted:
-        raise BillingRejected.by_key(
-            429,
-            "quota",
-            "refusal.quota",
-            retry_after=seconds_until_reset(),
-            used=status.used_tokens,
-            limit=status.daily_token_limit,
-            tz=USAGE_TZ_NAME,
-        )
+        raise quota_refusal(status)
     return billing
+
+
+RAISABLE_QUOTA_KEYS = ("refusal.quota_raisable", "refusal.quota_raisable_unlimited")
+"""The quota refusals that say the user may raise their own limit (to ``ceiling``; unlimited)."""
+
+
+def quota_refusal(status: QuotaStatus) -> BillingRejected:
+    """The 429 ``quota`` refusal of a user whose limit is used up today.
+
+    Its sentence says who can help: below the ceiling (the user lowered their own limit) the user
+    can raise it on the usage page (``refusal.quota_raisable``, with ``ceiling``; ``…_unlimited``
+    when there is none); at the ceiling only an operator (``refusal.quota``).
+
+    Args:
+        status: The user's quota today (exhausted).
+
+    Returns:
+        The refusal to raise (``retry_after``: seconds until the 00:00 Asia/Shanghai reset).
+    """
+    key = "refusal.quota"
+    if more_generous(status.ceiling, status.daily_token_limit):
+        key = RAISABLE_QUOTA_KEYS[0] if status.ceiling else RAISABLE_QUOTA_KEYS[1]
+    return BillingRejected.by_key(
+        429,
+        "quota",
+        key,
+        retry_after=seconds_until_reset(),
+        used=status.used_tokens,
+        limit=status.daily_token_limit,
+        tz=USAGE_TZ_NAME,
+        **({"ceiling": status.ceiling} if key != "refusal.quota" else {}),
+    )
+
+
+@functools.cache  # the catalogue does not change while the process runs
+def _sentence_pattern(key: str) -> re.Pattern[str]:
+    """``key``'s English sentence as a pattern reading its placeholders back (numbers as digits)."""
+    out = ""
+    for literal, name, _, _ in string.Formatter().parse(t(key, "en")):
+        out += re.escape(literal)
+        if name:
+            out += rf"(?P<{name}>\S+?)" if name == "tz" else rf"(?P<{name}>\d[\d,]*)"
+    return re.compile(out)
+
+
+def raisable_quota(message: str) -> tuple[str, dict[str, object]] | None:
+    """A quota refusal's English sentence (the ``message`` clients and the UI keep) read back, when it
+    says the user may raise their own limit; None for any other sentence.
+
+    Args:
+        message: The refusal's English sentence, as :func:`quota_refusal` worded it.
+
+    Returns:
+        ``(catalogue id, params)`` to word it in another language, e.g.
+        ``("refusal.quota_raisable", {"used": 100, "limit": 100, "tz": "Asia/Shanghai", "ceiling": 1000})``.
+    """
+    for key in RAISABLE_QUOTA_KEYS:
+        if found := _sentence_pattern(key).fullmatch(message.strip()):
+            return key, {
+                name: value if name == "tz" else int(value.replace(",", ""))
+                for name, value in found.groupdict().items()
+            }
+    return None
 
 
 def read_billing(
@@ -269,3 +330,28 @@ def read_billing(
     status = _status(inputs, settings)
     price = price_of(inputs.price) if inputs.price is not None else None
     return RunBilling(price=price, quota=QuotaReservation(status.remaining_tokens, booked_before)), status
+
+
+def raisable_quota_words(message: str, lang: str = DEFAULT_LANG) -> tuple[str, str] | None:
+    """A quota refusal that says the user may raise their own limit, for the person at the keyboard.
+
+    Args:
+        message: The refusal's English sentence (``refusal.quota_raisable*``, see
+            :func:`quota_refusal`), as the chat or a schedule's run kept it.
+        lang: The UI language.
+
+    Returns:
+        ``(plain sentence naming the usage page and the ceiling, the refusal's own sentence)`` in
+        ``lang``; None for any other sentence (a quota at its ceiling: only an operator can help).
+    """
+    read = raisable_quota(message)
+    if read is None:
+        return None
+    key, params = read
+    ceiling = int(params.get("ceiling") or 0)
+    plain = (
+        t("error.quota_raisable", lang, ceiling=formats.number(ceiling, lang))
+        if ceiling
+        else t("error.quota_raisable_unlimited", lang)
+    )
+    return plain, t(key, lang, **params)

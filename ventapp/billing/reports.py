@@ -65,6 +65,7 @@ class TodayUsage:
     remaining_tokens: int | None
     pending_settlements: int
     pending_tokens: int
+    quota_ceiling: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -136,6 +137,7 @@ def today_usage(
         remaining_tokens=quota.remaining_tokens,
         pending_settlements=pending_count,
         pending_tokens=pending_tokens,
+        quota_ceiling=quota.ceiling,
     )
 
 

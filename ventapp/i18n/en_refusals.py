@@ -47,6 +47,8 @@ MESSAGES: dict[str, str] = {
     "refusal.title_length": "title must be 1–{limit} characters.",
     "refusal.unknown_skill": "There is no skill named '{skill}'. Installed skills: {listed}.",
     "refusal.quota": "You have used {used:,} of your {limit:,} tokens for today. The quota resets at 00:00 {tz}; an operator can raise your daily limit on the usage page.",
+    "refusal.quota_raisable": "You have used {used:,} of your {limit:,} tokens for today. The quota resets at 00:00 {tz}; you lowered your daily limit yourself and can raise it again on the usage page, up to {ceiling:,} tokens (the limit an operator set).",
+    "refusal.quota_raisable_unlimited": "You have used {used:,} of your {limit:,} tokens for today. The quota resets at 00:00 {tz}; you lowered your daily limit yourself and can raise it again on the usage page, or remove it (an operator set no limit).",
     "refusal.model_unpriced": "The model '{model}' has no price, so its usage cannot be billed and the run was not started. An operator can add its price per million tokens (python -m ventapp.billing set-price {model} INPUT OUTPUT CNY) or set BILLING_ALLOW_UNPRICED=1 to bill it at zero.",
     "refusal.coordination_down": "The server cannot reach its shared run registry (Redis) right now. Try again shortly.",
     "refusal.shutting_down": "The server is shutting down. Try again in a moment.",

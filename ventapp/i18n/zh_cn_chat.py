@@ -169,6 +169,9 @@ MESSAGES: dict[str, str] = {
     "error.not_sent": "未发送",
     "error.retry": "重试",
     "error.details": "给运维人员的详情",
+    "error.quota_raisable": "今天的 token 额度已用完，北京时间零点重置。这个额度是你自己调低的，你可以在用量页面把它调高，最多 {ceiling} token。",
+    "error.quota_raisable_unlimited": "今天的 token 额度已用完，北京时间零点重置。这个额度是你自己调低的，你可以在用量页面把它调高或取消。",
+    "error.quota_open_usage": "打开用量页面",
     # --- words12：文件工具失败时给人看的句子（模型仍收到英文原文） ---
     "tool.failed.missing_upload": "找不到文件 {path}。已上传的文件都在 /workspace/uploads/ 下。",
     "tool.failed.no_path": "请给出 /workspace/ 下的文件路径，例如 /workspace/uploads/network.csv。",

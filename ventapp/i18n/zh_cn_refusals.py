@@ -47,6 +47,8 @@ MESSAGES: dict[str, str] = {
     "refusal.title_length": "标题必须为 1–{limit} 个字符。",
     "refusal.unknown_skill": "没有名为“{skill}”的技能。已安装的技能：{listed}。",
     "refusal.quota": "你今天已用 {used:,} 个 token，每日额度为 {limit:,}。额度在 00:00（{tz}）重置；运维人员可以在用量页面提高你的每日额度。",
+    "refusal.quota_raisable": "你今天已用 {used:,} 个 token，每日额度为 {limit:,}。额度在 00:00（{tz}）重置；这个额度是你自己调低的，你可以在用量页面把它调高，最多 {ceiling:,} token（运维人员设定的上限）。",
+    "refusal.quota_raisable_unlimited": "你今天已用 {used:,} 个 token，每日额度为 {limit:,}。额度在 00:00（{tz}）重置；这个额度是你自己调低的，你可以在用量页面把它调高或取消（运维人员没有设上限）。",
     "refusal.model_unpriced": "模型“{model}”还没有定价，无法计费，这次运行没有开始。运维人员可以添加它每百万 token 的价格（python -m ventapp.billing set-price {model} INPUT OUTPUT CNY），或设置 BILLING_ALLOW_UNPRICED=1 按零价格计费。",
     "refusal.coordination_down": "服务器暂时连不上共享的运行登记（Redis），请稍后再试。",
     "refusal.shutting_down": "服务器正在关闭，请稍后再试。",

@@ -231,6 +231,10 @@ def _quota_form() -> rx.Component:
             size="2",
             color_scheme="gray",
         ),
+        rx.cond(  # an operator may set any limit: no ceiling of their own to show
+            ~UsageOverviewState.is_operator,
+            rx.text(UsageState.ceiling_text, size="2", color_scheme="gray", id="quota-ceiling"),
+        ),
         rx.form(
             rx.hstack(
                 _limit_input(

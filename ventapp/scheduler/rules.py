@@ -15,6 +15,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ventapp.agent.pipeline import MAX_MESSAGE_CHARS, ChatRejected
+from ventapp.billing.guard import raisable_quota_words
 from ventapp.db.schedule_models import SCHEDULE_MODES
 from ventapp.i18n import LANGS, formats, has_message, t
 from ventapp.scheduler.cron import parse_cron
@@ -104,6 +105,8 @@ def refusal_text(refused: ChatRejected, lang: str) -> str:
             return cron_message(refused.cron_problem, lang)
         if refused.key.startswith(SCHEDULE_KEYS):
             return t(refused.key, lang, **_worded(refused.params, lang))
+    if refused.code == "quota" and (raisable := raisable_quota_words(refused.message, lang)):
+        return raisable[0]  # the user lowered their own limit: the usage page raises it again
     if has_message(f"error.{refused.code}"):
         return t(f"error.{refused.code}", lang)
     return t("schedules.error.refused", lang, code=refused.code)

@@ -9,6 +9,7 @@ back from the stored sentence; rows stored before they came from the catalogue r
 
 from __future__ import annotations
 
+from ventapp.billing.guard import raisable_quota_words
 from ventapp.i18n import has_message, t
 from ventapp.i18n.templates import read_back
 
@@ -59,6 +60,8 @@ def run_error_text(code: str | None, stored: str | None, lang: str) -> str:
         return reworded
     if code in RUN_ERRORS or code in WORDED_HERE:
         return t(f"runs.error.{code}", lang)
+    if code == "quota" and (raisable := raisable_quota_words(stored or "", lang)):
+        return raisable[0]  # refused for a limit the user lowered: the usage page raises it again
     if code and has_message(f"error.{code}"):
         return t(f"error.{code}", lang)
     return t("runs.error.other", lang, code=code or "internal")

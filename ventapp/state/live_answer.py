@@ -27,6 +27,7 @@ from ventapp.agent import events as ev
 from ventapp.agent.errors import RETRYABLE_CODES
 from ventapp.agent.reasoning_text import reasoning_gap
 from ventapp.agent.subagent_tracker import subagent_label
+from ventapp.billing.guard import raisable_quota
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.interrupt_view import CARD_KINDS
 from ventapp.state.usage_words import usage_footer
@@ -278,6 +279,7 @@ def to_message(live: LiveAnswer, message_id: str | None = None) -> ChatMessageVi
         notice=notice,
         error=error,
         error_detail=detail,
+        usage_link=live.error_code == "quota" and raisable_quota(live.error) is not None,
         footer=usage_footer(usage, live.duration_ms, live.lang),
         status=status,
         context_tokens=usage.context_tokens if usage else 0,

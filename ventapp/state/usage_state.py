@@ -131,6 +131,8 @@ class UsageState(rx.State):
     remaining_text: str = ""
     percent_used: int = 0
     quota_source: str = "default"
+    ceiling_text: str = ""
+    """The most the user may set their own limit to, as a sentence (an operator's limit, else the default)."""
     pending_settlements: int = 0
     pending_tokens: str = "0"
 
@@ -196,6 +198,11 @@ class UsageState(rx.State):
         limit = max(1, today.daily_token_limit)
         self.percent_used = min(100, today.used_tokens * 100 // limit) if self.limited else 0
         self.quota_source = today.quota_source
+        self.ceiling_text = (
+            t("usage.limit_ceiling", lang, ceiling=fmt(today.quota_ceiling, lang))
+            if today.quota_ceiling
+            else t("usage.limit_ceiling_none", lang)
+        )
         self.pending_settlements = today.pending_settlements
         self.pending_tokens = fmt(today.pending_tokens, lang)
         self.series = [day_point(total, lang) for total in snap.series]

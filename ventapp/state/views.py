@@ -22,6 +22,7 @@ from ventapp.agent.errors import RETRYABLE_CODES, failure_wording, fixed_failure
 from ventapp.agent.kernel import label_for
 from ventapp.agent.pipeline import CANCELLED_MARKER
 from ventapp.agent.subagent_tracker import subagent_label
+from ventapp.billing.guard import raisable_quota_words
 from ventapp.i18n import DEFAULT_LANG, has_message, t
 from ventapp.i18n import formats as fmt
 from ventapp.state.tool_summary import failure_for_person, tool_summary
@@ -211,6 +212,7 @@ class ChatMessageView:
         error: A sentence for people when the run failed; empty otherwise.
         error_detail: What went wrong for the operator (the pipeline's own sentence, e.g. naming
             ``OPENAI_BASE_URL``), behind a "details" disclosure; empty when ``error`` says it all.
+        usage_link: ``error`` is a quota the user lowered themselves: the callout links to ``/usage``.
         footer: Duration, token and cost line, e.g. ``1.2 s · 345 tokens (300 in · 45 out) · ¥0.0001``.
         status: ``done`` | ``error`` | ``waiting`` | ``stopped`` | ``dropped`` (``data-state`` of the bubble).
         context_tokens: Context occupancy after this answer (input of its last model call).
@@ -231,6 +233,7 @@ class ChatMessageView:
     notice: str = ""
     error: str = ""
     error_detail: str = ""
+    usage_link: bool = False
     footer: str = ""
     status: str = STATUS_DONE
     context_tokens: int = 0
@@ -272,6 +275,8 @@ def worded_error(code: str, message: str, lang: str = DEFAULT_LANG) -> tuple[str
         A detail that is a run failure's sentence (``run_error.*``, a model server's reason quoted
         as it said it; as the API words it) is worded in ``lang`` too, e.g. ``"尚未配置模型。请在 .env 中设置 OPENAI_BASE_URL…"``.
     """
+    if code == "quota" and (raisable := raisable_quota_words(message, lang)) is not None:
+        return raisable  # the user lowered their own limit: the usage page raises it again
     key = f"error.{code}"
     if not code or not has_message(key):
         return message, ""

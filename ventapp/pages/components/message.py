@@ -249,14 +249,31 @@ def stopped_note() -> rx.Component:
     )
 
 
-def error_callout(error: rx.Var[str], detail: rx.Var[str]) -> rx.Component:
-    """A failed answer: the plain sentence, and the operator's detail behind a disclosure."""
+def error_callout(
+    error: rx.Var[str], detail: rx.Var[str], usage_link: rx.Var[bool] | None = None
+) -> rx.Component:
+    """A failed answer: the plain sentence, and the operator's detail behind a disclosure.
+
+    ``usage_link``: the answer was refused for a quota the user lowered themselves; a link to
+    ``/usage`` (``.quota-usage-link``), where they raise it again, follows the sentence (None: never).
+    """
+    link = (
+        []
+        if usage_link is None
+        else [
+            rx.cond(
+                usage_link,
+                rx.link(t("error.quota_open_usage"), href="/usage", class_name="quota-usage-link"),
+            )
+        ]
+    )
     return rx.cond(
         error != "",
         rx.callout.root(
             rx.callout.icon(rx.icon("triangle_alert")),
             rx.box(
                 rx.callout.text(error),
+                *link,
                 rx.cond(
                     detail != "",
                     rx.el.details(
@@ -333,7 +350,7 @@ def assistant_bubble(message: rx.Var[ChatMessageView], last: rx.Var[bool] | bool
                 class_name="chat-notice",
             ),
         ),
-        error_callout(message.error, message.error_detail),
+        error_callout(message.error, message.error_detail, message.usage_link),
         rx.cond(message.status == "stopped", stopped_note()),
         sources(message.citations, message.model_only),
         rx.cond(
