@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import re
-import string
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +15,7 @@ from langchain_core.exceptions import ContextOverflowError
 
 from ventapp.agent.events import ErrorCode
 from ventapp.i18n import MESSAGES
+from ventapp.i18n.templates import template_pattern
 
 _EN = MESSAGES["en"]
 """The English catalogue: a model failure's sentence is its English message (the agent never calls ``t``)."""
@@ -135,12 +135,7 @@ reason (the catalogue id ``<key>.reason``, ``{reason}``): catalogue id -> error 
 
 def _pattern(template: str) -> re.Pattern[str]:
     """A catalogue sentence as a pattern that reads its placeholders back (``{status}`` three digits)."""
-    out = ""
-    for literal, field, _, _ in string.Formatter().parse(template):
-        out += re.escape(literal)
-        if field:
-            out += rf"(?P<{field}>\d{{3}})" if field == "status" else rf"(?P<{field}>.+?)"
-    return re.compile(out, re.DOTALL)
+    return template_pattern(template, values=(("status", r"\d{3}"),))
 
 
 _QUOTING_PATTERNS = [

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import re
-import string
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -37,6 +36,7 @@ from ventapp.billing.pricing import Price, price_of
 from ventapp.config import Settings
 from ventapp.db import billing_store
 from ventapp.i18n import DEFAULT_LANG, formats, t
+from ventapp.i18n.templates import template_pattern
 from ventapp.refusal import Refusal
 
 MAX_DAILY_TOKEN_LIMIT = 2**31 - 1
@@ -283,12 +283,7 @@ def quota_refusal(status: QuotaStatus) -> BillingRejected:
 @functools.cache  # the catalogue does not change while the process runs
 def _sentence_pattern(key: str) -> re.Pattern[str]:
     """``key``'s English sentence as a pattern reading its placeholders back (numbers as digits)."""
-    out = ""
-    for literal, name, _, _ in string.Formatter().parse(t(key, "en")):
-        out += re.escape(literal)
-        if name:
-            out += rf"(?P<{name}>\S+?)" if name == "tz" else rf"(?P<{name}>\d[\d,]*)"
-    return re.compile(out)
+    return template_pattern(t(key, "en"), value=r"\d[\d,]*", values=(("tz", r"\S+?"),))
 
 
 def raisable_quota(message: str) -> tuple[str, dict[str, object]] | None:

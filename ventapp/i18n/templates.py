@@ -13,22 +13,28 @@ from functools import lru_cache
 
 
 @lru_cache(maxsize=256)
-def template_pattern(template: str, *, stop: str = "") -> re.Pattern[str]:
-    """A regex matching a whole sentence made from ``template``; its placeholders are named groups.
+def template_pattern(
+    template: str, *, stop: str = "", value: str = ".+?", values: tuple[tuple[str, str], ...] = ()
+) -> re.Pattern[str]:
+    r"""A regex matching a whole sentence made from ``template``; its placeholders are named groups.
 
     Args:
         template: E.g. ``"{path} does not exist"``; a placeholder's format spec is ignored.
         stop: Optional characters that may end the sentence besides the template's own text
             (e.g. ``"."`` for a sentence a wrapper closed with a full stop).
+        value: What a placeholder's value matches (a regex; lazily, across lines too, by default).
+        values: ``(placeholder, regex)`` pairs for placeholders whose values have a shape of their
+            own, e.g. ``(("status", r"\d{3}"),)`` for an HTTP status.
 
     Returns:
-        A compiled pattern; values match lazily (``.+?``, across lines too).
+        A compiled pattern (``re.DOTALL``).
     """
+    shapes = dict(values)
     parts = []
     for literal, field, _spec, _conversion in string.Formatter().parse(template):
         parts.append(re.escape(literal))
         if field:
-            parts.append(f"(?P<{field}>.+?)")
+            parts.append(f"(?P<{field}>{shapes.get(field, value)})")
     ending = f"[{re.escape(stop)}]?" if stop else ""
     return re.compile("".join(parts) + ending + r"\Z", re.DOTALL)
 
