@@ -1,4 +1,4 @@
-"""The skills middleware without a node before every model call (issue 18)."""
+"""The skills middleware and deepagents' other defaults without graph nodes (issue 18)."""
 
 from __future__ import annotations
 
@@ -21,10 +21,11 @@ def _agent(base_url: str):  # type: ignore[no-untyped-def]
     return build_agent(build_model(settings), InMemorySaver(), workspaces_dir=Path(tempfile.mkdtemp()))
 
 
-def test_the_graph_has_no_skills_node_before_the_model_but_keeps_the_read() -> None:
+def test_the_graph_has_no_node_but_the_model_and_the_tools() -> None:
+    """deepagents' skills, dangling-call patch and parent notifier and langchain's todo list each
+    added a node (a superstep per turn or per model call); their work moved into the calls."""
     graph = _agent("http://127.0.0.1:9/v1")
-    assert "SkillsMiddleware.before_model" not in graph.nodes
-    assert "SkillsMiddleware.before_agent" in graph.nodes, "a thread without skills still reads them"
+    assert set(graph.nodes) == {"__start__", "model", "tools"}
     assert UnpinnedSkillsMiddleware(backend=None, sources=["/skills/"]).name == "SkillsMiddleware"
 
 
@@ -44,7 +45,6 @@ async def test_a_tool_loop_takes_one_superstep_per_node_and_the_model_still_list
         steps = [state.metadata["step"] async for state in graph.aget_state_history(config)]
     assert len(systems) == 2
     assert all("ventilation-calc" in system for system in systems), "the skills section is in each prompt"
-    # input, __start__, PatchToolCalls.before_agent, Skills.before_agent, model, TodoList.after_model,
-    # tools, model, TodoList.after_model, _ParentNotifier.after_agent: 10 checkpoints (12 with a
-    # Skills.before_model node before each model call).
-    assert len(steps) == 10, sorted(steps)
+    # input, __start__, model, tools, model: 5 checkpoints (10 with the library's nodes: PatchToolCalls
+    # and Skills before the agent, TodoList after each model call, _ParentNotifier after the agent).
+    assert len(steps) == 5, sorted(steps)

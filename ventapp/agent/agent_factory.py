@@ -12,7 +12,9 @@
    sub-agents share their parent's), everything else in graph state;
 6. permissions — first match wins (pitfall 10): specific allows before the broad write deny,
    so tools write only under ``/workspace/``;
-7. middleware — langchain's ``TodoListMiddleware`` (``write_todos``, full profile only),
+7. middleware — langchain's ``TodoListMiddleware`` (``write_todos``, full profile only; its
+   parallel-call check per tool call, :mod:`~ventapp.agent.nodeless_middleware`, as are deepagents'
+   dangling-tool-call patch and parent notifier),
    :class:`~ventapp.agent.middleware.PlanModeMiddleware` (plan-first prompt in plan mode),
    :class:`~ventapp.agent.middleware.AnswerLanguageMiddleware` (answer in the browser UI's language),
    :class:`~ventapp.agent.middleware.PreferencesMiddleware` (the user's preferences, every call),
@@ -36,10 +38,8 @@ from typing import Any
 
 from deepagents import FilesystemPermission, HarnessProfile, create_deep_agent, register_harness_profile
 from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend
-from deepagents.middleware.skills import SkillsMiddleware
 from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT
 from deepagents.middleware.summarization import create_summarization_middleware
-from langchain.agents.middleware import TodoListMiddleware
 from langchain_core.language_models import BaseChatModel
 from langgraph.types import Checkpointer
 
@@ -51,6 +51,11 @@ from ventapp.agent.middleware import (
     PlanModeMiddleware,
     PreferencesMiddleware,
     turn_words_lang,
+)
+from ventapp.agent.nodeless_middleware import (
+    ParentNotifierStandIn,
+    RequestPatchToolCallsMiddleware,
+    ToolCallTodoListMiddleware,
 )
 from ventapp.agent.prompts import RESEARCHER_PROMPT, main_system_prompt
 from ventapp.agent.skills_middleware import UnpinnedSkillsMiddleware
@@ -183,7 +188,7 @@ def _planning(tools_profile: str) -> list[Any]:
     # The lean profile shows the model no todo tool (LeanToolsMiddleware), so it gets no prompt either.
     if tools_profile == "lean":
         return []
-    return [TodoListMiddleware(system_prompt=TODO_PROMPT, tool_description=TODO_TOOL_DESCRIPTION)]
+    return [ToolCallTodoListMiddleware(system_prompt=TODO_PROMPT, tool_description=TODO_TOOL_DESCRIPTION)]
 
 
 def subagent_names() -> list[str]:
@@ -197,6 +202,8 @@ def middleware_stack(*, compaction_enabled: bool, tools_profile: str, approvals:
     deepagents 0.7.32 assembles its core stack, then ours (after its last core entry), then
     skills, prompt caching, human-in-the-loop and its content filter (``create_deep_agent``'s
     docstring); a test compares this list with the middleware the built graph really holds.
+    deepagents' parent notifier is not in it: its stand-in here has no hooks (it acts only for
+    async sub-agents, which this product never starts; :mod:`~ventapp.agent.nodeless_middleware`).
 
     Args:
         compaction_enabled: ``CTX_COMPACT_ENABLED`` (summarisation in the stack or not).
@@ -206,7 +213,6 @@ def middleware_stack(*, compaction_enabled: bool, tools_profile: str, approvals:
     return [
         "FilesystemMiddleware",
         "SubAgentMiddleware",
-        "_ParentNotifierMiddleware",
         *(["SummarizationMiddleware"] if compaction_enabled else []),
         "PatchToolCallsMiddleware",
         *(["TodoListMiddleware"] if tools_profile != "lean" else []),
@@ -246,20 +252,6 @@ def _backend(workspaces_dir: Path) -> CompositeBackend:
 
 
 SKILL_SOURCES = ["/skills/"]
-
-
-async def read_skills(workspaces_dir: Path) -> dict[str, Any]:
-    """The skills' front matter as deepagents' skills middleware puts it in a new thread's state.
-
-    Read the same way (the same middleware, backend and sources) as the agent's first turn
-    in a session would; a new session's turn gets it as input instead, so the YAML is parsed
-    once per agent generation rather than once per session (issue 18).
-
-    Returns:
-        ``{"skills_metadata": [...], "skills_load_errors": [...]}``.
-    """
-    reader = SkillsMiddleware(backend=_backend(workspaces_dir), sources=SKILL_SOURCES)
-    return dict(await reader.abefore_agent({}, None, {}) or {})  # type: ignore[arg-type]
 
 
 def _interrupt_on(hitl_tools: Sequence[str]) -> dict[str, Any] | None:
@@ -358,6 +350,9 @@ def build_agent(
         backend=backend,
         permissions=_permissions(),
         middleware=[
+            # In the places of deepagents' own (same names), without their graph nodes (issue 18).
+            ParentNotifierStandIn(),
+            RequestPatchToolCallsMiddleware(),
             *summarisation,
             *_planning(tools_profile),
             PlanModeMiddleware(),

@@ -12,22 +12,20 @@ the first build (a name clash fails the start; a server that is down is left out
 server is listed again at the first run after ``MCP_RETRY_S``, and the agents are rebuilt when
 its tools came (or went); a reload reads ``MCP_SERVERS`` again.
 
-Skills: deepagents reads the skills' front matter once per thread and keeps it in graph
-state; after a reload the first new turn of each session asks for it to be read again
-(:meth:`AgentSet.skills_stale`). A new session gets it as input, read once per generation
-(:meth:`AgentSet.new_session_skills`), instead of parsing every skill's YAML again.
+Skills: each built agent reads the skills' front matter once and gives it to every model call
+(:class:`~ventapp.agent.skills_middleware.UnpinnedSkillsMiddleware`), so a reload reaches every
+session at its next model call.
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
 import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ventapp.agent.agent_factory import build_agent, read_skills
+from ventapp.agent.agent_factory import build_agent
 from ventapp.agent.model_factory import build_model
 from ventapp.agent.thinking import billed_model, check_level, check_routes
 from ventapp.config import Settings, load_settings
@@ -88,10 +86,6 @@ class AgentSet:
         """route name -> the thinking level the next agent of that route is built with."""
         self._built: dict[str, BuiltAgent] = {}
         self._lock = asyncio.Lock()
-        self._skills_read: set[str] = set()
-        """Sessions whose skills were read again since the last reload (empty before any reload)."""
-        self._skills_state: dict[int, dict[str, Any]] = {}
-        """The skills' front matter for new sessions, by generation (:meth:`new_session_skills`)."""
         self.mcp = self._hub(settings)
         """The MCP servers of the current configuration and their state."""
         self._retry: asyncio.Task[None] | None = None
@@ -263,32 +257,8 @@ class AgentSet:
             fresh = await asyncio.to_thread(rebuild)
             self._built = {built.route.name: built for built in fresh}
             self.generation = generation
-            self._skills_read = set()
         # The old configuration's long-lived sessions end (a call still running on an old agent
         # would open a fresh one).
         await old.aclose()
         logger.info("agents rebuilt (generation %d): %s", generation, ", ".join(names))
         return fresh
-
-    async def new_session_skills(self) -> dict[str, Any]:
-        """The skills' front matter for a new session's state, read once per generation.
-
-        Returns:
-            ``{"skills_metadata": [...]}`` (a fresh copy) for the graph's input; ``{}`` when the
-            read reported errors (the middleware then reads the skills itself and reports them).
-        """
-        generation = self.generation
-        read = self._skills_state.get(generation)
-        if read is None:
-            read = await read_skills(self.settings.workspaces_dir)
-            self._skills_state = {generation: read}  # a reload reads the skills again
-        if read.get("skills_load_errors"):
-            return {}  # the graph's input cannot carry the errors: let the middleware read and report them
-        return {"skills_metadata": copy.deepcopy(read["skills_metadata"])}
-
-    def skills_stale(self, session_id: str) -> bool:
-        """True the first time a session starts a turn after a reload: read its skills again."""
-        if self.generation == 0 or session_id in self._skills_read:
-            return False
-        self._skills_read.add(session_id)
-        return True

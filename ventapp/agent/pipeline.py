@@ -293,8 +293,6 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         if isinstance(turn, BaseException):
             turn = None  # the run reads it again when it starts, where a failure is reported
         agent = await runtime.agents.ready(route)
-        # A new session's skills come as input, parsed once per generation, not per session.
-        skills = await runtime.agents.new_session_skills() if session is None else {}
     except BaseException:
         if claim is not None:
             claim.release()
@@ -315,12 +313,7 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         run_id=run_id,
         trace_id=request.trace_id,
         user_name=request.user_name,
-        graph_input={
-            "messages": [{"role": "user", "content": agent_input_text(request)}],
-            # After POST /api/model/reload the session's first turn reads the skills again.
-            **({"skills_metadata": None} if runtime.agents.skills_stale(session_id) else {}),
-            **skills,
-        },
+        graph_input={"messages": [{"role": "user", "content": agent_input_text(request)}]},
         on_release=release,
         mode=request.mode or (session.mode if session is not None else "full"),
         lang=request.lang,
