@@ -61,7 +61,9 @@ from ventapp.agent.workspace_links import workspace_links
 from ventapp.agent.writeback import park_run
 from ventapp.billing.guard import RunBilling, read_billing
 from ventapp.billing.pricing import Price
+from ventapp.billing.settlement import SettleResult
 from ventapp.db import turn_writes
+from ventapp.db.turn_writes import FinalisedRun
 
 logger = logging.getLogger(__name__)
 
@@ -416,8 +418,18 @@ class ChatRun:
             usage=usage,
             first_token_ms=first_token_ms,
         )
+        # Billing apart from the message (pitfall 9: this is where the meters meet the ledger): the
+        # calls not settled while streaming (the last one, a cut one), after those that were, in
+        # the answer's worker-thread hop (issue 18: under load every hop costs the event loop).
+        await self._settler.wait()
+        rest = self._settler.take_new(transcript.meter.calls)
+
+        def save_and_settle() -> tuple[FinalisedRun | None, SettleResult | None]:
+            finalised = turn_writes.finalise_run(self.runtime.engine, **record)
+            return finalised, self._settler.settle_blocking(rest) if rest else None
+
         try:
-            finalised = await asyncio.to_thread(turn_writes.finalise_run, self.runtime.engine, **record)
+            finalised, settled = await asyncio.to_thread(save_and_settle)
         except Exception as exc:
             logger.warning(
                 "run %s (trace %s): the database refused its answer (%r); parking it in the spool",
@@ -430,10 +442,7 @@ class ChatRun:
             self._stored_duration_ms = finalised.duration_ms
             self._stored_content = finalised.content or ""
             self._stored_usage = usage if record["answer"] is not None else None
-        # Billing apart from the message (pitfall 9: this is where the meters meet the ledger):
-        # the calls not settled while streaming (the last one, a cut one), after those that were.
-        self._settle_new_calls()
-        await self._settler.wait()
+        self._settler.booked(rest, settled)
         return True
 
     async def _park(self, record: dict[str, Any]) -> bool:

@@ -21,6 +21,7 @@ Stages, in order:
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import uuid
 from dataclasses import dataclass, field, replace
@@ -47,7 +48,7 @@ from ventapp.agent.refusals import (
 from ventapp.agent.run_answer import CANCELLED_MARKER
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_attachments import note_for
-from ventapp.agent.turn_context import load_turn_context
+from ventapp.agent.turn_context import TurnContext, load_turn_context
 from ventapp.db import chat_store, request_keys, session_store, turn_writes
 from ventapp.db.models import SESSION_MODES
 from ventapp.model_config import DEFAULT_ROUTE
@@ -261,37 +262,35 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
                     session_store.update_session, engine, session_id, request.user_name, title=title
                 )
         stored_route = None if route == DEFAULT_ROUTE else route
-        # One transaction for the session, the message and the run record; the user's standing
-        # context is read meanwhile (WAL lets a read pass a write).
-        opened, turn = await asyncio.gather(
-            asyncio.to_thread(
-                turn_writes.open_turn,
-                engine,
-                session_id=session_id,
-                run_id=run_id,
-                user_name=request.user_name,
-                trace_id=request.trace_id,
-                kind=request.kind,
-                message=request.message,
-                attachments=request.attachments,
-                new_session=(
-                    request.title or _title_from(request.message),
-                    request.mode or "full",
-                    stored_route,
-                )
-                if session is None
-                else None,
-                set_route=(stored_route,)
-                if session is not None and request.model and (session.route or DEFAULT_ROUTE) != route
-                else None,
-            ),
-            asyncio.to_thread(load_turn_context, engine, request.user_name, session_id),
-            return_exceptions=True,
+        open_turn = functools.partial(
+            turn_writes.open_turn,
+            engine,
+            session_id=session_id,
+            run_id=run_id,
+            user_name=request.user_name,
+            trace_id=request.trace_id,
+            kind=request.kind,
+            message=request.message,
+            attachments=request.attachments,
+            new_session=(request.title or _title_from(request.message), request.mode or "full", stored_route)
+            if session is None
+            else None,
+            set_route=(stored_route,)
+            if session is not None and request.model and (session.route or DEFAULT_ROUTE) != route
+            else None,
         )
-        if isinstance(opened, BaseException):
-            raise opened
-        if isinstance(turn, BaseException):
-            turn = None  # the run reads it again when it starts, where a failure is reported
+
+        def open_and_read() -> TurnContext | None:
+            # One transaction for the session, the message and the run record, then the user's
+            # standing context, in one worker-thread hop (issue 18: under load each hop costs the
+            # event loop more than the read itself).
+            open_turn()
+            try:
+                return load_turn_context(engine, request.user_name, session_id)
+            except Exception:
+                return None  # the run reads it again when it starts, where a failure is reported
+
+        turn = await asyncio.to_thread(open_and_read)
         agent = await runtime.agents.ready(route)
     except BaseException:
         if claim is not None:

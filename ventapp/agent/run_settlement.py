@@ -15,7 +15,7 @@ import logging
 from collections.abc import Sequence
 
 from ventapp.agent.runtime import AgentRuntime
-from ventapp.billing.settlement import settle
+from ventapp.billing.settlement import SettleResult, settle
 from ventapp.billing.usage import CallUsage
 
 logger = logging.getLogger(__name__)
@@ -55,14 +55,23 @@ class CallSettler:
         """Tokens of those now counted in today's total (ledger or pending)."""
         self._latest: asyncio.Task[None] | None = None  # the latest batch of the chain
 
-    def settle_new(self, calls: Sequence[CallUsage]) -> None:
-        """Settle ``calls[handed:]`` (the calls ended since the last time) after the batch before them.
+    def take_new(self, calls: Sequence[CallUsage]) -> list[CallUsage]:
+        """``calls[handed:]``, the calls ended since the last time, now counted as handed over.
 
         Args:
             calls: Every call of the run so far, in order (the meter's list).
         """
         fresh = list(calls[self.handed :])
         self.handed = len(calls)
+        return fresh
+
+    def settle_new(self, calls: Sequence[CallUsage]) -> None:
+        """Settle ``calls[handed:]`` (the calls ended since the last time) after the batch before them.
+
+        Args:
+            calls: Every call of the run so far, in order (the meter's list).
+        """
+        fresh = self.take_new(calls)
         if not fresh:
             return
         previous = self._latest
@@ -86,10 +95,18 @@ class CallSettler:
         if self._latest is not None:
             await self._latest
 
-    async def _settle(self, calls: list[CallUsage]) -> None:
+    def settle_blocking(self, calls: list[CallUsage]) -> SettleResult | None:
+        """Book ``calls`` now, in the calling thread (a worker thread: it blocks on the database).
+
+        For a caller that is in a worker thread anyway (the run's final save books the last calls
+        in the same thread hop, issue 18); hand the result to :meth:`booked` on the event loop.
+
+        Returns:
+            The settlement's result; None when it failed (logged; ``settle`` itself parks or
+            keeps pending what the database refuses, so this is an unexpected error).
+        """
         try:
-            result = await asyncio.to_thread(
-                settle,
+            return settle(
                 self.runtime.engine,
                 run_id=self.run_id,
                 session_id=self.session_id,
@@ -100,8 +117,14 @@ class CallSettler:
             )
         except Exception:
             logger.exception("could not settle run %s (trace %s)", self.run_id, self.trace_id)
-            return
-        if result.status in ("settled", "pending"):  # the quota reads both
+            return None
+
+    def booked(self, calls: list[CallUsage], result: SettleResult | None) -> None:
+        """Count the tokens of ``calls`` as today's once settled or pending (the quota reads both)."""
+        if result is not None and result.status in ("settled", "pending"):
             tokens = sum(call.input_tokens + call.output_tokens for call in calls)
             self.booked_tokens += tokens
             self.runtime.booked.add(self.user_name, tokens)
+
+    async def _settle(self, calls: list[CallUsage]) -> None:
+        self.booked(calls, await asyncio.to_thread(self.settle_blocking, calls))
