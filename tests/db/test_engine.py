@@ -118,3 +118,22 @@ def test_alembic_leaves_the_checkpointers_tables_alone(postgres_server) -> None:
     engine.dispose()
 
     assert not [change for change in diff if change[0] == "remove_table"]
+
+
+def test_a_sqlite_connection_is_not_pinged_at_each_checkout(tmp_path: Path) -> None:
+    """Issue 18: the pool's ping ran a statement before every use of a local file's connection."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'ping.db'}")
+    statements: list[str] = []
+
+    @sa.event.listens_for(engine, "connect")
+    def _trace(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+        dbapi_connection.set_trace_callback(statements.append)
+
+    with engine.connect() as connection:
+        connection.exec_driver_sql("SELECT 2")
+    statements.clear()
+    for _ in range(3):
+        with engine.connect() as connection:
+            connection.exec_driver_sql("SELECT 2")
+    assert statements == ["SELECT 2"] * 3, statements
+    engine.dispose()

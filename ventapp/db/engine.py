@@ -146,8 +146,15 @@ def make_engine(
             "timeout": busy_timeout_s,
             "factory": QueuedWriteConnection,
         }
-    # MySQL closes idle connections after wait_timeout (8 h by default): recycle before that.
-    engine = sa.create_engine(database_url, connect_args=connect_args, pool_pre_ping=True, pool_recycle=3600)
+    # MySQL closes idle connections after wait_timeout (8 h by default): recycle before that, and
+    # ping a server's connection before use. A SQLite file has no connection to lose: the ping
+    # would be a statement on every checkout, five a turn (issue 18).
+    engine = sa.create_engine(
+        database_url,
+        connect_args=connect_args,
+        pool_pre_ping=not database_url.startswith("sqlite"),
+        pool_recycle=3600,
+    )
     if engine.dialect.name == "sqlite":
 
         @sa.event.listens_for(engine, "connect")
