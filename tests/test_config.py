@@ -131,3 +131,22 @@ def test_an_operator_name_the_identity_rule_refuses_stops_the_start_up(tmp_path:
         load_settings({"AUTH_NONE_OPERATORS": "ops, team/lead"}, env_file=tmp_path / "missing.env")
     settings = load_settings({"AUTH_NONE_OPERATORS": " Jose\u0301 ,ops"}, env_file=tmp_path / "missing.env")
     assert settings.auth.none_operators == {"Jos\u00e9", "ops"}, "the canonical form, as callers are compared"
+
+
+@pytest.mark.parametrize("url", ["localhost:8000/v1", "ftp://host/v1", "http://", "127.0.0.1:8080"])
+def test_a_model_endpoint_without_http_is_refused_at_load(url: str) -> None:
+    """try13: a base URL without its scheme failed every turn as "not reachable (UnsupportedProtocol)"."""
+    with pytest.raises(ValueError, match="OPENAI_BASE_URL must be an http:// or https:// URL"):
+        load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", "OPENAI_BASE_URL": url})
+    models = f'[{{"name": "local", "model": "m", "base_url": "{url}"}}]'
+    with pytest.raises(ValueError, match=r"MODELS entry 1 \(local\): base_url must be an http"):
+        load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", "MODELS": models})
+
+
+def test_a_database_url_of_no_known_kind_is_refused_without_its_password() -> None:
+    with pytest.raises(ValueError) as refused:
+        load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", "DATABASE_URL": "foo://admin:s3cret@db/x"})
+    assert "DATABASE_URL must be a sqlite:///" in str(refused.value)
+    assert "s3cret" not in str(refused.value)
+    for url in ("sqlite:///x.db", "postgresql+psycopg://u@h/d", "mysql://u@h/d", "mariadb://u@h/d"):
+        assert load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", "DATABASE_URL": url}).database_url == url

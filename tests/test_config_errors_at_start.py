@@ -39,6 +39,8 @@ def _start(command: list[str], port: int, tmp_path: Path, **settings: str) -> tu
         ("AUTH_MODE", "bogus", "none, local, header"),
         ("TFAGENTS_DAILY_TOKEN_LIMIT", "-5", "at least 0"),
         ("AUTH_NONE_OPERATORS", "team/lead", "team/lead"),
+        ("DATABASE_URL", "foo://admin:s3cret@db/x", "got a 'foo' one"),
+        ("OPENAI_BASE_URL", "localhost:8000/v1", "http:// or https://"),
     ],
 )
 def test_a_bad_setting_is_one_line_naming_the_key(tmp_path: Path, key: str, value: str, words: str) -> None:
@@ -46,6 +48,7 @@ def test_a_bad_setting_is_one_line_naming_the_key(tmp_path: Path, key: str, valu
     lines = [line for line in output.splitlines() if line.strip()]
     assert code != 0 and "Traceback" not in output and len(lines) <= 3, output
     assert any(key in line and words in line for line in lines), output
+    assert "s3cret" not in output, "a database URL's password is never printed"
 
 
 def test_make_run_says_it_in_one_line_too(tmp_path: Path) -> None:

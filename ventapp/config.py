@@ -30,7 +30,7 @@ from dotenv import dotenv_values
 from ventapp.config_auth import AUTH_KEYS, AuthSettings, parse_auth
 from ventapp.config_keys import KEYS as BASE_KEYS
 from ventapp.mcp_config import MCP_KEYS, McpSettings, parse_mcp
-from ventapp.model_config import DEFAULT_ROUTE, THINKING_CONTROLS, ModelRoute, parse_routes
+from ventapp.model_config import DEFAULT_ROUTE, THINKING_CONTROLS, ModelRoute, endpoint_error, parse_routes
 
 logger = logging.getLogger(__name__)
 
@@ -261,6 +261,10 @@ def _as_origins(values: dict[str, str], key: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(origins))
 
 
+DATABASE_SCHEMES = ("sqlite:", "postgresql", "postgres:", "mysql", "mariadb")
+"""What ``DATABASE_URL`` and ``CHECKPOINT_URL`` may start with (SQLAlchemy's dialects, with a driver or not)."""
+
+
 def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | None = None) -> Settings:
     """Build :class:`Settings` from ``.env`` and the process environment.
 
@@ -301,6 +305,16 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         raise ValueError(f"CHECKPOINT_SYNC must be normal or full, got {values['CHECKPOINT_SYNC']!r}")
     database_url = values["DATABASE_URL"] or f"sqlite:///{data_dir / 'ventagent.db'}"
     checkpoint_url = values["CHECKPOINT_URL"] or database_url
+    for key in ("DATABASE_URL", "CHECKPOINT_URL"):
+        if values[key] and not values[key].lower().startswith(DATABASE_SCHEMES):
+            # The value may hold a password: name its scheme only.
+            scheme = values[key].partition(":")[0]
+            raise ValueError(
+                f"{key} must be a sqlite:///, postgresql:// or mysql:// (mariadb://) URL, got a {scheme!r} one"
+            )
+    wrong_endpoint = endpoint_error("OPENAI_BASE_URL", values["OPENAI_BASE_URL"])
+    if wrong_endpoint is not None:
+        raise ValueError(wrong_endpoint)
     if checkpointer == "postgres" and not checkpoint_url.startswith(("postgres://", "postgresql")):
         raise ValueError(
             "CHECKPOINTER=postgres needs CHECKPOINT_URL (or DATABASE_URL) to be a postgresql:// URL"

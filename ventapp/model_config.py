@@ -95,16 +95,38 @@ def _route_from(entry: object, position: int, default_window: int) -> ModelRoute
     levels = entry.get("thinking_levels") or []
     if not isinstance(levels, list) or not all(isinstance(level, str) for level in levels):
         raise ValueError(f"{where} ({name}): thinking_levels must be a list of level names")
+    base_url = str(entry.get("base_url") or "").strip()
+    wrong = endpoint_error(f"{where} ({name}): base_url", base_url)
+    if wrong is not None:
+        raise ValueError(wrong)
     return ModelRoute(
         name=name,
         model=model,
-        base_url=str(entry.get("base_url") or "").strip(),
+        base_url=base_url,
         api_key=str(entry.get("api_key") or "").strip(),
         context_limit=int(window),
         thinking_control=control,
         thinking_level=str(entry.get("thinking_level") or "default").strip().lower(),
         thinking_levels=tuple(level.strip().lower() for level in levels),
     )
+
+
+def endpoint_error(where: str, url: str) -> str | None:
+    """Why ``url`` cannot be an OpenAI-compatible endpoint, or None (empty: OpenAI's own).
+
+    Without a scheme (``localhost:8000/v1``) the HTTP client refuses every request with an
+    ``UnsupportedProtocol`` that reads like a server that is down; say it at start instead.
+
+    Args:
+        where: The setting that holds it (``OPENAI_BASE_URL``, ``MODELS (name)``).
+        url: Its value.
+    """
+    if not url:
+        return None
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme.lower() not in ("http", "https") or not rest.split("/", 1)[0]:
+        return f"{where} must be an http:// or https:// URL such as http://localhost:8000/v1, got {url!r}"
+    return None
 
 
 def parse_routes(raw: str, root: Path, default_window: int = 128000) -> tuple[ModelRoute, ...]:
