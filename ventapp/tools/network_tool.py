@@ -14,10 +14,11 @@ from pathlib import Path, PurePosixPath
 from ventapp.domain.demand import check_velocity
 from ventapp.domain.network import Network, NetworkError, NetworkSolution, read_topology, solve_network
 from ventapp.domain.regulations import VELOCITY_LIMITS
-from ventapp.i18n import t
+from ventapp.i18n import has_message, t
 from ventapp.tools import workspace_files
 from ventapp.tools.citations import cite, rule_citation
 from ventapp.tools.knowledge import kb_source
+from ventapp.tools.refused import in_sentence
 from ventapp.tools.registry import register, sourced
 from ventapp.tools.run_language import run_language
 
@@ -197,13 +198,27 @@ def _velocity_findings(network: Network, solution: NetworkSolution) -> tuple[lis
 def refusal(exc: NetworkError, lang: str) -> str:
     """Why the solver refused, for the person and the model: ``[code] sentence (detail)``.
 
-    The sentence is the catalogue's, in the turn's UI language, naming what the error's ``fields``
-    name (the missing columns, the sheets read) as a list in that language; the detail (which row,
-    which airway) is the domain's, in English.
+    The sentence is the catalogue's ``solver.refused.<code>`` (``.<variant>`` when the error names
+    one), in the turn's UI language, naming what the error's ``fields`` name (the row, the airway,
+    the value, the missing columns, the sheets read) as a list in that language; a ``column`` is
+    named as the person's language calls it (``solver.column.<name>``), and ASCII parentheses in a
+    value become full-width so the sentence stays whole (:func:`ventapp.tools.refused.in_sentence`).
+    The detail (which row, which airway) is the domain's, in English, as the file has it.
     """
     sep = t("solver.list_sep", lang)
-    fields = {key: sep.join(values) for key, values in exc.fields.items()}
-    return f"[{exc.code}] {t(f'solver.refused.{exc.code}', lang, **fields)} ({exc})"
+    fields = {
+        key: sep.join(in_sentence(_named(key, value, lang)) for value in values)
+        for key, values in exc.fields.items()
+    }
+    key = f"solver.refused.{exc.code}" + (f".{exc.variant}" if exc.variant else "")
+    return f"[{exc.code}] {t(key, lang, **fields)} ({exc})"
+
+
+def _named(field: str, value: str, lang: str) -> str:
+    # A Chinese header (风阻) was read as its benchmark name (r_N_s2_m8): name both to the person.
+    if field == "column" and has_message(f"solver.column.{value}"):
+        return t(f"solver.column.{value}", lang)
+    return value
 
 
 @register(

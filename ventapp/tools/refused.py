@@ -18,17 +18,29 @@ from ventapp.tools.run_language import run_language
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def in_sentence(value: object) -> str:
+    """``value`` as a refusal's sentence may hold it: ASCII parentheses made full-width.
+
+    The sentence ends at its first ASCII "(", where the English detail begins
+    (:data:`ventapp.state.tool_summary._REFUSAL`), so an airway id or a name the person typed,
+    such as ``"E(1)"``, reads ``"E（1）"`` rather than cutting the sentence short.
+    """
+    return str(value).replace("(", "\uff08").replace(")", "\uff09")
+
+
 class Refused(ValueError):
     """Bad input, worded for the person (``tool.refused.<code>``) and for the model (``detail``).
 
     Args:
         code: The catalogue's ``tool.refused.<code>``, e.g. ``"no_duty"``.
         detail: English for the model, naming the argument to fix; may hold parentheses.
-        **fields: The sentence's placeholders, e.g. ``name="tunnel"``.
+        **fields: The sentence's placeholders, e.g. ``name="tunnel"``; ASCII parentheses in them
+            become full-width (:func:`in_sentence`).
     """
 
     def __init__(self, code: str, detail: str, **fields: object) -> None:
-        sentence = t(f"tool.refused.{code}", run_language(), **fields)
+        shown = {key: in_sentence(value) for key, value in fields.items()}
+        sentence = t(f"tool.refused.{code}", run_language(), **shown)
         super().__init__(f"[{code}] {sentence} ({detail})")
 
 

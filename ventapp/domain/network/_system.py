@@ -74,11 +74,15 @@ def _merge_nodes(network: Network, fixed_total: bool) -> tuple[dict[str, int], i
     intakes, exits = set(network.intakes), set(network.exits)
     if fixed_total and not intakes:
         raise NetworkError(
-            "no_path", "The network has no intake (a node with no incoming airway), so no air can enter it."
+            "no_path",
+            "The network has no intake (a node with no incoming airway), so no air can enter it.",
+            variant="no_intake",
         )
     if fixed_total and not exits:
         raise NetworkError(
-            "no_path", "The network has no exit (a node with no outgoing airway), so no air can leave it."
+            "no_path",
+            "The network has no exit (a node with no outgoing airway), so no air can leave it.",
+            variant="no_exit",
         )
     index: dict[str, int] = {}
     next_index = 2 if fixed_total else 1
@@ -129,6 +133,7 @@ def _connectivity_error(network: Network, index: dict[str, int], joined: set[int
             "no_path",
             "No path of airways joins the intakes to the exits (fixed-quantity airways do not count), "
             "so the total flow has nowhere to go.",
+            variant="no_route",
         )
     loose = [node for node, i in index.items() if i not in joined]
     if loose:
@@ -137,6 +142,8 @@ def _connectivity_error(network: Network, index: dict[str, int], joined: set[int
             "disconnected",
             f"Node(s) {shown} are not joined to the intakes by airways whose flow is free; "
             "their pressure cannot be determined.",
+            nodes=tuple(loose[:5]) + (("…",) if len(loose) > 5 else ()),
+            count=(str(len(loose)),),
         )
 
 

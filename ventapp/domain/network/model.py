@@ -39,13 +39,22 @@ class NetworkError(ValueError):
         Machine-readable reason, e.g. ``"missing_column"``.
     fields : dict of str to tuple of str
         What the person's sentence names (the catalogue's placeholders, each a list the UI joins
-        in its language), e.g. ``{"columns": ("r_N_s2_m8",)}``; the English message says the same
-        for the model.
+        in its language), e.g. ``{"columns": ("r_N_s2_m8",)}`` or ``{"row": ("7",), "column":
+        ("r_N_s2_m8",), "value": ("abc",)}``; the English message says the same for the model.
+        Values are as the file has them (ids may hold any character); numbers are formatted
+        with ``:g`` and the sentence gives their unit.
+    variant : str
+        Which sentence of the code, when one code covers several cases (``bad_value``: an empty
+        cell, a word, a non-positive cross-section …): the catalogue's
+        ``solver.refused.<code>.<variant>``; "" for ``solver.refused.<code>``.
     """
 
-    def __init__(self, code: ErrorCode, message: str, **fields: tuple[str, ...]) -> None:
+    def __init__(
+        self, code: ErrorCode, message: str, *, variant: str = "", **fields: tuple[str, ...]
+    ) -> None:
         super().__init__(message)
         self.code: ErrorCode = code
+        self.variant = variant
         self.fields: dict[str, tuple[str, ...]] = fields
 
 
@@ -127,37 +136,62 @@ class Airway:
 
 def _check_airway(airway: Airway) -> None:
     label = f"airway {airway.edge_id!r}"
+    named = {"airway": (airway.edge_id,)}
     for node in (airway.from_node, airway.to_node):
         if not str(node).strip():
             raise NetworkError(
-                "unknown_node", f"{label} has a blank node id; every airway needs 'from' and 'to'."
+                "unknown_node",
+                f"{label} has a blank node id; every airway needs 'from' and 'to'.",
+                variant="blank",
+                **named,
             )
     if airway.from_node == airway.to_node:
         raise NetworkError(
             "self_loop",
             f"{label} starts and ends at node {airway.from_node!r}; an airway must join two nodes.",
+            node=(airway.from_node,),
+            **named,
         )
+    # (English word, the file's column): the person reads the column their file has.
     values = {
-        "resistance": airway.resistance_ns2_m8,
-        "regulator resistance": airway.regulator_ns2_m8,
-        "natural ventilation pressure": airway.nvp_pa,
+        ("resistance", "r_N_s2_m8"): airway.resistance_ns2_m8,
+        ("regulator resistance", "adjust_r"): airway.regulator_ns2_m8,
+        ("natural ventilation pressure", "nvp_Pa"): airway.nvp_pa,
     }
     if airway.fan is not None:
-        values.update(a0=airway.fan.a0_pa, a1=airway.fan.a1_pa_s_m3, a2=airway.fan.a2_pa_s2_m6)
+        values[("a0", "a0_Pa")] = airway.fan.a0_pa
+        values[("a1", "a1_Pa_s_m3")] = airway.fan.a1_pa_s_m3
+        values[("a2", "a2_Pa_s2_m6")] = airway.fan.a2_pa_s2_m6
     if airway.fixed_flow_m3_s is not None:
-        values["fixed flow"] = airway.fixed_flow_m3_s
+        values[("fixed flow", "fixed_q_m3_s")] = airway.fixed_flow_m3_s
     if airway.area_m2 is not None:
-        values["cross-section"] = airway.area_m2
+        values[("cross-section", "area_m2")] = airway.area_m2
         if airway.area_m2 <= 0:
-            raise NetworkError("bad_value", f"{label}: the cross-section must be positive.")
-    for what, value in values.items():
+            raise NetworkError(
+                "bad_value",
+                f"{label}: the cross-section must be positive.",
+                variant="area",
+                value=(f"{airway.area_m2:g}",),
+                **named,
+            )
+    for (what, column), value in values.items():
         if not math.isfinite(value):
-            raise NetworkError("bad_value", f"{label}: the {what} is not a finite number.")
+            raise NetworkError(
+                "bad_value",
+                f"{label}: the {what} is not a finite number.",
+                variant="airway_not_finite",
+                column=(column,),
+                value=(f"{value:g}",),
+                **named,
+            )
     if airway.resistance_ns2_m8 < 0 or airway.regulator_ns2_m8 < 0:
         raise NetworkError(
             "negative_resistance",
             f"{label} has a negative resistance ({airway.resistance_ns2_m8:g} + "
             f"{airway.regulator_ns2_m8:g} N·s²/m⁸); resistances must be zero or positive.",
+            resistance=(f"{airway.resistance_ns2_m8:g}",),
+            regulator=(f"{airway.regulator_ns2_m8:g}",),
+            **named,
         )
 
 
@@ -182,7 +216,11 @@ class Network:
         seen: set[str] = set()
         for airway in self.airways:
             if airway.edge_id in seen:
-                raise NetworkError("duplicate_edge", f"Airway id {airway.edge_id!r} appears more than once.")
+                raise NetworkError(
+                    "duplicate_edge",
+                    f"Airway id {airway.edge_id!r} appears more than once.",
+                    airway=(airway.edge_id,),
+                )
             seen.add(airway.edge_id)
             _check_airway(airway)
 

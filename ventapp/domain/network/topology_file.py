@@ -92,27 +92,52 @@ def _number(row: dict[str, Any], column: str, line: int, default: float | None =
     text = _text(raw)
     if text == "":
         if default is None and column in REQUIRED_COLUMNS:
-            raise NetworkError("bad_value", f"Row {line}: the column '{column}' is empty; it needs a number.")
+            raise NetworkError(
+                "bad_value",
+                f"Row {line}: the column '{column}' is empty; it needs a number.",
+                variant="empty_cell",
+                row=(str(line),),
+                column=(column,),
+            )
         return default
     try:
         value = float(raw) if isinstance(raw, int | float) else float(text)
     except ValueError:
         raise NetworkError(
-            "bad_value", f"Row {line}: '{column}' is {text!r}, which is not a number."
+            "bad_value",
+            f"Row {line}: '{column}' is {text!r}, which is not a number.",
+            variant="not_number",
+            row=(str(line),),
+            column=(column,),
+            value=(text,),
         ) from None
     if not math.isfinite(value):
-        raise NetworkError("bad_value", f"Row {line}: '{column}' is {text!r}; it must be a finite number.")
+        raise NetworkError(
+            "bad_value",
+            f"Row {line}: '{column}' is {text!r}; it must be a finite number.",
+            variant="not_finite",
+            row=(str(line),),
+            column=(column,),
+            value=(text,),
+        )
     return value
 
 
 def _airway(row: dict[str, Any], line: int) -> Airway:
     edge_id, tail, head = _text(row.get("edge_id")), _text(row.get("from")), _text(row.get("to"))
     if not edge_id:
-        raise NetworkError("bad_value", f"Row {line}: the airway has no 'edge_id'.")
+        raise NetworkError(
+            "bad_value", f"Row {line}: the airway has no 'edge_id'.", variant="no_edge_id", row=(str(line),)
+        )
     for column, node in (("from", tail), ("to", head)):
         if not node:
             raise NetworkError(
-                "unknown_node", f"Row {line} (airway {edge_id!r}): the '{column}' node is empty."
+                "unknown_node",
+                f"Row {line} (airway {edge_id!r}): the '{column}' node is empty.",
+                variant="blank_in_row",
+                row=(str(line),),
+                airway=(edge_id,),
+                column=(column,),
             )
     resistance = _number(row, "r_N_s2_m8", line, default=None)
     regulator = _number(row, "adjust_r", line)
@@ -203,7 +228,12 @@ def network_from_rows(
         if all(_text(c) == "" for c in cells):
             continue
         if len(airways) >= MAX_ROWS:
-            raise NetworkError("bad_value", f"{source} has more than {MAX_ROWS} airways.")
+            raise NetworkError(
+                "bad_value",
+                f"{source} has more than {MAX_ROWS} airways.",
+                variant="too_many_rows",
+                limit=(str(MAX_ROWS),),
+            )
         airways.append(_airway(dict(zip(names, cells, strict=False)), line))
     if not airways:
         raise NetworkError("empty", f"{source} has a header but no airways.")
