@@ -328,3 +328,50 @@ async def test_a_stopped_runs_error_carries_the_stored_duration_and_the_kept_ans
         assert closing.usage.output_tokens > 0, "the kept part's tokens"
     finally:
         await runtime.close()
+
+
+async def test_the_answer_its_run_and_its_last_ledger_rows_are_one_commit(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    """Issue 18: the final save and the last calls' settlement were two worker-thread hops and two
+    commits (two fsyncs); now one. Atomic too: a refused ledger write keeps nothing of the answer."""
+    import sqlalchemy as sa
+
+    from ventapp.db import billing_store, turn_writes
+
+    runtime = await _runtime(tmp_path, llm.base_url, ANSWER_SAVE_INTERVAL_S="0")
+    commits: list[int] = []
+
+    def committed(_conn) -> None:  # type: ignore[no-untyped-def]
+        commits.append(1)
+
+    try:
+        run = await start_chat(runtime, ChatRequest(message="hello", user_name="u"))
+        sa.event.listen(runtime.engine, "commit", committed)
+        assert [event.type async for event in run.events()][-1] == "done"
+        sa.event.remove(runtime.engine, "commit", committed)
+        assert len(commits) == 1
+        with runtime.engine.connect() as connection:
+            booked = connection.exec_driver_sql(
+                "SELECT count(*) FROM usage_ledger WHERE run_id = ?", (run.run_id,)
+            ).scalar()
+        assert booked == 1
+
+        original = billing_store.write_settlement_in
+
+        def refused(*args, **kwargs):  # type: ignore[no-untyped-def]
+            raise sa.exc.OperationalError("INSERT", {}, Exception("disk I/O error"))
+
+        billing_store.write_settlement_in = refused  # type: ignore[assignment]
+        try:
+            second = await start_chat(runtime, ChatRequest(message="again", user_name="u"))
+            frames = [event async for event in second.events()]
+        finally:
+            billing_store.write_settlement_in = original  # type: ignore[assignment]
+        assert frames[-1].type == "error" and frames[-1].code == "storage"
+        assert [m.role for m in chat_store.list_messages(runtime.engine, second.session_id)] == ["user"]
+        assert turn_writes.finalise_run(runtime.engine, second.run_id, "success") is not None, (
+            "the run was left running for the write-back, not finalised without its ledger rows"
+        )
+    finally:
+        await runtime.close()

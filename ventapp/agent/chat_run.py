@@ -63,7 +63,6 @@ from ventapp.billing.guard import RunBilling, read_billing
 from ventapp.billing.pricing import Price
 from ventapp.billing.settlement import SettleResult
 from ventapp.db import turn_writes
-from ventapp.db.turn_writes import FinalisedRun
 
 logger = logging.getLogger(__name__)
 
@@ -420,16 +419,19 @@ class ChatRun:
         )
         # Billing apart from the message (pitfall 9: this is where the meters meet the ledger): the
         # calls not settled while streaming (the last one, a cut one), after those that were, in
-        # the answer's worker-thread hop (issue 18: under load every hop costs the event loop).
+        # the answer's transaction (issue 18: one worker-thread hop and one commit, not two; if it
+        # fails, the answer is parked with them).
         await self._settler.wait()
         rest = self._settler.take_new(transcript.meter.calls)
+        settled: list[SettleResult] = []
 
-        def save_and_settle() -> tuple[FinalisedRun | None, SettleResult | None]:
-            finalised = turn_writes.finalise_run(self.runtime.engine, **record)
-            return finalised, self._settler.settle_blocking(rest) if rest else None
+        def book(connection: Any) -> None:
+            settled.append(self._settler.book_in(connection, rest))
 
         try:
-            finalised, settled = await asyncio.to_thread(save_and_settle)
+            finalised = await asyncio.to_thread(
+                turn_writes.finalise_run, self.runtime.engine, **record, along=book if rest else None
+            )
         except Exception as exc:
             logger.warning(
                 "run %s (trace %s): the database refused its answer (%r); parking it in the spool",
@@ -442,7 +444,7 @@ class ChatRun:
             self._stored_duration_ms = finalised.duration_ms
             self._stored_content = finalised.content or ""
             self._stored_usage = usage if record["answer"] is not None else None
-        self._settler.booked(rest, settled)
+        self._settler.booked(rest, settled[0] if settled else None)
         return True
 
     async def _park(self, record: dict[str, Any]) -> bool:

@@ -14,8 +14,10 @@ import contextlib
 import logging
 from collections.abc import Sequence
 
+import sqlalchemy as sa
+
 from ventapp.agent.runtime import AgentRuntime
-from ventapp.billing.settlement import SettleResult, settle
+from ventapp.billing.settlement import SettleResult, book_within, settle
 from ventapp.billing.usage import CallUsage
 
 logger = logging.getLogger(__name__)
@@ -98,8 +100,7 @@ class CallSettler:
     def settle_blocking(self, calls: list[CallUsage]) -> SettleResult | None:
         """Book ``calls`` now, in the calling thread (a worker thread: it blocks on the database).
 
-        For a caller that is in a worker thread anyway (the run's final save books the last calls
-        in the same thread hop, issue 18); hand the result to :meth:`booked` on the event loop.
+        Hand the result to :meth:`booked` on the event loop.
 
         Returns:
             The settlement's result; None when it failed (logged; ``settle`` itself parks or
@@ -118,6 +119,21 @@ class CallSettler:
         except Exception:
             logger.exception("could not settle run %s (trace %s)", self.run_id, self.trace_id)
             return None
+
+    def book_in(self, connection: sa.Connection, calls: list[CallUsage]) -> SettleResult:
+        """Book ``calls`` inside a caller's transaction (the run's final save, issue 18).
+
+        Raises:
+            sqlalchemy.exc.SQLAlchemyError: The database refused; the caller's transaction rolls back.
+        """
+        return book_within(
+            connection,
+            run_id=self.run_id,
+            session_id=self.session_id,
+            user_name=self.user_name,
+            model=self.model,
+            calls=calls,
+        )
 
     def booked(self, calls: list[CallUsage], result: SettleResult | None) -> None:
         """Count the tokens of ``calls`` as today's once settled or pending (the quota reads both)."""

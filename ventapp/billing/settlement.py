@@ -31,10 +31,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from ventapp.billing.day import usage_day
-from ventapp.billing.pricing import Price, get_price
+from ventapp.billing.pricing import Price, price_of
 from ventapp.billing.usage import CallUsage
 from ventapp.db import billing_store
 from ventapp.db.billing_models import BillingPending, UsageLedger
@@ -152,10 +153,18 @@ class _Settlement:
 
 
 def _book(engine: Engine, settlement: _Settlement, pending_id: str | None = None) -> SettleResult:
-    price = get_price(engine, settlement.model)
+    with engine.begin() as connection:
+        return _book_in(connection, settlement, pending_id)
+
+
+def _book_in(
+    connection: sa.Connection, settlement: _Settlement, pending_id: str | None = None
+) -> SettleResult:
+    row = billing_store.price_in(connection, settlement.model)
+    price = price_of(row) if row is not None else None
     rows = settlement.ledger_rows(price)
-    fresh = billing_store.write_settlement(
-        engine,
+    fresh = billing_store.write_settlement_in(
+        connection,
         rows,
         user_name=settlement.user_name,
         day=usage_day(settlement.occurred_at),
@@ -233,6 +242,28 @@ def settle(
             output_tokens=pending.output_tokens,
             pending_id=pending_id,
         )
+
+
+def book_within(
+    connection: sa.Connection,
+    *,
+    run_id: str,
+    session_id: str,
+    user_name: str,
+    model: str,
+    calls: list[CallUsage],
+) -> SettleResult:
+    """Book a run's calls inside a caller's transaction, which commits or rolls back with them.
+
+    For the run's final save (issue 18): its answer, status and last calls in one transaction
+    and one commit. Unlike :func:`settle` this raises when the database refuses, and nothing of
+    the caller's transaction is kept then: the caller parks the answer with its calls.
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: The write failed.
+    """
+    settlement = _Settlement(run_id, session_id, user_name, model, calls, _naive_utc(None))
+    return _book_in(connection, settlement)
 
 
 def spool_payload(

@@ -38,7 +38,12 @@ def get_price(engine: Engine, model: str) -> ModelPrice | None:
     A Core read (issue 18): every settlement and every new agent reads a price.
     """
     with engine.connect() as connection:
-        row = connection.execute(_PRICE_OF, {"p_model": model}).mappings().first()
+        return price_in(connection, model)
+
+
+def price_in(connection: sa.Connection, model: str) -> ModelPrice | None:
+    """:func:`get_price` on an open connection (inside a caller's transaction)."""
+    row = connection.execute(_PRICE_OF, {"p_model": model}).mappings().first()
     return ModelPrice(**row) if row is not None else None
 
 
@@ -234,22 +239,34 @@ def write_settlement(
         sqlalchemy.exc.SQLAlchemyError: The write failed; nothing was committed.
     """
     with engine.begin() as connection:
-        ids = [row.id for row in rows]
-        existing = set(connection.execute(_LEDGER_IDS, {"p_ids": ids}).scalars()) if ids else set()
-        fresh: list[UsageLedger] = []
-        for row in rows:
-            if row.id not in existing:
-                existing.add(row.id)
-                fresh.append(row)
-        if fresh:
-            connection.execute(
-                sa.insert(_LEDGER),
-                [{column.name: getattr(row, column.name) for column in _LEDGER.columns} for row in fresh],
-            )
-            _add_to_daily(connection, user_name, day, fresh)
-        if pending_id is not None:
-            connection.execute(_DELETE_PENDING, {"p_pending": pending_id})
-        return fresh
+        return write_settlement_in(connection, rows, user_name=user_name, day=day, pending_id=pending_id)
+
+
+def write_settlement_in(
+    connection: sa.Connection,
+    rows: Sequence[UsageLedger],
+    *,
+    user_name: str,
+    day: date,
+    pending_id: str | None = None,
+) -> list[UsageLedger]:
+    """:func:`write_settlement` inside a caller's transaction (it commits or rolls back the lot)."""
+    ids = [row.id for row in rows]
+    existing = set(connection.execute(_LEDGER_IDS, {"p_ids": ids}).scalars()) if ids else set()
+    fresh: list[UsageLedger] = []
+    for row in rows:
+        if row.id not in existing:
+            existing.add(row.id)
+            fresh.append(row)
+    if fresh:
+        connection.execute(
+            sa.insert(_LEDGER),
+            [{column.name: getattr(row, column.name) for column in _LEDGER.columns} for row in fresh],
+        )
+        _add_to_daily(connection, user_name, day, fresh)
+    if pending_id is not None:
+        connection.execute(_DELETE_PENDING, {"p_pending": pending_id})
+    return fresh
 
 
 def _add_to_daily(connection: sa.Connection, user_name: str, day: date, rows: Sequence[UsageLedger]) -> None:

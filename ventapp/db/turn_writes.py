@@ -11,7 +11,7 @@ transaction and blocking (async callers use ``asyncio.to_thread``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -293,6 +293,7 @@ def finalise_run(
     output_tokens: int = 0,
     first_token_ms: int | None = None,
     finished_at: datetime | None = None,
+    along: Callable[[sa.Connection], Any] | None = None,
 ) -> FinalisedRun | None:
     """Save a run's answer and set its final status, error and timings in one transaction.
 
@@ -313,6 +314,9 @@ def finalise_run(
         first_token_ms: Time to the first token, kept from the first part of a resumed run.
         finished_at: When the run ended (naive UTC; default now). A write-back passes the
             original time, so durations and the order of messages stay as they happened.
+        along: Further writes for the same transaction, given its connection (the run's last
+            ledger rows, issue 18: one commit instead of two); run whether or not the run was
+            still ``running``.
 
     Returns:
         What was stored (the duration) when this call finalised the run; None when it was not
@@ -322,6 +326,8 @@ def finalise_run(
         sqlalchemy.exc.SQLAlchemyError: The write failed; nothing was committed.
     """
     with engine.begin() as connection:
+        if along is not None:
+            along(connection)
         run = connection.execute(_RUN_STATE, {"p_run": run_id}).first()
         if run is None or run.status != "running":
             return None
