@@ -277,3 +277,39 @@ async def test_admission_reads_together_and_refuses_in_the_same_order(
     finally:
         await runtime.close()
     assert refusals == [(409, "duplicate_request"), (429, "quota"), (404, "not_found")]
+
+
+async def test_a_new_sessions_admission_is_one_worker_thread_hop_and_its_quota_refusal_saves_nothing(
+    tmp_path: Path, llm: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 18: a new session's quota read was a hop of its own before the turn's writes."""
+    from ventapp.billing.guard import set_user_quota
+
+    runtime = await _runtime(tmp_path, llm.base_url)
+    admission = {"precheck", "open_and_read", "open_turn", "load_turn_context", "get_session"}
+    hops: list[str] = []
+    original = asyncio.to_thread
+
+    async def counted(func: Any, /, *args: Any, **kwargs: Any) -> Any:
+        name = getattr(getattr(func, "func", func), "__name__", "")
+        if name in admission:
+            hops.append(name)
+        return await original(func, *args, **kwargs)
+
+    try:
+        monkeypatch.setattr(asyncio, "to_thread", counted)
+        set_user_quota(runtime.engine, "frugal", 100)
+        run = await start_chat(runtime, ChatRequest(message="please calculate (12+8)*3", user_name="frugal"))
+        assert hops == ["open_and_read"], hops
+        [event async for event in run.events()]  # uses up the quota
+        sessions = chat_store.list_sessions(runtime.engine, "frugal")
+        with pytest.raises(ChatRejected) as refused:
+            await start_chat(runtime, ChatRequest(message="again", user_name="frugal"))
+        assert refused.value.status == 429 and refused.value.code == "quota" and refused.value.retry_after
+        assert chat_store.list_sessions(runtime.engine, "frugal") == sessions, (
+            "the refused turn saved nothing"
+        )
+        again = await start_chat(runtime, ChatRequest(message="hello", user_name="alice"))
+        assert [event async for event in again.events()][-1].type == "done", "the refusal left no slot taken"
+    finally:
+        await runtime.close()

@@ -90,23 +90,43 @@ def route_name(runtime: AgentRuntime, requested: str | None, stored: str | None 
     return stored or DEFAULT_ROUTE
 
 
+def billing_read(
+    runtime: AgentRuntime, user_name: str, route: str | None = None
+) -> Callable[[], RunBilling] | None:
+    """The blocking price-and-quota read of a turn, for a worker thread; None when the route has no model.
+
+    The returned call raises ``BillingRejected`` (503 unpriced model, 429 daily quota used up);
+    :func:`billing_refusal` turns that into the client's refusal. Take it just before the read:
+    it notes the user's tokens booked in this process so far (see ``QuotaReservation``).
+    """
+    if not runtime.agents.route(route).configured:
+        return None  # the run explains how to configure a model; nothing will be billed
+    model = runtime.agents.billed_model(route)
+    booked_before = runtime.booked.total(user_name)  # before the read: see QuotaReservation
+    return functools.partial(
+        precheck, runtime.engine, runtime.settings, user_name, model, booked_before=booked_before
+    )
+
+
+def billing_refusal(refused: BillingRejected) -> ChatRejected:
+    """The client's refusal for a billing one: the English sentence as billing wrote it (detail);
+    the API words it by key and values."""
+    return ChatRejected.passed_on(refused)
+
+
 async def check_billing(runtime: AgentRuntime, user_name: str, route: str | None = None) -> RunBilling | None:
     """Refuse before the model is called: 503 unpriced model (the route's), 429 daily quota used up.
 
     Returns:
         The price and quota reservation the run keeps (None when the route has no model).
     """
-    if not runtime.agents.route(route).configured:
-        return None  # the run explains how to configure a model; nothing will be billed
-    model = runtime.agents.billed_model(route)
-    booked_before = runtime.booked.total(user_name)  # before the read: see QuotaReservation
+    read = billing_read(runtime, user_name, route)
+    if read is None:
+        return None
     try:
-        return await asyncio.to_thread(
-            precheck, runtime.engine, runtime.settings, user_name, model, booked_before=booked_before
-        )
+        return await asyncio.to_thread(read)
     except BillingRejected as refused:
-        # The English sentence as billing wrote it (detail); the API words it by key and values.
-        raise ChatRejected.passed_on(refused) from None
+        raise billing_refusal(refused) from None
 
 
 async def take_slot(runtime: AgentRuntime, user_name: str) -> Held:

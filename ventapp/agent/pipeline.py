@@ -28,6 +28,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ventapp.agent.admission_checks import (
+    billing_read,
+    billing_refusal,
     check_billing,
     claim_session,
     owned_session,
@@ -49,6 +51,7 @@ from ventapp.agent.run_answer import CANCELLED_MARKER
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.turn_attachments import note_for
 from ventapp.agent.turn_context import TurnContext, load_turn_context
+from ventapp.billing.guard import BillingRejected, RunBilling
 from ventapp.db import chat_store, request_keys, session_store, turn_writes
 from ventapp.db.models import SESSION_MODES
 from ventapp.model_config import DEFAULT_ROUTE
@@ -159,6 +162,10 @@ def _duplicate(record: Any) -> ChatRejected:
     )
 
 
+async def _nothing() -> None:
+    return None
+
+
 async def _earlier_request(runtime: AgentRuntime, request: ChatRequest) -> Any:
     """The stored record of the request's ``request_id`` (a repeat), or None."""
     if not request.request_id:
@@ -199,10 +206,13 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
     _check_request(request)
     engine = runtime.engine
     route = route_name(runtime, request.model)
+    # A new session's only read before the slot is the quota's: it goes with the turn's writes, in
+    # one worker-thread hop (issue 18; a full gate is then heard before a used-up quota).
+    deferred = not request.session_id and not request.request_id
     # The three reads go together (one wait instead of three); their refusals keep their order.
     earlier, billing, owned = await asyncio.gather(
         _earlier_request(runtime, request),
-        check_billing(runtime, request.user_name, route),
+        _nothing() if deferred else check_billing(runtime, request.user_name, route),
         _own_session(runtime, request),
         return_exceptions=True,
     )
@@ -280,17 +290,23 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
             else None,
         )
 
-        def open_and_read() -> TurnContext | None:
-            # One transaction for the session, the message and the run record, then the user's
-            # standing context, in one worker-thread hop (issue 18: under load each hop costs the
-            # event loop more than the read itself).
+        read_billing = billing_read(runtime, request.user_name, route) if deferred else None
+
+        def open_and_read() -> tuple[RunBilling | None, TurnContext | None]:
+            # The quota read (a new session's), one transaction for the session, the message and
+            # the run record, then the user's standing context, in one worker-thread hop (issue 18:
+            # under load each hop costs the event loop more than the read itself).
+            checked = read_billing() if read_billing is not None else billing
             open_turn()
             try:
-                return load_turn_context(engine, request.user_name, session_id)
+                return checked, load_turn_context(engine, request.user_name, session_id)
             except Exception:
-                return None  # the run reads it again when it starts, where a failure is reported
+                return checked, None  # the run reads it again when it starts, where a failure is reported
 
-        turn = await asyncio.to_thread(open_and_read)
+        try:
+            billing, turn = await asyncio.to_thread(open_and_read)
+        except BillingRejected as refused:
+            raise billing_refusal(refused) from None
         agent = await runtime.agents.ready(route)
     except BaseException:
         if claim is not None:
