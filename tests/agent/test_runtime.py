@@ -90,3 +90,25 @@ async def test_the_lifespans_end_waits_for_a_tab_showing_a_runs_end_with_the_run
     assert shown.is_set(), "the lifespan ended before the tab had shown the answer's end"
     assert seen == [runtime]
     await delivery
+
+
+async def test_the_start_up_line_names_the_endpoint_without_its_credentials(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """try14: ``agent runtime ready … endpoint=http://bob:<password>@host/v1`` went to the log."""
+    from ventapp.agent import runtime as runtime_module
+
+    lines: list[str] = []
+    monkeypatch.setattr(runtime_module.logger, "info", lambda message, *args: lines.append(message % args))
+    settings = load_settings(
+        {
+            "DEEP_AGENT_ENV_PRIORITY": "none",
+            "DATA_DIR": str(tmp_path),
+            "OPENAI_BASE_URL": "http://bob:Sekr1tpw@127.0.0.1:9/v1?key=abc",
+        }
+    )
+    async with runtime_lifespan(settings):
+        pass
+    ready = [line for line in lines if "runtime ready" in line]
+    assert ready and "endpoint=http://127.0.0.1:9/v1 " in ready[0], lines
+    assert not any("Sekr1tpw" in line or "key=abc" in line for line in lines), lines

@@ -25,7 +25,7 @@ from ventapp.agent.admission import ProcessGuard, RunGate
 from ventapp.agent.agent_set import AgentSet
 from ventapp.agent.checkpointers import open_checkpointer
 from ventapp.agent.coordination import Coordination, LocalCoordination, RedisCoordination
-from ventapp.agent.endpoint_probe import EndpointProbe
+from ventapp.agent.endpoint_probe import EndpointProbe, public_url
 from ventapp.agent.errors import SERVER_STOPPING
 from ventapp.agent.partial_saves import PartialSaves
 from ventapp.agent.prompt_budget import PromptBudget, check_fixed_prompt
@@ -350,7 +350,7 @@ async def runtime_lifespan(settings: Settings | None = None) -> AsyncIterator[Ag
     logger.info(
         "agent runtime ready: model=%s endpoint=%s configured=%s checkpointer=%s",
         settings.model_name,
-        settings.openai_base_url or "(OpenAI default)",
+        public_url(settings.openai_base_url) if settings.openai_base_url else "(OpenAI default)",
         settings.model_configured,
         settings.checkpointer,
     )
