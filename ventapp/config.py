@@ -30,7 +30,7 @@ from dotenv import dotenv_values
 from ventapp.config_auth import AUTH_KEYS, AuthSettings, parse_auth
 from ventapp.config_keys import KEYS as BASE_KEYS
 from ventapp.mcp_config import MCP_KEYS, McpSettings, parse_mcp
-from ventapp.model_config import DEFAULT_ROUTE, THINKING_CONTROLS, ModelRoute, endpoint_error, parse_routes
+from ventapp.model_config import DEFAULT_ROUTE, THINKING_CONTROLS, ModelRoute, check_endpoint, parse_routes
 
 logger = logging.getLogger(__name__)
 
@@ -312,9 +312,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
             raise ValueError(
                 f"{key} must be a sqlite:///, postgresql:// or mysql:// (mariadb://) URL, got a {scheme!r} one"
             )
-    wrong_endpoint = endpoint_error("OPENAI_BASE_URL", values["OPENAI_BASE_URL"])
-    if wrong_endpoint is not None:
-        raise ValueError(wrong_endpoint)
+    check_endpoint("OPENAI_BASE_URL", values["OPENAI_BASE_URL"])
     if checkpointer == "postgres" and not checkpoint_url.startswith(("postgres://", "postgresql")):
         raise ValueError(
             "CHECKPOINTER=postgres needs CHECKPOINT_URL (or DATABASE_URL) to be a postgresql:// URL"

@@ -96,9 +96,7 @@ def _route_from(entry: object, position: int, default_window: int) -> ModelRoute
     if not isinstance(levels, list) or not all(isinstance(level, str) for level in levels):
         raise ValueError(f"{where} ({name}): thinking_levels must be a list of level names")
     base_url = str(entry.get("base_url") or "").strip()
-    wrong = endpoint_error(f"{where} ({name}): base_url", base_url)
-    if wrong is not None:
-        raise ValueError(wrong)
+    check_endpoint(f"{where} ({name}): base_url", base_url)
     return ModelRoute(
         name=name,
         model=model,
@@ -111,8 +109,8 @@ def _route_from(entry: object, position: int, default_window: int) -> ModelRoute
     )
 
 
-def endpoint_error(where: str, url: str) -> str | None:
-    """Why ``url`` cannot be an OpenAI-compatible endpoint, or None (empty: OpenAI's own).
+def check_endpoint(where: str, url: str) -> None:
+    """Refuse a ``url`` that cannot be an OpenAI-compatible endpoint (empty is fine: OpenAI's own).
 
     Without a scheme (``localhost:8000/v1``) the HTTP client refuses every request with an
     ``UnsupportedProtocol`` that reads like a server that is down; say it at start instead.
@@ -120,13 +118,17 @@ def endpoint_error(where: str, url: str) -> str | None:
     Args:
         where: The setting that holds it (``OPENAI_BASE_URL``, ``MODELS (name)``).
         url: Its value.
+
+    Raises:
+        ValueError: ``url`` is not an http:// or https:// URL with a host (the message names ``where``).
     """
     if not url:
-        return None
+        return
     scheme, sep, rest = url.partition("://")
     if not sep or scheme.lower() not in ("http", "https") or not rest.split("/", 1)[0]:
-        return f"{where} must be an http:// or https:// URL such as http://localhost:8000/v1, got {url!r}"
-    return None
+        raise ValueError(
+            f"{where} must be an http:// or https:// URL such as http://localhost:8000/v1, got {url!r}"
+        )
 
 
 def parse_routes(raw: str, root: Path, default_window: int = 128000) -> tuple[ModelRoute, ...]:

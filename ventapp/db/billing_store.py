@@ -212,15 +212,18 @@ _DELETE_PENDING = sa.delete(BillingPending.__table__).where(
 )
 
 
-def write_settlement(
-    engine: Engine,
+def write_settlement_in(
+    connection: sa.Connection,
     rows: Sequence[UsageLedger],
     *,
     user_name: str,
     day: date,
     pending_id: str | None = None,
 ) -> list[UsageLedger]:
-    """Insert the ledger rows not yet present and add exactly those to the day's total, atomically.
+    """Insert the ledger rows not yet present and add exactly those to the day's total.
+
+    In the caller's transaction, which commits or rolls back the lot (the settlement's own, or
+    the run's final save, issue 18).
 
     Rows whose ``id`` already exists are skipped, so writing the same settlement
     twice changes nothing. When ``pending_id`` is given that ``billing_pending`` row
@@ -236,21 +239,8 @@ def write_settlement(
         The rows that were newly written (empty if all existed).
 
     Raises:
-        sqlalchemy.exc.SQLAlchemyError: The write failed; nothing was committed.
+        sqlalchemy.exc.SQLAlchemyError: The write failed; the caller's transaction rolls back.
     """
-    with engine.begin() as connection:
-        return write_settlement_in(connection, rows, user_name=user_name, day=day, pending_id=pending_id)
-
-
-def write_settlement_in(
-    connection: sa.Connection,
-    rows: Sequence[UsageLedger],
-    *,
-    user_name: str,
-    day: date,
-    pending_id: str | None = None,
-) -> list[UsageLedger]:
-    """:func:`write_settlement` inside a caller's transaction (it commits or rolls back the lot)."""
     ids = [row.id for row in rows]
     existing = set(connection.execute(_LEDGER_IDS, {"p_ids": ids}).scalars()) if ids else set()
     fresh: list[UsageLedger] = []
