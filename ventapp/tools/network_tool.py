@@ -18,7 +18,7 @@ from ventapp.i18n import has_message, t
 from ventapp.tools import workspace_files
 from ventapp.tools.citations import cite, rule_citation
 from ventapp.tools.knowledge import kb_source
-from ventapp.tools.refused import in_sentence
+from ventapp.tools.refused import in_sentence, refusal_text
 from ventapp.tools.registry import register, sourced
 from ventapp.tools.run_language import run_language
 
@@ -211,7 +211,7 @@ def refusal(exc: NetworkError, lang: str) -> str:
         for key, values in exc.fields.items()
     }
     key = f"solver.refused.{exc.code}" + (f".{exc.variant}" if exc.variant else "")
-    return f"[{exc.code}] {t(key, lang, **fields)} ({exc})"
+    return refusal_text(exc.code, t(key, lang, **fields), exc)
 
 
 def _named(field: str, value: str, lang: str) -> str:

@@ -28,6 +28,16 @@ def in_sentence(value: object) -> str:
     return str(value).replace("(", "\uff08").replace(")", "\uff09")
 
 
+def refusal_text(code: str, sentence: str, detail: object) -> str:
+    """A tool's refusal as the model and the tool card read it: ``[code] sentence (detail)``.
+
+    ``sentence`` is the person's (catalogue, their language; no ASCII "(" in it, see
+    :func:`in_sentence`), ``detail`` the English for the model;
+    :data:`ventapp.state.tool_summary._REFUSAL` takes the three apart again.
+    """
+    return f"[{code}] {sentence} ({detail})"
+
+
 class Refused(ValueError):
     """Bad input, worded for the person (``tool.refused.<code>``) and for the model (``detail``).
 
@@ -41,7 +51,7 @@ class Refused(ValueError):
     def __init__(self, code: str, detail: str, **fields: object) -> None:
         shown = {key: in_sentence(value) for key, value in fields.items()}
         sentence = t(f"tool.refused.{code}", run_language(), **shown)
-        super().__init__(f"[{code}] {sentence} ({detail})")
+        super().__init__(refusal_text(code, sentence, detail))
 
 
 def refusing(func: F) -> F:
