@@ -90,14 +90,14 @@ def _text(value: Any) -> str:
 def _number(row: dict[str, Any], column: str, line: int, default: float | None = 0.0) -> float | None:
     raw = row.get(column)
     text = _text(raw)
+    cell = {"row": (str(line),), "column": (column,)}  # what a refusal names
     if text == "":
         if default is None and column in REQUIRED_COLUMNS:
             raise NetworkError(
                 "bad_value",
                 f"Row {line}: the column '{column}' is empty; it needs a number.",
                 variant="empty_cell",
-                row=(str(line),),
-                column=(column,),
+                **cell,
             )
         return default
     try:
@@ -107,18 +107,16 @@ def _number(row: dict[str, Any], column: str, line: int, default: float | None =
             "bad_value",
             f"Row {line}: '{column}' is {text!r}, which is not a number.",
             variant="not_number",
-            row=(str(line),),
-            column=(column,),
             value=(text,),
+            **cell,
         ) from None
     if not math.isfinite(value):
         raise NetworkError(
             "bad_value",
             f"Row {line}: '{column}' is {text!r}; it must be a finite number.",
             variant="not_finite",
-            row=(str(line),),
-            column=(column,),
             value=(text,),
+            **cell,
         )
     return value
 
