@@ -16,6 +16,7 @@ from sqlalchemy.engine import Engine
 
 from ventapp.db import billing_store
 from ventapp.db.billing_models import CURRENCIES, ModelPrice
+from ventapp.db.billing_store import PriceRow
 
 Currency = Literal["CNY", "USD"]
 MICROS_PER_UNIT = 1_000_000
@@ -68,8 +69,8 @@ SEED_PRICES: tuple[Price, ...] = (
 small non-zero price so the demo and the tests exercise billing."""
 
 
-def price_of(row: ModelPrice) -> Price:
-    """The :class:`Price` of a stored price row."""
+def price_of(row: ModelPrice | PriceRow) -> Price:
+    """The :class:`Price` of a stored price row (the table model or the per-turn read's tuple)."""
     return Price(row.model, row.input_micros_per_mtok, row.output_micros_per_mtok, row.currency)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import NamedTuple
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -29,11 +30,28 @@ from ventapp.db.models import utcnow
 
 
 _PRICES = ModelPrice.__table__
-_PRICE_OF = sa.select(_PRICES).where(_PRICES.c.model == sa.bindparam("p_model"))
 
 
-def get_price(engine: Engine, model: str) -> ModelPrice | None:
-    """The price row of ``model`` (exact name), or None (a detached row: read it, don't save it).
+class PriceRow(NamedTuple):
+    """A model's stored price, read for a settlement or a pre-run check (the ``model_prices`` columns).
+
+    A tuple, not a :class:`ModelPrice`: both are read on every turn (issue 18), and building the
+    SQLModel instance (validation, instrumentation) cost several times the ``SELECT`` itself.
+    """
+
+    model: str
+    input_micros_per_mtok: int
+    output_micros_per_mtok: int
+    currency: str
+
+
+_PRICE_OF = sa.select(
+    _PRICES.c.model, _PRICES.c.input_micros_per_mtok, _PRICES.c.output_micros_per_mtok, _PRICES.c.currency
+).where(_PRICES.c.model == sa.bindparam("p_model"))
+
+
+def get_price(engine: Engine, model: str) -> PriceRow | None:
+    """The price of ``model`` (exact name), or None.
 
     A Core read (issue 18): every settlement and every new agent reads a price.
     """
@@ -41,10 +59,10 @@ def get_price(engine: Engine, model: str) -> ModelPrice | None:
         return price_in(connection, model)
 
 
-def price_in(connection: sa.Connection, model: str) -> ModelPrice | None:
+def price_in(connection: sa.Connection, model: str) -> PriceRow | None:
     """:func:`get_price` on an open connection (inside a caller's transaction)."""
-    row = connection.execute(_PRICE_OF, {"p_model": model}).mappings().first()
-    return ModelPrice(**row) if row is not None else None
+    row = connection.execute(_PRICE_OF, {"p_model": model}).first()
+    return PriceRow(*row) if row is not None else None
 
 
 def list_prices(engine: Engine) -> Sequence[ModelPrice]:
@@ -127,7 +145,7 @@ class QuotaInputs:
     user_limit: int | None
     booked_tokens: int
     pending_tokens: int
-    price: ModelPrice | None
+    price: PriceRow | None
     operator_limit: int | None = None
 
 
@@ -173,9 +191,7 @@ def quota_inputs(engine: Engine, user_name: str, day: date, model: str | None = 
             row = connection.execute(_QUOTA_INPUTS_AND_PRICE, params).one()
     price = None
     if model is not None and row[4] is not None:
-        price = ModelPrice(
-            model=model, input_micros_per_mtok=row[4], output_micros_per_mtok=row[5], currency=row[6]
-        )
+        price = PriceRow(model, row[4], row[5], row[6])
     return QuotaInputs(
         user_limit=row[0],
         operator_limit=row[1],
