@@ -150,3 +150,42 @@ def test_a_database_url_of_no_known_kind_is_refused_without_its_password() -> No
     assert "s3cret" not in str(refused.value)
     for url in ("sqlite:///x.db", "postgresql+psycopg://u@h/d", "mysql://u@h/d", "mariadb://u@h/d"):
         assert load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", "DATABASE_URL": url}).database_url == url
+
+
+@pytest.mark.parametrize("key", ["DATABASE_URL", "CHECKPOINT_URL", "REDIS_URL"])
+def test_a_raw_at_sign_in_a_server_password_is_refused_without_the_password(key: str) -> None:
+    """try14: psycopg read ``vent:ab@cd@host`` as host ``cd@host`` and printed the password's tail."""
+    scheme = "redis" if key == "REDIS_URL" else "postgresql"
+    with pytest.raises(ValueError) as refused:
+        load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", key: f"{scheme}://vent:ab@cd@127.0.0.1:5432/0"})
+    assert key in str(refused.value) and "%40" in str(refused.value)
+    assert "ab@cd" not in str(refused.value) and "cd@127" not in str(refused.value)
+    escaped = f"{scheme}://vent:ab%40cd@127.0.0.1:5432/0"
+    load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", key: escaped})  # percent-encoded: accepted
+
+
+@pytest.mark.parametrize("port", ["99999", "0", "54x"])
+def test_a_port_outside_1_to_65535_is_refused_naming_the_key(port: str) -> None:
+    """try14: ``OPENAI_BASE_URL=http://127.0.0.1:99999/v1`` loaded, then every turn failed."""
+    for key, url in (
+        ("DATABASE_URL", f"postgresql://vent:s3cret@127.0.0.1:{port}/vent"),
+        ("OPENAI_BASE_URL", f"http://127.0.0.1:{port}/v1"),
+    ):
+        with pytest.raises(ValueError, match=f"{key}: the port must be a number from 1 to 65535") as refused:
+            load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", key: url})
+        assert "s3cret" not in str(refused.value)
+    models = f'[{{"name": "local", "model": "m", "base_url": "http://127.0.0.1:{port}/v1"}}]'
+    with pytest.raises(ValueError, match=r"MODELS entry 1 \(local\).*port must be a number"):
+        load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", "MODELS": models})
+    ipv6 = "http://[::1]:8000/v1"
+    assert load_settings({"DEEP_AGENT_ENV_PRIORITY": "none", "OPENAI_BASE_URL": ipv6}).openai_base_url == ipv6
+
+
+def test_an_unreachable_server_is_worded_without_its_password_even_when_the_driver_repeats_it() -> None:
+    from ventapp.config_urls import shown_url, unreachable
+
+    error = OSError('password authentication failed for user "vent" (password "s3cret")\nDETAIL: more')
+    line = unreachable("DATABASE_URL", "postgresql://vent:s3cret@[::1]:5432/vent?sslmode=require", error)
+    assert line.startswith("DATABASE_URL: could not connect to postgresql://vent@[::1]:5432/vent (")
+    assert "s3cret" not in line and "***" in line and "DETAIL" not in line and "sslmode" not in line
+    assert shown_url("sqlite:///data/x.db") == "sqlite:///data/x.db"

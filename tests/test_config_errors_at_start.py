@@ -8,6 +8,7 @@ the agent, in the server's lifespan.
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +42,7 @@ def _start(command: list[str], port: int, tmp_path: Path, **settings: str) -> tu
         ("AUTH_NONE_OPERATORS", "team/lead", "team/lead"),
         ("DATABASE_URL", "foo://admin:s3cret@db/x", "got a 'foo' one"),
         ("OPENAI_BASE_URL", "localhost:8000/v1", "http:// or https://"),
+        ("DATABASE_URL", "postgresql://admin:s3cret@127.0.0.1:99999/x", "port must be a number"),
     ],
 )
 def test_a_bad_setting_is_one_line_naming_the_key(tmp_path: Path, key: str, value: str, words: str) -> None:
@@ -62,3 +64,16 @@ def test_an_unknown_hitl_tool_stops_the_server_in_a_few_lines(tmp_path: Path) ->
     code, output = _start(MAKE_API, 9613, tmp_path, HITL_TOOLS="nosuchtool")
     assert code != 0 and "Traceback" not in output and len(output.splitlines()) <= 8, output
     assert any("HITL_TOOLS" in line and "nosuchtool" in line for line in output.splitlines()), output
+
+
+def test_a_database_server_that_is_not_there_stops_the_start_in_one_line(tmp_path: Path) -> None:
+    """try14: a wrong port printed a 171–335-line traceback (the driver's, twice)."""
+    with socket.socket() as probe:  # a port nothing listens on: connections are refused at once
+        probe.bind(("127.0.0.1", 0))
+        closed = probe.getsockname()[1]
+    url = f"postgresql://vent:s3cret@127.0.0.1:{closed}/vent"
+    code, output = _start(MAKE_API, 9614, tmp_path, DATABASE_URL=url)
+    assert code != 0 and "Traceback" not in output and len(output.splitlines()) <= 8, output
+    line = next(line for line in output.splitlines() if "DATABASE_URL" in line)
+    assert f"could not connect to postgresql://vent@127.0.0.1:{closed}/vent" in line, output
+    assert "Connection refused" in line and "s3cret" not in output

@@ -29,6 +29,7 @@ from dotenv import dotenv_values
 
 from ventapp.config_auth import AUTH_KEYS, AuthSettings, parse_auth
 from ventapp.config_keys import KEYS as BASE_KEYS
+from ventapp.config_urls import check_server_url
 from ventapp.mcp_config import MCP_KEYS, McpSettings, parse_mcp
 from ventapp.model_config import DEFAULT_ROUTE, THINKING_CONTROLS, ModelRoute, check_endpoint, parse_routes
 
@@ -312,6 +313,8 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
             raise ValueError(
                 f"{key} must be a sqlite:///, postgresql:// or mysql:// (mariadb://) URL, got a {scheme!r} one"
             )
+    for key in ("DATABASE_URL", "CHECKPOINT_URL", "REDIS_URL"):
+        check_server_url(key, values[key])
     check_endpoint("OPENAI_BASE_URL", values["OPENAI_BASE_URL"])
     if checkpointer == "postgres" and not checkpoint_url.startswith(("postgres://", "postgresql")):
         raise ValueError(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ventapp.config_text import load_document
+from ventapp.config_urls import check_server_url
 
 THINKING_CONTROLS = ("auto", "none", "effort", "qwen", "deepseek")
 DEFAULT_ROUTE = "default"
@@ -120,7 +121,8 @@ def check_endpoint(where: str, url: str) -> None:
         url: Its value.
 
     Raises:
-        ValueError: ``url`` is not an http:// or https:// URL with a host (the message names ``where``).
+        ValueError: ``url`` is not an http:// or https:// URL with a host, or its port is not
+            1–65535, or its user or password holds a raw ``@`` (the message names ``where``).
     """
     if not url:
         return
@@ -129,6 +131,7 @@ def check_endpoint(where: str, url: str) -> None:
         raise ValueError(
             f"{where} must be an http:// or https:// URL such as http://localhost:8000/v1, got {url!r}"
         )
+    check_server_url(where, url)
 
 
 def parse_routes(raw: str, root: Path, default_window: int = 128000) -> tuple[ModelRoute, ...]:

@@ -38,7 +38,7 @@ from ventapp.billing.pricing import seed_prices, unpriced_models
 from ventapp.billing.settlement import pending_retry_loop
 from ventapp.config import Settings, get_settings, warn_conflicts
 from ventapp.db import run_recovery
-from ventapp.db.engine import make_engine, upgrade_to_head
+from ventapp.db.engine import check_reachable, make_engine, upgrade_to_head
 from ventapp.db.spool import Spool
 from ventapp.obs.logs import setup_logging
 
@@ -113,9 +113,14 @@ class AgentRuntime:
         """Migrate the database, mark crashed runs, open the checkpointer.
 
         Raises:
-            sqlalchemy.exc.OperationalError: The database cannot be reached or migrated.
+            SettingError: A database server named by ``DATABASE_URL``/``CHECKPOINT_URL`` cannot
+                be reached (one line naming the key).
+            sqlalchemy.exc.OperationalError: The database cannot be migrated.
         """
         settings.data_dir.mkdir(parents=True, exist_ok=True)
+        await asyncio.to_thread(check_reachable, settings.database_url)
+        if settings.checkpointer == "postgres" and settings.checkpoint_url != settings.database_url:
+            await asyncio.to_thread(check_reachable, settings.checkpoint_url, "CHECKPOINT_URL")
         await asyncio.to_thread(upgrade_to_head, settings.database_url)
         engine = make_engine(settings.database_url, busy_timeout_s=settings.db_busy_timeout_s)
         # Parked answers first: a run whose end is in the spool ended; it was not cut off.

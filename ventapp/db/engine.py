@@ -27,7 +27,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine
 
-from ventapp.config import PROJECT_ROOT
+from ventapp.config import PROJECT_ROOT, SettingError
+from ventapp.config_urls import unreachable
 from ventapp.db.sqlite_writes import QueuedWriteConnection, write_lock
 
 DEFAULT_BUSY_TIMEOUT_S = 5.0
@@ -105,6 +106,40 @@ def database_lock(
                     yield
                 finally:
                     connection.execute(sa.text("SELECT RELEASE_LOCK(:n)"), {"n": f"ventagent.{name}"[:64]})
+    finally:
+        engine.dispose()
+
+
+CONNECT_TIMEOUT_S = 10
+"""How long the start-up probe (:func:`check_reachable`) waits for a database server to answer."""
+
+
+def check_reachable(database_url: str, key: str = "DATABASE_URL") -> None:
+    """Connect once to a database server, so a server that is not there fails the start in one line.
+
+    Without it the first connection (the migration's lock) raised from deep inside the driver,
+    and the server printed that traceback twice, 170–335 lines for a wrong port. SQLite files
+    pass: opening one is the migration's own first step.
+
+    Args:
+        database_url: ``DATABASE_URL`` or ``CHECKPOINT_URL``.
+        key: The setting it came from (named in the message).
+
+    Raises:
+        SettingError: The server refused or did not answer within :data:`CONNECT_TIMEOUT_S`
+            (the message names ``key``, the URL without its password, and the driver's reason).
+    """
+    url = sa.make_url(driver_url(database_url))
+    if url.get_backend_name() == "sqlite":
+        return
+    engine = sa.create_engine(
+        url, poolclass=sa.pool.NullPool, connect_args={"connect_timeout": CONNECT_TIMEOUT_S}
+    )
+    try:
+        with engine.connect():
+            pass
+    except sa.exc.DBAPIError as exc:  # OperationalError, InterfaceError: the driver's own words
+        raise SettingError(unreachable(key, database_url, exc)) from None
     finally:
         engine.dispose()
 
