@@ -8,7 +8,7 @@ from pathlib import Path
 from langgraph.checkpoint.memory import InMemorySaver
 
 from tests.scripted_llm.server import ScriptedServer
-from ventapp.agent.agent_factory import build_agent
+from ventapp.agent.agent_factory import SKILLS_LABEL, build_agent
 from ventapp.agent.model_factory import build_model
 from ventapp.agent.skills_middleware import UnpinnedSkillsMiddleware
 from ventapp.config import load_settings
@@ -45,6 +45,8 @@ async def test_a_tool_loop_takes_one_superstep_per_node_and_the_model_still_list
         steps = [state.metadata["step"] async for state in graph.aget_state_history(config)]
     assert len(systems) == 2
     assert all("ventilation-calc" in system for system in systems), "the skills section is in each prompt"
+    # try14: the bare source "/skills/" rendered as "**Skills Skills**" (the library's template).
+    assert "**Skills Skills**" not in systems[0] and f"**{SKILLS_LABEL} Skills**" in systems[0]
     # input, __start__, model, tools, model: 5 checkpoints (10 with the library's nodes: PatchToolCalls
     # and Skills before the agent, TodoList after each model call, _ParentNotifier after the agent).
     assert len(steps) == 5, sorted(steps)

@@ -38,6 +38,7 @@ from typing import Any
 
 from deepagents import FilesystemPermission, HarnessProfile, create_deep_agent, register_harness_profile
 from deepagents.backends import CompositeBackend, FilesystemBackend, StateBackend
+from deepagents.middleware.skills import SkillSource
 from deepagents.middleware.subagents import GENERAL_PURPOSE_SUBAGENT
 from deepagents.middleware.summarization import create_summarization_middleware
 from langchain_core.language_models import BaseChatModel
@@ -251,7 +252,11 @@ def _backend(workspaces_dir: Path) -> CompositeBackend:
     )
 
 
-SKILL_SOURCES = ["/skills/"]
+SKILLS_LABEL = "Ventilation"
+"""How the prompt names our skill source: deepagents renders ``**{label} Skills**``, and a bare
+``/skills/`` path would read ``**Skills Skills**``."""
+
+SKILL_SOURCES: list[SkillSource] = [("/skills/", SKILLS_LABEL)]
 
 
 def _interrupt_on(hitl_tools: Sequence[str]) -> dict[str, Any] | None:
