@@ -61,7 +61,7 @@ MESSAGES: dict[str, str] = {
     "usage.limit_confirm": "You have used {used} tokens today, not less than {count}: with a limit of {count} your chats stop until midnight Beijing time (you can raise it again later). Set it anyway?",
     "usage.limit_confirm_yes": "Set it anyway",
     "usage.limit_ceiling": "The most you may set yourself: {ceiling} tokens (set by an operator)",
-    "usage.limit_ceiling_none": "The most you may set yourself: no limit (set by an operator)",
+    "usage.limit_ceiling_none": "The most you may set yourself: no limit",
     # --- settings page, model routes, reasoning ---
     "settings.title": "Settings",
     "settings.link": "Settings: model, preferences, approval rules",

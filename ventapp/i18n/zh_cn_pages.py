@@ -57,7 +57,7 @@ MESSAGES: dict[str, str] = {
     "usage.limit_confirm": "今天已用 {used} token，不少于 {count}：设为 {count} 后，北京时间零点之前你将无法继续对话（之后仍可把额度调回）。确定要设置吗？",
     "usage.limit_confirm_yes": "仍然设置",
     "usage.limit_ceiling": "你可以自己设置的上限：{ceiling} token（运维人员设定）",
-    "usage.limit_ceiling_none": "你可以自己设置的上限：不限（运维人员设定）",
+    "usage.limit_ceiling_none": "你可以自己设置的上限：不限",
     # --- settings page, model routes, reasoning ---
     "settings.title": "设置",
     "settings.link": "设置：模型、偏好、审批规则",
