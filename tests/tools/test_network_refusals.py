@@ -99,7 +99,7 @@ def test_an_id_with_parentheses_still_leaves_the_sentence_whole(workspace: Path)
     message = _refused(workspace, f"{HEADER}\nE(1),1,2,0.1\nE(1),2,3,0.2\n", 10.0)
     assert "'E(1)'" in message, "the model's English detail keeps the id as written"
     card = _card(message)
-    assert "“E（1）”" in card and card.endswith("。"), card
+    assert "“E(1)”" in card and card.endswith("。"), card  # as the file writes it (try14)
     assert "Airway id" not in card
 
 
@@ -110,7 +110,15 @@ def test_a_calculators_refusal_of_a_name_with_parentheses_keeps_its_sentence_who
     finally:
         run_language.set_language_resolver(None)
     card = failure_for_person(f"Tool 'airway_velocity' failed: {message}", "zh-CN")
-    assert "“x（y）”" in card and "请选用表中的类型" in card, card
+    assert "“x(y)”" in card and "请选用表中的类型" in card, card
+    assert "is unknown" not in card, "the English detail stays the model's"
+
+
+def test_a_detail_with_unpaired_parentheses_still_leaves_the_sentence_without_it() -> None:
+    """A quoted value such as '3)' in the detail: the card falls back to the first " (" (never English)."""
+    content = "Tool 'x' failed: [bad_value] 第 3 行的风阻不是数字。 (row 3: r '3)' is not a number)."
+    assert failure_for_person(content, "zh-CN") == "第 3 行的风阻不是数字。"
+    assert failure_for_person("Tool 'x' failed: [empty] 文件为空。", "zh-CN") == "文件为空。"
 
 
 def test_no_refusal_sentence_holds_an_ascii_parenthesis() -> None:

@@ -157,9 +157,31 @@ def _text_of(payload: Mapping[str, Any]) -> str:
     return ""
 
 
-_REFUSAL = re.compile(r"^\[[a-z_]+\] ([^(]*?)\s*(\(.*\)\.?)?$", re.DOTALL)
+_REFUSAL = re.compile(r"^\[[a-z_]+\] (.*)$", re.DOTALL)
 """A refusal with a code, ``[code] sentence (detail).`` (``network_tool.refusal``, ``tools.refused``, plus
-the registry's stop); a sentence has no ASCII "(", the detail is optional."""
+the registry's stop); :func:`_sentence_of` takes the sentence from the rest."""
+
+
+def _sentence_of(rest: str) -> str:
+    """A refusal's sentence: ``rest`` without the parenthesised English detail that ends it, if any.
+
+    The detail is the group whose ")" ends ``rest``, matched back to its own "(" — so an id the
+    person wrote with parentheses (``E(1)``) stays in the sentence as written. A detail whose own
+    parentheses do not pair up (a quoted value such as ``'3)'``) falls back to the first " (".
+    """
+    rest = rest.removesuffix(").") + ")" if rest.endswith(").") else rest
+    if rest.endswith(")"):
+        depth = 0
+        for index in range(len(rest) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(rest[index], 0)
+            if depth == 0:
+                if index > 0 and rest[index - 1].isspace():
+                    return rest[:index].strip()
+                break
+        head, sep, _detail = rest.partition(" (")
+        if sep:
+            return head.strip()
+    return rest.strip()
 
 
 _INVALID = re.compile(r"^Tool '[^'\n]*' got invalid arguments: (.*?)\.?$", re.DOTALL)
@@ -194,7 +216,7 @@ def failure_for_person(content: str, lang: str) -> str:
         return file_failure_for_person(reason, lang) or reason
     if lang.startswith("en"):  # the detail is in the person's language: keep it, not the code
         return reason.split("] ", 1)[1]
-    return match.group(1).strip()
+    return _sentence_of(match.group(1))
 
 
 def tool_summary(content: str, lang: str = DEFAULT_LANG, tool: str = "") -> str:

@@ -18,7 +18,7 @@ from ventapp.i18n import has_message, t
 from ventapp.tools import workspace_files
 from ventapp.tools.citations import cite, rule_citation
 from ventapp.tools.knowledge import kb_source
-from ventapp.tools.refused import in_sentence, refusal_text
+from ventapp.tools.refused import refusal_text
 from ventapp.tools.registry import register, sourced
 from ventapp.tools.run_language import run_language
 
@@ -201,14 +201,13 @@ def refusal(exc: NetworkError, lang: str) -> str:
     The sentence is the catalogue's ``solver.refused.<code>`` (``.<variant>`` when the error names
     one), in the turn's UI language, naming what the error's ``fields`` name (the row, the airway,
     the value, the missing columns, the sheets read) as a list in that language; a ``column`` is
-    named as the person's language calls it (``solver.column.<name>``), and ASCII parentheses in a
-    value become full-width so the sentence stays whole (:func:`ventapp.tools.refused.in_sentence`).
+    named as the person's language calls it (``solver.column.<name>``); values stay as the file
+    writes them (``E(1)``: the card finds the sentence's end from the detail's parentheses).
     The detail (which row, which airway) is the domain's, in English, as the file has it.
     """
     sep = t("solver.list_sep", lang)
     fields = {
-        key: sep.join(in_sentence(_named(key, value, lang)) for value in values)
-        for key, values in exc.fields.items()
+        key: sep.join(_named(key, value, lang) for value in values) for key, values in exc.fields.items()
     }
     key = f"solver.refused.{exc.code}" + (f".{exc.variant}" if exc.variant else "")
     return refusal_text(exc.code, t(key, lang, **fields), exc)

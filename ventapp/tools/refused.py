@@ -18,22 +18,12 @@ from ventapp.tools.run_language import run_language
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def in_sentence(value: object) -> str:
-    """``value`` as a refusal's sentence may hold it: ASCII parentheses made full-width.
-
-    The sentence ends at its first ASCII "(", where the English detail begins
-    (:data:`ventapp.state.tool_summary._REFUSAL`), so an airway id or a name the person typed,
-    such as ``"E(1)"``, reads ``"E（1）"`` rather than cutting the sentence short.
-    """
-    return str(value).replace("(", "\uff08").replace(")", "\uff09")
-
-
 def refusal_text(code: str, sentence: str, detail: object) -> str:
     """A tool's refusal as the model and the tool card read it: ``[code] sentence (detail)``.
 
-    ``sentence`` is the person's (catalogue, their language; no ASCII "(" in it, see
-    :func:`in_sentence`), ``detail`` the English for the model;
-    :data:`ventapp.state.tool_summary._REFUSAL` takes the three apart again.
+    ``sentence`` is the person's (catalogue, their language; the values in it as the person wrote
+    them), ``detail`` the English for the model; :func:`ventapp.state.tool_summary.failure_for_person`
+    takes the three apart again (the detail is the parenthesised group that ends the text).
     """
     return f"[{code}] {sentence} ({detail})"
 
@@ -44,13 +34,11 @@ class Refused(ValueError):
     Args:
         code: The catalogue's ``tool.refused.<code>``, e.g. ``"no_duty"``.
         detail: English for the model, naming the argument to fix; may hold parentheses.
-        **fields: The sentence's placeholders, e.g. ``name="tunnel"``; ASCII parentheses in them
-            become full-width (:func:`in_sentence`).
+        **fields: The sentence's placeholders, e.g. ``name="tunnel"``, shown as given.
     """
 
     def __init__(self, code: str, detail: str, **fields: object) -> None:
-        shown = {key: in_sentence(value) for key, value in fields.items()}
-        sentence = t(f"tool.refused.{code}", run_language(), **shown)
+        sentence = t(f"tool.refused.{code}", run_language(), **fields)
         super().__init__(refusal_text(code, sentence, detail))
 
 
