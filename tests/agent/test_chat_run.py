@@ -375,3 +375,41 @@ async def test_the_answer_its_run_and_its_last_ledger_rows_are_one_commit(
         )
     finally:
         await runtime.close()
+
+
+async def test_a_stop_in_the_middle_of_a_sub_agents_call_books_that_call(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    """The provider bills what the cut sub-agent call generated: the ledger had 1 row for 2 requests."""
+    task = {"name": "task", "arguments": {"description": "find the limits", "subagent_type": "researcher"}}
+    llm.push({"tool_calls": [task]}, {"content": long_answer(300)})
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        run = await start_chat(runtime, ChatRequest(message="ask the researcher", user_name="u"))
+        events = run.events()
+        async for event in events:
+            if event.type == "agent_start" and event.agent_id != "main":  # the sub-agent started
+                break
+        # Its model call is streaming (20 ms a chunk; its text never reaches the answer's events).
+        assert await _until(lambda: len(llm.requests()) == 2)
+        await asyncio.sleep(0.3)
+        assert run.request_stop()
+        closing = [event async for event in events][-1]
+        assert isinstance(closing, ev.Error) and closing.code == "cancelled"
+        rows = billing_store.ledger_for_run(runtime.engine, run.run_id)
+        assert len(rows) == 2, "the cut sub-agent call is booked"
+        assert rows[1].output_tokens > 0 and rows[1].input_tokens > 0
+        assert rows[1].input_tokens > 100, (
+            "the request the sub-agent sent (prompt, tools), not the turn's words"
+        )
+        meter = run.kernel.transcript.meter
+        assert meter.usage().model_calls == 2 and meter.calls[1].main_thread is False
+        assert meter.context_tokens == meter.calls[0].input_tokens, "the main thread's window stays"
+        stored = chat_store.get_run(runtime.engine, run.run_id)
+        assert stored is not None and stored.status == "cancelled"
+        assert (stored.input_tokens, stored.output_tokens) == (
+            sum(row.input_tokens for row in rows),
+            sum(row.output_tokens for row in rows),
+        )
+    finally:
+        await runtime.close()

@@ -106,3 +106,16 @@ def test_a_cut_call_counts_its_input_once() -> None:
     assert meter.calls[0].input_tokens == size > 0
     assert (usage.input_tokens, usage.context_tokens, usage.model_calls) == (size, size, 1)
     assert usage.usage_source == "estimate"
+
+
+def test_a_calls_request_is_kept_until_it_ends_not_when_it_errors() -> None:
+    """A stop cancels the call (an error to the callbacks): its request must still size the cut call."""
+    meter = ContextMeter(context_limit=8192)
+    callbacks, cut, ended = InternalCallMeter(meter), uuid4(), uuid4()
+    for run_id, ns in ((cut, "tools:a|model:1"), (ended, "tools:b|model:2")):
+        callbacks.on_chat_model_start({}, [PROMPT], run_id=run_id, metadata={"langgraph_checkpoint_ns": ns})
+    callbacks.on_llm_error(RuntimeError("cancelled"), run_id=cut)
+    reply = AIMessage(content="ok", id="m2")
+    callbacks.on_llm_end(LLMResult(generations=[[ChatGeneration(message=reply)]]), run_id=ended)
+    assert meter.open_request_estimate("tools:a|model:1") == count_tokens_approximately(PROMPT)
+    assert meter.open_request_estimate("tools:b|model:2") == 0, "a finished call's request is let go"

@@ -53,6 +53,7 @@ class ContextMeter:
     _seen: set[str] = field(default_factory=set)
     _input_estimates: dict[str, int] = field(default_factory=dict)
     _latest_request: PendingRequest | None = None
+    _open_requests: dict[str, PendingRequest] = field(default_factory=dict)
 
     @property
     def prompt_estimate(self) -> int:
@@ -66,6 +67,24 @@ class ContextMeter:
         """Remember the latest main-thread request, to size it if a figure is ever needed."""
         self._latest_request = request
 
+    def note_open_request(self, checkpoint_ns: str, request: PendingRequest) -> None:
+        """Remember the request of the model call running under ``checkpoint_ns`` until it ends.
+
+        ``checkpoint_ns`` is langgraph's ``langgraph_checkpoint_ns`` of the model node's task (the
+        same string the ``messages`` stream's metadata carries), so a call the run cuts off — a
+        sub-agent's among them — can be sized with the request it really sent.
+        """
+        self._open_requests[checkpoint_ns] = request
+
+    def close_request(self, checkpoint_ns: str) -> None:
+        """The call under ``checkpoint_ns`` ended with a result: its request is no longer needed."""
+        self._open_requests.pop(checkpoint_ns, None)
+
+    def open_request_estimate(self, checkpoint_ns: str) -> int:
+        """Offline size (tokens) of the request still open under ``checkpoint_ns``; 0 if unknown."""
+        request = self._open_requests.get(checkpoint_ns)
+        return request.tokens() if request is not None else 0
+
     def note_input_estimate(self, message_id: str, tokens: int) -> None:
         """Remember the offline size of the request that produced ``message_id``."""
         self._input_estimates[message_id] = tokens
@@ -74,34 +93,42 @@ class ContextMeter:
         """Mark messages settled by an earlier run (a resumed run re-streams the paused call)."""
         self._seen.update(message_ids)
 
-    def observe_cut_call(self, partial: AIMessage, input_estimate: int) -> None:
-        """Count a main-thread call the run cut off mid-stream (stop, disconnect, timeout).
+    def observe_cut_call(self, partial: AIMessage, input_estimate: int, *, main_thread: bool = True) -> None:
+        """Count a call the run cut off mid-stream (stop, disconnect, timeout).
 
         The provider bills what it generated even though no final message arrived. When
         the stream got as far as its usage chunk that figure is used; otherwise output is
-        estimated from the streamed part and input is ``input_estimate`` (the last known
-        context size), and the call is marked ``estimate``.
+        estimated from the streamed part and input is ``input_estimate`` (the best known
+        size of the request), and the call is marked ``estimate``.
+
+        Args:
+            partial: The streamed chunks merged into one message.
+            input_estimate: Input tokens to book when the provider's usage never arrived.
+            main_thread: False for a sub-agent's call: it is billed but, as in :meth:`observe`,
+                never moves ``context_tokens`` (the main thread's window is not its window).
         """
         if partial.usage_metadata:
-            self.observe(partial, main_thread=True)
+            self.observe(partial, main_thread=main_thread)
             return
         estimate = AIMessage(
             content=partial.content,
-            id=partial.id,
+            # Without an id observe() keys the call by the object's address, which the next cut
+            # call's message (settled right after this one is freed) may be given again.
+            id=partial.id or f"call-{self.model_calls + 1}",
             tool_calls=partial.tool_calls,
             additional_kwargs=partial.additional_kwargs,
         )
         calls = len(self.calls)
-        self.observe(estimate, main_thread=True)
+        self.observe(estimate, main_thread=main_thread)
         if len(self.calls) == calls:
             return  # already counted
         # observe() sized the input itself; the call's input is ``input_estimate``, counted once
         # so the run's totals, the answer's usage and the ledger (which books ``calls``) agree.
         last = self.calls[-1]
         self.input_tokens += input_estimate - last.input_tokens
-        if input_estimate:
+        if main_thread and input_estimate:
             self.context_tokens = input_estimate
-        self.calls[-1] = CallUsage(last.call_key, input_estimate, last.output_tokens, "estimate", True)
+        self.calls[-1] = CallUsage(last.call_key, input_estimate, last.output_tokens, "estimate", main_thread)
 
     def observe(self, message: AIMessage, *, main_thread: bool) -> None:
         """Count one finished model call (an ``AIMessage`` from a model node update).
@@ -197,6 +224,11 @@ class InternalCallMeter(BaseCallbackHandler):
     Those calls are tagged ``nostream`` and their result is not an ``AIMessage`` in the state,
     so the kernel cannot see them; the bill must (spec 002: "摘要模型的用量计入总费用"). They are
     counted as not main-thread, so they never move the context occupancy.
+
+    It also hands the meter every streamed call's request by the model task's
+    ``langgraph_checkpoint_ns`` (:meth:`ContextMeter.note_open_request`), kept until the call ends
+    with a result — not when it errors: a stop cancels the call, and the cut call (a sub-agent's
+    too) is then billed with the size of the request it sent.
     """
 
     run_inline = True  # on the event loop's thread: the meter is not thread-safe
@@ -204,6 +236,7 @@ class InternalCallMeter(BaseCallbackHandler):
     def __init__(self, meter: ContextMeter) -> None:
         self.meter = meter
         self._requests: dict[UUID, PendingRequest] = {}
+        self._checkpoint_ns: dict[UUID, str] = {}
 
     def on_chat_model_start(
         self,
@@ -212,6 +245,7 @@ class InternalCallMeter(BaseCallbackHandler):
         *,
         run_id: UUID,
         tags: list[str] | None = None,
+        metadata: dict[str, Any] | None = None,
         invocation_params: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
@@ -223,16 +257,24 @@ class InternalCallMeter(BaseCallbackHandler):
         self._requests[run_id] = request
         if "nostream" not in (tags or []):
             self.meter.note_request(request)
+            checkpoint_ns = (metadata or {}).get("langgraph_checkpoint_ns")
+            if isinstance(checkpoint_ns, str) and checkpoint_ns:
+                self._checkpoint_ns[run_id] = checkpoint_ns
+                self.meter.note_open_request(checkpoint_ns, request)
 
     def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
-        """Forget a failed call's request size."""
+        """Forget a failed call's request size (the meter keeps its open request: the call may be a cut one)."""
         self._requests.pop(run_id, None)
+        self._checkpoint_ns.pop(run_id, None)
 
     def on_llm_end(
         self, response: LLMResult, *, run_id: UUID, tags: list[str] | None = None, **kwargs: Any
     ) -> None:
         """Attach the request size to a call's message without usage; record internal (``nostream``) calls."""
         request = self._requests.pop(run_id, None)
+        checkpoint_ns = self._checkpoint_ns.pop(run_id, None)
+        if checkpoint_ns is not None:
+            self.meter.close_request(checkpoint_ns)
         internal = "nostream" in (tags or [])
         for generations in response.generations:
             for generation in generations:

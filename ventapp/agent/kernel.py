@@ -157,6 +157,14 @@ def _merged(chunks: list[AIMessageChunk]) -> AIMessageChunk:
     return add_ai_message_chunks(first, *rest) if rest else first
 
 
+@dataclass(slots=True)
+class _OpenSubCall:
+    """A sub-agent's model call streaming now: its model task's checkpoint namespace, its chunks."""
+
+    checkpoint_ns: str
+    chunks: list[AIMessageChunk] = field(default_factory=list)
+
+
 def _is_internal_call(metadata: dict[str, Any]) -> bool:
     tags = metadata.get("tags") or []
     return metadata.get("lc_source") == "summarization" or "nostream" in tags
@@ -194,6 +202,9 @@ class Kernel:
         # (and when the call is cut): merging on every token re-copied the whole message so far,
         # quadratic in its length; keeping every chunk would hold thousands of objects.
         self._open_call: list[AIMessageChunk] = []
+        # The same for each sub-agent call streaming now, by stream namespace: a stop in the middle
+        # of one is billed too (the provider bills what it generated).
+        self._open_sub_calls: dict[tuple[str, ...], _OpenSubCall] = {}
         for saved in prior_cards:
             card = ToolCard(
                 tool_call_id=str(saved["tool_call_id"]),
@@ -239,11 +250,14 @@ class Kernel:
         async for namespace, mode, data in stream:
             main = len(namespace) == 0
             if mode == "messages":
-                for event in self._on_message_chunk(main, *data):
-                    yield event
+                if main:
+                    for event in self._on_message_chunk(main, *data):
+                        yield event
+                else:
+                    self._on_sub_chunk(namespace, *data)
             elif mode == "updates":
                 agent_id = MAIN_ID if main else self._agent_for(namespace, data)
-                for event in self._on_update(main, agent_id, data):
+                for event in self._on_update(main, agent_id, data, namespace):
                     yield event
 
     def _agent_for(self, namespace: tuple[str, ...], data: dict[str, Any]) -> str:
@@ -286,16 +300,43 @@ class Kernel:
             out.append(ev.Token(content=text))
         return out
 
+    def _on_sub_chunk(self, namespace: tuple[str, ...], chunk: Any, metadata: dict[str, Any]) -> None:
+        """Keep a sub-agent call's chunk until its complete message arrives (no event: not the answer)."""
+        if not isinstance(chunk, AIMessageChunk) or _is_internal_call(metadata):
+            return
+        call = self._open_sub_calls.get(namespace)
+        if call is None:
+            call = self._open_sub_calls[namespace] = _OpenSubCall(
+                str(metadata.get("langgraph_checkpoint_ns") or "")
+            )
+        call.chunks.append(chunk)
+        if len(call.chunks) >= OPEN_CALL_BATCH:
+            call.chunks[:] = [_merged(call.chunks)]
+
     def settle_cut_call(self, input_estimate: int) -> None:
-        """Bill the main-thread call that was streaming when the run stopped (if any)."""
+        """Bill every model call that was streaming when the run stopped (the main one, sub-agents').
+
+        The main call's input is the latest main request's offline size, else the context so far,
+        else ``input_estimate`` (the turn's text). A sub-agent's is booked not main-thread (the context
+        occupancy stays) with the offline size of the request it sent — the one the provider bills —
+        which :class:`~ventapp.agent.context_meter.InternalCallMeter` keeps by the model task's
+        checkpoint namespace until the call ends; ``input_estimate`` only if that is unknown. Both
+        are marked ``estimate`` unless the stream got as far as the provider's usage chunk.
+        """
+        meter = self.transcript.meter
         if self._open_call:
-            meter = self.transcript.meter
             meter.observe_cut_call(
                 _merged(self._open_call), meter.prompt_estimate or meter.context_tokens or input_estimate
             )
             self._open_call = []
+        for call in self._open_sub_calls.values():
+            request = meter.open_request_estimate(call.checkpoint_ns) if call.checkpoint_ns else 0
+            meter.observe_cut_call(_merged(call.chunks), request or input_estimate, main_thread=False)
+        self._open_sub_calls.clear()
 
-    def _on_update(self, main: bool, agent_id: str, data: dict[str, Any]) -> list[ev.ContractEvent]:
+    def _on_update(
+        self, main: bool, agent_id: str, data: dict[str, Any], namespace: tuple[str, ...] = ()
+    ) -> list[ev.ContractEvent]:
         out: list[ev.ContractEvent] = []
         for node, update in data.items():
             if node == "__interrupt__":
@@ -308,18 +349,30 @@ class Kernel:
                 out.append(ev.UpdatedTodoList(todos=self.transcript.todos))
             for message in _messages_in(update):
                 if isinstance(message, AIMessage):
-                    out.extend(self._on_ai_message(message, main, agent_id, billed=node == MODEL_NODE))
+                    out.extend(
+                        self._on_ai_message(
+                            message, main, agent_id, billed=node == MODEL_NODE, namespace=namespace
+                        )
+                    )
                 elif isinstance(message, ToolMessage) and not node.startswith(HISTORY_NODE_PREFIX):
                     out.extend(self._on_tool_message(message, agent_id))
         return out
 
     def _on_ai_message(
-        self, message: AIMessage, main: bool, agent_id: str, *, billed: bool = True
+        self,
+        message: AIMessage,
+        main: bool,
+        agent_id: str,
+        *,
+        billed: bool = True,
+        namespace: tuple[str, ...] = (),
     ) -> list[ev.ContractEvent]:
         if billed:
             self.transcript.meter.observe(message, main_thread=main)
             if main:
                 self._open_call = []
+            else:
+                self._open_sub_calls.pop(namespace, None)
         if not billed:
             return []  # a middleware re-sent calls already announced (and billed) by a model node
         calls = [call for call in message.tool_calls if call.get("id") not in self.transcript.tool_cards]
