@@ -86,6 +86,10 @@ def test_reduce_tokens_concatenate_and_clear_the_status_line() -> None:
     )
     assert fold([unknown], LiveAnswer(lang="en")).status == "Calling unknown_tool…", "never the Chinese label"
     assert fold([unknown]).status == "正在调用未知…"
+    twice = ev.Executing(
+        message="", cn_agent="助手", tools=["write_todos", "write_todos"], cn_tools=["任务清单", "任务清单"]
+    )
+    assert fold([twice]).status == "正在调用任务清单…", "try14: not 任务清单、任务清单"
 
     live = fold([ev.Token(content="The "), ev.Token(content="result "), ev.Token(content="is 60.")], live)
 

@@ -381,10 +381,9 @@ class Kernel:
         names = [call["name"] for call in calls]
         labels = [label_for(name) for name in names]
         cn_agent = MAIN_AGENT_LABEL if main else self.subagents.label_of(agent_id)
+        calling = f"正在调用{'、'.join(dict.fromkeys(labels))}"  # one tool called twice is named once
         out: list[ev.ContractEvent] = [
-            ev.Executing(
-                message=f"正在调用{'、'.join(labels)}", cn_agent=cn_agent, tools=names, cn_tools=labels
-            )
+            ev.Executing(message=calling, cn_agent=cn_agent, tools=names, cn_tools=labels)
         ]
         for call, label in zip(calls, labels, strict=True):
             call_id = call.get("id") or f"call_{len(self.transcript.tool_cards)}"

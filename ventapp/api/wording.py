@@ -87,7 +87,7 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
         return event.model_copy(update={"message": message}) if message is not None else event
     if isinstance(event, ev.Executing):  # the kernel words it in Chinese (the legacy contract's language)
         if lang == "en":
-            tools = ", ".join(label_for(name, lang) for name in event.tools)
+            tools = ", ".join(dict.fromkeys(label_for(name, lang) for name in event.tools))
             return event.model_copy(update={"message": t("live.calling", lang, tools=tools)})
         return event
     if not isinstance(event, ev.Interrupt) or not event.tool_approval:

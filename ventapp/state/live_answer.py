@@ -224,7 +224,10 @@ def _status_text(event: ev.Thinking | ev.Executing | ev.Progress, lang: str) -> 
         return t("live.thinking", lang)
     if isinstance(event, ev.Executing):
         names = zip(event.tools, [*event.cn_tools, *[""] * len(event.tools)], strict=False)
-        labels = t("live.list_sep", lang).join(tool_label(tool, cn_tool, lang) for tool, cn_tool in names)
+        # Two parallel calls of one tool are named once ("正在调用任务清单", not "任务清单、任务清单").
+        labels = t("live.list_sep", lang).join(
+            dict.fromkeys(tool_label(tool, cn_tool, lang) for tool, cn_tool in names)
+        )
         return t("live.calling", lang, tools=labels)
     return event.message
 
