@@ -47,3 +47,13 @@ async def test_next_waits_for_the_producer_when_nothing_is_queued() -> None:
     assert not waiting.done()
     queue.put_nowait(ev.Token(content="late"))
     assert await asyncio.wait_for(waiting, 1) == ev.Token(content="late")
+
+
+async def test_a_consumer_cancelled_while_waiting_leaves_the_queue_usable() -> None:
+    queue = RunQueue()
+    waiting = asyncio.create_task(queue.next())
+    await asyncio.sleep(0.01)
+    waiting.cancel()
+    await asyncio.gather(waiting, return_exceptions=True)
+    queue.put_nowait(END)
+    assert await asyncio.wait_for(queue.next(), 1) is END
