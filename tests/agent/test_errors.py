@@ -9,7 +9,13 @@ import httpx2
 import openai
 import pytest
 
-from ventapp.agent.errors import RETRYABLE_CODES, classify, fixed_failure_key, provider_reason
+from ventapp.agent.errors import (
+    RETRYABLE_CODES,
+    classify,
+    failure_wording,
+    fixed_failure_key,
+    provider_reason,
+)
 
 # The body llama-cpp-python 0.3.36 answers (HTTP 500) to a system message whose content is a list.
 LLAMA_CPP_VALIDATION = {
@@ -112,3 +118,20 @@ def test_connection_lost_mid_stream_is_readable_and_retryable(transport: Any) ->
     assert "base_url in MODELS" in refused.message
     assert fixed_failure_key(refused.code, refused.message) == "run_error.model_unreachable"
     assert fixed_failure_key(failure.code, failure.message) == "run_error.model_broke_off"
+
+
+def test_a_404_at_a_path_without_a_version_says_the_base_url_lacks_its_v1() -> None:
+    """try13: OPENAI_BASE_URL=http://host:8000 (no /v1) read only "Check MODEL_NAME and OPENAI_BASE_URL"."""
+    request = httpx.Request("POST", "http://127.0.0.1:8080/chat/completions")
+    response = httpx.Response(404, request=request, json={"detail": "Not Found"})
+    failure = classify(
+        openai.NotFoundError("Error code: 404", response=response, body={"detail": "Not Found"})
+    )
+    assert failure.code == "model_error" and failure.code not in RETRYABLE_CODES
+    assert "/chat/completions" in failure.message and "ends in /v1" in failure.message
+    assert failure_wording(failure.code, failure.message) == (
+        "run_error.model_path_not_found.reason",
+        {"path": "/chat/completions", "reason": "Not Found"},
+    )
+    versioned = classify(_status_error(404, {"message": "model 'gpt-9' not found"}))  # /v1/chat/completions
+    assert "MODEL_NAME" in versioned.message and "/v1" not in versioned.message

@@ -153,3 +153,13 @@ async def test_callbacks_see_the_fixed_chunks(sloppy_llm: ScriptedServer) -> Non
     for message in seen[1:]:
         merged = merged + message
     assert [call["name"] for call in merged.tool_calls] == ["calculate"]
+
+
+async def test_a_base_url_without_its_v1_is_named_as_such_by_a_real_server(llm: ScriptedServer) -> None:
+    """try13: a base URL without /v1 got 404 from the server and a sentence about MODEL_NAME."""
+    model = _model(llm.base_url.removesuffix("/v1"))
+    with pytest.raises(openai.NotFoundError) as raised:
+        await model.ainvoke([HumanMessage(content="hello")])
+    failure = classify(raised.value)
+    assert failure.code == "model_error" and "/chat/completions" in failure.message
+    assert "ends in /v1" in failure.message

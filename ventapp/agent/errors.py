@@ -124,6 +124,7 @@ def fixed_failure_key(code: str, message: str) -> str | None:
 
 QUOTING_FAILURES: dict[str, ErrorCode] = {
     "run_error.model_not_found": "model_error",
+    "run_error.model_path_not_found": "model_error",
     "run_error.model_busy": "model_busy",
     "run_error.model_rejected": "model_rejected",
     "run_error.model_failed": "model_failed",
@@ -134,8 +135,8 @@ reason (the catalogue id ``<key>.reason``, ``{reason}``): catalogue id -> error 
 
 
 def _pattern(template: str) -> re.Pattern[str]:
-    """A catalogue sentence as a pattern that reads its placeholders back (``{status}`` three digits)."""
-    return template_pattern(template, values=(("status", r"\d{3}"),))
+    """A catalogue sentence as a pattern that reads its placeholders back (``{status}`` three digits, ``{path}`` no space)."""
+    return template_pattern(template, values=(("status", r"\d{3}"), ("path", r"\S+")))
 
 
 _QUOTING_PATTERNS = [
@@ -289,6 +290,16 @@ def _broke_off(exc: BaseException) -> bool:
     return False
 
 
+_VERSIONED_PATH = re.compile(r"/v\d+[a-z0-9]*/")
+"""An API version segment in a request path (``/v1/``, ``/api/v3/``, ``/v1beta/``)."""
+
+
+def _request_path(exc: openai.APIStatusError) -> str:
+    """The path the failed request went to (``/chat/completions``), or ``""`` when unknown."""
+    request = getattr(getattr(exc, "response", None), "request", None)
+    return str(getattr(getattr(request, "url", None), "path", "") or "")
+
+
 def _status_failure(exc: openai.APIStatusError) -> RunFailure:
     status = exc.status_code
     reason = provider_reason(exc)
@@ -296,6 +307,9 @@ def _status_failure(exc: openai.APIStatusError) -> RunFailure:
     if isinstance(exc, openai.AuthenticationError | openai.PermissionDeniedError):
         return KEY_REJECTED  # without the reason: providers echo parts of the key they refused
     if isinstance(exc, openai.NotFoundError):
+        path = _request_path(exc)
+        if path and not _VERSIONED_PATH.search(path):  # the base URL lacks its /v1 (try13)
+            return _quoting("run_error.model_path_not_found", reason, path=path)
         return _quoting("run_error.model_not_found", reason)
     if status in _RETRYABLE_STATUS or (status >= 500 and any(h in lowered for h in _TRANSIENT_HINTS)):
         return _quoting("run_error.model_busy", reason, status=status)

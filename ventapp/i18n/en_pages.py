@@ -179,6 +179,8 @@ MESSAGES: dict[str, str] = {
     "run_error.context_overflow": "The conversation no longer fits the model's context window, even after compaction. Start a new chat, or raise CONTEXT_LIMIT if the model allows more.",
     "run_error.model_not_found": "The endpoint does not know this model or path (HTTP 404). Check MODEL_NAME and OPENAI_BASE_URL.",
     "run_error.model_not_found.reason": "The endpoint does not know this model or path (HTTP 404): {reason}. Check MODEL_NAME and OPENAI_BASE_URL.",
+    "run_error.model_path_not_found": "The endpoint answered HTTP 404 for {path}: it has no chat API there. OpenAI-compatible servers serve it under /v1: check that the base URL (OPENAI_BASE_URL, or its base_url in MODELS) ends in /v1, e.g. http://localhost:8000/v1.",
+    "run_error.model_path_not_found.reason": "The endpoint answered HTTP 404 for {path} ({reason}): it has no chat API there. OpenAI-compatible servers serve it under /v1: check that the base URL (OPENAI_BASE_URL, or its base_url in MODELS) ends in /v1, e.g. http://localhost:8000/v1.",
     "run_error.model_busy": "The model server is busy or rate-limiting (HTTP {status}). Wait a moment and send the message again.",
     "run_error.model_busy.reason": "The model server is busy or rate-limiting (HTTP {status}): {reason}. Wait a moment and send the message again.",
     "run_error.model_rejected": "The model server rejected the request (HTTP {status}). Sending it again will not help: check the server's flags and OPENAI_COMPAT in the README's provider table.",

@@ -175,6 +175,8 @@ MESSAGES: dict[str, str] = {
     "run_error.context_overflow": "即使压缩之后，这段对话仍超出模型的上下文窗口。请开始新对话；如果模型支持更长的上下文，可以调大 CONTEXT_LIMIT。",
     "run_error.model_not_found": "模型服务不认识这个模型名或路径（HTTP 404）。请检查 MODEL_NAME 和 OPENAI_BASE_URL。",
     "run_error.model_not_found.reason": "模型服务不认识这个模型名或路径（HTTP 404）：{reason}。请检查 MODEL_NAME 和 OPENAI_BASE_URL。",
+    "run_error.model_path_not_found": "模型服务对 {path} 回答 HTTP 404：这个地址下没有聊天接口。OpenAI 兼容服务的接口在 /v1 下：请确认接口地址（OPENAI_BASE_URL，或 MODELS 里这个模型的 base_url）以 /v1 结尾，例如 http://localhost:8000/v1。",
+    "run_error.model_path_not_found.reason": "模型服务对 {path} 回答 HTTP 404（{reason}）：这个地址下没有聊天接口。OpenAI 兼容服务的接口在 /v1 下：请确认接口地址（OPENAI_BASE_URL，或 MODELS 里这个模型的 base_url）以 /v1 结尾，例如 http://localhost:8000/v1。",
     "run_error.model_busy": "模型服务正忙或在限流（HTTP {status}）。请稍等片刻，再重新发送这条消息。",
     "run_error.model_busy.reason": "模型服务正忙或在限流（HTTP {status}）：{reason}。请稍等片刻，再重新发送这条消息。",
     "run_error.model_rejected": "模型服务拒绝了这个请求（HTTP {status}）。重新发送也无济于事：请对照 README 的模型服务商表格检查服务的启动参数和 OPENAI_COMPAT。",
