@@ -300,3 +300,33 @@ def test_an_answer_the_server_stopped_says_so_live_and_stored() -> None:
     assert (stored.status, stored.notice) == ("stopped", SERVER_STOPPING.message)
     stop = ev.Error(message=CANCELLED.message, code="cancelled")
     assert to_message(reduce_event(LiveAnswer(text="x"), stop)).notice == "", "the person's own Stop"
+
+
+def test_parallel_write_todos_refused_leave_the_reloaded_list_as_it_was() -> None:
+    """try14: after a reload the panel showed the items of two refused parallel ``write_todos``
+    calls (live it showed the list before them), and their cards langchain's English."""
+    from ventapp.agent.nodeless_middleware import PARALLEL_TODOS_ERROR
+    from ventapp.state.tool_summary import failure_for_person
+
+    kept = [{"content": "Read the rule", "status": "in_progress"}]
+    refused = {"tool": "write_todos", "content": PARALLEL_TODOS_ERROR, "error": True}
+    row = SimpleNamespace(
+        id=1,
+        role="assistant",
+        content="ok",
+        status="complete",
+        citations=[],
+        usage=None,
+        tool_calls=[
+            {"tool_call_id": "t1", "tool": "write_todos", "args": {"todos": kept}, "content": "ok"},
+            {**refused, "tool_call_id": "t2", "args": {"todos": [{"content": "A", "status": "pending"}]}},
+            {**refused, "tool_call_id": "t3", "args": {"todos": [{"content": "B", "status": "pending"}]}},
+        ],
+    )
+    message = message_from_row(row, "zh-CN")
+    assert [(t.content, t.status) for t in message.todos] == [("Read the rule", "in_progress")]
+    assert (
+        failure_for_person(PARALLEL_TODOS_ERROR, "zh-CN")
+        == "同一步里两次更新了任务清单，两次都没有生效；智能体每一步只更新一次。"
+    )
+    assert "neither update was kept" in failure_for_person(PARALLEL_TODOS_ERROR, "en")

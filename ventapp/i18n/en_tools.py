@@ -19,6 +19,7 @@ MESSAGES: dict[str, str] = {
     "tool.refused.methane_k_missing": "Airflow for a methane emission needs the emission-unevenness coefficient k: measured or from AQ 1056-2008, commonly about 1.2–2.0.",
     "tool.refused.area_needs_type": "A cross-section needs an airway type, for the velocity table's minimum and maximum.",
     "tool.refused.invalid_arguments": "Invalid arguments: {fields}. The agent sees the details.",
+    "tool.refused.parallel_todos": "The task list was updated twice in one step, so neither update was kept; the agent updates it once per step.",
     # The solver's result CSVs: a person's headers with units in Chinese; the machine names in English.
     "solver.csv.edge_id": "edge_id",
     "solver.csv.name": "name",

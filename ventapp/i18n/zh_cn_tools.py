@@ -21,6 +21,7 @@ MESSAGES: dict[str, str] = {
     "tool.refused.methane_k_missing": "按瓦斯涌出量计算需风量还需要瓦斯涌出不均匀系数 k：请按实测或 AQ 1056-2008 给出，常见约 1.2–2.0。",
     "tool.refused.area_needs_type": "给出断面时还需要巷道类型，才能按风速表取最低和最高风速。",
     "tool.refused.invalid_arguments": "参数不合要求：{fields}。智能体会看到详细原因。",
+    "tool.refused.parallel_todos": "同一步里两次更新了任务清单，两次都没有生效；智能体每一步只更新一次。",
     # The solver's result CSVs: a person's headers with units in Chinese; the machine names in English.
     "solver.csv.edge_id": "巷道编号",
     "solver.csv.name": "名称",

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ventapp.agent.nodeless_middleware import PARALLEL_TODOS_ERROR
 from ventapp.i18n import DEFAULT_LANG, t, tn
 from ventapp.i18n.formats import measure
 from ventapp.state.tool_failures import file_failure_for_person
@@ -206,6 +207,8 @@ def failure_for_person(content: str, lang: str) -> str:
         E.g. ``"文件为空。"``; text that is no failure comes back stripped but otherwise as is.
     """
     reason = failure_reason(content)
+    if reason == PARALLEL_TODOS_ERROR:  # langchain's English to the model, not to a person (try14)
+        return t("tool.refused.parallel_todos", lang)
     invalid = _INVALID.match(reason)
     if invalid is not None and not lang.startswith("en"):  # pydantic's English, field by field
         fields = "、".join(dict.fromkeys(re.findall(r"(?:^|; )([\w.]+): ", invalid.group(1))))

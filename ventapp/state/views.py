@@ -142,10 +142,16 @@ def nested(cards: Iterable[ToolCardView]) -> list[ToolCardView]:
 
 
 def todos_of_cards(cards: Iterable[ToolCardView | Mapping[str, Any]]) -> list[TodoView]:
-    """The todo list of the main agent's last ``write_todos`` call (a reloaded answer's panel)."""
+    """The todo list of the main agent's last ``write_todos`` call that took effect (a reloaded answer's panel).
+
+    A refused call (two in one step: langchain answers both with an error) changed nothing live,
+    so it changes nothing here either.
+    """
     latest: Any = None
     for card in cards:
         raw = dataclasses.asdict(card) if isinstance(card, ToolCardView) else card
+        if raw.get("error"):
+            continue
         if raw.get("tool") == TODO_TOOL and str(raw.get("agent_id") or "main") == "main":
             latest = raw.get("args")
     if isinstance(latest, str):
