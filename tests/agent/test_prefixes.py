@@ -71,3 +71,11 @@ def test_apply_prefixes_refusals(message: str, session_id: str | None, status: i
     with pytest.raises(ChatRejected) as refused:
         apply_prefixes(ChatRequest(message=message, session_id=session_id))
     assert (refused.value.status, refused.value.code) == (status, code)
+
+
+def test_a_skill_prefix_without_a_name_says_what_goes_after_it() -> None:
+    """try14: "#skill: hi" answered "没有名为“”的技能" (an empty name quoted)."""
+    with pytest.raises(ChatRejected) as refused:
+        apply_prefixes(ChatRequest(message="#skill: hi"))
+    assert "“”" not in refused.value.message and "''" not in refused.value.message
+    assert "#skill:" in refused.value.message and "ventilation-calc" in refused.value.message

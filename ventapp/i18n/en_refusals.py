@@ -46,6 +46,7 @@ MESSAGES: dict[str, str] = {
     "refusal.prefix_conflict": "The #session: prefix and session_id name different sessions.",
     "refusal.title_length": "title must be 1–{limit} characters.",
     "refusal.unknown_skill": "There is no skill named '{skill}'. Installed skills: {listed}.",
+    "refusal.skill_unnamed": "Write the skill's name after #skill:, e.g. #skill:ventilation-calc. Installed skills: {listed}.",
     "refusal.quota": "You have used {used:,} of your {limit:,} tokens for today. The quota resets at 00:00 {tz}; an operator can raise your daily limit on the usage page.",
     "refusal.quota_raisable": "You have used {used:,} of your {limit:,} tokens for today. The quota resets at 00:00 {tz}; you lowered your daily limit yourself and can raise it again on the usage page, up to {ceiling:,} tokens (the limit an operator set).",
     "refusal.quota_raisable_unlimited": "You have used {used:,} of your {limit:,} tokens for today. The quota resets at 00:00 {tz}; you lowered your daily limit yourself and can raise it again on the usage page, or remove it (an operator set no limit).",

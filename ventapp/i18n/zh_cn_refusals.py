@@ -46,6 +46,7 @@ MESSAGES: dict[str, str] = {
     "refusal.prefix_conflict": "#session: 前缀与 session_id 指向不同的对话。",
     "refusal.title_length": "标题必须为 1–{limit} 个字符。",
     "refusal.unknown_skill": "没有名为“{skill}”的技能。已安装的技能：{listed}。",
+    "refusal.skill_unnamed": "#skill: 后面要写技能的名字，例如 #skill:ventilation-calc。已安装的技能：{listed}。",
     "refusal.quota": "你今天已用 {used:,} 个 token，每日额度为 {limit:,}。额度在 00:00（{tz}）重置；运维人员可以在用量页面提高你的每日额度。",
     "refusal.quota_raisable": "你今天已用 {used:,} 个 token，每日额度为 {limit:,}。额度在 00:00（{tz}）重置；这个额度是你自己调低的，你可以在用量页面把它调高，最多 {ceiling:,} token（运维人员设定的上限）。",
     "refusal.quota_raisable_unlimited": "你今天已用 {used:,} 个 token，每日额度为 {limit:,}。额度在 00:00（{tz}）重置；这个额度是你自己调低的，你可以在用量页面把它调高或取消（运维人员没有设上限）。",
