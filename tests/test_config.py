@@ -189,3 +189,5 @@ def test_an_unreachable_server_is_worded_without_its_password_even_when_the_driv
     assert line.startswith("DATABASE_URL: could not connect to postgresql://vent@[::1]:5432/vent (")
     assert "s3cret" not in line and "***" in line and "DETAIL" not in line and "sslmode" not in line
     assert shown_url("sqlite:///data/x.db") == "sqlite:///data/x.db"
+    decoded = unreachable("DATABASE_URL", "mysql://vent:p%40ss@h:3306/v", OSError("denied for 'p@ss'"))
+    assert "p@ss" not in decoded and "p%40ss" not in decoded

@@ -14,7 +14,7 @@ userinfo must be percent-encoded as ``%40``).
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 
 def check_server_url(key: str, url: str) -> None:
@@ -78,8 +78,8 @@ def unreachable(key: str, url: str, error: BaseException) -> str:
     reason = str(getattr(error, "orig", None) or error).strip().splitlines()
     first = reason[0].strip() if reason else type(error).__name__
     password = urlsplit(url).password if "://" in url else None
-    if password:
-        first = first.replace(password, "***")
+    for secret in {password, unquote(password)} if password else ():  # as written, and decoded
+        first = first.replace(secret, "***")
     return (
         f"{key}: could not connect to {shown_url(url)} ({first}). "
         "Is the server running, and are the host, port, user and password right?"
