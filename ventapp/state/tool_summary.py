@@ -170,7 +170,7 @@ def _sentence_of(rest: str) -> str:
     person wrote with parentheses (``E(1)``) stays in the sentence as written. A detail whose own
     parentheses do not pair up (a quoted value such as ``'3)'``) falls back to the first " (".
     """
-    rest = rest.removesuffix(").") + ")" if rest.endswith(").") else rest
+    rest = rest[:-1] if rest.endswith(").") else rest  # the registry's wrapper may close with "."
     if rest.endswith(")"):
         depth = 0
         for index in range(len(rest) - 1, -1, -1):
