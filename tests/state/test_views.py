@@ -143,18 +143,25 @@ def test_answered_plan_stays_with_its_verdict() -> None:
     assert stored.review == "sent_back"
 
 
-def test_reloaded_answer_shows_the_last_todo_list() -> None:
-    todos = [
-        {"content": "Read the rule", "status": "completed"},
-        {"content": "Solve", "status": "in_progress"},
-    ]
-    row = SimpleNamespace(
+def _answer_row(tool_calls: list[dict[str, object]]) -> SimpleNamespace:
+    """A stored assistant message with ``tool_calls``, as ``message_from_row`` reads it."""
+    return SimpleNamespace(
         id=1,
         role="assistant",
         content="ok",
         status="complete",
         citations=[],
         usage=None,
+        tool_calls=tool_calls,
+    )
+
+
+def test_reloaded_answer_shows_the_last_todo_list() -> None:
+    todos = [
+        {"content": "Read the rule", "status": "completed"},
+        {"content": "Solve", "status": "in_progress"},
+    ]
+    row = _answer_row(
         tool_calls=[
             {"tool_call_id": "t1", "tool": "write_todos", "args": {"todos": todos[:1]}, "content": "ok"},
             {"tool_call_id": "t2", "tool": "write_todos", "args": {"todos": todos}, "content": "ok"},
@@ -310,13 +317,7 @@ def test_parallel_write_todos_refused_leave_the_reloaded_list_as_it_was() -> Non
 
     kept = [{"content": "Read the rule", "status": "in_progress"}]
     refused = {"tool": "write_todos", "content": PARALLEL_TODOS_ERROR, "error": True}
-    row = SimpleNamespace(
-        id=1,
-        role="assistant",
-        content="ok",
-        status="complete",
-        citations=[],
-        usage=None,
+    row = _answer_row(
         tool_calls=[
             {"tool_call_id": "t1", "tool": "write_todos", "args": {"todos": kept}, "content": "ok"},
             {**refused, "tool_call_id": "t2", "args": {"todos": [{"content": "A", "status": "pending"}]}},
