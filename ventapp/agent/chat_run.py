@@ -56,6 +56,7 @@ from ventapp.agent.run_answer import (
 from ventapp.agent.run_queue import RunQueue
 from ventapp.agent.run_settlement import CallSettler
 from ventapp.agent.runtime import AgentRuntime
+from ventapp.agent.stopped_tools import record_finished_calls
 from ventapp.agent.turn_context import TurnContext, load_turn_context
 from ventapp.agent.workspace_links import workspace_links
 from ventapp.agent.writeback import park_run
@@ -353,16 +354,20 @@ class ChatRun:
             logger.warning("run %s (trace %s) failed: %r", self.run_id, self.trace_id, exc)
             self._queue.put_nowait(classify(exc))
 
+    def _configurable(self) -> dict[str, Any]:
+        """The graph config's ``configurable`` for this run (thread, user, mode, languages, turn)."""
+        return {
+            "thread_id": self.session_id,
+            "user_name": self.user_name,
+            "mode": self.mode,
+            **({UI_LANG_KEY: self.lang} if self.lang else {}),
+            **({WORDS_LANG_KEY: self.words_lang} if self.words_lang else {}),
+            **self._turn.configurable(),
+        }
+
     def _graph_stream(self) -> AsyncIterator[Any]:
         config = {
-            "configurable": {
-                "thread_id": self.session_id,
-                "user_name": self.user_name,
-                "mode": self.mode,
-                **({UI_LANG_KEY: self.lang} if self.lang else {}),
-                **({WORDS_LANG_KEY: self.words_lang} if self.words_lang else {}),
-                **self._turn.configurable(),
-            },
+            "configurable": self._configurable(),
             "metadata": {"run_id": self.run_id, "trace_id": self.trace_id, "user_name": self.user_name},
             "recursion_limit": 200,
             "callbacks": [InternalCallMeter(self.kernel.transcript.meter)],
@@ -394,6 +399,9 @@ class ChatRun:
     async def _finalise(self, status: str, failure: RunFailure | None, first_token_ms: int | None) -> bool:
         """Save the answer and run status, settle the rest of the usage; park it all if refused.
 
+        A stopped or failed run first keeps its finished tool results in the thread
+        (:mod:`~ventapp.agent.stopped_tools`), so the next turn's model does not read them as not run.
+
         Returns:
             True when the answer and status are in the database; False when they were parked
             in the spool file instead (or, if even that failed, logged).
@@ -407,6 +415,7 @@ class ChatRun:
         transcript = self.kernel.transcript
         if status in ("cancelled", "failed"):
             self.kernel.settle_cut_call(self._input_estimate)
+            await self._keep_finished_calls()
         usage = self._priced(transcript.meter.usage())
         record = final_record(
             run_id=self.run_id,
@@ -446,6 +455,17 @@ class ChatRun:
             self._stored_usage = usage if record["answer"] is not None else None
         self._settler.booked(rest, settled[0] if settled else None)
         return True
+
+    async def _keep_finished_calls(self) -> None:
+        """A cut tools step: its finished main-agent results into the thread, for the next turn."""
+        try:
+            config = {"configurable": self._configurable()}
+            cards = self.kernel.transcript.tool_cards
+            await asyncio.wait_for(record_finished_calls(self.agent.graph, config, cards), 10)
+        except Exception as exc:  # the answer and run status are saved whatever happens here
+            logger.warning(
+                "run %s (trace %s): finished tool results not kept: %r", self.run_id, self.trace_id, exc
+            )
 
     async def _park(self, record: dict[str, Any]) -> bool:
         """The database is refusing writes: park the answer, status and all usage together."""

@@ -1,0 +1,141 @@
+"""A run stopped while its tool calls ran: the calls that finished reach the next turn's model."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from tests.scripted_llm.server import ScriptedServer
+from ventapp.agent import chat_run
+from ventapp.agent import events as ev
+from ventapp.agent.kernel import ToolCard
+from ventapp.agent.pipeline import ChatRequest, start_chat
+from ventapp.agent.runtime import AgentRuntime
+from ventapp.agent.stopped_tools import missing_results
+from ventapp.config import load_settings
+from ventapp.tools import registry
+
+_RELEASE = threading.Event()
+
+
+def slow_probe(label: str) -> str:
+    """Wait until the test lets go (a tool still running when the run is stopped).
+
+    Args:
+        label: Any text; echoed back.
+    """
+    _RELEASE.wait(10)
+    return f"probed {label}"
+
+
+@pytest.fixture
+def slow_tool() -> Iterator[None]:
+    _RELEASE.clear()
+    registry.register(group="测试", label="慢探针", summary="Waits.")(slow_probe)
+    try:
+        yield
+    finally:
+        _RELEASE.set()  # the worker thread still waiting ends now, not after 10 s
+        registry.remove_specs(__name__)
+
+
+@pytest.fixture
+async def llm() -> AsyncIterator[ScriptedServer]:
+    with ScriptedServer(delay_ms=5) as server:
+        yield server
+
+
+async def _runtime(tmp_path: Path, base_url: str) -> AgentRuntime:
+    settings = load_settings(
+        {
+            "DEEP_AGENT_ENV_PRIORITY": "none",
+            "DATA_DIR": str(tmp_path),
+            "OPENAI_BASE_URL": base_url,
+            "OPENAI_API_KEY": "x",
+            "MODEL_NAME": "scripted-demo",
+            "MODEL_MAX_RETRIES": "0",
+        }
+    )
+    return await AgentRuntime.open(settings)
+
+
+def _tool_messages(request: dict[str, Any]) -> dict[str, str]:
+    """``tool_call_id -> content`` of the request's ``tool`` messages."""
+    return {m["tool_call_id"]: m["content"] for m in request["messages"] if m.get("role") == "tool"}
+
+
+async def test_a_call_that_finished_before_the_stop_reaches_the_next_turn_with_its_result(
+    tmp_path: Path, llm: ScriptedServer, slow_tool: None
+) -> None:
+    """The finished call was reported to the model as "did not complete" and could be run again."""
+    fast = {"name": "calculate", "arguments": {"expression": "2+2"}, "id": "call_fast"}
+    slow = {"name": "slow_probe", "arguments": {"label": "x"}, "id": "call_slow"}
+    llm.push({"tool_calls": [fast, slow]}, {"content": "next turn"})
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        run = await start_chat(runtime, ChatRequest(message="calculate and probe", user_name="u"))
+        events = run.events()
+        async for event in events:
+            if event.type == "tool_result":
+                assert event.tool_call_id == "call_fast"
+                assert run.request_stop()
+                break
+        closing = [event async for event in events][-1]
+        assert isinstance(closing, ev.Error) and closing.code == "cancelled"
+        fast_result = run.kernel.transcript.tool_cards["call_fast"].content
+        assert fast_result and "4" in fast_result
+
+        second = await start_chat(
+            runtime, ChatRequest(message="go on", user_name="u", session_id=run.session_id)
+        )
+        assert [event.type async for event in second.events()][-1] == "done"
+        results = _tool_messages(llm.requests()[-1])
+        assert results["call_fast"] == fast_result, "the finished call's real result"
+        assert "did not complete" in results["call_slow"] or "cancelled" in results["call_slow"]
+    finally:
+        await runtime.close()
+
+
+async def test_a_successful_run_writes_nothing_more_into_the_thread(
+    tmp_path: Path, llm: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    called: list[str] = []
+
+    async def spy(*args: Any, **kwargs: Any) -> int:
+        called.append("x")
+        return 0
+
+    monkeypatch.setattr(chat_run, "record_finished_calls", spy)
+    llm.push({"tool_calls": [{"name": "calculate", "arguments": {"expression": "2+2"}}]}, {"content": "4"})
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        run = await start_chat(runtime, ChatRequest(message="calculate", user_name="u"))
+        assert [event.type async for event in run.events()][-1] == "done"
+        assert called == []
+    finally:
+        await runtime.close()
+
+
+def test_only_the_main_agents_finished_calls_missing_from_the_checkpoint_are_added() -> None:
+    """Raw pending results win over the card's text; unfinished, sub-agent and kept calls are left."""
+    calls = [{"name": "calculate", "args": {}, "id": i, "type": "tool_call"} for i in "abcde"]
+    raw = ToolMessage(content=[{"type": "text", "text": "raw b"}], tool_call_id="b", name="calculate")
+    kept = ToolMessage(content="kept", tool_call_id="e", name="calculate")
+    snapshot = SimpleNamespace(
+        values={"messages": [HumanMessage("hi"), AIMessage("", tool_calls=calls), kept, raw]},
+        tasks=[SimpleNamespace(result={"messages": [raw]}), SimpleNamespace(result=None)],
+    )
+    cards = {i: ToolCard(i, "calculate", "计算", {}, content=f"card {i}") for i in "abe"}
+    cards["a"].error = True
+    cards["c"] = ToolCard("c", "calculate", "计算", {}, agent_id="call_task", content="sub")
+    cards["d"] = ToolCard("d", "calculate", "计算", {})  # still running when stopped
+    out = missing_results(snapshot, cards)
+    assert [m.tool_call_id for m in out] == ["a", "b"]
+    assert (out[0].content, out[0].status) == ("card a", "error")
+    assert out[1] is raw, "the message the model would have read, not the card's text"
