@@ -11,14 +11,17 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
+from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
 from ventapp.agent import chat_run
 from ventapp.agent import events as ev
+from ventapp.agent.errors import CANCELLED, TIMED_OUT, RunFailure
 from ventapp.agent.kernel import ToolCard
 from ventapp.agent.pipeline import ChatRequest, start_chat
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.stopped_tools import missing_results
 from ventapp.config import load_settings
+from ventapp.db import chat_store
 from ventapp.tools import registry
 
 _RELEASE = threading.Event()
@@ -70,8 +73,9 @@ def _tool_messages(request: dict[str, Any]) -> dict[str, str]:
     return {m["tool_call_id"]: m["content"] for m in request["messages"] if m.get("role") == "tool"}
 
 
+@pytest.mark.parametrize(("stop", "code"), [(CANCELLED, "cancelled"), (TIMED_OUT, "timeout")])
 async def test_a_call_that_finished_before_the_stop_reaches_the_next_turn_with_its_result(
-    tmp_path: Path, llm: ScriptedServer, slow_tool: None
+    tmp_path: Path, llm: ScriptedServer, slow_tool: None, stop: RunFailure, code: str
 ) -> None:
     """The finished call was reported to the model as "did not complete" and could be run again."""
     fast = {"name": "calculate", "arguments": {"expression": "2+2"}, "id": "call_fast"}
@@ -84,10 +88,18 @@ async def test_a_call_that_finished_before_the_stop_reaches_the_next_turn_with_i
         async for event in events:
             if event.type == "tool_result":
                 assert event.tool_call_id == "call_fast"
-                assert run.request_stop()
+                assert run.request_stop(stop)
                 break
         closing = [event async for event in events][-1]
-        assert isinstance(closing, ev.Error) and closing.code == "cancelled"
+        assert isinstance(closing, ev.Error) and closing.code == code
+        history = [
+            s
+            async for s in run.agent.graph.aget_state_history({"configurable": {"thread_id": run.session_id}})
+        ]
+        added = history[0].metadata
+        assert (added["source"], added["run_id"]) == ("update", run.run_id), (
+            "the stopped run's own checkpoint"
+        )
         fast_result = run.kernel.transcript.tool_cards["call_fast"].content
         assert fast_result and "4" in fast_result
 
@@ -139,3 +151,27 @@ def test_only_the_main_agents_finished_calls_missing_from_the_checkpoint_are_add
     assert [m.tool_call_id for m in out] == ["a", "b"]
     assert (out[0].content, out[0].status) == ("card a", "error")
     assert out[1] is raw, "the message the model would have read, not the card's text"
+
+
+async def test_a_failure_while_keeping_the_results_does_not_stop_the_save(
+    tmp_path: Path, llm: ScriptedServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def broken(*args: Any, **kwargs: Any) -> int:
+        raise RuntimeError("checkpointer down")
+
+    monkeypatch.setattr(chat_run, "record_finished_calls", broken)
+    llm.push({"content": long_answer(150)})
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        run = await start_chat(runtime, ChatRequest(message="long answer please", user_name="u"))
+        events = run.events()
+        async for event in events:
+            if event.type == "token":
+                assert run.request_stop()
+                break
+        closing = [event async for event in events][-1]
+        assert isinstance(closing, ev.Error) and closing.code == "cancelled", "not 'storage'"
+        stored = chat_store.get_run(runtime.engine, run.run_id)
+        assert stored is not None and stored.status == "cancelled"
+    finally:
+        await runtime.close()

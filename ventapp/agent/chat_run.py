@@ -365,10 +365,14 @@ class ChatRun:
             **self._turn.configurable(),
         }
 
+    def _metadata(self) -> dict[str, Any]:
+        """The graph config's ``metadata`` (kept on each checkpoint the run writes)."""
+        return {"run_id": self.run_id, "trace_id": self.trace_id, "user_name": self.user_name}
+
     def _graph_stream(self) -> AsyncIterator[Any]:
         config = {
             "configurable": self._configurable(),
-            "metadata": {"run_id": self.run_id, "trace_id": self.trace_id, "user_name": self.user_name},
+            "metadata": self._metadata(),
             "recursion_limit": 200,
             "callbacks": [InternalCallMeter(self.kernel.transcript.meter)],
         }
@@ -459,7 +463,8 @@ class ChatRun:
     async def _keep_finished_calls(self) -> None:
         """A cut tools step: its finished main-agent results into the thread, for the next turn."""
         try:
-            config = {"configurable": self._configurable()}
+            # The run's metadata: the added checkpoint is the run's (a fork replacing it finds it so).
+            config = {"configurable": self._configurable(), "metadata": self._metadata()}
             cards = self.kernel.transcript.tool_cards
             await asyncio.wait_for(record_finished_calls(self.agent.graph, config, cards), 10)
         except Exception as exc:  # the answer and run status are saved whatever happens here
