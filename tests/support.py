@@ -11,8 +11,9 @@ from pathlib import Path
 
 import uvicorn
 
+from ventapp.agent.runtime import AgentRuntime
 from ventapp.api.app import create_api
-from ventapp.config import get_settings
+from ventapp.config import get_settings, load_settings
 from ventapp.scheduler.lifespan import app_lifespan
 
 
@@ -85,3 +86,20 @@ class ApiServer:
         if self._thread.is_alive():
             self._server.force_exit = True
             self._thread.join(5)
+
+
+async def open_runtime(data_dir: Path, base_url: str, **extra: str) -> AgentRuntime:
+    """An in-process runtime on ``data_dir`` against the scripted model at ``base_url`` (no retries);
+    ``extra``: more settings. The caller closes it (``await runtime.close()``)."""
+    settings = load_settings(
+        {
+            "DEEP_AGENT_ENV_PRIORITY": "none",
+            "DATA_DIR": str(data_dir),
+            "OPENAI_BASE_URL": base_url,
+            "OPENAI_API_KEY": "x",
+            "MODEL_NAME": "scripted-demo",
+            "MODEL_MAX_RETRIES": "0",
+            **extra,
+        }
+    )
+    return await AgentRuntime.open(settings)

@@ -11,10 +11,9 @@ import pytest
 
 from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
+from tests.support import open_runtime as _runtime
 from ventapp.agent import events as ev
 from ventapp.agent.pipeline import ChatRequest, start_chat
-from ventapp.agent.runtime import AgentRuntime
-from ventapp.config import load_settings
 from ventapp.db import billing_store, chat_store
 
 
@@ -23,21 +22,6 @@ async def llm() -> AsyncIterator[ScriptedServer]:
     # One server per async test: langchain-openai caches its async client per base_url and loop.
     with ScriptedServer(delay_ms=20) as server:
         yield server
-
-
-async def _runtime(tmp_path: Path, base_url: str, **extra: str) -> AgentRuntime:
-    settings = load_settings(
-        {
-            "DEEP_AGENT_ENV_PRIORITY": "none",
-            "DATA_DIR": str(tmp_path),
-            "OPENAI_BASE_URL": base_url,
-            "OPENAI_API_KEY": "x",
-            "MODEL_NAME": "scripted-demo",
-            "MODEL_MAX_RETRIES": "0",
-            **extra,
-        }
-    )
-    return await AgentRuntime.open(settings)
 
 
 async def _until(condition, timeout_s: float = 5.0) -> bool:  # type: ignore[no-untyped-def]

@@ -13,14 +13,13 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
+from tests.support import open_runtime as _runtime
 from ventapp.agent import chat_run
 from ventapp.agent import events as ev
 from ventapp.agent.errors import CANCELLED, TIMED_OUT, RunFailure
 from ventapp.agent.kernel import ToolCard
 from ventapp.agent.pipeline import ChatRequest, start_chat
-from ventapp.agent.runtime import AgentRuntime
 from ventapp.agent.stopped_tools import missing_results
-from ventapp.config import load_settings
 from ventapp.db import chat_store
 from ventapp.tools import registry
 
@@ -52,20 +51,6 @@ def slow_tool() -> Iterator[None]:
 async def llm() -> AsyncIterator[ScriptedServer]:
     with ScriptedServer(delay_ms=5) as server:
         yield server
-
-
-async def _runtime(tmp_path: Path, base_url: str) -> AgentRuntime:
-    settings = load_settings(
-        {
-            "DEEP_AGENT_ENV_PRIORITY": "none",
-            "DATA_DIR": str(tmp_path),
-            "OPENAI_BASE_URL": base_url,
-            "OPENAI_API_KEY": "x",
-            "MODEL_NAME": "scripted-demo",
-            "MODEL_MAX_RETRIES": "0",
-        }
-    )
-    return await AgentRuntime.open(settings)
 
 
 def _tool_messages(request: dict[str, Any]) -> dict[str, str]:
