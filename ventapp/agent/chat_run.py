@@ -30,6 +30,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from langchain_core.messages import AIMessageChunk
 from langchain_core.messages.utils import count_tokens_approximately
 
 from ventapp.agent import events as ev
@@ -56,7 +57,7 @@ from ventapp.agent.run_answer import (
 from ventapp.agent.run_queue import RunQueue
 from ventapp.agent.run_settlement import CallSettler
 from ventapp.agent.runtime import AgentRuntime
-from ventapp.agent.stopped_tools import record_finished_calls
+from ventapp.agent.stopped_tools import record_cut_turn
 from ventapp.agent.turn_context import TurnContext, load_turn_context
 from ventapp.agent.workspace_links import workspace_links
 from ventapp.agent.writeback import park_run
@@ -403,8 +404,9 @@ class ChatRun:
     async def _finalise(self, status: str, failure: RunFailure | None, first_token_ms: int | None) -> bool:
         """Save the answer and run status, settle the rest of the usage; park it all if refused.
 
-        A stopped or failed run first keeps its finished tool results in the thread
-        (:mod:`~ventapp.agent.stopped_tools`), so the next turn's model does not read them as not run.
+        A stopped or failed run first keeps its finished tool results, or the answer it was
+        streaming, in the thread (:mod:`~ventapp.agent.stopped_tools`), so the next turn's model
+        neither reads them as not run nor gets two user messages in a row.
 
         Returns:
             True when the answer and status are in the database; False when they were parked
@@ -418,8 +420,8 @@ class ChatRun:
                 await self._producer
         transcript = self.kernel.transcript
         if status in ("cancelled", "failed"):
-            self.kernel.settle_cut_call(self._input_estimate)
-            await self._keep_finished_calls()
+            cut = self.kernel.settle_cut_call(self._input_estimate)
+            await self._keep_finished_calls(cut, stopped=status == "cancelled")
         usage = self._priced(transcript.meter.usage())
         record = final_record(
             run_id=self.run_id,
@@ -460,13 +462,15 @@ class ChatRun:
         self._settler.booked(rest, settled[0] if settled else None)
         return True
 
-    async def _keep_finished_calls(self) -> None:
-        """A cut tools step: its finished main-agent results into the thread, for the next turn."""
+    async def _keep_finished_calls(self, cut: AIMessageChunk | None, *, stopped: bool) -> None:
+        """A cut run's trace into the thread, for the next turn: its finished main-agent tool results,
+        or the answer it was streaming (:func:`~ventapp.agent.stopped_tools.record_cut_turn`)."""
         try:
             # The run's metadata: the added checkpoint is the run's (a fork replacing it finds it so).
             config = {"configurable": self._configurable(), "metadata": self._metadata()}
             cards = self.kernel.transcript.tool_cards
-            await asyncio.wait_for(record_finished_calls(self.agent.graph, config, cards), 10)
+            kept = record_cut_turn(self.agent.graph, config, cards, cut, stopped=stopped)
+            await asyncio.wait_for(kept, 10)
         except Exception as exc:  # the answer and run status are saved whatever happens here
             logger.warning(
                 "run %s (trace %s): finished tool results not kept: %r", self.run_id, self.trace_id, exc

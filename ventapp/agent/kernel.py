@@ -313,8 +313,9 @@ class Kernel:
         if len(call.chunks) >= OPEN_CALL_BATCH:
             call.chunks[:] = [_merged(call.chunks)]
 
-    def settle_cut_call(self, input_estimate: int) -> None:
-        """Bill every model call that was streaming when the run stopped (the main one, sub-agents').
+    def settle_cut_call(self, input_estimate: int) -> AIMessageChunk | None:
+        """Bill every model call that was streaming when the run stopped (the main one, sub-agents');
+        returns the main call's streamed part (None if none was streaming).
 
         The main call's input is the latest main request's offline size, else the context so far,
         else ``input_estimate`` (the turn's text). A sub-agent's is booked not main-thread (the context
@@ -324,15 +325,15 @@ class Kernel:
         are marked ``estimate`` unless the stream got as far as the provider's usage chunk.
         """
         meter = self.transcript.meter
-        if self._open_call:
-            meter.observe_cut_call(
-                _merged(self._open_call), meter.prompt_estimate or meter.context_tokens or input_estimate
-            )
+        cut = _merged(self._open_call) if self._open_call else None
+        if cut is not None:
+            meter.observe_cut_call(cut, meter.prompt_estimate or meter.context_tokens or input_estimate)
             self._open_call = []
         for call in self._open_sub_calls.values():
             request = meter.open_request_estimate(call.checkpoint_ns) if call.checkpoint_ns else 0
             meter.observe_cut_call(_merged(call.chunks), request or input_estimate, main_thread=False)
         self._open_sub_calls.clear()
+        return cut
 
     def _on_update(
         self, main: bool, agent_id: str, data: dict[str, Any], namespace: tuple[str, ...] = ()

@@ -6,9 +6,16 @@ of that step, which LangGraph drops when the next turn's input starts a new run;
 the ``AIMessage`` with every call unanswered, and
 :class:`~ventapp.agent.nodeless_middleware.RequestPatchToolCallsMiddleware` then tells the model that
 each of them "did not complete" — a tool that ran (and may have written files) is reported as not
-run, and the model may run it again. :func:`record_finished_calls` writes the finished ones into the
+run, and the model may run it again. :func:`record_cut_turn` writes the finished ones into the
 state as the ``tools`` node would have; the calls still running when the run stopped stay unanswered
 and are patched as before.
+
+Likewise a run stopped while the model was streaming its answer (or before its first token): the
+model node never finished, so the thread ended on the user's message, and the next turn sent two user
+messages in a row — which chat templates that require alternating roles refuse, and which hides
+from the model what the person already read. :func:`record_cut_turn` adds the streamed part as the
+model's message, with the stored answer's ``[stopped]`` marker (only the marker when nothing had
+streamed yet).
 """
 
 from __future__ import annotations
@@ -16,12 +23,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, HumanMessage, ToolMessage
 
 from ventapp.agent.kernel import MAIN_ID, ToolCard
+from ventapp.agent.run_answer import CANCELLED_MARKER
 
 TOOLS_NODE = "tools"
 """The graph node that runs the model's tool calls (langchain's agent factory)."""
+
+MODEL_NODE = "model"
+"""The graph node that calls the model."""
 
 
 def _pending_results(snapshot: Any) -> dict[str, ToolMessage]:
@@ -77,16 +88,48 @@ def missing_results(snapshot: Any, cards: Mapping[str, ToolCard]) -> list[ToolMe
     return out
 
 
-async def record_finished_calls(graph: Any, config: dict[str, Any], cards: Mapping[str, ToolCard]) -> int:
-    """Write the stopped run's finished main-agent tool results into the thread's state.
+def cut_answer(snapshot: Any, cut: AIMessageChunk | None, *, stopped: bool) -> AIMessage | None:
+    """The model message to add for a call the run cut off, or None when the thread needs none.
+
+    Args:
+        snapshot: The thread's ``StateSnapshot``; only a thread that ends on the user's message or a
+            tool result (the model's turn to speak) gets one.
+        cut: The main model call's streamed part (:meth:`Kernel.settle_cut_call`), or None.
+        stopped: The run was stopped (Stop, disconnect, timeout): a call that streamed nothing
+            still gets the bare marker. A failed run gets one only for what had streamed.
+
+    Returns:
+        ``AIMessage(content=<streamed text> + "\n\n[stopped]")`` (the stored answer's marker), or
+        the marker alone; tool calls the cut call had begun are left out (they never ran).
+    """
+    messages = list((snapshot.values or {}).get("messages") or ())
+    if not messages or not isinstance(messages[-1], HumanMessage | ToolMessage):
+        return None
+    text = cut.text if cut is not None else ""
+    if not text.strip() and not stopped:
+        return None
+    return AIMessage(content=(text + CANCELLED_MARKER) if text.strip() else CANCELLED_MARKER.strip())
+
+
+async def record_cut_turn(
+    graph: Any,
+    config: dict[str, Any],
+    cards: Mapping[str, ToolCard],
+    cut: AIMessageChunk | None = None,
+    *,
+    stopped: bool = True,
+) -> int:
+    """Write a cut run's trace into the thread: its finished main-agent tool results, else its cut answer.
 
     Args:
         graph: The compiled agent graph the run streamed (nodes ``model`` and ``tools``).
         config: ``{"configurable": {"thread_id": <session id>, ...}}`` of the run.
         cards: The run's tool cards (:attr:`RunTranscript.tool_cards`).
+        cut: The main model call the run cut off mid-stream, if any (:func:`cut_answer`).
+        stopped: The run was stopped rather than failed (:func:`cut_answer`).
 
     Returns:
-        How many results were written (0: nothing missing, and no checkpoint was added).
+        How many messages were written (0: nothing missing, and no checkpoint was added).
 
     Raises:
         Whatever the checkpointer raises; the caller logs it and finalises anyway.
@@ -95,4 +138,9 @@ async def record_finished_calls(graph: Any, config: dict[str, Any], cards: Mappi
     results = missing_results(snapshot, cards)
     if results:
         await graph.aupdate_state(config, {"messages": results}, as_node=TOOLS_NODE)
-    return len(results)
+        return len(results)
+    answer = cut_answer(snapshot, cut, stopped=stopped)
+    if answer is None:
+        return 0
+    await graph.aupdate_state(config, {"messages": [answer]}, as_node=MODEL_NODE)
+    return 1
