@@ -329,3 +329,19 @@ async def test_a_conversation_not_found_says_so_and_shows_a_new_chat(
 
     await client.fire("open_session", session_id=SESSION)
     assert len(client.browser.functions[client.token]) == 1, "a session of the user's opens quietly"
+
+
+async def test_a_skill_prefix_refusal_is_the_bubbles_line_in_the_ui_language(
+    client: Client, pipeline: SimpleNamespace
+) -> None:
+    """try15: "#skill: hi" showed "That skill is not installed." with the useful sentence (which
+    skills are) only behind Details, and there in English in a Chinese UI."""
+    from ventapp.agent.pipeline import ChatRejected as Refused
+    from ventapp.state.turns import _refusal_words
+
+    await client.fire("send", form_data={"message": "#skill: hi"})
+    answer = (await client.state()).messages[-1]
+    assert answer.status == "error" and answer.error.startswith("Write the skill's name after #skill:")
+    assert "ventilation-calc" in answer.error and answer.error_detail == ""
+    refused = Refused.by_key(400, "unknown_skill", "refusal.unknown_skill", skill="nosuch", listed="a, b")
+    assert _refusal_words(refused, "zh-CN") == "没有名为“nosuch”的技能。已安装的技能：a, b。"

@@ -165,7 +165,6 @@ MESSAGES: dict[str, str] = {
     "error.storage": "The answer could not be saved yet; it will appear once the database is back.",
     "error.conflict": "This conversation is answering in another window. Wait for it to finish.",
     "error.too_large": "The file is too large.",
-    "error.unknown_skill": "That skill is not installed.",
     "error.no_interrupt": "Nothing is waiting for an answer in this conversation any more.",
     "error.stale_interrupt": "This request was already answered, or it is out of date. Reload to see the current one.",
     "error.duplicate_request": "This message was already sent; it is not run again.",

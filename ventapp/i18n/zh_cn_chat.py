@@ -162,7 +162,6 @@ MESSAGES: dict[str, str] = {
     "error.storage": "回答暂时无法保存；数据库恢复后它会出现在历史中。",
     "error.conflict": "这个对话正在另一个窗口中回答，请等它完成。",
     "error.too_large": "文件太大。",
-    "error.unknown_skill": "没有安装这个技能。",
     "error.no_interrupt": "这个对话中已没有等待答复的请求。",
     "error.stale_interrupt": "这个请求已被答复或已过期。请刷新查看当前请求。",
     "error.duplicate_request": "这条消息已经发送过，不会再次运行。",

@@ -39,7 +39,7 @@ from ventapp.agent.run_log import LogState
 from ventapp.agent.runtime import AgentRuntime, get_runtime
 from ventapp.agent.writeback import parked_pauses
 from ventapp.db import chat_store
-from ventapp.i18n import DEFAULT_LANG, t
+from ventapp.i18n import DEFAULT_LANG, has_message, t
 from ventapp.state.live_answer import (
     LiveAnswer,
     changed_fields,
@@ -225,7 +225,16 @@ async def admit_turn(
     try:
         return await start_chat(runtime, apply_prefixes(request)), None, None
     except ChatRejected as exc:
-        return None, failed_answer(exc.message, exc.code, lang), exc
+        return None, failed_answer(_refusal_words(exc, lang), exc.code, lang), exc
+
+
+def _refusal_words(refused: ChatRejected, lang: str) -> str:
+    """A refusal's sentence for the bubble: worded in ``lang`` from its catalogue id when no plain
+    sentence (``error.<code>``) stands for its code — the sentence itself is then the bubble's line
+    (``#skill:`` naming no installed skill: which ones are, in the person's language)."""
+    if refused.key and not has_message(f"error.{refused.code}"):
+        return t(refused.key, lang, **refused.params)
+    return refused.message
 
 
 @dataclass(frozen=True)
