@@ -129,3 +129,11 @@ def test_no_refusal_sentence_holds_an_ascii_parenthesis() -> None:
         for key, text in catalogue.items():
             if key.startswith(("solver.refused.", "solver.column.", "tool.refused.")):
                 assert "(" not in text and ")" not in text, (lang, key, text)
+
+
+def test_an_english_ui_reads_a_chinese_turns_refusal_by_its_english_detail_alone() -> None:
+    """try15: the stored card read "巷道编号“E(1)”出现了不止一次… (Airway id 'E(1)' appears more than once.)."."""
+    content = "Tool 'x' failed: [duplicate_id] 巷道编号“E(1)”出现了不止一次。 (Airway id 'E(1)' appears more than once.)."
+    assert failure_for_person(content, "en") == "Airway id 'E(1)' appears more than once."
+    english = "Tool 'x' failed: [duplicate_id] Airway id “E(1)” appears twice. (row 3)"
+    assert failure_for_person(english, "en") == "Airway id “E(1)” appears twice. (row 3)"

@@ -160,11 +160,12 @@ def _text_of(payload: Mapping[str, Any]) -> str:
 
 _REFUSAL = re.compile(r"^\[[a-z_]+\] (.*)$", re.DOTALL)
 """A refusal with a code, ``[code] sentence (detail).`` (``network_tool.refusal``, ``tools.refused``, plus
-the registry's stop); :func:`_sentence_of` takes the sentence from the rest."""
+the registry's stop); :func:`_split_refusal` parts the rest."""
 
 
-def _sentence_of(rest: str) -> str:
-    """A refusal's sentence: ``rest`` without the parenthesised English detail that ends it, if any.
+def _split_refusal(rest: str) -> tuple[str, str]:
+    """A refusal's ``(sentence, detail)``: ``rest`` parted at the parenthesised English detail that
+    ends it (``""`` when there is none).
 
     The detail is the group whose ")" ends ``rest``, matched back to its own "(" — so an id the
     person wrote with parentheses (``E(1)``) stays in the sentence as written. A detail whose own
@@ -177,12 +178,16 @@ def _sentence_of(rest: str) -> str:
             depth += {")": 1, "(": -1}.get(rest[index], 0)
             if depth == 0:
                 if index > 0 and rest[index - 1].isspace():
-                    return rest[:index].strip()
+                    return rest[:index].strip(), rest[index + 1 : -1].strip()
                 break
-        head, sep, _detail = rest.partition(" (")
+        head, sep, detail = rest.partition(" (")
         if sep:
-            return head.strip()
-    return rest.strip()
+            return head.strip(), detail[:-1].strip()
+    return rest.strip(), ""
+
+
+_CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+"""Chinese (and full-width) characters: a sentence worded for a Chinese UI."""
 
 
 _INVALID = re.compile(r"^Tool '[^'\n]*' got invalid arguments: (.*?)\.?$", re.DOTALL)
@@ -217,9 +222,12 @@ def failure_for_person(content: str, lang: str) -> str:
     if match is None:
         # A file tool's English sentence without a code: the catalogue's, with its path.
         return file_failure_for_person(reason, lang) or reason
-    if lang.startswith("en"):  # the detail is in the person's language: keep it, not the code
-        return reason.split("] ", 1)[1]
-    return _sentence_of(match.group(1))
+    sentence, detail = _split_refusal(match.group(1))
+    if lang.startswith("en"):  # the detail is English too: keep it, not the code
+        if _CJK.search(sentence):  # a refusal worded in a Chinese turn, read in an English UI
+            return detail or sentence
+        return f"{sentence} ({detail})" if detail else sentence
+    return sentence
 
 
 def tool_summary(content: str, lang: str = DEFAULT_LANG, tool: str = "") -> str:
