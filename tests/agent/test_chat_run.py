@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -395,5 +396,25 @@ async def test_a_stop_in_the_middle_of_a_sub_agents_call_books_that_call(
             sum(row.input_tokens for row in rows),
             sum(row.output_tokens for row in rows),
         )
+    finally:
+        await runtime.close()
+
+
+async def test_a_failed_run_logs_the_sentence_the_person_reads(
+    tmp_path: Path, llm: ScriptedServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """try15: the log said only "OpenAIModelNotFoundError('Error code: 404')" — no path, no hint."""
+    llm.push({"error": 503, "message": "overloaded"})
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        run = await start_chat(runtime, ChatRequest(message="hello", user_name="u"))
+        logger = logging.getLogger("ventapp.agent.chat_run")  # the app's logging does not propagate
+        logger.addHandler(caplog.handler)
+        try:
+            assert [event.type async for event in run.events()][-1] == "error"
+        finally:
+            logger.removeHandler(caplog.handler)
+        line = next(r.getMessage() for r in caplog.records if "failed:" in r.getMessage())
+        assert "The model server is busy or rate-limiting (HTTP 503): overloaded" in line
     finally:
         await runtime.close()

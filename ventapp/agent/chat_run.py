@@ -352,8 +352,11 @@ class ChatRun:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # every failure becomes an error frame, never a silent end
-            logger.warning("run %s (trace %s) failed: %r", self.run_id, self.trace_id, exc)
-            self._queue.put_nowait(classify(exc))
+            failure = classify(exc)  # its sentence in the log too: the operator's hint (a missing /v1 …)
+            logger.warning(
+                "run %s (trace %s) failed: %r — %s", self.run_id, self.trace_id, exc, failure.message
+            )
+            self._queue.put_nowait(failure)
 
     def _configurable(self) -> dict[str, Any]:
         """The graph config's ``configurable`` for this run (thread, user, mode, languages, turn)."""
