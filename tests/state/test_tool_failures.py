@@ -100,3 +100,15 @@ def test_deepagents_file_tool_failures_read_in_chinese(content: str, kept: str) 
 
 def test_an_unknown_failure_is_shown_as_it_came() -> None:
     assert failure_for_person("Error: the disk is on fire", "zh-CN") == "Error: the disk is on fire"
+
+
+def test_a_call_of_a_tool_the_agent_lacks_is_worded_for_the_person() -> None:
+    """try15: the card showed LangGraph's "Error: fan_curve_lookup is not a valid tool, try one of [ls, …]"."""
+    content = "Error: fan_curve_lookup is not a valid tool, try one of [ls, read_file, calculate]."
+    assert (
+        failure_for_person(content, "zh-CN")
+        == "智能体调用了一个它没有的工具（fan_curve_lookup）；已告诉它有哪些工具可用。"
+    )
+    assert "fan_curve_lookup" in failure_for_person(content, "en") and "ls" not in failure_for_person(
+        content, "en"
+    )

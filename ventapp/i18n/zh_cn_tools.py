@@ -22,6 +22,7 @@ MESSAGES: dict[str, str] = {
     "tool.refused.area_needs_type": "给出断面时还需要巷道类型，才能按风速表取最低和最高风速。",
     "tool.refused.invalid_arguments": "参数不合要求：{fields}。智能体会看到详细原因。",
     "tool.refused.parallel_todos": "同一步里两次更新了任务清单，两次都没有生效；智能体每一步只更新一次。",
+    "tool.refused.unknown_tool": "智能体调用了一个它没有的工具（{name}）；已告诉它有哪些工具可用。",
     # The solver's result CSVs: a person's headers with units in Chinese; the machine names in English.
     "solver.csv.edge_id": "巷道编号",
     "solver.csv.name": "名称",

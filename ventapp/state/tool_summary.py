@@ -190,6 +190,10 @@ _CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
 """Chinese (and full-width) characters: a sentence worded for a Chinese UI."""
 
 
+_UNKNOWN_TOOL = re.compile(r"^Error: (\S+) is not a valid tool, try one of \[.*\]\.?$", re.DOTALL)
+"""LangGraph's answer to a call of a tool the agent does not have (``ToolNode``'s ``INVALID_TOOL_NAME_ERROR_TEMPLATE``)."""
+
+
 _INVALID = re.compile(r"^Tool '[^'\n]*' got invalid arguments: (.*?)\.?$", re.DOTALL)
 """The registry's refusal of arguments that do not fit the tool's schema (``_validation_message``)."""
 
@@ -214,6 +218,8 @@ def failure_for_person(content: str, lang: str) -> str:
     reason = failure_reason(content)
     if reason == PARALLEL_TODOS_ERROR:  # langchain's English to the model, not to a person (try14)
         return t("tool.refused.parallel_todos", lang)
+    if unknown := _UNKNOWN_TOOL.match(reason):  # langgraph's, with every tool's name (try15)
+        return t("tool.refused.unknown_tool", lang, name=unknown.group(1))
     invalid = _INVALID.match(reason)
     if invalid is not None and not lang.startswith("en"):  # pydantic's English, field by field
         fields = "、".join(dict.fromkeys(re.findall(r"(?:^|; )([\w.]+): ", invalid.group(1))))
