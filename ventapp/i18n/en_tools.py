@@ -20,7 +20,7 @@ MESSAGES: dict[str, str] = {
     "tool.refused.area_needs_type": "A cross-section needs an airway type, for the velocity table's minimum and maximum.",
     "tool.refused.invalid_arguments": "Invalid arguments: {fields}. The agent sees the details.",
     "tool.refused.parallel_todos": "The task list was updated twice in one step, so neither update was kept; the agent updates it once per step.",
-    "tool.refused.unknown_tool": "The agent asked for a tool it does not have ({name}); it has been told which ones it has.",
+    "tool.refused.unknown_tool": "The agent asked for a tool it does not have, {name}; it has been told which ones it has.",
     # The solver's result CSVs: a person's headers with units in Chinese; the machine names in English.
     "solver.csv.edge_id": "edge_id",
     "solver.csv.name": "name",
