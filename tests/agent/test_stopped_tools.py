@@ -94,6 +94,7 @@ async def test_a_call_that_finished_before_the_stop_reaches_the_next_turn_with_i
         assert [event.type async for event in second.events()][-1] == "done"
         results = _tool_messages(llm.requests()[-1])
         assert results["call_fast"] == fast_result, "the finished call's real result"
+        assert list(results) == ["call_fast", "call_slow"], "results in the order of the calls (try16)"
         assert "did not complete" in results["call_slow"] or "cancelled" in results["call_slow"]
     finally:
         await runtime.close()
@@ -207,3 +208,28 @@ def test_a_call_stopped_before_its_first_token_leaves_the_marker_and_a_failed_on
     partial = cut_answer(asked, AIMessageChunk(content="half an an"), stopped=False)
     assert partial is not None and partial.content == "half an an\n\n[stopped]"
     assert cut_answer(answered, AIMessageChunk(content="x"), stopped=True) is None
+
+
+async def test_a_question_whose_run_failed_is_joined_with_the_next_one_for_strict_templates(
+    tmp_path: Path,
+) -> None:
+    """try16: a run the model server failed (HTTP 500) left the thread ending on the question, and
+    the next request held two user messages in a row — which a strict chat template refuses."""
+    with ScriptedServer(dialect="strict") as strict:
+        strict.push({"error": 500, "message": "overloaded"}, {"content": "now it works"})
+        runtime = await _runtime(tmp_path, strict.base_url)
+        try:
+            failed = await start_chat(runtime, ChatRequest(message="first question", user_name="u"))
+            assert [event.type async for event in failed.events()][-1] == "error"
+            follow = await start_chat(
+                runtime, ChatRequest(message="second question", user_name="u", session_id=failed.session_id)
+            )
+            assert [event.type async for event in follow.events()][-1] == "done"
+            request = strict.requests()[-1]
+            assert _roles(request) == ["system", "user"], _roles(request)
+            asked = request["messages"][-1]["content"]
+            assert "first question" in asked and asked.rstrip().endswith("second question")
+            stored = chat_store.list_messages(runtime.engine, failed.session_id)
+            assert [m.content for m in stored if m.role == "user"] == ["first question", "second question"]
+        finally:
+            await runtime.close()

@@ -23,6 +23,9 @@ class Dialect:
         name: ``openai`` | ``strict`` | ``sloppy`` (see :data:`DIALECTS`).
         refuse_list_content: Answer 500 to a message whose ``content`` is a list of parts.
         refuse_null_content: Answer 500 to a message whose ``content`` is ``null``.
+        refuse_unalternating: Answer 500 to two ``user`` messages in a row, or to tool results out
+            of the order of the calls they answer (Mistral's and Gemma's chat templates raise
+            "Conversation roles must alternate user/assistant/user/assistant/...").
         repeat_tool_names: Send a tool call's function name in every streamed chunk (and, for the
             first call, a legacy ``function_call`` delta with it), as llama-cpp-python does.
         usage: Report usage (the final chunk for ``stream_options.include_usage``, the JSON field).
@@ -33,6 +36,7 @@ class Dialect:
     name: str
     refuse_list_content: bool = False
     refuse_null_content: bool = False
+    refuse_unalternating: bool = False
     repeat_tool_names: bool = False
     usage: bool = True
     reasoning_field: str = "reasoning_content"
@@ -41,7 +45,9 @@ class Dialect:
 DIALECTS: dict[str, Dialect] = {
     "openai": Dialect("openai"),
     # What llama-cpp-python 0.3.36 refuses: its chat templates take string content only.
-    "strict": Dialect("strict", refuse_list_content=True, refuse_null_content=True),
+    "strict": Dialect(
+        "strict", refuse_list_content=True, refuse_null_content=True, refuse_unalternating=True
+    ),
     # What llama-cpp-python 0.3.36 streams: names repeated per chunk, no usage chunk.
     "sloppy": Dialect("sloppy", repeat_tool_names=True, usage=False),
     # Newer vLLM (and OpenRouter) name the reasoning delta `reasoning`.
@@ -52,9 +58,22 @@ DIALECTS: dict[str, Dialect] = {
 
 def dialect_refusal(dialect: Dialect, body: Mapping[str, Any]) -> str | None:
     """The 500 message a strict server answers ``body`` with, or None when it takes it."""
+    asked: list[str] = []  # the call ids the last assistant message asked for, not yet answered
+    before = ""
     for position, message in enumerate(body.get("messages") or []):
         if not isinstance(message, dict):
             continue
+        role = str(message.get("role") or "")
+        if dialect.refuse_unalternating:
+            if role == "user" and before == "user":
+                return "Conversation roles must alternate user/assistant/user/assistant/..."
+            if role == "assistant":
+                asked = [str(call.get("id")) for call in message.get("tool_calls") or []]
+            elif role == "tool":
+                if asked and message.get("tool_call_id") != asked[0]:
+                    return f"messages[{position}]: tool results must follow the order of the tool calls"
+                asked = asked[1:]
+            before = role
         content = message.get("content")
         if dialect.refuse_list_content and isinstance(content, list):
             return f"messages[{position}].content: list content is not supported, expected a string"

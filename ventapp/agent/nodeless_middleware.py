@@ -25,6 +25,8 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
+from ventapp.agent.request_history import has_adjacent_user_turns, results_in_call_order, user_turns_merged
+
 PARALLEL_TODOS_ERROR = (
     "Error: The `write_todos` tool should never be called multiple times in parallel. Please call it "
     "only once per model invocation to update the todo list."
@@ -59,6 +61,10 @@ class RequestPatchToolCallsMiddleware(PatchToolCallsMiddleware):
     same results (the library's own wording, from its ``before_agent``) are added to the messages
     of the model request that would carry the gap, and the stored state keeps the gap: every
     later request is patched the same way. No node, and nothing rewritten in the checkpoint.
+
+    The request's history is also shaped for strict chat templates (:mod:`~ventapp.agent.request_history`):
+    tool results in the order of their calls, and no two user messages in a row (a failed run's
+    question followed by the next one).
     """
 
     before_agent = AgentMiddleware.before_agent  # type: ignore[assignment]
@@ -70,11 +76,15 @@ class RequestPatchToolCallsMiddleware(PatchToolCallsMiddleware):
         return PatchToolCallsMiddleware.__name__
 
     def _patched(self, request: ModelRequest) -> ModelRequest:
-        update = PatchToolCallsMiddleware.before_agent(self, {"messages": request.messages}, None)  # type: ignore[arg-type, typeddict-item]
-        if update is None:
-            return request
-        # The library's update is [RemoveMessage(all), *patched]: the patched history.
-        return request.override(messages=list(update["messages"][1:]))
+        messages = request.messages
+        update = PatchToolCallsMiddleware.before_agent(self, {"messages": messages}, None)  # type: ignore[arg-type, typeddict-item]
+        if update is not None:
+            # The library's update is [RemoveMessage(all), *patched]: the patched history, whose
+            # added results come right after the call, ahead of a stopped run's kept ones.
+            messages = results_in_call_order(update["messages"][1:])
+        if has_adjacent_user_turns(messages):
+            messages = user_turns_merged(messages)
+        return request if messages is request.messages else request.override(messages=list(messages))
 
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]
