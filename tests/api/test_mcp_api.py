@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,7 +25,7 @@ from ventapp.tools.mcp_tools import MODULE_PREFIX
 _SITE = {
     "command": sys.executable,
     "args": [str(SERVER_FILE), "stdio"],
-    "tools": ["read_airflow", "set_fan_speed", "site_documents", "big_log", "crash"],
+    "tools": ["read_airflow", "set_fan_speed", "site_documents", "big_log", "crash", "hold"],
     "approval": ["set_fan_speed"],
     "timeout": 30,
 }
@@ -248,3 +250,53 @@ def test_reload_reads_the_configuration_again(http: httpx.Client, web: HttpMcpSe
     finally:
         os.environ["MCP_SERVERS"] = saved
         assert http.post("/api/model/reload", params={"user_name": "ops"}).status_code == 200
+
+
+def _alive(pid: int) -> bool:
+    """True while process ``pid`` exists, a zombie too (the app's asyncio reaps its stdio servers)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_a_stop_during_a_stdio_tool_closes_at_once_and_the_server_ends(http: httpx.Client) -> None:
+    # The tester's defect: the stop waited for the stdio server to shut down (~3 s) before the
+    # closing frame; Stop must be prompt, and the server process must still end.
+    pid_file = Path(os.environ["DATA_DIR"]) / "mcp" / "site" / "hold.pid"
+    pid_file.unlink(missing_ok=True)
+    frames: list[dict[str, Any]] = []
+    closed_at: list[float] = []
+
+    def read() -> None:  # a client of its own: this thread streams while the test stops
+        message = 'use site__hold {"seconds": 60}'
+        with (
+            httpx.Client(base_url=http.base_url, timeout=60) as client,
+            client.stream("POST", "/api/chat", files={"message": (None, message)}) as response,
+        ):
+            frames.append({"session_id": response.headers["x-session-id"]})
+            frames.extend(read_frames(response))
+            closed_at.append(time.monotonic())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline and reader.is_alive(), "the server never ran the slow tool"
+        time.sleep(0.05)
+    pid = int(pid_file.read_text())
+    stopped_at = time.monotonic()
+    stop = http.post("/api/chat/stop", data={"session_id": frames[0]["session_id"]})
+    assert stop.json() == {"stopped": True}
+    reader.join(30)
+    assert closed_at, "the stream never closed"
+    latency = closed_at[0] - stopped_at
+    assert frames[-1]["type"] == "error" and frames[-1]["code"] == "cancelled"
+    assert latency < 1.5, f"the closing frame came {latency:.2f} s after the stop"
+    deadline = time.monotonic() + 10
+    while _alive(pid):
+        assert time.monotonic() < deadline, "the stdio server of the stopped call still runs"
+        time.sleep(0.05)
+    again = _result(_ask(http, "site__read_airflow", {"airway": "E5"}))
+    assert not again["error"] and "E5" in again["content"], "the next call starts a new server"

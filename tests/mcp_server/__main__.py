@@ -10,14 +10,15 @@ or over streamable HTTP on a port (``url: http://127.0.0.1:PORT/mcp``)::
 
 Tools: ``read_airflow`` (a value), ``set_fan_speed`` (a side effect the tests put behind approval),
 ``site_documents`` (a result with sources), ``big_log`` (200,000 characters), ``wait`` (a slow
-answer), ``crash`` (the process dies mid-call), ``server_pid`` and ``where_am_i`` (its process id
-and working folder).
+answer), ``hold`` (a slow, blocking answer that first notes its process id), ``crash`` (the
+process dies mid-call), ``server_pid`` and ``where_am_i`` (its process id and working folder).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -83,6 +84,21 @@ async def wait(seconds: float) -> str:
     """
     await anyio.sleep(seconds)
     return "waited"
+
+
+@server.tool()
+def hold(seconds: float) -> str:
+    """Note the process id in ``hold.pid`` (working folder), then answer after a while, busy meanwhile.
+
+    The file tells a test that the call is running, and which process to watch. A blocking tool,
+    as many site tools are: the server notices nothing (not even its input closing) until it ends.
+
+    Args:
+        seconds: How long to wait.
+    """
+    Path("hold.pid").write_text(str(os.getpid()))
+    time.sleep(seconds)
+    return "held"
 
 
 @server.tool()

@@ -235,3 +235,47 @@ def test_keep_alive_reuses_one_session_and_replaces_it_after_a_failure(tmp_path:
         pytest.fail("closing the hub ends the kept-alive server process")
     fresh = asyncio.run(pids("fresh__server_pid", 2))
     assert fresh[0] != fresh[1], "without keep_alive every call starts its own process"
+
+
+def _gone(pid: int) -> bool:
+    """True when no process ``pid`` exists, not even a zombie (asyncio reaps the stdio servers)."""
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("keep_alive", [False, True])
+def test_a_cancelled_call_returns_at_once_and_closing_the_hub_ends_its_server(
+    keep_alive: bool, tmp_path: Path
+) -> None:
+    # A blocking tool: the server notices its input closing only when the tool ends, so the SDK's
+    # stdio shutdown takes its 2 s grace and a SIGTERM; the cancelled caller must not wait for it.
+    hub = _hub(tmp_path, {"site": _stdio(tools=["hold", "server_pid"], keep_alive=keep_alive)})
+    hub.load(strict=True)
+    hub.install(strict=True)
+    pid_file = tmp_path / "mcp" / "site" / "hold.pid"
+
+    async def scenario() -> tuple[float, int, bool, int]:
+        call = asyncio.create_task(registry.get_spec("site__hold").tool.ainvoke({"seconds": 60}))
+        deadline = time.monotonic() + 20
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline and not call.done(), "the server never ran the slow tool"
+            await asyncio.sleep(0.05)
+        started = time.monotonic()
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        cancelled_in = time.monotonic() - started
+        pid = int(pid_file.read_text())
+        next_pid = int(await registry.get_spec("site__server_pid").tool.ainvoke({}))
+        await hub.aclose()
+        return cancelled_in, pid, _gone(pid), next_pid
+
+    cancelled_in, pid, gone, next_pid = asyncio.run(scenario())
+    assert cancelled_in < 1.0, f"the cancelled call took {cancelled_in:.2f} s to return"
+    assert gone, "closing the hub waited until the stopped call's server process ended"
+    assert next_pid != pid, "the next call ran on a new server"

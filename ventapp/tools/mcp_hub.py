@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from ventapp.mcp_config import McpServer
 from ventapp.tools import registry
-from ventapp.tools.mcp_session import LiveSession
+from ventapp.tools.mcp_session import LiveSession, wait_closed
 from ventapp.tools.mcp_tools import MODULE_PREFIX, agent_tool_name, build_tool, connection, failure_reason
 from ventapp.tools.registry import ToolSpec
 
@@ -253,8 +253,14 @@ class McpHub:
                 del self._specs[name]
 
     async def aclose(self) -> None:
-        """Close the long-lived sessions (their stdio processes end); a later call opens new ones."""
-        await asyncio.gather(*(live.aclose() for live in self._live.values()))
+        """Close the long-lived sessions and wait for every session still ending on this loop.
+
+        Their stdio processes end (those of stopped calls too, whichever hub's tools made them);
+        a later call opens new sessions.
+        """
+        for live in self._live.values():
+            live.close()
+        await wait_closed()
 
     def retry_due(self) -> bool:
         """True when an enabled server is down and was last tried more than ``retry_s`` ago."""

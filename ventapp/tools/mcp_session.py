@@ -5,21 +5,64 @@ makes a dead server come back by itself. ``keep_alive`` trades that for speed: o
 opened at the first call and reused; when a call fails on it (the server died, timed out) it is
 closed, and the next call opens a fresh one. The session is owned by a task of the calling
 event loop, which enters and leaves the adapters' ``create_session`` context (anyio requires
-both in one task); :meth:`LiveSession.aclose` ends it, and with it a stdio child process.
+both in one task); :meth:`LiveSession.close` ends it, and with it a stdio child process.
+
+Ending a session can take seconds: the SDK's ``stdio_client`` closes the server's input, waits up
+to 2 s for it to exit, then sends SIGTERM and waits up to 2 s more before SIGKILL. A server busy
+in a blocking tool notices nothing before that, so a stopped run that waited for it would close
+seconds late. Sessions therefore end in tasks of their own (:func:`in_background`), off the
+caller's path; :func:`wait_closed` (``McpHub.aclose``, at shutdown and after a reload) awaits them,
+and kills what still runs after :data:`CLOSE_WAIT_S`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import logging
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mcp import ClientSession
     from mcp.types import CallToolResult
 
+logger = logging.getLogger(__name__)
+
 CLOSE_WAIT_S = 5.0
-"""How long closing waits for the session (a stdio child process) to end."""
+"""How long :func:`wait_closed` lets sessions end (the SDK's stdio shutdown takes up to ~4 s)."""
+KILL_WAIT_S = 1.0
+"""How long it then waits for the cancelled ones (cancelled again, the SDK kills the process)."""
+
+_closing: set[asyncio.Task[Any]] = set()
+"""Tasks still ending a session, of any event loop (a strong reference: asyncio keeps weak ones)."""
+
+
+def _ended(task: asyncio.Task[Any]) -> None:
+    _closing.discard(task)
+    if not task.cancelled() and (exc := task.exception()) is not None:  # retrieved: no asyncio warning
+        logger.debug("an MCP session ended with %r", exc)
+
+
+def in_background(task: asyncio.Task[Any]) -> None:
+    """Keep ``task``, which ends an MCP session, alive until it is done; :func:`wait_closed` awaits it."""
+    _closing.add(task)
+    task.add_done_callback(_ended)
+
+
+async def wait_closed(timeout_s: float = CLOSE_WAIT_S) -> None:
+    """Wait until the sessions ending on this event loop have ended, up to ``timeout_s`` seconds.
+
+    Those still running then are cancelled again: the SDK's process wrapper then kills a stdio
+    server (SIGKILL) and reaps it, so no process outlives the app.
+    """
+    loop = asyncio.get_running_loop()
+    tasks = {task for task in _closing if task.get_loop() is loop}
+    if not tasks:
+        return
+    _, pending = await asyncio.wait(tasks, timeout=timeout_s)
+    for task in pending:
+        task.cancel()
+    if pending:
+        await asyncio.wait(pending, timeout=KILL_WAIT_S)
 
 
 class LiveSession:
@@ -80,16 +123,19 @@ class LiveSession:
             raise
 
     def close(self) -> None:
-        """End the session (its task leaves the context soon after); the next call opens a new one."""
+        """End the session in the background (:func:`wait_closed` awaits it); the next call opens a new one."""
         self._session = None
         if self._stop is not None and self._loop is not None and not self._loop.is_closed():
             self._loop.call_soon_threadsafe(self._stop.set)
         self._stop = None
+        task, self._task = self._task, None
+        if task is not None and not task.done() and _on_loop_of(task):
+            in_background(task)
 
-    async def aclose(self) -> None:
-        """End the session and wait (up to :data:`CLOSE_WAIT_S`) until it is closed."""
-        task = self._task
-        self.close()
-        if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await asyncio.wait_for(task, CLOSE_WAIT_S)
+
+def _on_loop_of(task: asyncio.Task[Any]) -> bool:
+    # A task of another loop (one that ended: tests, a worker) cannot be tracked from here.
+    try:
+        return task.get_loop() is asyncio.get_running_loop()
+    except RuntimeError:
+        return False

@@ -6,6 +6,9 @@ on the official ``mcp`` SDK); this module adds what the agent needs around a cal
 * a fresh session per call, so a server that died is simply started (stdio) or reached (HTTP)
   again by the next call: reconnection needs no restart (``keep_alive`` servers reuse one
   :class:`~ventapp.tools.mcp_session.LiveSession` instead, replaced after a failed call);
+* a call that is cancelled (Stop, a timeout) returns at once; its session, and a stdio server
+  busy in the call, end in the background (:func:`~ventapp.tools.mcp_session.in_background`),
+  awaited when the hub closes;
 * a stdio server runs in the calling session's workspace folder when its entry says
   ``workspace: true``, otherwise in a folder of its own (``DATA_DIR/mcp/<server>``), never the
   host's root or the app's checkout;
@@ -30,7 +33,7 @@ from langchain_core.tools import StructuredTool, ToolException
 
 from ventapp.mcp_config import McpServer
 from ventapp.tools import workspace_files
-from ventapp.tools.mcp_session import LiveSession
+from ventapp.tools.mcp_session import LiveSession, in_background
 from ventapp.tools.registry import parse_sourced
 
 if TYPE_CHECKING:
@@ -139,10 +142,9 @@ def shape_result(result: CallToolResult, name: str, max_chars: int) -> str:
     return text
 
 
-async def _fresh_call(
+async def _session_call(
     conn: dict[str, Any], mcp_name: str, arguments: dict[str, Any]
 ) -> tuple[CallToolResult | None, BaseException | None]:
-    """Call ``mcp_name`` on a session of its own: ``(result, None)`` or ``(None, the call's error)``."""
     from langchain_mcp_adapters.sessions import create_session
 
     captured: BaseException | None = None
@@ -154,6 +156,26 @@ async def _fresh_call(
         except Exception as exc:  # kept: the session's exit may swallow it
             captured = exc
     return result, captured
+
+
+async def _fresh_call(
+    conn: dict[str, Any], mcp_name: str, arguments: dict[str, Any]
+) -> tuple[CallToolResult | None, BaseException | None]:
+    """Call ``mcp_name`` on a session of its own: ``(result, None)`` or ``(None, the call's error)``.
+
+    The session lives in a task of its own, so that a caller cancelled mid-call (Stop, a
+    timeout) returns at once while the session ends in the background: ending a stdio session
+    waits for its server to exit, seconds for one busy in a blocking tool (see
+    :mod:`~ventapp.tools.mcp_session`).
+    """
+    task = asyncio.get_running_loop().create_task(_session_call(conn, mcp_name, arguments), name="mcp-call")
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        # Only now tracked: a reload's wait_closed must not wait for (or kill) calls still running.
+        task.cancel()
+        in_background(task)
+        raise
 
 
 def _call_folder(server: McpServer, home: Path) -> Path | None:
