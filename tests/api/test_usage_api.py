@@ -119,6 +119,7 @@ def test_put_quota_sets_the_users_own_limit(client: httpx.Client) -> None:
     }
     today = client.get("/api/usage/today", params={"user_name": user}).json()
     assert (today["daily_token_limit"], today["remaining_tokens"]) == (1_000, 600)
+    assert "max_daily_token_limit" in today and today["max_daily_token_limit"] is None, "不限, as on /usage"
     # No TFAGENTS_DAILY_TOKEN_LIMIT here: the ceiling is "unlimited", so the user may undo their own.
     raised = client.put("/api/usage/quota", params={"user_name": user}, json={"daily_token_limit": 0})
     assert raised.status_code == 200 and raised.json()["remaining_tokens"] is None
