@@ -207,7 +207,12 @@ def test_chat_over_quota_is_429_before_the_model_is_called(client: httpx.Client,
         headers={"Accept-Language": "en"},
     )
 
+    missing, _ = post_chat(client, message="hello", user_name=user, session_id=str(uuid.uuid4()))
+
     assert response.status_code == 429 and frames == []
+    assert (missing.status_code, missing.json()["code"]) == (404, "not_found"), (
+        "no such session, whatever the quota"
+    )
     body = response.json()
     assert body["code"] == "quota" and body["retry_after"] > 0 and response.headers["retry-after"]
     assert llm.requests() == []
