@@ -25,6 +25,11 @@ from ventapp.config import settings_at_start
 
 # A bad setting ends the start here with one line naming the key (no traceback through Reflex's CLI).
 _settings = settings_at_start()
+if _settings.hitl_tools:  # its check imports the tool modules (~1 s): only when HITL_TOOLS names any
+    # Here, before Reflex's banner: in the server's start the one line came after "App running at".
+    from ventapp.agent.hitl_names import check_hitl_tools_at_start
+
+    check_hitl_tools_at_start(_settings)
 
 config = rx.Config(
     app_name="ventapp",

@@ -1,8 +1,8 @@
 """A bad setting stops the start with one line naming the key, not a traceback (tester #9, try12).
 
 ``make api`` is ``reflex run --backend-only``, ``make run`` is ``python -m ventapp.ui_build run``:
-both read the settings through ``rxconfig.py``; ``HITL_TOOLS`` is checked when the runtime builds
-the agent, in the server's lifespan.
+both read the settings through ``rxconfig.py``, which checks ``HITL_TOOLS`` against the built-in
+tools too (an MCP server's tool is checked when the runtime builds the agent, in the server's lifespan).
 """
 
 from __future__ import annotations
@@ -60,10 +60,29 @@ def test_make_run_says_it_in_one_line_too(tmp_path: Path) -> None:
     assert any("CONTEXT_LIMIT" in line and "'abc'" in line for line in lines), output
 
 
-def test_an_unknown_hitl_tool_stops_the_server_in_a_few_lines(tmp_path: Path) -> None:
+def test_an_unknown_hitl_tool_stops_the_server_before_its_banner(tmp_path: Path) -> None:
+    """Tester: ``HITL_TOOLS=nosuch`` printed its line after "App running at:" (and a worker's
+    "[ERROR] Unexpected exit"), where operators miss it; like every other bad setting it is the
+    one line the start prints."""
     code, output = _start(MAKE_API, 9613, tmp_path, HITL_TOOLS="nosuchtool")
-    assert code != 0 and "Traceback" not in output and len(output.splitlines()) <= 8, output
-    assert any("HITL_TOOLS" in line and "nosuchtool" in line for line in output.splitlines()), output
+    lines = [line for line in output.splitlines() if line.strip()]
+    assert code == 2 and "Traceback" not in output and len(lines) <= 3, output
+    assert "App running" not in output and "Unexpected exit" not in output, output
+    assert any("HITL_TOOLS" in line and "nosuchtool" in line for line in lines), output
+
+
+def test_the_start_leaves_a_configured_mcp_servers_tool_to_the_agents_build(tmp_path: Path) -> None:
+    """``<server>__<tool>`` of a configured server is known only once the server is listed."""
+    from ventapp.agent.hitl_names import check_hitl_tools_at_start
+    from ventapp.config import load_settings
+
+    base = {"DATA_DIR": str(tmp_path), "DEEP_AGENT_ENV_PRIORITY": "none"}
+    mcp = {**base, "MCP_SERVERS": '{"docs": {"command": "true"}}'}
+    check_hitl_tools_at_start(load_settings({**mcp, "HITL_TOOLS": "calculate,ls,docs__search"}))
+    for names in ("docs__search,nosuch", "other__search"):
+        with pytest.raises(SystemExit) as stopped:
+            check_hitl_tools_at_start(load_settings({**mcp, "HITL_TOOLS": names}))
+        assert stopped.value.code == 2
 
 
 def test_a_database_server_that_is_not_there_stops_the_start_in_one_line(tmp_path: Path) -> None:

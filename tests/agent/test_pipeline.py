@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -224,7 +225,7 @@ async def test_admission_reads_together_and_refuses_in_the_same_order(
 ) -> None:
     """The repeat lookup, the quota read and the session read of a turn go to the database at the
     same time (each waits here until all three are in their threads); a request that is a repeat,
-    over quota and for another user's session hears of the repeat, then of the quota, then 404."""
+    over quota and for another user's session hears of the repeat, then 404 (whatever the quota)."""
     import threading
 
     from ventapp.agent import admission_checks
@@ -276,7 +277,29 @@ async def test_admission_reads_together_and_refuses_in_the_same_order(
         refusals.append((refused.value.status, refused.value.code))
     finally:
         await runtime.close()
-    assert refusals == [(409, "duplicate_request"), (429, "quota"), (404, "not_found")]
+    assert refusals == [(409, "duplicate_request"), (404, "not_found"), (404, "not_found")]
+
+
+async def test_a_session_that_does_not_exist_is_404_for_a_user_over_quota(
+    tmp_path: Path, llm: ScriptedServer
+) -> None:
+    """Tester: an unknown session id from a user past the daily quota answered 429, not 404; the
+    quota still refuses the user's own session."""
+    from ventapp.billing import guard
+
+    runtime = await _runtime(tmp_path, llm.base_url)
+    try:
+        first = await start_chat(runtime, ChatRequest(message="hello", user_name="alice"))
+        [event async for event in first.events()]
+        guard.set_user_quota(runtime.engine, "alice", 1)
+        refusals = []
+        for session_id in (str(uuid.uuid4()), first.session_id):
+            with pytest.raises(ChatRejected) as refused:
+                await start_chat(runtime, ChatRequest(message="x", user_name="alice", session_id=session_id))
+            refusals.append((refused.value.status, refused.value.code))
+    finally:
+        await runtime.close()
+    assert refusals == [(404, "not_found"), (429, "quota")]
 
 
 async def test_a_new_sessions_admission_is_one_worker_thread_hop_and_its_quota_refusal_saves_nothing(

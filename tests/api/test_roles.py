@@ -60,7 +60,9 @@ def test_a_user_sets_their_own_quota_up_to_the_default_and_back(api: ApiServer) 
             assert refused.status_code == 403 and refused.json()["code"] == "operator_only", higher
             assert refused.json()["max_daily_token_limit"] == 100_000
             assert refused.json()["message"].startswith("你自己的每日额度最多可设为 100000 token")
-        assert user.get("/api/usage/today").json()["daily_token_limit"] == 100_000
+        today = user.get("/api/usage/today").json()
+        assert today["daily_token_limit"] == 100_000
+        assert today["max_daily_token_limit"] == 100_000, "the ceiling /usage shows: the default"
 
 
 def test_a_user_lowers_an_operators_quota_and_raises_it_back_to_it(api: ApiServer) -> None:
@@ -75,6 +77,9 @@ def test_a_user_lowers_an_operators_quota_and_raises_it_back_to_it(api: ApiServe
         assert back.status_code == 200 and back.json()["remaining_tokens"] == 300_000, back.text
         refused = user.put("/api/usage/quota", json={"daily_token_limit": 300_001})
         assert refused.status_code == 403 and refused.json()["max_daily_token_limit"] == 300_000
+        user.put("/api/usage/quota", json={"daily_token_limit": 10})
+        today = user.get("/api/usage/today").json()  # tester: the ceiling was only on /usage
+        assert (today["daily_token_limit"], today["max_daily_token_limit"]) == (10, 300_000)
 
 
 def test_only_an_operator_sets_another_users_quota_or_raises_one(api: ApiServer) -> None:

@@ -119,6 +119,7 @@ def test_put_quota_sets_the_users_own_limit(client: httpx.Client) -> None:
     }
     today = client.get("/api/usage/today", params={"user_name": user}).json()
     assert (today["daily_token_limit"], today["remaining_tokens"]) == (1_000, 600)
+    assert "max_daily_token_limit" in today and today["max_daily_token_limit"] is None, "不限, as on /usage"
     # No TFAGENTS_DAILY_TOKEN_LIMIT here: the ceiling is "unlimited", so the user may undo their own.
     raised = client.put("/api/usage/quota", params={"user_name": user}, json={"daily_token_limit": 0})
     assert raised.status_code == 200 and raised.json()["remaining_tokens"] is None
@@ -206,7 +207,12 @@ def test_chat_over_quota_is_429_before_the_model_is_called(client: httpx.Client,
         headers={"Accept-Language": "en"},
     )
 
+    missing, _ = post_chat(client, message="hello", user_name=user, session_id=str(uuid.uuid4()))
+
     assert response.status_code == 429 and frames == []
+    assert (missing.status_code, missing.json()["code"]) == (404, "not_found"), (
+        "no such session, whatever the quota"
+    )
     body = response.json()
     assert body["code"] == "quota" and body["retry_after"] > 0 and response.headers["retry-after"]
     assert llm.requests() == []

@@ -45,6 +45,7 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.types import Checkpointer
 
 from ventapp.agent.approval_middleware import ReasonOnlyApprovalMiddleware
+from ventapp.agent.hitl_names import FRAMEWORK_TOOLS, check_hitl_tools
 from ventapp.agent.interrupts import approval_reason
 from ventapp.agent.middleware import (
     AnswerLanguageMiddleware,
@@ -80,18 +81,6 @@ __all__ = ["GENERAL_PURPOSE", "RESEARCHER", "SKILLS_DIR", "build_agent", "middle
 RESEARCHER = "researcher"
 GENERAL_PURPOSE = "general-purpose"
 """The sub-agent deepagents adds on its own (same tools as the main agent)."""
-_FRAMEWORK_TOOLS = (
-    "write_todos",
-    "ls",
-    "read_file",
-    "write_file",
-    "edit_file",
-    "delete",
-    "glob",
-    "grep",
-    "execute",
-    "task",
-)
 
 
 def _build_subagents() -> list[dict[str, Any]]:
@@ -260,10 +249,7 @@ SKILL_SOURCES: list[SkillSource] = [("/skills/", SKILLS_LABEL)]
 
 
 def _interrupt_on(hitl_tools: Sequence[str]) -> dict[str, Any] | None:
-    known = {spec.name for spec in registry.all_specs()} | set(_FRAMEWORK_TOOLS)
-    unknown = sorted(set(hitl_tools) - known)
-    if unknown:
-        raise SettingError(f"HITL_TOOLS names unknown tools {unknown}; known: {', '.join(sorted(known))}")
+    check_hitl_tools(hitl_tools, [*(spec.name for spec in registry.all_specs()), *FRAMEWORK_TOOLS])
     names = [*registry.approval_required(), *hitl_tools]
     # Approve, edit (changed arguments) or reject (with a reason the model sees).
     return {

@@ -3,9 +3,9 @@
 Stages, in order:
 
 1. admission — :func:`start_chat`: validate; de-duplicate ``request_id`` (409 with the
-   original ids, even while that run still holds its slot); take a gate slot (429);
-   resolve and own the session (thread_id = session_id, invariant 1; 404); take the
-   session lock (409); save the user's message; record
+   original ids, even while that run still holds its slot); resolve and own the session
+   (thread_id = session_id, invariant 1; 404, whatever the quota); the quota (429); take a
+   gate slot (429); take the session lock (409); save the user's message; record
    the run as ``running``. Rejections raise :class:`ChatRejected` *before* anything
    streams, so the API answers with a plain HTTP status and nothing is saved. The steps a
    resumed run takes too (ownership, route, billing, slot, claim) are in
@@ -222,14 +222,16 @@ async def start_chat(runtime: AgentRuntime, request: ChatRequest) -> ChatRun:
         # Before quota and gate: a repeat of a run that is still going holds a slot itself,
         # and must hear "already submitted" (409), not "too many runs" (429).
         raise _duplicate(earlier)
+    if isinstance(owned, BaseException):
+        # Before quota and gate: a missing (or another user's) session is 404 whatever the quota,
+        # as in a resume (admission_checks); a 429 would tell an id that exists from one that doesn't.
+        raise owned
     if isinstance(billing, BaseException):
         raise billing
     slot = await take_slot(runtime, request.user_name)
     lock: asyncio.Lock | None = None
     claim: Held | None = None
     try:
-        if isinstance(owned, BaseException):
-            raise owned
         session_id, session = owned
         if session is not None and not request.model and (session.route or DEFAULT_ROUTE) != route:
             route = route_name(runtime, None, session.route)

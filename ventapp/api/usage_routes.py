@@ -73,7 +73,10 @@ async def usage_today(runtime: RuntimeDep, caller: CallerDep, for_user: ForUser 
     Body: ``{user_name, day, timezone, resets_at, input_tokens, output_tokens, total_tokens,
     calls, by_source{provider{input_tokens,output_tokens}, estimate{...}}, cost[{currency,
     cost_micros, calls, display}], daily_token_limit, quota_source, used_tokens,
-    remaining_tokens (null = unlimited), pending_settlements, pending_tokens}``.
+    remaining_tokens (null = unlimited), max_daily_token_limit, pending_settlements, pending_tokens}``.
+    ``max_daily_token_limit`` is the user's ceiling, the most they may set their own limit to (an
+    operator's limit for them, else ``TFAGENTS_DAILY_TOKEN_LIMIT``; tokens, null = unlimited), as
+    the usage page shows it.
     """
     owner = _owner(caller, for_user)
     today = await asyncio.to_thread(reports.today_usage, runtime.engine, runtime.settings, owner)

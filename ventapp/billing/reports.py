@@ -98,6 +98,8 @@ class TodayUsage:
             "quota_source": self.quota_source,
             "used_tokens": self.used_tokens,
             "remaining_tokens": self.remaining_tokens,
+            # The ceiling the usage page shows ("不限" when none): None, like remaining_tokens, when unlimited.
+            "max_daily_token_limit": self.quota_ceiling or None,
             "pending_settlements": self.pending_settlements,
             "pending_tokens": self.pending_tokens,
         }

@@ -277,7 +277,8 @@ def worded_error(code: str, message: str, lang: str = DEFAULT_LANG) -> tuple[str
         lang: The UI language.
 
     Returns:
-        ``(plain sentence in lang, detail)``; for a code without a plain sentence, ``(message, "")``.
+        ``(plain sentence in lang, detail)``; for a code without a plain sentence, ``(message, "")``;
+        for a failure in :data:`_OWN_LINE`, its own sentence in ``lang`` is the plain one too.
         A detail that is a run failure's sentence (``run_error.*``, a model server's reason quoted
         as it said it; as the API words it) is worded in ``lang`` too, e.g. ``"尚未配置模型。请在 .env 中设置 OPENAI_BASE_URL…"``.
     """
@@ -287,7 +288,18 @@ def worded_error(code: str, message: str, lang: str = DEFAULT_LANG) -> tuple[str
     if not code or not has_message(key):
         return message, ""
     plain = t(key, lang)
-    return plain, "" if message.strip() in ("", plain) else _worded_detail(code, message, lang)
+    if message.strip() in ("", plain):
+        return plain, ""
+    wording = failure_wording(code, message.strip())
+    if wording is None:  # a sentence of its own (a model server's words): the detail, as written
+        return plain, message
+    detail = t(wording[0], lang, **wording[1])
+    return (detail if wording[0] in _OWN_LINE else plain), detail
+
+
+_OWN_LINE = frozenset({"run_error.model_path_not_found", "run_error.model_path_not_found.reason"})
+"""Failures whose own sentence is the one to act on (the base URL lacks its /v1): it is the bubble's
+line, where the code's generic one ("模型服务在当前设置下拒绝工作。") would say nothing to fix."""
 
 
 _SERVER_STOPS = frozenset({"run_error.server_stopping", "run_error.shutdown"})
@@ -299,12 +311,6 @@ def stop_notice(code: str, message: str, lang: str = DEFAULT_LANG) -> str:
     (the person's own Stop needs no more than the bubble's "Stopped" note)."""
     key = fixed_failure_key(code, message.strip())
     return t(key, lang) if key in _SERVER_STOPS else ""
-
-
-def _worded_detail(code: str, message: str, lang: str) -> str:
-    """``message`` in ``lang`` when it is a run failure's English sentence (as the API words it); else as is."""
-    wording = failure_wording(code, message.strip())
-    return t(wording[0], lang, **wording[1]) if wording else message
 
 
 def args_to_json(args: Any) -> str:
