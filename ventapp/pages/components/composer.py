@@ -120,7 +120,7 @@ def composer() -> rx.Component:
             background=rx.color("gray", 2),
             _focus_within={"border_color": rx.color("accent", 8)},
         ),
-        on_submit=[ChatState.send, SessionsState.sent],
+        on_submit=[ChatState.send, ChatState.sent],
         reset_on_submit=True,
         width="100%",
     )
@@ -131,7 +131,9 @@ def composer() -> rx.Component:
         multiple=True,
         no_click=True,
         no_keyboard=True,
+        max_size=ChatState.upload_max_bytes,  # a larger file is refused here, saying why (refuse_drop)
         on_drop=SessionsState.handle_upload(rx.upload_files(upload_id=DROP_ID)),
+        on_drop_rejected=SessionsState.refuse_drop,
         class_name="composer-drop",
         width="100%",
     )

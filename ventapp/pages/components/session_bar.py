@@ -74,7 +74,9 @@ def attach_upload() -> rx.Component:
         multiple=False,
         no_drag=True,
         no_keyboard=True,
+        max_size=ChatState.upload_max_bytes,
         on_drop=SessionsState.handle_upload(rx.upload_files(upload_id=UPLOAD_ID)),
+        on_drop_rejected=SessionsState.refuse_drop,
         class_name="attach-upload",
     )
 
@@ -130,8 +132,8 @@ def session_bar() -> rx.Component:
         attach_button(),
         rx.foreach(ChatState.attachments, _attachment_chip),
         rx.cond(
-            SessionsState.upload_error != "",
-            rx.text(SessionsState.upload_error, size="1", color_scheme="red", class_name="upload-error"),
+            ChatState.upload_error != "",
+            rx.text(ChatState.upload_error, size="1", color_scheme="red", class_name="upload-error"),
         ),
         rx.spacer(),
         context_gauge(),
