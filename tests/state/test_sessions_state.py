@@ -212,15 +212,6 @@ async def test_an_idle_conversation_is_not_said_to_be_running(tab: Tab, runtime:
     assert (await tab.get(SessionsState)).delete_running is False
 
 
-TOO_LARGE = [
-    {
-        "file": {"path": "./airflow-log.csv"},
-        "errors": [{"code": "file-too-large", "message": "File is larger than 5242880 bytes"}],
-    }
-]
-"""react-dropzone's ``onDropRejected`` argument for a file over ``maxSize``."""
-
-
 async def test_a_file_over_the_limit_is_refused_saying_why_and_the_sentence_goes_with_a_new_chat(
     tmp_path: Path,
 ) -> None:
@@ -233,7 +224,7 @@ async def test_a_file_over_the_limit_is_refused_saying_why_and_the_sentence_goes
         await tab.fire_on(ChatState, "load_page")
         assert (await tab.get(ChatState)).upload_max_bytes == 5 * 1024 * 1024, "the browser's maxSize"
 
-        await tab.fire_on(SessionsState, "refuse_drop", rejections=TOO_LARGE)
+        await tab.fire_on(SessionsState, "refuse_drop", codes=["file-too-large"])
         await tab.fire_on(SessionsState, "handle_upload", files=[])  # onDrop, with no file accepted
         chat = await tab.get(ChatState)
         assert chat.upload_error == "文件超过了上传上限 5 MB。" and chat.attachments == []

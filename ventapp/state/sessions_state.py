@@ -319,17 +319,17 @@ class SessionsState(rx.State):
                 chat.attachments.append(path)
 
     @rx.event
-    async def refuse_drop(self, rejections: list[dict[str, Any]]) -> Any:
+    async def refuse_drop(self, codes: list[str]) -> Any:
         """The browser refused files before sending them (``rx.upload``'s ``on_drop_rejected``).
 
         Args:
-            rejections: react-dropzone's ``[{file: {path, size …}, errors: [{code, message}]}]``; the
-                only refusal the upload zones ask for is ``file-too-large`` (over
-                ``ChatState.upload_max_bytes``), worded like the server's (:func:`upload_problem`).
+            codes: react-dropzone's error codes of the refused files (only the codes: the files
+                themselves stay in the browser); the only refusal the upload zones ask for is
+                ``file-too-large`` (over ``ChatState.upload_max_bytes``), worded like the server's
+                (:func:`upload_problem`).
         """
         if (chat := await self._acting()) is None:
             return self._to_login()
-        codes = {str(error.get("code", "")) for item in rejections for error in item.get("errors") or []}
         if "file-too-large" in codes:
             chat.upload_error = t(
                 "attach.too_large", chat.lang, max=file_size(chat.upload_max_bytes, chat.lang)

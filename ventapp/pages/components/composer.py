@@ -6,7 +6,7 @@ import reflex as rx
 
 from ventapp.pages.components.enter_sends import enter_sends
 from ventapp.pages.components.lang import t
-from ventapp.pages.components.session_bar import name_file_input
+from ventapp.pages.components.session_bar import name_file_input, refuse_drop
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH, markdown
 from ventapp.state.chat_state import ChatState
 from ventapp.state.sessions_state import DROP_ID, SessionsState
@@ -120,7 +120,7 @@ def composer() -> rx.Component:
         no_keyboard=True,
         max_size=ChatState.upload_max_bytes,  # a larger file is refused here, saying why (refuse_drop)
         on_drop=SessionsState.handle_upload(rx.upload_files(upload_id=DROP_ID)),
-        on_drop_rejected=SessionsState.refuse_drop,
+        on_drop_rejected=refuse_drop,
         class_name="composer-drop",
         width="100%",
     )
