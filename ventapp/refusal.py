@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Self
 
-from ventapp.i18n import t
+from ventapp.i18n import formats, t
 
 
 class Refusal(Exception):
@@ -105,8 +105,10 @@ class Refusal(Exception):
 
     @classmethod
     def formatted(cls, params: Mapping[str, object], lang: str) -> dict[str, object]:
-        """``params`` as ``key``'s sentence in ``lang`` names them: as given here; a subclass whose
-        sentences name something per language (a wait as "15 minutes" / "15分钟") formats it.
+        """``params`` as ``key``'s sentence in ``lang`` names them: as given, except a tuple or list
+        of names, listed as ``lang`` lists them (``"a、b"`` / ``"a, b"``: :func:`formats.names`); a
+        subclass whose sentences name something else per language (a wait as "15 minutes" /
+        "15分钟") formats it.
 
         Args:
             params: The refusal's ``params``.
@@ -115,7 +117,10 @@ class Refusal(Exception):
         Returns:
             Placeholder -> value for :func:`~ventapp.i18n.t`.
         """
-        return dict(params)
+        return {
+            name: formats.names(map(str, value), lang) if isinstance(value, (tuple, list)) else value
+            for name, value in params.items()
+        }
 
     def worded(self, lang: str) -> str:
         """The refusal's sentence in ``lang``: ``key``'s catalogue sentence, or ``message`` (English)

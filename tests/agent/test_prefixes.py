@@ -79,3 +79,12 @@ def test_a_skill_prefix_without_a_name_says_what_goes_after_it() -> None:
         apply_prefixes(ChatRequest(message="#skill: hi"))
     assert "“”" not in refused.value.message and "''" not in refused.value.message
     assert "#skill:" in refused.value.message and "ventilation-calc" in refused.value.message
+
+
+def test_the_installed_skills_are_listed_as_each_language_lists_names() -> None:
+    """Tester: a Chinese refusal listed the skills as "ventilation-calc, ventilation-network-analysis"."""
+    with pytest.raises(ChatRejected) as refused:
+        apply_prefixes(ChatRequest(message="#skill:nope hi"))
+    assert "ventilation-calc、ventilation-network-analysis" in refused.value.worded("zh-CN")
+    assert "ventilation-calc, ventilation-network-analysis" in refused.value.message, "the English detail"
+    assert "ventilation-calc, ventilation-network-analysis" in refused.value.worded("en")

@@ -343,5 +343,8 @@ async def test_a_skill_prefix_refusal_is_the_bubbles_line_in_the_ui_language(
     answer = (await client.state()).messages[-1]
     assert answer.status == "error" and answer.error.startswith("Write the skill's name after #skill:")
     assert "ventilation-calc" in answer.error and answer.error_detail == ""
-    refused = Refused.by_key(400, "unknown_skill", "refusal.unknown_skill", skill="nosuch", listed="a, b")
-    assert _refusal_words(refused, "zh-CN") == "没有名为“nosuch”的技能。已安装的技能：a, b。"
+    refused = Refused.by_key(400, "unknown_skill", "refusal.unknown_skill", skill="nosuch", listed=("a", "b"))
+    assert _refusal_words(refused, "zh-CN") == "没有名为“nosuch”的技能。已安装的技能：a、b。", (
+        "Chinese lists with 、"
+    )
+    assert _refusal_words(refused, "en") == "There is no skill named 'nosuch'. Installed skills: a, b."

@@ -249,7 +249,8 @@ async def test_a_card_still_waiting_is_still_announced_after_a_reread(
     await a.fire("send", form_data={"message": "计算 3*4"})
     await a.fire("relocalise", lang="en")  # the session is read again, its card with it
     state = await a.state()
-    assert state.interrupt.kind == "tool_approval" and state.announcement == "智能体在等你决定。"
+    assert state.interrupt.kind == "tool_approval"
+    assert state.announcement == "The agent is waiting for your decision.", "said again, in English now"
 
 
 async def test_after_follow_the_notice_comes_back_when_that_answer_ends(tabs: tuple[Tab, Tab]) -> None:  # noqa: F811

@@ -106,6 +106,30 @@ async def test_a_language_switch_while_streaming_rewords_the_answer_when_it_ends
     assert [s.title for s in state.sessions] == ["worded in zh-CN"], "the list too"
 
 
+async def test_the_live_region_says_its_sentence_again_in_the_language_switched_to(
+    client: Client,
+    pipeline: SimpleNamespace,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Tester: after 中文 → English the ``#announcer`` region still said "回答已完成。"."""
+    monkeypatch.setattr(server_view, "load_session", _stored("complete", "w0"))
+    pipeline.events = [*tokens(1), ev.Done(duration_ms=1200, usage=USAGE)]
+    await client.fire("send", form_data={"message": "long answer please"})
+    assert (await client.state()).announcement == "The answer is complete."
+
+    await client.fire("relocalise", lang="zh-CN")
+    assert (await client.state()).announcement == "回答已完成。"
+    await client.fire("relocalise", lang="en")
+    assert (await client.state()).announcement == "The answer is complete."
+
+    pipeline.events = [ev.Error(message="boom", code="internal")]
+    await client.fire("send", form_data={"message": "again"})
+    failed = (await client.state()).announcement
+    await client.fire("relocalise", lang="zh-CN")
+    assert failed.startswith("The answer failed: ")
+    assert (await client.state()).announcement.startswith("回答失败："), "the failure worded anew too"
+
+
 TURNS = [
     ChatMessageView(id="u1", role="user", content="hello", attachments=["/workspace/uploads/a.csv"]),
     ChatMessageView(id="a1", role="assistant", content="Hi!", status="done"),

@@ -210,3 +210,24 @@ async def test_an_idle_conversation_is_not_said_to_be_running(tab: Tab, runtime:
     idle = _session(runtime, "idle chat")
     await tab.fire_on(SessionsState, "ask_delete", session_id=idle, title="idle chat")
     assert (await tab.get(SessionsState)).delete_running is False
+
+
+async def test_a_file_over_the_limit_is_refused_saying_why_and_the_sentence_goes_with_a_new_chat(
+    tmp_path: Path,
+) -> None:
+    """Tester: a 25 MiB file vanished (``/_upload`` answered 413: no chip, no sentence), and the
+    20 MiB file's sentence stayed under the box after 新对话."""
+    settings = load_settings(page_env(tmp_path, UPLOAD_MAX_BYTES=str(5 * 1024 * 1024)))
+    async with served_runtime(settings), headless_processor() as processor:
+        tab = Tab(processor)
+        await tab.fire_on(ChatState, "save_user_name", form_data={"user_name": USER})
+        await tab.fire_on(ChatState, "load_page")
+        assert (await tab.get(ChatState)).upload_max_bytes == 5 * 1024 * 1024, "the browser's maxSize"
+
+        await tab.fire_on(SessionsState, "refuse_drop", codes=["file-too-large"])
+        await tab.fire_on(SessionsState, "handle_upload", files=[])  # onDrop, with no file accepted
+        chat = await tab.get(ChatState)
+        assert chat.upload_error == "文件超过了上传上限 5 MB。" and chat.attachments == []
+
+        await tab.fire_on(ChatState, "new_chat")
+        assert (await tab.get(ChatState)).upload_error == ""

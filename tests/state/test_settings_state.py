@@ -36,7 +36,7 @@ _SUMMARY = {
     "agent": {
         "tools": ["write_todos", "read_file"],
         "subagents": ["general-purpose", "researcher"],
-        "skills": [],
+        "skills": ["ventilation-calc", "ventilation-network-analysis"],
         "middleware": ["TodoListMiddleware"],
     },
 }
@@ -48,9 +48,11 @@ def test_the_model_facts_name_tools_and_sub_agents_by_their_labels() -> None:
     assert chinese.tools == "任务清单、读文件" and chinese.tool_ids == "write_todos, read_file"
     assert chinese.subagents == "通用子智能体、资料检索员"
     assert chinese.subagent_ids == "general-purpose, researcher"
+    assert chinese.skills == "ventilation-calc、ventilation-network-analysis", "Chinese lists with 、"
     assert chinese.route == "默认模型" and model_view(_SUMMARY, "en").route == "Default model"
     assert chinese.window.startswith("128,000 个 token") and "tokens" not in chinese.window
     english = model_view(_SUMMARY, "en")
+    assert english.skills == "ventilation-calc, ventilation-network-analysis"
     assert english.tools == "Task list, Read file" and english.subagents.startswith(
         "General-purpose sub-agent"
     )

@@ -57,7 +57,7 @@ def apply_prefixes(request: ChatRequest, skills_dir: Path = SKILLS_DIR) -> ChatR
     """
     text, skill, prefixed = parse_prefixes(request.message)
     if skill is not None and skill not in (installed := known_skills(skills_dir)):
-        listed = ", ".join(installed) or "—"
+        listed = tuple(installed) or "—"  # listed as the refusal's language lists names
         if not skill:  # "#skill:" alone: say what goes after it rather than quote an empty name
             raise rejected(400, "unknown_skill", "refusal.skill_unnamed", listed=listed)
         raise rejected(400, "unknown_skill", "refusal.unknown_skill", skill=skill, listed=listed)

@@ -34,7 +34,7 @@ def unknown_route(name: str, names: list[str]) -> ChatRejected:
         "refusal.unknown_model",
         details={"models": names},
         name=repr(name),
-        names=", ".join(names),
+        names=tuple(names),  # listed as the refusal's language lists names
     )
 
 

@@ -8,6 +8,7 @@ the caller passes (the UI uses Asia/Shanghai, the usage day's zone).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from datetime import UTC, date, datetime, tzinfo
 
 from babel import Locale
@@ -99,6 +100,12 @@ def wait(seconds: int, lang: str) -> str:
     else:
         amount, unit = math.ceil(seconds / 3600), "duration-hour"
     return format_unit(amount, unit, length="long", locale=babel_locale(lang))
+
+
+def names(items: Iterable[str], lang: str) -> str:
+    """Names listed in running text: ``"a、b、c"`` in Chinese (the enumeration comma), ``"a, b, c"`` in
+    English. Names (skills, tools, models) are listed as they are, without a final "and"/"和"."""
+    return ("、" if resolve_lang(lang) == "zh-CN" else ", ").join(items)
 
 
 _SIZES = (("digital-megabyte", 1024 * 1024), ("digital-kilobyte", 1024))

@@ -113,6 +113,12 @@ class ChatState(
     """Virtual paths of files uploaded for the next message (``/workspace/uploads/<name>``)."""
     draft_session_id: str = ""
     """The id a new chat will get: set when a file is attached before the first message."""
+    upload_error: str = ""
+    """Why the file last picked or dropped was refused; gone once a message is sent or another
+    chat is shown (:meth:`_leave_drafts`)."""
+    upload_max_bytes: int = Settings.upload_max_bytes
+    """``UPLOAD_MAX_BYTES`` (read on load): the browser refuses a larger file before sending it, as
+    the server's guard would answer 413 to the upload unseen (:mod:`ventapp.api.guards`)."""
 
     model_name: str = ""
     demo_mode: bool = False
@@ -187,7 +193,9 @@ class ChatState(
         ]
 
     async def _leave_drafts(self) -> None:
-        """Drop unsent attachments (and their files) before another chat is shown."""
+        """Drop unsent attachments (and their files), and why one was refused, before another chat is shown."""
+        if self.upload_error:
+            self.upload_error = ""
         if self.attachments:
             await discard_attachments(
                 self.user_name, self.session_id or self.draft_session_id, self.attachments
@@ -204,6 +212,7 @@ class ChatState(
         self.model_name = settings.model_name if settings.model_configured else ""
         self.demo_mode = settings.demo_mode
         self.model_configured = settings.model_configured
+        self.upload_max_bytes = settings.upload_max_bytes
         self._recheck_saved_name()  # kept before the rule existed: normalised, or asked again, saying why
         if not self.user_name:
             return None
@@ -360,6 +369,12 @@ class ChatState(
             ):  # refused, shown unsent: kept for a reload
                 self._keep_unsent(self.session_id, message, final.error_code, final.error, attachments)
         yield HandoffState.refresh
+
+    @rx.event
+    def sent(self, form_data: dict[str, Any]) -> None:
+        """The composer was submitted: a refused file's sentence belongs to the message before it."""
+        del form_data
+        self.upload_error = ""
 
     @rx.event
     async def new_chat(self) -> Any:

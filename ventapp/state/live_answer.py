@@ -291,20 +291,46 @@ def to_message(live: LiveAnswer, message_id: str | None = None) -> ChatMessageVi
     )
 
 
+@dataclass(frozen=True)
+class Said:
+    """What the page's ``aria-live`` region says, kept apart from its words.
+
+    Kept so that a language switch can say it again in the new language (:meth:`words`).
+    ``key``: an ``a11y.*`` catalogue id (``""``: nothing is said); ``error_code``/``error``: the
+    failure ``a11y.failed`` words.
+    """
+
+    key: str = ""
+    error_code: str = ""
+    error: str = ""
+
+    def words(self, lang: str) -> str:
+        """The sentence in ``lang`` (``""`` when nothing is said)."""
+        if not self.key:
+            return ""
+        if self.key == "a11y.failed":
+            return t(self.key, lang, error=worded_error(self.error_code, self.error, lang)[0])
+        return t(self.key, lang)
+
+
+def said_at_end(final: LiveAnswer, waiting: bool) -> Said:
+    """What the live region says when a run ends: complete, stopped, failed, quota, or waiting."""
+    if final.error and final.error_code == "quota":  # not a failure: the day's allowance ran out
+        return Said("a11y.quota")
+    if final.error and final.error_code != STOPPED_CODE:
+        return Said("a11y.failed", final.error_code, final.error)
+    if waiting:
+        return Said("a11y.waiting")
+    return Said("a11y.stopped" if message_status(final) == STATUS_STOPPED else "a11y.done")
+
+
 def announcement(final: LiveAnswer, waiting: bool, lang: str | None = None) -> str:
     """The sentence screen readers hear when a run ends (the ``aria-live`` region of the chat page).
 
     ``lang``: the page's language now (it may have been switched while the answer streamed);
     default the answer's own.
     """
-    lang = lang or final.lang
-    if final.error and final.error_code == "quota":  # not a failure: the day's allowance ran out
-        return t("a11y.quota", lang)
-    if final.error and final.error_code != STOPPED_CODE:
-        return t("a11y.failed", lang, error=worded_error(final.error_code, final.error, lang)[0])
-    if waiting:
-        return t("a11y.waiting", lang)
-    return t("a11y.stopped" if message_status(final) == STATUS_STOPPED else "a11y.done", lang)
+    return said_at_end(final, waiting).words(lang or final.lang)
 
 
 def live_from_message(message: ChatMessageView, lang: str = DEFAULT_LANG) -> LiveAnswer:

@@ -20,18 +20,14 @@ from typing import Any
 
 import reflex as rx
 
-from ventapp.i18n import LANGS, t
 from ventapp.state import turns
 from ventapp.state.chat_data import load_sessions, session_url_script
 from ventapp.state.interrupt_view import InterruptView, interrupt_view
-from ventapp.state.live_answer import LiveAnswer, announcement, to_message
+from ventapp.state.live_answer import LiveAnswer, Said, said_at_end, to_message
 from ventapp.state.schedules_state import HandoffState
 from ventapp.state.server_view import differs_from_stored
 from ventapp.state.turns import LIST_LIVE_VARS, LIVE_VARS, Follower, current_live
 from ventapp.state.views import CitationView, SessionView, TodoView, ToolCardView
-
-_WAITING = frozenset(t("a11y.waiting", lang) for lang in LANGS)
-"""The announcement of a card waiting, in each language."""
 
 
 class LiveBubble(rx.State, mixin=True):
@@ -56,6 +52,8 @@ class LiveBubble(rx.State, mixin=True):
 
     announcement: str = ""
     """What the page's one ``aria-live`` region says: the answer is complete, failed, or waits."""
+    _said: Said = Said()
+    """The same, in no language: :meth:`_say_again` words it anew after a language switch."""
     _follow: dict[str, Any] = {}
     """The live run a tab that opened the session picks up: ``{run_id, after}``."""
     _stop_requested: bool = False
@@ -78,12 +76,18 @@ class LiveBubble(rx.State, mixin=True):
             self.refused_note = ""
 
     def _unsay_waiting(self) -> None:
-        """No card waits (answered in another tab, dropped): the region no longer says one does.
+        """No card waits (answered in another tab, dropped): the region no longer says one does."""
+        if not self.interrupt.kind and self._said.key == "a11y.waiting":
+            self._say(Said())
 
-        In any language: the page's may have been switched since it was said.
-        """
-        if not self.interrupt.kind and self.announcement in _WAITING:
-            self.announcement = ""
+    def _say(self, said: Said) -> None:
+        self._said = said
+        self.announcement = said.words(self.lang)  # type: ignore[attr-defined]  # on ChatState
+
+    def _say_again(self) -> None:
+        """After a language switch: the live region says what it said, in the page's new language."""
+        if self.announcement != (words := self._said.words(self.lang)):  # type: ignore[attr-defined]
+            self.announcement = words
 
     def _new_live(self) -> None:
         """A new live bubble: the browser's text of any earlier one no longer shows."""
@@ -138,7 +142,7 @@ class LiveBubble(rx.State, mixin=True):
     def _finish(self, final: LiveAnswer, sessions: list[SessionView] | None, user_name: str) -> None:
         """End of a run (inside ``async with``): show its card, or commit the answer once."""
         view = interrupt_view(final.interrupt, final.lang) if final.paused else InterruptView()
-        self.announcement = announcement(final, bool(view.kind), self.lang)
+        self._say(said_at_end(final, bool(view.kind)))
         if view.kind:
             self.interrupt = view  # the bubble stays live, now with the card
             if self.live_status:

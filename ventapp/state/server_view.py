@@ -99,6 +99,7 @@ class ServerView(rx.State, mixin=True):
         if lang == self.lang:  # type: ignore[attr-defined]
             return None
         self.lang = lang  # type: ignore[attr-defined]
+        self._say_again()  # type: ignore[attr-defined]  # LiveBubble
         if not self.user_name:  # type: ignore[attr-defined]
             return None
         self.sessions = await load_sessions(self.user_name, lang)  # type: ignore[attr-defined]

@@ -94,7 +94,6 @@ class SessionsState(rx.State):
     """The session "Stop and delete" stopped, deleted once its run has ended (:meth:`delete_when_stopped`)."""
     _gone_user: str = ""
     """Whose login :meth:`_acting` found gone (the chat's name is cleared by then)."""
-    upload_error: str = ""
     uploading: bool = False
 
     async def _chat(self) -> ChatState:
@@ -291,12 +290,14 @@ class SessionsState(rx.State):
 
         Before the first message of a new chat the session gets its id here (``draft_session_id``).
         """
+        if not files:  # all refused in the browser: refuse_drop says why, and must not be cleared here
+            return None
         if (chat := await self._acting()) is None:
             return self._to_login()
         runtime = _runtime()
-        self.upload_error = ""
+        chat.upload_error = ""
         if runtime is None:
-            self.upload_error = t(NOT_READY, chat.lang)
+            chat.upload_error = t(NOT_READY, chat.lang)
             return None
         if not chat.user_name:
             chat.name_dialog_open = True
@@ -312,16 +313,28 @@ class SessionsState(rx.State):
                     save_upload, runtime.settings, chat.user_name, session_id, upload.name, data
                 )
             except UploadRejected as exc:
-                self.upload_error = upload_problem(exc, limit, chat.lang)
+                chat.upload_error = upload_problem(exc, limit, chat.lang)
                 continue
             if path not in chat.attachments:
                 chat.attachments.append(path)
 
     @rx.event
-    def sent(self, form_data: dict[str, Any]) -> None:
-        """The composer was submitted: a refused file's sentence belongs to the message before it."""
-        del form_data
-        self.upload_error = ""
+    async def refuse_drop(self, codes: list[str]) -> Any:
+        """The browser refused files before sending them (``rx.upload``'s ``on_drop_rejected``).
+
+        Args:
+            codes: react-dropzone's error codes of the refused files (only the codes: the files
+                themselves stay in the browser); the only refusal the upload zones ask for is
+                ``file-too-large`` (over ``ChatState.upload_max_bytes``), worded like the server's
+                (:func:`upload_problem`).
+        """
+        if (chat := await self._acting()) is None:
+            return self._to_login()
+        if "file-too-large" in codes:
+            chat.upload_error = t(
+                "attach.too_large", chat.lang, max=file_size(chat.upload_max_bytes, chat.lang)
+            )
+        return None
 
     @rx.event
     async def remove_attachment(self, path: str) -> Any:

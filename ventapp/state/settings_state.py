@@ -88,18 +88,14 @@ def model_view(summary: dict[str, Any], lang: str = DEFAULT_LANG) -> ModelView:
             tokens=formats.number(summary["context_limit"], lang),
             source=summary["context_source"],
         ),
-        tools=_listed([label_for(tool, lang) for tool in agent["tools"]], lang),
+        tools=formats.names([label_for(tool, lang) for tool in agent["tools"]], lang),
         tool_ids=", ".join(agent["tools"]),
         mcp=mcp_view(agent.get("mcp_servers") or {}, lang),
-        subagents=_listed([subagent_label(name, lang) for name in agent["subagents"]], lang),
+        subagents=formats.names([subagent_label(name, lang) for name in agent["subagents"]], lang),
         subagent_ids=", ".join(agent["subagents"]),
-        skills=", ".join(agent["skills"]),
+        skills=formats.names(agent["skills"], lang),
         middleware=" → ".join(agent["middleware"]),
     )
-
-
-def _listed(names: list[str], lang: str) -> str:
-    return ("、" if lang == "zh-CN" else ", ").join(names)
 
 
 def thinking_label(level: str, lang: str = DEFAULT_LANG) -> str:

@@ -233,7 +233,7 @@ def _refusal_words(refused: ChatRejected, lang: str) -> str:
     sentence (``error.<code>``) stands for its code — the sentence itself is then the bubble's line
     (``#skill:`` naming no installed skill: which ones are, in the person's language)."""
     if refused.key and not has_message(f"error.{refused.code}"):
-        return t(refused.key, lang, **refused.params)
+        return refused.worded(lang)
     return refused.message
 
 

@@ -4,25 +4,12 @@ from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.pages.components.enter_sends import enter_sends
 from ventapp.pages.components.lang import t
-from ventapp.pages.components.session_bar import name_file_input
+from ventapp.pages.components.session_bar import name_file_input, refuse_drop
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH, markdown
 from ventapp.state.chat_state import ChatState
 from ventapp.state.sessions_state import DROP_ID, SessionsState
-
-# Enter sends, Shift+Enter adds a line. Never while an IME is composing (Chinese input
-# confirms candidates with Enter), never while a run streams (the Stop button replaces Send:
-# the text stays in the box), never for blank text.
-_ENTER_SENDS = rx.Var(
-    """(e) => {
-  if (e.key !== "Enter" || e.shiftKey || e.nativeEvent.isComposing || e.keyCode === 229) return;
-  e.preventDefault();
-  const form = e.target.form;
-  const send = form ? form.querySelector("#send") : null;
-  if (!form || !send || send.disabled || e.target.value.trim() === "") return;
-  form.requestSubmit();
-}"""
-)
 
 SUGGESTIONS: tuple[tuple[str, str], ...] = (
     ("calculator", "suggest.airflow"),
@@ -105,7 +92,7 @@ def composer() -> rx.Component:
                 size="3",
                 variant="soft",
                 max_length=100_000,
-                custom_attrs={"on_key_down": _ENTER_SENDS},
+                custom_attrs={"on_key_down": enter_sends("#send")},
                 flex="1",
                 min_height="2.75rem",
                 max_height="12rem",
@@ -120,7 +107,7 @@ def composer() -> rx.Component:
             background=rx.color("gray", 2),
             _focus_within={"border_color": rx.color("accent", 8)},
         ),
-        on_submit=[ChatState.send, SessionsState.sent],
+        on_submit=[ChatState.send, ChatState.sent],
         reset_on_submit=True,
         width="100%",
     )
@@ -131,7 +118,9 @@ def composer() -> rx.Component:
         multiple=True,
         no_click=True,
         no_keyboard=True,
+        max_size=ChatState.upload_max_bytes,  # a larger file is refused here, saying why (refuse_drop)
         on_drop=SessionsState.handle_upload(rx.upload_files(upload_id=DROP_ID)),
+        on_drop_rejected=refuse_drop,
         class_name="composer-drop",
         width="100%",
     )

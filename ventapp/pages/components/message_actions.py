@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.pages.components.enter_sends import enter_sends
 from ventapp.pages.components.lang import t
 from ventapp.state.chat_data import EDIT_FORM_ID
 from ventapp.state.chat_state import ChatState
@@ -127,6 +128,7 @@ def edit_form(message: rx.Var[ChatMessageView]) -> rx.Component:
                 class_name="edit-input",
                 aria_label=t("message.edit_label"),
                 auto_focus=True,
+                custom_attrs={"on_key_down": enter_sends(".edit-send")},  # as in the chat box
                 width="100%",
                 # Browsers without ``field-sizing`` (Firefox) open it with a row per line of the text.
                 rows=_edit_rows(text),

@@ -8,6 +8,8 @@ after the last answer); ``#workspace-open`` (the session's files, :mod:`.workspa
 
 from __future__ import annotations
 
+from typing import Any
+
 import reflex as rx
 
 from ventapp.pages.components.lang import t
@@ -50,6 +52,20 @@ def name_file_input(component: rx.Component, label: rx.Var[str]) -> rx.Component
     return component
 
 
+def refused_codes(rejections: rx.Var) -> rx.Var[list[str]]:
+    """react-dropzone's ``fileRejections`` as their error codes (``file-too-large`` …).
+
+    Only the codes go to the server: the rejected ``File`` objects would be sent over the websocket
+    whole (a 25 MiB file as a socket.io attachment, the connection dropped).
+    """
+    return rx.Var(f"({rejections!s}).flatMap((r) => (r.errors || []).map((e) => e.code))").to(list[str])
+
+
+def refuse_drop(rejections: rx.Var) -> Any:
+    """An upload zone's ``on_drop_rejected``: :meth:`SessionsState.refuse_drop` with the codes."""
+    return SessionsState.refuse_drop(refused_codes(rejections))
+
+
 def attach_button() -> rx.Component:
     """Picks one file and saves it into the open session's ``/workspace/uploads/``."""
     return name_file_input(attach_upload(), t("attach.hint"))
@@ -74,7 +90,9 @@ def attach_upload() -> rx.Component:
         multiple=False,
         no_drag=True,
         no_keyboard=True,
+        max_size=ChatState.upload_max_bytes,
         on_drop=SessionsState.handle_upload(rx.upload_files(upload_id=UPLOAD_ID)),
+        on_drop_rejected=refuse_drop,
         class_name="attach-upload",
     )
 
@@ -130,8 +148,8 @@ def session_bar() -> rx.Component:
         attach_button(),
         rx.foreach(ChatState.attachments, _attachment_chip),
         rx.cond(
-            SessionsState.upload_error != "",
-            rx.text(SessionsState.upload_error, size="1", color_scheme="red", class_name="upload-error"),
+            ChatState.upload_error != "",
+            rx.text(ChatState.upload_error, size="1", color_scheme="red", class_name="upload-error"),
         ),
         rx.spacer(),
         context_gauge(),

@@ -20,7 +20,7 @@ from ventapp.pages.components.figure_alt import figure_alt
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.styles import PRE_STYLE, markdown
 from ventapp.state.chat_state import ChatState
-from ventapp.state.views import ToolCardView
+from ventapp.state.views import TODO_TOOL, ToolCardView
 
 Label = rx.Var[str] | str
 
@@ -307,20 +307,25 @@ def tool_card(
     )
 
 
+def shown_at_top(card: rx.Var[ToolCardView]) -> rx.Var[bool]:
+    """A card shown in the answer's row of cards: a top-level call, except a ``write_todos`` that
+    took effect (the todo panel shows it). A refused one (several in one step) is a card saying so:
+    otherwise the person saw no sign of it (tester)."""
+    return (card.parent == "") & ((card.tool != TODO_TOOL) | card.error)
+
+
 def tool_cards(
     cards: rx.Var[list[ToolCardView]], pending: Label = "", text: rx.Var[str] | None = None
 ) -> rx.Component:
-    """An answer's cards: top-level calls, each sub-agent's calls inside its card; ``write_todos``
-    is the todo panel instead. ``text``: the answer's Markdown (its embedded figures leave the cards)."""
+    """An answer's cards: top-level calls, each sub-agent's calls inside its card (:func:`shown_at_top`).
+
+    ``text``: the answer's Markdown (its embedded figures leave the cards)."""
     return rx.cond(
         cards.length() > 0,
         rx.vstack(
             rx.foreach(
                 cards,
-                lambda card: rx.cond(
-                    (card.parent == "") & (card.tool != "write_todos"),
-                    tool_card(card, pending, cards, text),
-                ),
+                lambda card: rx.cond(shown_at_top(card), tool_card(card, pending, cards, text)),
             ),
             spacing="2",
             width="100%",
