@@ -110,7 +110,8 @@ def test_the_api_words_a_404_from_the_model_server_in_chinese_by_default(
 
 def test_a_base_url_without_its_v1_is_the_bubbles_line_not_the_generic_one() -> None:
     """Tester: a 404 at ``http://host:8000/chat/completions`` read "模型服务在当前设置下拒绝工作。", the
-    /v1 sentence only under "给运维人员的详情"; the actionable sentence is the line, the detail stays."""
+    /v1 sentence only under "给运维人员的详情"; the actionable sentence is the line, and no details
+    block repeats it."""
     request = httpx.Request("POST", "http://127.0.0.1:8080/chat/completions")
     for body, reason in (({"detail": "Not Found"}, "Not Found"), (None, None)):
         response = httpx.Response(404, request=request, json=body)
@@ -119,7 +120,7 @@ def test_a_base_url_without_its_v1_is_the_bubbles_line_not_the_generic_one() -> 
         assert isinstance(zh, ev.Error)
         plain, detail = worded_error(failure.code, failure.message, "zh-CN")
         assert plain == zh.message and "/v1 结尾" in plain and "拒绝工作" not in plain
-        assert detail == zh.message, "the operator's detail is as before"
+        assert detail == "", "the line is the sentence: no details block saying it again"
         assert (reason or "") in plain
         plain_en = worded_error(failure.code, failure.message, "en")[0]
         assert plain_en == failure.message and "ends in /v1" in plain_en

@@ -278,7 +278,7 @@ def worded_error(code: str, message: str, lang: str = DEFAULT_LANG) -> tuple[str
 
     Returns:
         ``(plain sentence in lang, detail)``; for a code without a plain sentence, ``(message, "")``;
-        for a failure in :data:`_OWN_LINE`, its own sentence in ``lang`` is the plain one too.
+        for a failure in :data:`_OWN_LINE`, ``(its own sentence in lang, "")``.
         A detail that is a run failure's sentence (``run_error.*``, a model server's reason quoted
         as it said it; as the API words it) is worded in ``lang`` too, e.g. ``"尚未配置模型。请在 .env 中设置 OPENAI_BASE_URL…"``.
     """
@@ -294,7 +294,9 @@ def worded_error(code: str, message: str, lang: str = DEFAULT_LANG) -> tuple[str
     if wording is None:  # a sentence of its own (a model server's words): the detail, as written
         return plain, message
     detail = t(wording[0], lang, **wording[1])
-    return (detail if wording[0] in _OWN_LINE else plain), detail
+    if wording[0] in _OWN_LINE:
+        return detail, ""  # the sentence is the line: no details block repeating it
+    return plain, detail
 
 
 _OWN_LINE = frozenset({"run_error.model_path_not_found", "run_error.model_path_not_found.reason"})
