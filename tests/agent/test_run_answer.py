@@ -63,6 +63,12 @@ def test_final_record_of_a_disconnect_marks_the_answer_and_says_client_gone() ->
     assert (record["input_tokens"], record["output_tokens"], record["first_token_ms"]) == (3, 4, 12)
 
 
+def test_an_answer_stopped_before_its_first_token_is_stored_as_the_bare_marker() -> None:
+    """try16: history read '' where the model's thread held "[stopped]" for the same answer."""
+    record = _record("cancelled", RunTranscript())
+    assert record["answer"]["content"] == CANCELLED_MARKER.strip() == "[stopped]"
+
+
 def test_final_record_keeps_a_failure_and_tool_cards_but_not_an_empty_success() -> None:
     assert _record("success", RunTranscript())["answer"] is None
     failed = _record("failed", RunTranscript(), TIMED_OUT)

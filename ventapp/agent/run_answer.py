@@ -95,14 +95,15 @@ def final_record(
     """The keyword arguments of :func:`ventapp.db.turn_writes.finalise_run` for a run that ended.
 
     A cancelled run without a failure lost its consumer (``client_gone``); a cancelled answer
-    gets :data:`CANCELLED_MARKER`. ``answer`` is None when there is nothing to keep (a success or
+    gets :data:`CANCELLED_MARKER` (the marker alone when nothing had streamed). ``answer`` is None when there is nothing to keep (a success or
     pause with no text, reasoning or tool card).
     """
     if status == "cancelled" and failure is None:
         failure = CLIENT_GONE  # the consumer left without a stop request (disconnect)
     answer = transcript.answer
-    if status == "cancelled" and answer:
-        answer += CANCELLED_MARKER
+    if status == "cancelled":
+        # Stopped before its first token: the bare marker, as the model's thread holds it (try16).
+        answer = answer + CANCELLED_MARKER if answer else CANCELLED_MARKER.strip()
     keep = answer or transcript.tool_cards or transcript.reasoning.chars or status in ("failed", "cancelled")
     return {
         "run_id": run_id,
