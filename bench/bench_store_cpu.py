@@ -6,6 +6,12 @@ makes ``--turns`` turns' calls one after the other on a fresh SQLite database (t
 engine) and prints each call's CPU per call (``time.thread_time``), the median of ``--reps``
 repetitions, so two checkouts compare on a busy machine.
 
+Then it makes the same calls again in a worker thread while the main thread runs Python without
+pause, as the event loop does under load, and prints that CPU beside the first: the price of
+handing the GIL back and forth (the sqlite3 module releases it around every prepare, step and
+commit, and each time the busy thread must be made to give it back; CPython's switch interval,
+https://docs.python.org/3/library/sys.html#sys.setswitchinterval).
+
 Run: ``.venv/bin/python -m bench.bench_store_cpu [--turns 200] [--reps 5]``.
 """
 
@@ -14,6 +20,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -84,21 +91,43 @@ def main() -> None:
         for index in range(20):  # warm-up: statements compiled, connections open
             turn(f"warm{index}")
         medians: dict[str, list[float]] = {}
-        for _ in range(args.reps):
-            cpu.clear()
-            for index in range(args.turns):
-                turn(f"bench{index % 20}")
-            for name, values in cpu.items():
-                medians.setdefault(name, []).append(1000 * sum(values) / len(values))
+
+        def measure() -> None:
+            for _ in range(args.reps):
+                cpu.clear()
+                for index in range(args.turns):
+                    turn(f"bench{index % 20}")
+                for name, values in cpu.items():
+                    medians.setdefault(name, []).append(1000 * sum(values) / len(values))
+
+        measure()
+        alone = dict(medians)
+        medians.clear()
+        worker = threading.Thread(target=measure)
+        worker.start()
+        spins = 0
+        while worker.is_alive():  # the busy event loop's stand-in: pure Python, never sleeping
+            spins += 1
         engine.dispose()
     print(f"CPU ms per call (thread_time), mean of {args.turns} turns; median of {args.reps} reps:")
-    total = 0.0
+    _print(alone)
+    print("the same calls in a worker thread beside a busy main thread:")
+    _print(medians, alone)
+
+
+def _print(medians: dict[str, list[float]], alone: dict[str, list[float]] | None = None) -> None:
+    total = total_alone = 0.0
     for name, values in medians.items():
         total += statistics.median(values)
-        print(
-            f"  {name:13s} {statistics.median(values):6.3f}   reps: " + " ".join(f"{v:.3f}" for v in values)
+        line = f"  {name:13s} {statistics.median(values):6.3f}   reps: " + " ".join(
+            f"{v:.3f}" for v in values
         )
-    print(f"  {'per turn':13s} {total:6.3f}")
+        print(line)
+    if alone is not None:
+        total_alone = sum(statistics.median(values) for values in alone.values())
+        print(f"  {'per turn':13s} {total:6.3f}   ({total / total_alone:.1f}x the calls alone)")
+    else:
+        print(f"  {'per turn':13s} {total:6.3f}")
 
 
 if __name__ == "__main__":
