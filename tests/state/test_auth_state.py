@@ -49,7 +49,7 @@ def test_an_api_keys_creation_time_is_written_like_every_other_time() -> None:
     row = ApiKey(id="abc", user_name="u", name="ci", key_hash="h", created_at=datetime(2026, 12, 2, 5, 47))
     view = key_view(row, "zh-CN")
     assert view.created == formats.date_time(row.created_at, "zh-CN", DISPLAY_TZ) == "2026/12/2 13:47"
-    assert key_view(row, "en").created == "12/2/2026, 13:47"
+    assert key_view(row, "en").created == "Dec 2, 2026, 13:47"
     assert view.prefix == "va_abc_…" and view.active
 
 

@@ -277,7 +277,7 @@ def test_a_scheduled_runs_session_shows_the_schedules_name_and_the_date_once() -
     row = SimpleNamespace(id="s1", title=stored, updated_at=fired, pinned=False)
     chinese, english = session_from_row(row, "zh-CN"), session_from_row(row, "en")
     assert chinese.title == "早班检查" and chinese.updated == "2026/12/2 13:36"
-    assert english.title == "早班检查" and english.updated == "12/2/2026, 13:36"
+    assert english.title == "早班检查" and english.updated == "Dec 2, 2026, 13:36"
     assert session_from_row(
         SimpleNamespace(id="s2", title="风量 · 计算", updated_at=fired), "zh-CN"
     ).title == ("风量 · 计算")

@@ -129,7 +129,10 @@ def _aware(moment: datetime) -> datetime:
 
 
 def date_time(moment: datetime | None, lang: str, zone: tzinfo) -> str:
-    """Date and time to the minute in ``zone``: ``"2026/12/1 08:05"`` / ``"12/1/2026, 08:05"``.
+    """Date and time to the minute in ``zone``: ``"2026/12/1 08:05"`` / ``"Dec 1, 2026, 08:05"``.
+
+    English names the month: "12/1/2026" reads as 12 January to most of the world, and the rest of
+    the English UI writes days as :func:`long_date` does.
 
     Args:
         moment: Aware, or naive UTC (how the database stores times); None gives ``""``.
@@ -141,7 +144,8 @@ def date_time(moment: datetime | None, lang: str, zone: tzinfo) -> str:
     local = _aware(moment).astimezone(zone)
     loc = babel_locale(lang)
     pattern = Locale.parse(loc).datetime_formats["short"]
-    return pattern.format(format_skeleton("Hm", local, locale=loc), format_skeleton("yMd", local, locale=loc))
+    day = format_skeleton("yMd" if loc.startswith("zh") else "yMMMd", local, locale=loc)
+    return pattern.format(format_skeleton("Hm", local, locale=loc), day)
 
 
 def time_of_day(moment: datetime, lang: str, zone: tzinfo, *, seconds: bool = False) -> str:
