@@ -18,6 +18,8 @@ The Radix theme (teal on slate, following the browser's light or dark preference
 switch sets one) is the Radix Themes plugin's: Reflex 0.10 deprecates ``App(theme=...)``.
 """
 
+import sys
+
 import reflex as rx
 from reflex_base.plugins.sitemap import SitemapPlugin
 
@@ -30,6 +32,14 @@ if _settings.hitl_tools:  # its check imports the tool modules (~1 s): only when
     from ventapp.agent.hitl_names import check_hitl_tools_at_start
 
     check_hitl_tools_at_start(_settings)
+_serving = sys.argv[1:2] == ["run"]  # `reflex run` (not `reflex export`: a UI build needs no database)
+if _serving and (not _settings.database_url.startswith("sqlite") or _settings.checkpointer == "postgres"):
+    # A database server that does not answer: the same one line, before the banner too.
+    from ventapp.db.engine import check_databases_at_start
+
+    check_databases_at_start(
+        _settings.database_url, _settings.checkpoint_url if _settings.checkpointer == "postgres" else None
+    )
 
 config = rx.Config(
     app_name="ventapp",

@@ -144,6 +144,29 @@ def check_reachable(database_url: str, key: str = "DATABASE_URL") -> None:
         engine.dispose()
 
 
+def check_databases_at_start(database_url: str, checkpoint_url: str | None = None) -> None:
+    """:func:`check_reachable` for a program's start (``rxconfig.py``): one line and exit 2 when not.
+
+    Run before Reflex prints its banner: from the server's start the line came after "App running
+    at:" and a worker's "Unexpected exit", where operators miss it. SQLite URLs return at once.
+
+    Args:
+        database_url: ``DATABASE_URL``.
+        checkpoint_url: ``CHECKPOINT_URL`` when it names another server, else None.
+
+    Raises:
+        SystemExit: 2, with the line :func:`check_reachable` words (:func:`~ventapp.config.exit_on_bad_setting`).
+    """
+    from ventapp.config import exit_on_bad_setting
+
+    try:
+        check_reachable(database_url)
+        if checkpoint_url is not None and checkpoint_url != database_url:
+            check_reachable(checkpoint_url, "CHECKPOINT_URL")
+    except SettingError as bad:
+        exit_on_bad_setting(str(bad))
+
+
 def include_object(
     _object: object, name: str | None, type_: str, reflected: bool, compare_to: object
 ) -> bool:
