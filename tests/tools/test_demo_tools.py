@@ -211,3 +211,21 @@ def test_ventilation_calc_skill_front_matter_follows_the_deepagents_format() -> 
     # The procedure names the registered tools it relies on.
     for tool in ("calculate", "knowledge_search"):
         assert f"`{tool}" in body and registry.get_spec(tool) is not None
+
+
+@pytest.mark.parametrize("expression", ["1/0", "2 +", "x + 1", "sqrt(-1)"])
+def test_a_calculators_failure_reads_in_the_persons_language_and_tells_the_model_why(expression: str) -> None:
+    """A Chinese card read "division by zero in '1/0'" (the evaluator's English, try13)."""
+    from ventapp.state.tool_summary import failure_for_person
+    from ventapp.tools import run_language
+
+    run_language.set_language_resolver(lambda: "zh-CN")
+    try:
+        message = _invoke("calculate", expression=expression)
+    finally:
+        run_language.set_language_resolver(None)
+    assert message.status == "error" and "[bad_expression]" in message.content
+    card = failure_for_person(message.content, "zh-CN")
+    assert card.startswith("这个算式无法计算") and not any(c.isascii() and c.isalpha() for c in card), card
+    english = failure_for_person(message.content, "en")
+    assert english, "the English card still reads something"

@@ -9,6 +9,7 @@ the first "(" of a refusal starts the model's English detail.
 from __future__ import annotations
 
 MESSAGES: dict[str, str] = {
+    "tool.refused.bad_expression": "The expression cannot be calculated — a division by zero, a typo or a function it does not know: check the expression.",
     "tool.refused.bad_input": "An input is not acceptable — negative, zero, not a number or a unit that does not convert: check the arguments.",
     "tool.refused.no_duty": "No operating point: the fan curve does not cross the system curve at a positive flow. Check the fan curve's coefficients — a0 must be a positive pressure — and the resistance.",
     "tool.refused.unknown_airway_type": "The velocity table has no airway type “{name}”: use one of its types, e.g. coal_face, rock_heading, main_airway.",

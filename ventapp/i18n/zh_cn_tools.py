@@ -11,6 +11,7 @@ parenthesis: the first "(" starts the detail.
 from __future__ import annotations
 
 MESSAGES: dict[str, str] = {
+    "tool.refused.bad_expression": "这个算式无法计算（例如除以零、写法有误或用了不支持的函数）：请检查算式后重试。",
     "tool.refused.bad_input": "输入的参数不合要求（例如为负数、为零、不是数字或单位无法换算）：请检查参数后重试。",
     "tool.refused.no_duty": "没有工况点：风机特性曲线与系统特性曲线在正风量范围内不相交。请检查风机曲线系数（a0 应为正的风压）和风阻。",
     "tool.refused.unknown_airway_type": "风速表中没有巷道类型“{name}”：请选用表中的类型，如采煤工作面 coal_face、岩巷掘进 rock_heading、主要进回风巷 main_airway。",

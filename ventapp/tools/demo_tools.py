@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from simpleeval import InvalidExpression, NameNotDefined, SimpleEval
 
 from ventapp.tools import knowledge
+from ventapp.tools.refused import Refused
 from ventapp.tools.registry import register, source, sourced
 from ventapp.tools.run_language import run_language
 
@@ -229,7 +230,11 @@ def calculate(expression: str) -> str:
         The result as text: integers without ".0", other values with up to
         10 significant digits (e.g. "60", "0.3333333333", "1.2e+15").
     """
-    return evaluate(expression)
+    try:
+        return evaluate(expression)
+    except (ValueError, ArithmeticError) as exc:
+        # The person's card says it in their language; the model reads what to fix in English.
+        raise Refused("bad_expression", str(exc)) from exc
 
 
 # --- knowledge search -----------------------------------------------------------------------
