@@ -75,3 +75,17 @@ async def test_parallel_write_todos_calls_are_refused_and_a_single_one_runs() ->
     assert all(PARALLEL_TODOS_ERROR in str(result["content"]) for result in results)
     assert not refused.get("todos"), "neither parallel call wrote the list"
     assert kept["todos"] == [todo]
+
+
+async def test_a_thread_left_on_a_question_is_joined_with_the_next_one_in_the_request() -> None:
+    """A run cut with no trace in the thread (the process died mid-call): the next request joins the
+    two questions rather than send two user messages in a row (strict chat templates refuse that)."""
+    with ScriptedServer(dialect="strict") as llm:
+        graph = _agent(llm.base_url)
+        config = {"configurable": {"thread_id": "t3", "user_name": "alice"}}
+        await graph.aupdate_state(config, {"messages": [HumanMessage("first")]}, as_node="model")
+        llm.push({"content": "Both answered."})
+        await _turn(graph, config, "second")
+        [request] = llm.requests()
+    assert [m["role"] for m in request["messages"]] == ["system", "user"]
+    assert request["messages"][1]["content"] == "first\n\nsecond"

@@ -196,7 +196,7 @@ async def test_an_answer_stopped_mid_stream_is_the_models_message_before_the_nex
         await runtime.close()
 
 
-def test_a_call_stopped_before_its_first_token_leaves_the_marker_and_a_failed_one_nothing() -> None:
+def test_a_cut_call_leaves_the_stopped_or_the_failed_marker() -> None:
     from langchain_core.messages import AIMessageChunk
 
     from ventapp.agent.stopped_tools import cut_answer
@@ -204,19 +204,20 @@ def test_a_call_stopped_before_its_first_token_leaves_the_marker_and_a_failed_on
     asked = SimpleNamespace(values={"messages": [HumanMessage("hi")]}, tasks=[])
     answered = SimpleNamespace(values={"messages": [HumanMessage("hi"), AIMessage("done")]}, tasks=[])
     assert cut_answer(asked, None, stopped=True) == AIMessage(content="[stopped]")
-    assert cut_answer(asked, None, stopped=False) is None
+    assert cut_answer(asked, None, stopped=False) == AIMessage(content="[failed]")
     partial = cut_answer(asked, AIMessageChunk(content="half an an"), stopped=False)
-    assert partial is not None and partial.content == "half an an\n\n[stopped]"
+    assert partial is not None and partial.content == "half an an\n\n[failed]"
     assert cut_answer(answered, AIMessageChunk(content="x"), stopped=True) is None
 
 
-async def test_a_question_whose_run_failed_is_joined_with_the_next_one_for_strict_templates(
+async def test_a_question_whose_run_failed_is_followed_by_the_failed_marker_not_the_next_question(
     tmp_path: Path,
 ) -> None:
     """try16: a run the model server failed (HTTP 500) left the thread ending on the question, and
-    the next request held two user messages in a row — which a strict chat template refuses."""
+    the next request held two user messages in a row — which a strict chat template refuses; try17:
+    joined into one, the question the server had failed on failed the next one too."""
     with ScriptedServer(dialect="strict") as strict:
-        strict.push({"error": 500, "message": "overloaded"}, {"content": "now it works"})
+        strict.push({"error": 400, "message": "content refused"}, {"content": "now it works"})
         runtime = await _runtime(tmp_path, strict.base_url)
         try:
             failed = await start_chat(runtime, ChatRequest(message="first question", user_name="u"))
@@ -226,10 +227,14 @@ async def test_a_question_whose_run_failed_is_joined_with_the_next_one_for_stric
             )
             assert [event.type async for event in follow.events()][-1] == "done"
             request = strict.requests()[-1]
-            assert _roles(request) == ["system", "user"], _roles(request)
-            asked = request["messages"][-1]["content"]
-            assert "first question" in asked and asked.rstrip().endswith("second question")
+            assert _roles(request) == ["system", "user", "assistant", "user"], _roles(request)
+            assert [m["content"] for m in request["messages"][1:]] == [
+                "first question",
+                "[failed]",
+                "second question",
+            ]
             stored = chat_store.list_messages(runtime.engine, failed.session_id)
             assert [m.content for m in stored if m.role == "user"] == ["first question", "second question"]
+            assert "[failed]" not in " ".join(m.content for m in stored), "the thread's marker only"
         finally:
             await runtime.close()

@@ -10,12 +10,14 @@ run, and the model may run it again. :func:`record_cut_turn` writes the finished
 state as the ``tools`` node would have; the calls still running when the run stopped stay unanswered
 and are patched as before.
 
-Likewise a run stopped while the model was streaming its answer (or before its first token): the
-model node never finished, so the thread ended on the user's message, and the next turn sent two user
-messages in a row — which chat templates that require alternating roles refuse, and which hides
-from the model what the person already read. :func:`record_cut_turn` adds the streamed part as the
-model's message, with the stored answer's ``[stopped]`` marker (only the marker when nothing had
-streamed yet).
+Likewise a run stopped or failed while the model was streaming its answer (or before its first
+token): the model node never finished, so the thread ended on the user's message, and the next turn
+sent two user messages in a row — which chat templates that require alternating roles refuse, and
+which hides from the model what the person already read. :func:`record_cut_turn` adds the streamed
+part as the model's message, with the stored answer's ``[stopped]`` marker, or ``[failed]`` for a
+failed run (only the marker when nothing had streamed yet). The next question is then the
+request's last user message on its own, as the person asked it (try17: joined to a question the
+model server had failed on, it failed again with it).
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ TOOLS_NODE = "tools"
 
 MODEL_NODE = "model"
 """The graph node that calls the model."""
+
+FAILED_MARKER = "[failed]"
+"""The model's message in the thread for a call its run failed in (the model server refused it, a
+timeout); the thread's counterpart of the failed bubble, never stored as the answer's text."""
 
 
 def _pending_results(snapshot: Any) -> dict[str, ToolMessage]:
@@ -95,20 +101,19 @@ def cut_answer(snapshot: Any, cut: AIMessageChunk | None, *, stopped: bool) -> A
         snapshot: The thread's ``StateSnapshot``; only a thread that ends on the user's message or a
             tool result (the model's turn to speak) gets one.
         cut: The main model call's streamed part (:meth:`Kernel.settle_cut_call`), or None.
-        stopped: The run was stopped (Stop, disconnect, timeout): a call that streamed nothing
-            still gets the bare marker. A failed run gets one only for what had streamed.
+        stopped: The run was stopped (Stop, disconnect): the ``[stopped]`` marker; else it failed
+            (the model server refused the call, a timeout): :data:`FAILED_MARKER`.
 
     Returns:
-        ``AIMessage(content=<streamed text> + "\n\n[stopped]")`` (the stored answer's marker), or
-        the marker alone; tool calls the cut call had begun are left out (they never ran).
+        ``AIMessage(content=<streamed text> + "\n\n" + marker)``, or the marker alone when
+        nothing had streamed; tool calls the cut call had begun are left out (they never ran).
     """
     messages = list((snapshot.values or {}).get("messages") or ())
     if not messages or not isinstance(messages[-1], HumanMessage | ToolMessage):
         return None
     text = cut.text if cut is not None else ""
-    if not text.strip() and not stopped:
-        return None
-    return AIMessage(content=(text + CANCELLED_MARKER) if text.strip() else CANCELLED_MARKER.strip())
+    marker = CANCELLED_MARKER.strip() if stopped else FAILED_MARKER
+    return AIMessage(content=f"{text}\n\n{marker}" if text.strip() else marker)
 
 
 async def record_cut_turn(
