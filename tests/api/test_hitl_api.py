@@ -220,6 +220,10 @@ def test_reject_never_runs_the_tool_and_the_model_sees_why(http: httpx.Client, l
         "the model reads that the call was rejected, then the reason (the bare reason read as the"
         " tool's output), in the turn's language, not langchain's English wrapper"
     )
+    answer = "".join(f.get("content", "") for f in frames if f["type"] == "token")
+    assert answer.endswith(contents[0]) and "结果是" not in answer, (
+        "the demo model reads a rejection, not a result"
+    )
     saved = http.get(f"/api/chat/history/{session_id}").json()["messages"][-1]["tool_calls"][0]
     assert saved["review"] == "rejected", "the stored card says the person rejected it (not a failure)"
 
