@@ -79,7 +79,7 @@ def test_the_start_leaves_a_configured_mcp_servers_tool_to_the_agents_build(tmp_
     base = {"DATA_DIR": str(tmp_path), "DEEP_AGENT_ENV_PRIORITY": "none"}
     mcp = {**base, "MCP_SERVERS": '{"docs": {"command": "true"}}'}
     check_hitl_tools_at_start(load_settings({**mcp, "HITL_TOOLS": "calculate,ls,docs__search"}))
-    for names in ("docs__search,nosuch", "other__search"):
+    for names in ("docs__search,nosuch", "other__search", "execute"):  # execute: the agent never has it
         with pytest.raises(SystemExit) as stopped:
             check_hitl_tools_at_start(load_settings({**mcp, "HITL_TOOLS": names}))
         assert stopped.value.code == 2

@@ -106,7 +106,8 @@ class Refusal(Exception):
     @classmethod
     def formatted(cls, params: Mapping[str, object], lang: str) -> dict[str, object]:
         """``params`` as ``key``'s sentence in ``lang`` names them: as given, except a tuple or list
-        of names, listed as ``lang`` lists them (``"a、b"`` / ``"a, b"``: :func:`formats.names`); a
+        of names, listed as ``lang`` lists them (``"a、b"`` / ``"a, b"``: :func:`formats.names`), and a
+        :class:`~ventapp.i18n.formats.FileSize` in KB/MB (:func:`formats.file_size`); a
         subclass whose sentences name something else per language (a wait as "15 minutes" /
         "15分钟") formats it.
 
@@ -117,10 +118,7 @@ class Refusal(Exception):
         Returns:
             Placeholder -> value for :func:`~ventapp.i18n.t`.
         """
-        return {
-            name: formats.names(map(str, value), lang) if isinstance(value, (tuple, list)) else value
-            for name, value in params.items()
-        }
+        return {name: _formatted(value, lang) for name, value in params.items()}
 
     def worded(self, lang: str) -> str:
         """The refusal's sentence in ``lang``: ``key``'s catalogue sentence, or ``message`` (English)
@@ -135,3 +133,11 @@ class Refusal(Exception):
         if not self.key:
             return self.message
         return t(self.key, lang, **self.formatted(self.params, lang))
+
+
+def _formatted(value: object, lang: str) -> object:
+    if isinstance(value, (tuple, list)):
+        return formats.names(map(str, value), lang)
+    if isinstance(value, formats.FileSize):
+        return formats.file_size(value, lang)
+    return value

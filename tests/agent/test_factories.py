@@ -54,6 +54,17 @@ def test_agent_compiles_with_tools_and_skills() -> None:
     assert "model" in graph.nodes and "tools" in graph.nodes
 
 
+def test_hitl_tools_accepts_only_framework_tools_the_agent_has() -> None:
+    """Tester: ``HITL_TOOLS=execute`` was accepted, yet the agent never has ``execute`` (deepagents
+    shows it only with a sandbox backend; the settings page's list lacks it)."""
+    from ventapp.agent.hitl_names import FRAMEWORK_TOOLS
+
+    graph = agent_factory.build_agent(build_model(_settings()), checkpointer=None)
+    node_tools = list(graph.nodes["tools"].bound.tools_by_name)  # type: ignore[attr-defined]
+    shown = agent_factory.shown_tool_names(node_tools, "full")
+    assert set(FRAMEWORK_TOOLS) <= set(shown), sorted(set(FRAMEWORK_TOOLS) - set(shown))
+
+
 async def test_unknown_hitl_tool_fails_the_start_not_every_chat(tmp_path) -> None:  # type: ignore[no-untyped-def]
     import pytest
 

@@ -65,6 +65,15 @@ def test_check_upload_sizes() -> None:
     with pytest.raises(UploadRejected) as too_large:
         check_upload("a.txt", b"x" * 11, 10)
     assert (too_large.value.status, too_large.value.code) == (413, "too_large")
+
+
+def test_a_file_over_the_limit_is_worded_as_the_ui_words_it() -> None:
+    """Tester: the API said "文件超过了 20,971,520 字节的上限。" where the UI says "文件超过了上传上限 20 MB。"."""
+    with pytest.raises(UploadRejected) as refused:
+        check_upload("a.txt", b"x" * (20 * 1024 * 1024 + 1), 20 * 1024 * 1024)
+    assert refused.value.worded("zh-CN") == "文件超过了上传上限 20 MB。"
+    assert refused.value.worded("en") == "The file is larger than the 20 MB an upload may have."
+    assert "20,971,520 bytes" in refused.value.message, "the English detail keeps the bytes"
     with pytest.raises(UploadRejected) as empty:
         check_upload("a.txt", b"", 10)
     assert empty.value.status == 400

@@ -15,7 +15,7 @@ import pytest
 from tests.api.sse_client import post_chat
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import ApiServer, app_env, patched_env
-from ventapp.api.guards import BODY_MARGIN_BYTES, OriginPolicy
+from ventapp.api.guards import BODY_MARGIN_BYTES, HttpGuard, OriginPolicy
 
 LEGACY = "http://legacy.example:8080"
 EVIL = "https://evil.example"
@@ -221,7 +221,6 @@ def test_the_guards_refusals_word_message_by_accept_language(api: ApiServer, cli
     answers = {
         "拒绝跨站请求": (403, "forbidden", [answer.json() for answer in cross]),
         "不支持 TRACE": (405, "method_not_allowed", [answer.json() for answer in trace]),
-        "请求体超过了": (413, "too_large", [body for _, body in large]),
     }
     assert [answer.status_code for answer in cross + trace] == [403, 403, 405, 405]
     assert [status for status, _ in large] == [413, 413]
@@ -230,6 +229,30 @@ def test_the_guards_refusals_word_message_by_accept_language(api: ApiServer, cli
         assert str(zh["message"]).startswith(chinese), zh
         assert zh["detail"] == en["detail"] == en["message"] and str(en["detail"]).isascii(), en
     assert "CORS_ORIGINS" in str(answers["拒绝跨站请求"][2][0]["message"])
+    (zh, en) = [body for _, body in large]
+    assert zh["code"] == en["code"] == "too_large" and zh["detail"] == en["detail"]
+    assert (
+        zh["message"] == "文件超过了上传上限 1 kB。"
+        and en["message"] == "The file is larger than the 1 kB an upload may have."
+    )
+    limits = f"{UPLOAD_LIMIT + BODY_MARGIN_BYTES:,}-byte limit (UPLOAD_MAX_BYTES, {UPLOAD_LIMIT:,} bytes"
+    assert limits in zh["detail"] and zh["detail"].isascii(), "the English detail keeps the bytes"
+
+
+def test_a_body_over_the_limit_names_the_upload_limit_people_were_told() -> None:
+    """Tester: a 25 MiB file was "请求体超过了 22,020,096 字节的上限。", a limit nobody configured
+    (UPLOAD_MAX_BYTES plus the 1 MiB margin); the UI says "文件超过了上传上限 20 MB。"."""
+    upload = 20 * 1024 * 1024
+    guard = HttpGuard(None, OriginPolicy([], ui_port=None), max_body_bytes=upload + BODY_MARGIN_BYTES)  # type: ignore[arg-type]
+    messages = {
+        lang: json.loads(
+            guard._too_large({"type": "http", "headers": [(b"accept-language", lang.encode())]})[1]["body"]
+        )
+        for lang in ("zh-CN", "en")
+    }
+    assert messages["zh-CN"]["message"] == "文件超过了上传上限 20 MB。"
+    assert messages["en"]["message"] == "The file is larger than the 20 MB an upload may have."
+    assert "22,020,096" in messages["en"]["detail"] and "20,971,520" in messages["en"]["detail"]
 
 
 def test_origin_policy_compares_host_and_port() -> None:

@@ -216,7 +216,14 @@ def test_reject_never_runs_the_tool_and_the_model_sees_why(http: httpx.Client, l
     )
     assert response.status_code == 200 and frames[-1]["type"] == "done"
     contents = [m["content"] for m in _tool_messages(llm)]
-    assert contents == [reason], "the model reads the reason as written, not langchain's English wrapper"
+    assert contents == [f"用户拒绝了这次操作，理由：{reason}"], (
+        "the model reads that the call was rejected, then the reason (the bare reason read as the"
+        " tool's output), in the turn's language, not langchain's English wrapper"
+    )
+    answer = "".join(f.get("content", "") for f in frames if f["type"] == "token")
+    assert answer.endswith(contents[0]) and "结果是" not in answer, (
+        "the demo model reads a rejection, not a result"
+    )
     saved = http.get(f"/api/chat/history/{session_id}").json()["messages"][-1]["tool_calls"][0]
     assert saved["review"] == "rejected", "the stored card says the person rejected it (not a failure)"
 

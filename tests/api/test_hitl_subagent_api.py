@@ -147,7 +147,7 @@ def test_edited_sub_agent_call_shows_the_arguments_that_ran(http: httpx.Client, 
 
 @pytest.mark.parametrize("subagent", ["researcher", "general-purpose"])
 @pytest.mark.parametrize("reason", ["现在不要检索手册。", ""])
-def test_a_sub_agents_model_reads_a_rejection_as_the_bare_reason(
+def test_a_sub_agents_model_reads_a_rejection_as_one_without_the_english_wrapper(
     http: httpx.Client, llm: ScriptedServer, subagent: str, reason: str
 ) -> None:
     """Sub-agents had langchain's stock approval middleware: their model read "User rejected the tool
@@ -171,5 +171,8 @@ def test_a_sub_agents_model_reads_a_rejection_as_the_bare_reason(
     assert frames[-1]["type"] == "done"
     sub_request = llm.requests()[2]  # task, paused search, then the sub-agent's model after the rejection
     (rejected,) = [m for m in sub_request["messages"] if m.get("tool_call_id") == call_id]
-    expected = reason or t("approval.reject_default_reason", "zh-CN")  # the API's default, zh-CN here
-    assert rejected["content"] == expected, "the bare reason, no English wrapper"
+    # The API's sentence in zh-CN here: rejected, then the reason (or that none was given).
+    expected = (
+        f"用户拒绝了这次操作，理由：{reason}" if reason else t("approval.reject_default_reason", "zh-CN")
+    )
+    assert rejected["content"] == expected, "says it was rejected, no English wrapper"

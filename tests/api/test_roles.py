@@ -139,3 +139,23 @@ def test_the_account_routes_outside_their_mode_are_404_auth_off_worded_by_accept
         == en.json()["message"]
         == "This needs AUTH_MODE local or header; this server runs with AUTH_MODE=none."
     )
+
+
+def test_an_operator_has_no_ceiling_and_an_operators_limit_reads_as_theirs(api: ApiServer) -> None:
+    """Tester: ``max_daily_token_limit`` showed TFAGENTS_DAILY_TOKEN_LIMIT for an operator, who may set
+    any limit; and a limit an operator set on a user read ``quota_source: "user"``."""
+    name = f"u-{uuid.uuid4().hex[:6]}"
+    with _as(api, name) as user, _as(api, "ops") as ops:
+        own = ops.get("/api/usage/today").json()
+        assert own["max_daily_token_limit"] is None, "an operator has no ceiling"
+        assert ops.get("/api/usage/today", params={"for_user": "ops"}).json()["max_daily_token_limit"] is None
+        assert user.get("/api/usage/today").json()["quota_source"] == "default"
+        assert (
+            ops.put("/api/usage/quota", json={"daily_token_limit": 300_000, "for_user": name}).status_code
+            == 200
+        )
+        read = ops.get("/api/usage/today", params={"for_user": name}).json()
+        assert (read["quota_source"], read["max_daily_token_limit"]) == ("operator", 300_000)
+        assert user.get("/api/usage/today").json()["quota_source"] == "operator"
+        lowered = user.put("/api/usage/quota", json={"daily_token_limit": 10})
+        assert lowered.status_code == 200 and lowered.json()["quota_source"] == "user"

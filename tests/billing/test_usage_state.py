@@ -18,6 +18,7 @@ from reflex_base.event.processor import BaseStateEventProcessor
 
 from tests.billing.conftest import make_settings
 from tests.headless import HeadlessTab
+from tests.support import patched_env
 from ventapp.billing import reports
 from ventapp.billing.settlement import settle
 from ventapp.billing.usage import CallUsage
@@ -25,6 +26,7 @@ from ventapp.db import billing_store
 from ventapp.db.models import utcnow
 from ventapp.i18n import formats
 from ventapp.pages.usage import usage_page
+from ventapp.state import ui_identity
 from ventapp.state import usage_state as us
 
 
@@ -171,6 +173,19 @@ async def test_the_ceiling_a_user_may_set_shows_beside_the_form_before_they_go_o
     await tab.fire("relocalise", lang="zh-CN")
     # try14: "（运维人员设定）" read as if an operator had set something when nobody had.
     assert (await tab.state()).ceiling_text == "你可以自己设置的上限：不限"
+
+
+async def test_an_operators_ceiling_reads_unlimited(
+    tab: Tab, engine: sa.Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tester: an operator's page named TFAGENTS_DAILY_TOKEN_LIMIT as the most they may set, yet
+    an operator may set any limit."""
+    runtime = us.get_runtime()
+    monkeypatch.setattr(ui_identity, "get_runtime", lambda: runtime)
+    with patched_env({"AUTH_MODE": "none", "AUTH_NONE_OPERATORS": "ops"}):
+        await _as_user(tab, "ops")
+        await tab.fire("load_page")
+        assert (await tab.state()).ceiling_text == "你可以自己设置的上限：不限"
 
 
 async def test_ledger_pages_through_older_rows(tab: Tab, engine: sa.Engine) -> None:

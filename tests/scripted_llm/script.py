@@ -25,6 +25,7 @@ from tests.scripted_llm.replies import (
     as_reply,
 )
 from tests.scripted_llm.tokens import message_text
+from ventapp.i18n import t
 from ventapp.state.tool_summary import failure_for_person
 from ventapp.tools.registry import failure_reason
 
@@ -146,7 +147,21 @@ def answer_language(messages: Iterable[Mapping[str, Any]]) -> str:
     return "zh-CN" if _CJK.search(said) else "en"
 
 
+_REJECTIONS = tuple(
+    sentence
+    for lang in ("zh-CN", "en")
+    for sentence in (
+        t("approval.reject_with_reason", lang, reason=""),
+        t("approval.reject_default_reason", lang),
+    )
+)
+"""How a rejected call's result begins (the API's and the UI's sentence in either language)."""
+
+
 def _summarise_calculate(content: str, lang: str = "en") -> str:
+    # A rejected call has no result: a model passes the person's rejection on, not "结果是 …".
+    if content.startswith(_REJECTIONS):
+        return content.strip()
     # An approval edit prefixes the result with a note for the model; a model reads past it.
     content = content.rsplit("Tool response:\n", 1)[-1]
     if failure_reason(content) != content.strip():  # the registry's failure wrapper: not a result

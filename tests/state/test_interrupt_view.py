@@ -117,7 +117,7 @@ def test_approval_answer_has_one_decision_per_request_in_order() -> None:
         decisions=[
             {"type": "approve"},
             {"type": "edit", "args": {"expression": "2*21"}},
-            {"type": "reject", "message": "use the handbook value"},
+            {"type": "reject", "message": "用户拒绝了这次操作，理由：use the handbook value"},
         ]
     )
     assert len(answer.decisions) == len(view.calls)
@@ -140,6 +140,22 @@ def test_a_reject_without_reason_gives_the_model_one_in_the_cards_language() -> 
         )
 
         assert answer is not None and answer.decisions == [{"type": "reject", "message": reason}]
+
+
+def test_a_reject_with_a_reason_tells_the_model_the_call_was_rejected() -> None:
+    """Tester: with only the reason, the model took "不需要计算，直接回答" for the calculator's
+    result and answered "结果是 不需要计算，直接回答。"."""
+    for lang, message in (
+        ("zh-CN", "用户拒绝了这次操作，理由：不需要计算，直接回答"),
+        ("en", "The user rejected this action. Reason: 不需要计算，直接回答"),
+    ):
+        answer, shown = approval_answer(
+            with_mode(interrupt_view(approval("1"), lang), 0, "reject"),
+            {"reason_0": " 不需要计算，直接回答 "},
+        )
+
+        assert answer is not None and answer.decisions == [{"type": "reject", "message": message}]
+        assert shown.calls[0].reject_reason == "不需要计算，直接回答", "the card keeps what was typed"
 
 
 def test_the_card_names_each_tool_by_its_catalogue_name_in_the_cards_language() -> None:

@@ -6,8 +6,10 @@ langchain's ``HumanInTheLoopMiddleware`` answers a rejected call with a syntheti
 missing reason in the turn's language, so the wrapper turned a Chinese turn's history into mixed
 English that the model then echoed back. The subclass below keeps the library's message (its
 ``tool_call_id``, ``status="error"``, notification metadata) and only swaps the content for the
-bare reason; the model still knows the call was refused from the error status and from the fact
-that the reason is a reviewer's sentence.
+decision's message. The callers (the API's resume route, the UI's approval card) word that message
+themselves, in the turn's language, as "the user rejected this call" plus the reason
+(:func:`ventapp.agent.interrupts.rejection_message`): a bare reason read to the model as the tool's
+output, and OpenAI-style requests carry no error status for it to notice.
 
 deepagents builds its own ``HumanInTheLoopMiddleware`` from ``interrupt_on``; a middleware passed to
 ``create_deep_agent`` with the same ``name`` takes its place in the stack (deepagents'
@@ -23,7 +25,7 @@ from langchain_core.messages import ToolCall, ToolMessage
 
 
 class ReasonOnlyApprovalMiddleware(HumanInTheLoopMiddleware):
-    """``HumanInTheLoopMiddleware`` whose rejection message is just the reviewer's reason.
+    """``HumanInTheLoopMiddleware`` whose rejection message is the decision's message as worded.
 
     Used in the library's default ``batched`` interrupt mode, where every decision passes
     through :meth:`_process_decision` (``per_call`` mode builds its message elsewhere).

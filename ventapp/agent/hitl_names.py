@@ -22,10 +22,13 @@ FRAMEWORK_TOOLS = (
     "delete",
     "glob",
     "grep",
-    "execute",
     "task",
 )
-"""deepagents' own tools (not in our registry), which ``HITL_TOOLS`` may name too."""
+"""deepagents' own tools (not in our registry), which ``HITL_TOOLS`` may name too.
+
+Only those the agent has: deepagents' ``execute`` is never among them, as it reaches the model only
+with a backend that runs commands and ours never does (:func:`ventapp.agent.agent_factory.shown_tool_names`);
+an approval for it could never be asked (tester: ``HITL_TOOLS=execute`` was accepted)."""
 
 
 def check_hitl_tools(hitl_tools: Iterable[str], known: Iterable[str]) -> None:

@@ -25,10 +25,26 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from ventapp.agent import events as ev
+from ventapp.i18n import t
 from ventapp.tools.registry import is_rememberable, tool_label
 
 REJECT_REASON = "The user rejected this action."
 """The reason of a reject without one when no caller worded it (the API and the UI word their own)."""
+
+
+def rejection_message(reason: str | None, lang: str) -> str:
+    """What the model reads as a rejected call's result, in ``lang``: that the person rejected
+    it, then their reason (``approval.reject_with_reason``) or that they gave none
+    (``approval.reject_default_reason``).
+
+    The bare reason alone read as the tool's output: "不需要计算，直接回答" came back as
+    "结果是 不需要计算，直接回答。" (tester, 2026-12).
+    """
+    text = (reason or "").strip()
+    if not text:
+        return t("approval.reject_default_reason", lang)
+    return t("approval.reject_with_reason", lang, reason=text)
+
 
 APPROVAL_REASON_TAIL = "needs your approval before it runs."
 """End of the description our approval requests carry in the graph (how :func:`reason_code`

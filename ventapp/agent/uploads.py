@@ -13,6 +13,8 @@ import unicodedata
 
 from ventapp.agent.workspace import UPLOADS_FOLDER, WORKSPACE_ROUTE, area_dir, session_dir
 from ventapp.config import Settings
+from ventapp.i18n import t
+from ventapp.i18n.formats import FileSize
 from ventapp.refusal import Refusal
 
 MAX_NAME_BYTES = 255
@@ -28,6 +30,19 @@ class UploadRejected(Refusal):
     ``bad_request`` or 413 ``too_large``, its sentence a ``refusal.upload.*`` id (``message``: in
     English), which the API and the UI word in their language.
     """
+
+
+def too_large(max_bytes: int) -> UploadRejected:
+    """413 ``too_large`` for a file over ``UPLOAD_MAX_BYTES``: worded as the UI words it, the limit
+    in MB ("文件超过了上传上限 20 MB。", ``attach.too_large``); its ``message`` (the API's English
+    ``detail``) names the limit in bytes (``refusal.upload.too_large``)."""
+    return UploadRejected(
+        413,
+        "too_large",
+        t("refusal.upload.too_large", "en", limit=max_bytes),
+        key="attach.too_large",
+        params={"max": FileSize(max_bytes)},
+    )
 
 
 def _bad_name(key: str, **params: object) -> UploadRejected:
@@ -83,7 +98,7 @@ def check_upload(filename: str | None, data: bytes, max_bytes: int) -> str:
         UploadRejected: 413 when larger than ``max_bytes``; 400 when empty or badly named.
     """
     if len(data) > max_bytes:
-        raise UploadRejected.by_key(413, "too_large", "refusal.upload.too_large", limit=max_bytes)
+        raise too_large(max_bytes)
     name = clean_upload_name(filename)
     if not data:
         raise _bad_name("refusal.upload.empty")

@@ -91,6 +91,7 @@ def create_api(
         HttpGuard,
         policy=OriginPolicy(settings.cors_origins, ui_port=ui_port),
         max_body_bytes=settings.upload_max_bytes + BODY_MARGIN_BYTES,
+        upload_max_bytes=settings.upload_max_bytes,
     )
     api.add_exception_handler(ChatRejected, chat_rejected_handler)
     api.add_exception_handler(ScheduleRejected, schedule_rejected_handler)

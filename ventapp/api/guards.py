@@ -31,6 +31,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ventapp.i18n import accept_language, t
+from ventapp.i18n.formats import file_size
 
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -124,6 +125,10 @@ def _error(
     ``Accept-Language`` (default zh-CN), ``detail`` English, as every API refusal."""
     lang = accept_language(Headers(scope=scope).get("accept-language"))
     answer = {"detail": t(key, "en", **params), "message": t(key, lang, **params), "code": code}
+    return _json(status, answer, extra)
+
+
+def _json(status: int, answer: dict[str, str], extra: dict[str, str] | None = None) -> list[Message]:
     body = json.dumps(answer, ensure_ascii=False).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(key.encode(), value.encode()) for key, value in (extra or {}).items()]
@@ -144,12 +149,20 @@ class HttpGuard:
         app: The wrapped ASGI app.
         policy: Which origins count as own or listed.
         max_body_bytes: Largest request body accepted, in bytes.
+        upload_max_bytes: ``UPLOAD_MAX_BYTES``, the limit a refusal names to people (a body over
+            the limit is, to them, a file over it); None: ``max_body_bytes`` less
+            :data:`BODY_MARGIN_BYTES`.
     """
 
-    def __init__(self, app: ASGIApp, policy: OriginPolicy, max_body_bytes: int) -> None:
+    def __init__(
+        self, app: ASGIApp, policy: OriginPolicy, max_body_bytes: int, upload_max_bytes: int | None = None
+    ) -> None:
         self.app = app
         self.policy = policy
         self.max_body_bytes = max_body_bytes
+        self.upload_max_bytes = (
+            max(0, max_body_bytes - BODY_MARGIN_BYTES) if upload_max_bytes is None else upload_max_bytes
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
@@ -193,14 +206,17 @@ class HttpGuard:
         return headers.get("sec-fetch-site", "none") in ("same-origin", "none")
 
     def _too_large(self, scope: Scope) -> list[Message]:
-        return _error(
-            scope,
-            413,
-            "too_large",
-            "refusal.guard.too_large",
-            {"connection": "close"},
-            limit=self.max_body_bytes,
-        )
+        # People read the upload limit they were told (the UI's sentence, in MB), not the body
+        # limit with its unconfigured margin; the English detail keeps both in bytes.
+        lang = accept_language(Headers(scope=scope).get("accept-language"))
+        answer = {
+            "detail": t(
+                "refusal.guard.too_large", "en", limit=self.max_body_bytes, upload=self.upload_max_bytes
+            ),
+            "message": t("attach.too_large", lang, max=file_size(self.upload_max_bytes, lang)),
+            "code": "too_large",
+        }
+        return _json(413, answer, {"connection": "close"})
 
     async def _limited(self, scope: Scope, receive: Receive, send: Send) -> None:
         received = 0

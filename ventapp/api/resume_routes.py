@@ -8,13 +8,12 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from ventapp.agent.interrupts import ResumeAnswer
+from ventapp.agent.interrupts import ResumeAnswer, rejection_message
 from ventapp.agent.resume import ResumeRequest, pending_interrupt, start_resume
 from ventapp.api.deps import USER_NAME_HELP, CurrentUser, RuntimeDep, caller_name
 from ventapp.api.openapi import SSE_RESPONSE, errors
 from ventapp.api.sse import stream_run
 from ventapp.api.wording import RequestLang, worded
-from ventapp.i18n import t
 
 router = APIRouter(prefix="/api/chat", tags=["chat"])
 
@@ -27,7 +26,10 @@ class Decision(BaseModel):
     message: str | None = Field(
         default=None,
         max_length=2000,
-        description="With reject: the reason the model reads (default: a sentence in the Accept-Language)",
+        description=(
+            "With reject: the person's reason; the model reads it after a sentence saying the call"
+            " was rejected, in the Accept-Language (without one: that no reason was given)"
+        ),
     )
     remember: Literal["session", "always"] | None = None
     """With approve or edit: later calls of this tool run without asking, in this session or in all
@@ -48,11 +50,12 @@ class ResumeBody(BaseModel):
 
 
 def _with_reason(decision: Decision, lang: str) -> dict[str, Any]:
-    """The decision as the agent takes it; a reject without a reason gets one in ``lang`` (the model
-    reads it, and the tool's result line shows it)."""
+    """The decision as the agent takes it; a reject's message says, in ``lang``, that the person
+    rejected the call and why (or that they gave no reason): the model reads it as the tool's
+    result, and the tool's result line shows it."""
     answer = decision.model_dump(exclude_none=True)
-    if decision.type == "reject" and not (decision.message or "").strip():
-        answer["message"] = t("approval.reject_default_reason", lang)
+    if decision.type == "reject":
+        answer["message"] = rejection_message(decision.message, lang)
     return answer
 
 

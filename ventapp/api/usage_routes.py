@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request
 
 from ventapp.agent.refusals import ChatRejected, rejected
+from ventapp.agent.runtime import AgentRuntime
 from ventapp.api.deps import (
     MAX_WHOLE,
     CallerDep,
@@ -27,7 +28,7 @@ from ventapp.api.deps import (
 )
 from ventapp.api.openapi import errors
 from ventapp.auth import roles
-from ventapp.auth.service import Caller
+from ventapp.auth.service import Caller, role_of
 from ventapp.billing import guard, pricing, reports
 
 router = APIRouter(tags=["usage"])
@@ -75,12 +76,23 @@ async def usage_today(runtime: RuntimeDep, caller: CallerDep, for_user: ForUser 
     cost_micros, calls, display}], daily_token_limit, quota_source, used_tokens,
     remaining_tokens (null = unlimited), max_daily_token_limit, pending_settlements, pending_tokens}``.
     ``max_daily_token_limit`` is the user's ceiling, the most they may set their own limit to (an
-    operator's limit for them, else ``TFAGENTS_DAILY_TOKEN_LIMIT``; tokens, null = unlimited), as
-    the usage page shows it.
+    operator's limit for them, else ``TFAGENTS_DAILY_TOKEN_LIMIT``; tokens, null = unlimited, as
+    for an operator, who has none), as the usage page shows it. ``quota_source``: ``operator``
+    (a limit an operator set on the user), ``user`` (one the user set below their ceiling) or
+    ``default`` (``TFAGENTS_DAILY_TOKEN_LIMIT``).
     """
     owner = _owner(caller, for_user)
-    today = await asyncio.to_thread(reports.today_usage, runtime.engine, runtime.settings, owner)
+    operator = caller.is_operator if owner == caller.name else await _is_operator(runtime, owner)
+    today = await asyncio.to_thread(
+        reports.today_usage, runtime.engine, runtime.settings, owner, operator=operator
+    )
     return today.public()
+
+
+async def _is_operator(runtime: AgentRuntime, user_name: str) -> bool:
+    """Whether ``user_name`` (another user than the caller) is an operator."""
+    role = await asyncio.to_thread(role_of, runtime.engine, runtime.settings.auth, user_name)
+    return role == "operator"
 
 
 @router.get("/api/usage/users", responses=errors(403))

@@ -58,7 +58,9 @@ class QuotaStatus:
 
     Attributes:
         daily_token_limit: Tokens per day (input + output); 0 = unlimited.
-        source: ``user`` when the user set it, ``default`` for ``TFAGENTS_DAILY_TOKEN_LIMIT``.
+        source: ``operator`` for a limit an operator set on the user (the limit in force is the
+            ceiling an operator stored; a user raising theirs back to it counts too), ``user`` for
+            one the user set below it, ``default`` for ``TFAGENTS_DAILY_TOKEN_LIMIT``.
         used_tokens: Tokens booked today plus tokens of pending settlements of today.
         remaining_tokens: ``limit - used`` (never below 0), or None when unlimited.
         ceiling: The most the user may set their own limit to (tokens; 0 = unlimited): what an
@@ -66,7 +68,7 @@ class QuotaStatus:
     """
 
     daily_token_limit: int
-    source: Literal["user", "default"]
+    source: Literal["operator", "user", "default"]
     used_tokens: int
     remaining_tokens: int | None
     ceiling: int = 0
@@ -169,17 +171,21 @@ def _ceiling(inputs: billing_store.QuotaInputs, settings: Settings) -> int:
     return default
 
 
+def _source(inputs: billing_store.QuotaInputs) -> Literal["operator", "user", "default"]:
+    if inputs.user_limit is None:
+        return "default"
+    # An operator's limit is stored as the user's limit and as their ceiling (roles.set_quota).
+    # A row from before migration 0015 has no ceiling column value and reads as the user's.
+    return "operator" if inputs.user_limit == inputs.operator_limit else "user"
+
+
 def _status(inputs: billing_store.QuotaInputs, settings: Settings) -> QuotaStatus:
-    limit, source = (
-        (inputs.user_limit, "user")
-        if inputs.user_limit is not None
-        else (settings.daily_token_limit, "default")
-    )
+    limit = inputs.user_limit if inputs.user_limit is not None else settings.daily_token_limit
     used = inputs.booked_tokens + inputs.pending_tokens
     remaining = max(0, limit - used) if limit > 0 else None
     return QuotaStatus(
         daily_token_limit=limit,
-        source=source,
+        source=_source(inputs),
         used_tokens=used,
         remaining_tokens=remaining,
         ceiling=_ceiling(inputs, settings),

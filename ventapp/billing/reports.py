@@ -106,9 +106,12 @@ class TodayUsage:
 
 
 def today_usage(
-    engine: Engine, settings: Settings, user_name: str, *, at: datetime | None = None
+    engine: Engine, settings: Settings, user_name: str, *, at: datetime | None = None, operator: bool = False
 ) -> TodayUsage:
     """The user's figures for the usage day of ``at`` (default now).
+
+    ``operator``: the user is an operator, who may set any limit (no ceiling: ``quota_ceiling`` 0,
+    ``max_daily_token_limit`` null), whatever ``TFAGENTS_DAILY_TOKEN_LIMIT`` says.
 
     Raises:
         sqlalchemy.exc.SQLAlchemyError: The database cannot be read.
@@ -139,7 +142,7 @@ def today_usage(
         remaining_tokens=quota.remaining_tokens,
         pending_settlements=pending_count,
         pending_tokens=pending_tokens,
-        quota_ceiling=quota.ceiling,
+        quota_ceiling=0 if operator else quota.ceiling,
     )
 
 

@@ -162,6 +162,7 @@ MESSAGES: dict[str, str] = {
     "auth.quota_above_ceiling": "You may set your own daily quota up to {ceiling} tokens (the limit an operator set); ask an operator for more.",
     # --- words7: rejections, run errors, figures ---
     "approval.reject_default_reason": "The user rejected this action without giving a reason.",
+    "approval.reject_with_reason": "The user rejected this action. Reason: {reason}",
     # A run's closing error (the API words it per Accept-Language; the same text as ventapp.agent.errors)
     "run_error.model_unconfigured": "No model is configured. Set OPENAI_BASE_URL, OPENAI_API_KEY and MODEL_NAME in .env (see .env.example and the README), or run `make demo` for the scripted demo model, then restart.",
     "run_error.cancelled": "Stopped. The partial answer has been kept.",

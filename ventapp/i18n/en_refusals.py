@@ -61,7 +61,8 @@ MESSAGES: dict[str, str] = {
     "refusal.upload.path": "Send a plain file name, not a path.",
     "refusal.upload.only_dots": "The file name must contain more than dots.",
     "refusal.upload.name_too_long": "The file name is longer than {limit} bytes.",
-    "refusal.upload.too_large": "The file is larger than the {limit:,}-byte limit.",
+    # The two below are the API's English detail (bytes); its message is the UI's attach.too_large (MB).
+    "refusal.upload.too_large": "The file is larger than the UPLOAD_MAX_BYTES limit ({limit:,} bytes).",
     "refusal.upload.empty": "The file is empty.",
     "refusal.upload.folder": "The uploads folder of this conversation is not usable.",
     "refusal.upload.too_many": "Too many files with this name; rename the file and retry.",
@@ -70,7 +71,7 @@ MESSAGES: dict[str, str] = {
     "refusal.no_rule": "No such approval rule.",
     "refusal.guard.method": "{method} is not supported.",
     "refusal.guard.cross_site": "Cross-site requests are refused. A frontend served from another origin must be listed in CORS_ORIGINS.",
-    "refusal.guard.too_large": "The request body is larger than the {limit:,}-byte limit.",
+    "refusal.guard.too_large": "The request body is larger than the {limit:,}-byte limit (UPLOAD_MAX_BYTES, {upload:,} bytes, plus 1 MiB for the rest of the request).",
     "refusal.no_route": "There is no {method} {path} route. See the README for the API.",
     "refusal.wrong_method": "{path} does not take {method}; it takes {allowed}.",
     "refusal.no_docs": "{path} is not served (its page needs the internet); the API is described by GET /openapi.json.",

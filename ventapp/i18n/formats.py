@@ -108,6 +108,11 @@ def names(items: Iterable[str], lang: str) -> str:
     return ("、" if resolve_lang(lang) == "zh-CN" else ", ").join(items)
 
 
+class FileSize(int):
+    """A size in bytes that a sentence names as :func:`file_size` words it in its language
+    ("20 MB"), e.g. a refusal's ``params`` (:meth:`ventapp.refusal.Refusal.formatted`)."""
+
+
 _SIZES = (("digital-megabyte", 1024 * 1024), ("digital-kilobyte", 1024))
 
 

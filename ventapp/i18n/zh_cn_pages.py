@@ -158,6 +158,8 @@ MESSAGES: dict[str, str] = {
     "auth.quota_above_ceiling": "你自己的每日额度最多可设为 {ceiling} token（运维人员设定的上限）；更高的额度请联系运维人员。",
     # --- words7: 拒绝、运行错误、图 ---
     "approval.reject_default_reason": "用户拒绝了这次操作，没有说明原因。",
+    # 模型读到的被拒调用的结果：先说被拒绝，再给理由（只给理由时模型把它当成了工具输出）
+    "approval.reject_with_reason": "用户拒绝了这次操作，理由：{reason}",
     # 运行结束时的错误（API 按 Accept-Language 措辞；英文与 ventapp.agent.errors 相同）
     "run_error.model_unconfigured": "尚未配置模型。请在 .env 中设置 OPENAI_BASE_URL、OPENAI_API_KEY 和 MODEL_NAME（见 .env.example 和 README），或运行 `make demo` 使用脚本演示模型，然后重启服务。",
     "run_error.cancelled": "已停止，已保留目前的部分回答。",

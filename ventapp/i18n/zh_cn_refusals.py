@@ -61,7 +61,8 @@ MESSAGES: dict[str, str] = {
     "refusal.upload.path": "请发送单纯的文件名，不要带路径。",
     "refusal.upload.only_dots": "文件名不能只由点组成。",
     "refusal.upload.name_too_long": "文件名超过 {limit} 字节。",
-    "refusal.upload.too_large": "文件超过了 {limit:,} 字节的上限。",
+    # 以下两条是 API 的英文 detail（字节数）；message 用界面的 attach.too_large（上限以 MB 计）
+    "refusal.upload.too_large": "文件超过了 UPLOAD_MAX_BYTES 的上限（{limit:,} 字节）。",
     "refusal.upload.empty": "文件是空的。",
     "refusal.upload.folder": "这个对话的上传文件夹不可用。",
     "refusal.upload.too_many": "同名文件太多，请重命名文件后重试。",
@@ -70,7 +71,7 @@ MESSAGES: dict[str, str] = {
     "refusal.no_rule": "没有这条审批规则。",
     "refusal.guard.method": "不支持 {method} 请求方法。",
     "refusal.guard.cross_site": "拒绝跨站请求。从其他源提供的前端必须列在 CORS_ORIGINS 中。",
-    "refusal.guard.too_large": "请求体超过了 {limit:,} 字节的上限。",
+    "refusal.guard.too_large": "请求体超过了 {limit:,} 字节的上限（UPLOAD_MAX_BYTES 的 {upload:,} 字节，另加 1 MiB 给请求的其他部分）。",
     "refusal.no_route": "没有 {method} {path} 这个路由，API 的说明见 README。",
     "refusal.wrong_method": "{path} 不接受 {method}，只接受 {allowed}。",
     "refusal.no_docs": "{path} 不提供（它的页面需要联网）；API 的说明见 GET /openapi.json。",

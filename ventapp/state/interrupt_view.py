@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ventapp.agent import events as ev
-from ventapp.agent.interrupts import REASON_DEFAULT, REASON_NEEDS_APPROVAL, ResumeAnswer
+from ventapp.agent.interrupts import REASON_DEFAULT, REASON_NEEDS_APPROVAL, ResumeAnswer, rejection_message
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.views import ToolCardView, args_to_json, tool_label
 
@@ -231,9 +231,9 @@ def approval_answer(view: InterruptView, form: FormData) -> tuple[ResumeAnswer |
             args, error = parse_args(edit_text, view.lang)
             decisions.append({"type": EDIT, "args": args})
         elif call.mode == REJECT:
-            # Without a reason the model reads one in the card's language (not the framework's English).
-            message = reject_reason or t("approval.reject_default_reason", view.lang)
-            decisions.append({"type": REJECT, "message": message})
+            # The model reads that the person rejected the call, with their reason, in the card's
+            # language (the bare reason read as the tool's output; not the framework's English).
+            decisions.append({"type": REJECT, "message": rejection_message(reject_reason, view.lang)})
         else:
             decisions.append({"type": APPROVE})
         calls.append(dataclasses.replace(call, edit_text=edit_text, reject_reason=reject_reason, error=error))

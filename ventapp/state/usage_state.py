@@ -96,10 +96,13 @@ def day_point(total: reports.DayTotal, lang: str = DEFAULT_LANG) -> dict[str, An
     }
 
 
-def read_snapshot(engine: Engine, settings: Settings, user_name: str, offset: int) -> UsageSnapshot:
-    """Today, the chart series and one ledger page. Blocking: call in a thread."""
+def read_snapshot(
+    engine: Engine, settings: Settings, user_name: str, offset: int, *, operator: bool = False
+) -> UsageSnapshot:
+    """Today, the chart series and one ledger page (``operator``: the user has no ceiling).
+    Blocking: call in a thread."""
     return UsageSnapshot(
-        today=reports.today_usage(engine, settings, user_name),
+        today=reports.today_usage(engine, settings, user_name, operator=operator),
         series=reports.daily_series(engine, user_name, days=CHART_DAYS),
         recent=reports.recent_usage(engine, user_name, limit=PAGE_SIZE, offset=offset),
     )
@@ -219,8 +222,15 @@ class UsageState(rx.State):
             self.problem, self.loaded = t(NOT_READY, self.lang), True
             return
         try:
+            # An operator may set any limit: the form's ceiling reads 不限, as the API's null.
+            operator = (await role_caller(self.user_name)).is_operator
             snap = await asyncio.to_thread(
-                read_snapshot, runtime.engine, runtime.settings, self.user_name, max(0, offset)
+                read_snapshot,
+                runtime.engine,
+                runtime.settings,
+                self.user_name,
+                max(0, offset),
+                operator=operator,
             )
         except Exception:
             logger.exception("reading usage of %r failed", self.user_name)
