@@ -93,6 +93,7 @@ MESSAGES: dict[str, str] = {
     "settings.mcp_up": "{name}: connected, {tools}",
     "settings.mcp_down": "{name}: unavailable ({reason})",
     "settings.mcp_disabled": "{name}: switched off",
+    "settings.mcp_join": "; ",
     "settings.skills": "Skills",
     "settings.middleware": "Middleware, in order",
     "settings.preferences": "Preferences",
