@@ -106,7 +106,8 @@ class Refusal(Exception):
     @classmethod
     def formatted(cls, params: Mapping[str, object], lang: str) -> dict[str, object]:
         """``params`` as ``key``'s sentence in ``lang`` names them: as given, except a tuple or list
-        of names, listed as ``lang`` lists them (``"a、b"`` / ``"a, b"``: :func:`formats.names`); a
+        of names, listed as ``lang`` lists them (``"a、b"`` / ``"a, b"``: :func:`formats.names`), and
+        a whole number grouped as ``lang`` writes it (``100,000``: :func:`formats.number`); a
         subclass whose sentences name something else per language (a wait as "15 minutes" /
         "15分钟") formats it.
 
@@ -117,10 +118,7 @@ class Refusal(Exception):
         Returns:
             Placeholder -> value for :func:`~ventapp.i18n.t`.
         """
-        return {
-            name: formats.names(map(str, value), lang) if isinstance(value, (tuple, list)) else value
-            for name, value in params.items()
-        }
+        return {name: _worded_value(value, lang) for name, value in params.items()}
 
     def worded(self, lang: str) -> str:
         """The refusal's sentence in ``lang``: ``key``'s catalogue sentence, or ``message`` (English)
@@ -135,3 +133,12 @@ class Refusal(Exception):
         if not self.key:
             return self.message
         return t(self.key, lang, **self.formatted(self.params, lang))
+
+
+def _worded_value(value: object, lang: str) -> object:
+    """One param as a sentence in ``lang`` names it (see :meth:`Refusal.formatted`)."""
+    if isinstance(value, (tuple, list)):
+        return formats.names(map(str, value), lang)
+    if isinstance(value, int) and not isinstance(value, bool):  # a count or a limit: "100000" read badly
+        return formats.number(value, lang)
+    return value
