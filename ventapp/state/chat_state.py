@@ -179,7 +179,9 @@ class ChatState(
         route = ModelState.follow_session(self.session_id, self.user_name)
         if plan is None:
             card = await self._restore_interrupt()
-            unsent = self._show_unsent() if show_unsent else []
+            # Not found: a clean new chat, as the notice says (as 新对话, a reload of "/" brings a new
+            # chat's refused message back; this answer does not).
+            unsent = self._show_unsent() if show_unsent and loaded is not None else []
             missing = [not_found_notice(self.lang)] if loaded is None and turns.current_runtime() else []
             return [session_url_script(self.session_id), route, *card, *unsent, *missing]
         self.messages, start = turns.follow_start(self.messages, plan, self.lang)
