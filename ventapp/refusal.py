@@ -87,8 +87,8 @@ class Refusal(Exception):
             key: A catalogue id (``refusal.*``), the same in every language.
             retry_after: Seconds after which the same request may succeed, or None.
             details: Extra JSON fields of the answer, or None.
-            **params: The values the sentence names (plain values: the English sentence is the
-                ``detail`` clients already read, so numbers are not grouped per language).
+            **params: The values the sentence names, as plain values (the English ``detail`` and
+                every ``message`` word them: :meth:`formatted`, e.g. ``4,000``).
 
         Returns:
             The exception to raise.
