@@ -87,8 +87,8 @@ class Refusal(Exception):
             key: A catalogue id (``refusal.*``), the same in every language.
             retry_after: Seconds after which the same request may succeed, or None.
             details: Extra JSON fields of the answer, or None.
-            **params: The values the sentence names (plain values: the English sentence is the
-                ``detail`` clients already read, so numbers are not grouped per language).
+            **params: The values the sentence names, as plain values (the English ``detail`` and
+                every ``message`` word them: :meth:`formatted`, e.g. ``4,000``).
 
         Returns:
             The exception to raise.
@@ -106,8 +106,9 @@ class Refusal(Exception):
     @classmethod
     def formatted(cls, params: Mapping[str, object], lang: str) -> dict[str, object]:
         """``params`` as ``key``'s sentence in ``lang`` names them: as given, except a tuple or list
-        of names, listed as ``lang`` lists them (``"a、b"`` / ``"a, b"``: :func:`formats.names`), and a
-        :class:`~ventapp.i18n.formats.FileSize` in KB/MB (:func:`formats.file_size`); a
+        of names, listed as ``lang`` lists them (``"a、b"`` / ``"a, b"``: :func:`formats.names`), a
+        :class:`~ventapp.i18n.formats.FileSize` in KB/MB (:func:`formats.file_size`), and a whole
+        number grouped as ``lang`` writes it (``100,000``: :func:`formats.number`); a
         subclass whose sentences name something else per language (a wait as "15 minutes" /
         "15分钟") formats it.
 
@@ -118,7 +119,7 @@ class Refusal(Exception):
         Returns:
             Placeholder -> value for :func:`~ventapp.i18n.t`.
         """
-        return {name: _formatted(value, lang) for name, value in params.items()}
+        return {name: _worded_value(value, lang) for name, value in params.items()}
 
     def worded(self, lang: str) -> str:
         """The refusal's sentence in ``lang``: ``key``'s catalogue sentence, or ``message`` (English)
@@ -135,9 +136,12 @@ class Refusal(Exception):
         return t(self.key, lang, **self.formatted(self.params, lang))
 
 
-def _formatted(value: object, lang: str) -> object:
+def _worded_value(value: object, lang: str) -> object:
+    """One param as a sentence in ``lang`` names it (see :meth:`Refusal.formatted`)."""
     if isinstance(value, (tuple, list)):
         return formats.names(map(str, value), lang)
-    if isinstance(value, formats.FileSize):
+    if isinstance(value, formats.FileSize):  # before int: it is one
         return formats.file_size(value, lang)
+    if isinstance(value, int) and not isinstance(value, bool):  # a count or a limit: "100000" read badly
+        return formats.number(value, lang)
     return value

@@ -48,3 +48,17 @@ def test_a_billing_refusal_passed_on_keeps_every_field_and_words_in_chinese() ->
     )  # fmt: skip
     assert (refused.key, refused.params) == ("refusal.quota", quota.params)
     assert "5" in t(refused.key, "zh-CN", **refused.params) and refused.details == {}
+
+
+def test_numbers_in_a_refusal_are_grouped_and_no_count_reads_as_a_wrong_plural() -> None:
+    """Tester (try17, H): "消息超过 100000 个字符。", "最多可设为 20000 token" and English
+    "You have used 7,594 of your 1 tokens"."""
+    from ventapp.auth.service import AuthRejected
+
+    long = ChatRejected.by_key(400, "bad_request", "refusal.message_too_long", limit=100_000)
+    assert long.worded("zh-CN") == "消息超过 100,000 个字符。"
+    raise_quota = AuthRejected.by_key(403, "operator_only", "refusal.auth.raise_quota", ceiling=20_000)
+    assert "最多可设为 20,000 token" in raise_quota.worded("zh-CN")
+    quota = BillingRejected.by_key(429, "quota", "refusal.quota", used=7594, limit=1, tz="Asia/Shanghai")
+    assert quota.worded("en").startswith("Tokens used today: 7,594 of your daily quota of 1.")
+    assert "1 tokens" not in quota.worded("en") and "7,594" in quota.worded("zh-CN")

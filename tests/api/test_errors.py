@@ -105,8 +105,8 @@ EXPECTED = {
     "long_preferences": (
         413,
         "too_large",
-        "Preferences are limited to 4000 characters (got 4001); they are sent with every model call.",
-        "偏好设置最多 4000 个字符（当前 4001 个）；它会随每次模型调用发送。",
+        "Preferences are limited to 4,000 characters (got 4,001); they are sent with every model call.",
+        "偏好设置最多 4,000 个字符（当前 4,001 个）；它会随每次模型调用发送。",
     ),
 }
 
@@ -206,3 +206,12 @@ def test_the_frameworks_own_refusals_word_message_by_accept_language(client: htt
         assert chinese in zh.json()["message"], zh.json()
         assert zh.json()["detail"] == en.json()["detail"] and zh.json()["detail"].isascii(), zh.json()
         assert en.json()["message"].isascii() and en.json()["message"] != zh.json()["message"], en.json()
+
+
+def test_a_length_limit_in_a_422_is_grouped_as_the_language_writes_it() -> None:
+    """try17 (H): limits read "100000" in refusals; a 422's ``max_length`` too."""
+    from ventapp.api.errors import invalid_request_message
+
+    error = {"type": "string_too_long", "loc": ["body", "message"], "ctx": {"max_length": 100_000}}
+    assert "100,000" in invalid_request_message([error], "zh-CN")
+    assert "100,000" in invalid_request_message([error], "en")

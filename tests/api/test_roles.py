@@ -59,7 +59,7 @@ def test_a_user_sets_their_own_quota_up_to_the_default_and_back(api: ApiServer) 
             refused = user.put("/api/usage/quota", json={"daily_token_limit": higher})
             assert refused.status_code == 403 and refused.json()["code"] == "operator_only", higher
             assert refused.json()["max_daily_token_limit"] == 100_000
-            assert refused.json()["message"].startswith("你自己的每日额度最多可设为 100000 token")
+            assert refused.json()["message"].startswith("你自己的每日额度最多可设为 100,000 token")
         today = user.get("/api/usage/today").json()
         assert today["daily_token_limit"] == 100_000
         assert today["max_daily_token_limit"] == 100_000, "the ceiling /usage shows: the default"

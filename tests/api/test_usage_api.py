@@ -217,7 +217,7 @@ def test_chat_over_quota_is_429_before_the_model_is_called(client: httpx.Client,
     assert body["code"] == "quota" and body["retry_after"] > 0 and response.headers["retry-after"]
     assert llm.requests() == []
     # ``message`` in Accept-Language (zh-CN by default), ``detail`` the English sentence as before.
-    sentence = "You have used 100 of your 100 tokens for today. The quota resets at 00:00 Asia/Shanghai"
+    sentence = "Tokens used today: 100 of your daily quota of 100. The quota resets at 00:00 Asia/Shanghai"
     assert body["detail"].startswith(sentence) and english.json()["detail"] == body["detail"]
     assert english.json()["message"] == body["detail"] and english.json()["code"] == "quota"
     assert body["message"].startswith("你今天已用 100 个 token，每日额度为 100。")

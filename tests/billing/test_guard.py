@@ -69,7 +69,7 @@ def test_over_default_quota_is_refused_with_429_and_retry_after(engine: sa.Engin
 
     exc = caught.value
     assert (exc.status, exc.code) == (429, "quota")
-    assert "1,000 of your 1,000 tokens" in exc.message and "Asia/Shanghai" in exc.message
+    assert "1,000 of your daily quota of 1,000" in exc.message and "Asia/Shanghai" in exc.message
     assert "an operator can raise" in exc.message, (
         "above their ceiling, only an operator raises a quota (issue 15)"
     )

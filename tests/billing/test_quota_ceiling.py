@@ -74,7 +74,7 @@ def test_a_quota_the_user_lowered_says_they_may_raise_it_on_the_usage_page(engin
     assert (refused.status, refused.code, refused.key) == (429, "quota", "refusal.quota_raisable")
     assert refused.params["ceiling"] == 1_000
     assert refused.message.endswith(
-        "can raise it again on the usage page, up to 1,000 tokens (the limit an operator set)."
+        "can raise it again on the usage page, up to 1,000 (the limit an operator set)."
     )
     assert "用量页面" in refused.worded("zh-CN") and "最多 1,000 token" in refused.worded("zh-CN")
     assert "运维人员可以" not in refused.worded("zh-CN"), "not: only an operator can help"

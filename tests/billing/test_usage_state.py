@@ -113,7 +113,7 @@ async def test_quota_form_validates_then_saves(tab: Tab, engine: sa.Engine) -> N
     await tab.fire("save_quota", form_data={"daily_token_limit": "0"})
     state = await tab.state()
     assert state.quota_error.startswith(
-        "You may set your own daily quota up to 10,000 tokens (the limit an operator set); ask an operator for more."
+        "The highest daily quota you may set yourself is 10,000 (the limit an operator set); ask an operator for more."
     )
     assert "AUTH_NONE_OPERATORS" in state.quota_error, "in AUTH_MODE=none, how one becomes an operator"
     assert state.limited is True and state.limit_text == "4,000", "a user lowers only (issue 15)"

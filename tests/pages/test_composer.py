@@ -38,3 +38,23 @@ def test_an_upload_zone_refuses_a_file_over_the_limit_before_sending_it(zone: Ca
     assert f'{SessionsState.get_full_name()}.refuse_drop"' in rejected
     # Only the codes: a File in the payload is sent over the websocket whole (25 MiB: dropped).
     assert '["codes"] : (_ev_0).flatMap((r) => (r.errors || []).map((e) => e.code))' in rejected
+
+
+@pytest.mark.parametrize("zone", [composer, attach_upload], ids=["composer-drop", "attach"])
+def test_a_drop_forgets_the_last_refusal_before_its_own_refusal_is_said(zone: Callable[[], Any]) -> None:
+    """Tester (try17, B): the upload cleared ``refuse_drop``'s sentence of the same drop; the
+    clearing is now the drop's first event, sent before ``on_drop_rejected``'s."""
+    (dropped,) = [
+        hook
+        for hook in zone()._get_all_hooks()
+        if hook.startswith("const on_drop_") and "rejected" not in hook.split("=")[0]
+    ]
+    name = SessionsState.get_full_name()
+    assert dropped.index(f'{name}.drop_started"') < dropped.index(f'{name}.handle_upload"')
+
+
+def test_a_refused_files_sentence_is_said_to_screen_readers() -> None:
+    """Tester (try17, D): the ``#announcer`` region stayed empty; the line is an alert, as other errors."""
+    from ventapp.pages.components.session_bar import session_bar
+
+    assert 'className:"upload-error",color:"red",role:"alert"' in str(session_bar())

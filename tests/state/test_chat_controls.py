@@ -129,3 +129,26 @@ async def test_a_new_chats_refused_first_message_is_back_in_the_box_after_a_relo
     assert _unsent(await a.state()) == [("user", "a new chat, refused")], (
         "a message elsewhere replaces nothing"
     )
+
+
+async def test_a_conversation_not_found_shows_a_clean_new_chat_after_a_refusal(
+    tabs: tuple[Tab, Tab],  # noqa: F811
+    runtime: AgentRuntime,  # noqa: F811
+) -> None:
+    """Tester (try17, J): after a quota refusal ``/?session=<unknown id>`` said "已为你打开一个新对话"
+    but showed the refused message and its error again, its text back in the box."""
+    a, _ = tabs
+    guard.set_user_quota(runtime.engine, USER, 1)
+    await a.fire("send", form_data={"message": "hello"})
+    await a.fire("new_chat")
+    await a.fire("send", form_data={"message": "a new chat, refused"})
+    assert _unsent(await a.state()) == [("user", "a new chat, refused")]
+    a.browser.values.clear()
+
+    await a.fire("open_session", session_id="00000000-0000-0000-0000-000000000000")
+
+    state = await a.state()
+    assert (state.session_id, state.messages) == ("", []), "a new chat, as the notice says"
+    assert not a.browser.values.get(a.token), "nothing put back in the box"
+    await a.fire("load_page")  # as 新对话: a reload of "/" still brings the refused message back
+    assert _unsent(await a.state()) == [("user", "a new chat, refused")]

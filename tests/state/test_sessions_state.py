@@ -231,3 +231,35 @@ async def test_a_file_over_the_limit_is_refused_saying_why_and_the_sentence_goes
 
         await tab.fire_on(ChatState, "new_chat")
         assert (await tab.get(ChatState)).upload_error == ""
+
+
+async def test_a_file_dropped_beside_one_over_the_limit_is_attached_and_the_refusal_stays(
+    tab: Tab,
+) -> None:
+    """Tester (try17, B): of two files dropped together the allowed one was attached, the
+    oversized one vanished unsaid (``handle_upload`` cleared ``refuse_drop``'s sentence)."""
+    from io import BytesIO
+
+    import reflex as rx
+
+    await tab.fire_on(ChatState, "load_page")
+    await tab.fire_on(SessionsState, "drop_started")  # the zone's on_drop, before refuse_drop
+    await tab.fire_on(SessionsState, "refuse_drop", codes=["file-too-large"])
+    upload = rx.UploadFile(file=BytesIO(b"q,1\n"), path=Path("airflow.csv"))
+    await tab.fire_on(SessionsState, "handle_upload", files=[upload])  # its request came later
+    chat = await tab.get(ChatState)
+    assert chat.attachments == ["/workspace/uploads/airflow.csv"]
+    assert chat.upload_error == "文件超过了上传上限 20 MB。"
+
+    await tab.fire_on(SessionsState, "drop_started")  # the next drop forgets it
+    assert (await tab.get(ChatState)).upload_error == ""
+
+
+async def test_a_refused_files_sentence_is_worded_again_after_a_language_switch(tab: Tab) -> None:
+    """Tester (try17, D): the sentence stayed in Chinese after 中文 → English."""
+    await tab.fire_on(ChatState, "load_page")
+    await tab.fire_on(SessionsState, "refuse_drop", codes=["file-too-large"])
+    await tab.fire_on(ChatState, "relocalise", lang="en")
+    assert (await tab.get(ChatState)).upload_error == "The file is larger than the 20 MB an upload may have."
+    await tab.fire_on(ChatState, "relocalise", lang="zh-CN")
+    assert (await tab.get(ChatState)).upload_error == "文件超过了上传上限 20 MB。"

@@ -18,8 +18,16 @@ def test_each_server_is_listed_with_its_state_and_tools_in_both_languages() -> N
         "site: connected, site__read_airflow, site__set_fan_speed; "
         "gone: unavailable (Its tools could not be listed: connection refused); old: switched off"
     )
-    assert mcp_view(_SERVERS, "zh-CN").startswith("site：已连接，site__read_airflow")
+    assert mcp_view(_SERVERS, "zh-CN").startswith("site：已连接，site__read_airflow、site__set_fan_speed；")
     assert "gone：不可用（" in mcp_view(_SERVERS, "zh-CN")
+
+
+def test_ids_in_chinese_are_listed_with_the_enumeration_comma() -> None:
+    """Tester (try17, F): the MCP tools and the sub-agent ids were joined with ", " in Chinese."""
+    chinese = model_view(_SUMMARY, "zh-CN")
+    assert chinese.subagent_ids == "general-purpose、researcher"
+    assert chinese.tool_ids == "write_todos、read_file"
+    assert "、" not in mcp_view(_SERVERS, "en") and "、" not in model_view(_SUMMARY, "en").subagent_ids
 
 
 def test_no_servers_says_how_to_configure_them() -> None:
@@ -45,9 +53,8 @@ _SUMMARY = {
 def test_the_model_facts_name_tools_and_sub_agents_by_their_labels() -> None:
     """Tester: the model section listed raw ids (``general-purpose, researcher``) and ``128,000 tokens``."""
     chinese = model_view(_SUMMARY, "zh-CN")
-    assert chinese.tools == "任务清单、读文件" and chinese.tool_ids == "write_todos, read_file"
+    assert chinese.tools == "任务清单、读文件"
     assert chinese.subagents == "通用子智能体、资料检索员"
-    assert chinese.subagent_ids == "general-purpose, researcher"
     assert chinese.skills == "ventilation-calc、ventilation-network-analysis", "Chinese lists with 、"
     assert chinese.route == "默认模型" and model_view(_SUMMARY, "en").route == "Default model"
     assert chinese.window.startswith("128,000 个 token") and "tokens" not in chinese.window

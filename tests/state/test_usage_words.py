@@ -40,7 +40,7 @@ def test_a_quota_the_user_lowered_is_worded_with_the_usage_page_and_a_link() -> 
         == "今天的 token 额度已用完，北京时间零点重置。这个额度是你自己调低的，你可以在用量页面把它调高，最多 50,000 token。"
     )
     assert detail.startswith("你今天已用 12,000 个 token，每日额度为 10,000。"), "the detail in Chinese too"
-    assert "up to 50,000 tokens" in worded_error("quota", message, "en")[0]
+    assert "up to 50,000 (the limit an operator set)" in worded_error("quota", message, "en")[0]
     assert "或取消" in worded_error("quota", _quota_refusal(10, 10, 0), "zh-CN")[0]
     bubble = to_message(LiveAnswer(error=message, error_code="quota", lang="zh-CN"))
     assert bubble.usage_link and bubble.error == plain

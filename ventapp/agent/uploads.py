@@ -14,7 +14,7 @@ import unicodedata
 from ventapp.agent.workspace import UPLOADS_FOLDER, WORKSPACE_ROUTE, area_dir, session_dir
 from ventapp.config import Settings
 from ventapp.i18n import t
-from ventapp.i18n.formats import FileSize
+from ventapp.i18n.formats import FileSize, number
 from ventapp.refusal import Refusal
 
 MAX_NAME_BYTES = 255
@@ -39,7 +39,7 @@ def too_large(max_bytes: int) -> UploadRejected:
     return UploadRejected(
         413,
         "too_large",
-        t("refusal.upload.too_large", "en", limit=max_bytes),
+        t("refusal.upload.too_large", "en", limit=number(max_bytes, "en")),
         key="attach.too_large",
         params={"max": FileSize(max_bytes)},
     )

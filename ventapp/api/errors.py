@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse
 
 from ventapp.agent.admission_checks import STORAGE_RETRY_AFTER_S
 from ventapp.auth.service import AuthRejected
-from ventapp.i18n import DEFAULT_LANG, accept_language, t
+from ventapp.i18n import DEFAULT_LANG, accept_language, formats, t
 from ventapp.refusal import Refusal
 from ventapp.scheduler.rules import ScheduleRejected
 
@@ -136,6 +136,8 @@ def _problem(error: dict[str, Any], lang: str) -> str:
     if kind == "string_too_short":
         key = "refusal.invalid.empty" if ctx.get("min_length") == 1 else "refusal.invalid.too_short"
     limit = ctx.get("max_length", ctx.get("min_length", ctx.get("ge", ctx.get("le", ""))))
+    if isinstance(limit, int) and not isinstance(limit, bool):  # "100,000", as the other refusals write it
+        limit = formats.number(limit, lang)
     # Pydantic lists the choices as English prose ("'a', 'b' or 'c'"): a plain list reads in both.
     expected = str(ctx.get("expected", "")).replace(" or ", ", ")
     return t(key, lang, field=_field_of(error.get("loc")), limit=limit, expected=expected)

@@ -31,7 +31,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ventapp.i18n import accept_language, t
-from ventapp.i18n.formats import file_size
+from ventapp.i18n.formats import file_size, number
 
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -211,7 +211,10 @@ class HttpGuard:
         lang = accept_language(Headers(scope=scope).get("accept-language"))
         answer = {
             "detail": t(
-                "refusal.guard.too_large", "en", limit=self.max_body_bytes, upload=self.upload_max_bytes
+                "refusal.guard.too_large",
+                "en",
+                limit=number(self.max_body_bytes, "en"),
+                upload=number(self.upload_max_bytes, "en"),
             ),
             "message": t("attach.too_large", lang, max=file_size(self.upload_max_bytes, lang)),
             "code": "too_large",

@@ -77,7 +77,7 @@ class AuthRejected(Refusal):
     def formatted(cls, params: Mapping[str, object], lang: str) -> dict[str, object]:
         """``params`` with a ``wait`` in seconds as a duration people read in ``lang``, and
         ``modes`` (a tuple of ``AUTH_MODE`` values) as "local or header" / "local 或 header"."""
-        worded = dict(params)
+        worded = super().formatted(params, lang)
         wait = params.get("wait")
         if isinstance(wait, int):
             worded["wait"] = formats.wait(wait, lang)

@@ -355,4 +355,4 @@ def raisable_quota_words(message: str, lang: str = DEFAULT_LANG) -> tuple[str, s
         if ceiling
         else t("error.quota_raisable_unlimited", lang)
     )
-    return plain, t(key, lang, **params)
+    return plain, t(key, lang, **BillingRejected.formatted(params, lang))

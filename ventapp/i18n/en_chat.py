@@ -171,7 +171,7 @@ MESSAGES: dict[str, str] = {
     "error.not_sent": "Not sent",
     "error.retry": "Retry",
     "error.details": "Details for the operator",
-    "error.quota_raisable": "You have used today's token allowance. It resets at midnight (Beijing time). You lowered this limit yourself: you can raise it again on the usage page, up to {ceiling} tokens.",
+    "error.quota_raisable": "You have used today's token allowance. It resets at midnight (Beijing time). You lowered this limit yourself: you can raise it again on the usage page, up to {ceiling} (the limit an operator set).",
     "error.quota_raisable_unlimited": "You have used today's token allowance. It resets at midnight (Beijing time). You lowered this limit yourself: you can raise it again on the usage page, or remove it.",
     "error.quota_open_usage": "Open the usage page",
     # --- words12: file tools' failures for people (the model keeps the English) ---

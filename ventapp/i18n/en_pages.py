@@ -93,6 +93,7 @@ MESSAGES: dict[str, str] = {
     "settings.mcp_up": "{name}: connected, {tools}",
     "settings.mcp_down": "{name}: unavailable ({reason})",
     "settings.mcp_disabled": "{name}: switched off",
+    "settings.mcp_join": "; ",
     "settings.skills": "Skills",
     "settings.middleware": "Middleware, in order",
     "settings.preferences": "Preferences",
@@ -159,7 +160,7 @@ MESSAGES: dict[str, str] = {
     "auth.quota_for_set": "{user}'s daily limit is now {count} tokens.",
     "auth.quota_for_none": "{user} now has no daily limit.",
     "auth.quota_for_pick": "Set limit",
-    "auth.quota_above_ceiling": "You may set your own daily quota up to {ceiling} tokens (the limit an operator set); ask an operator for more.",
+    "auth.quota_above_ceiling": "The highest daily quota you may set yourself is {ceiling} (the limit an operator set); ask an operator for more.",
     # --- words7: rejections, run errors, figures ---
     "approval.reject_default_reason": "The user rejected this action without giving a reason.",
     "approval.reject_with_reason": "The user rejected this action. Reason: {reason}",

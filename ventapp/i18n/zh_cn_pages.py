@@ -89,6 +89,7 @@ MESSAGES: dict[str, str] = {
     "settings.mcp_up": "{name}：已连接，{tools}",
     "settings.mcp_down": "{name}：不可用（{reason}）",
     "settings.mcp_disabled": "{name}：已停用",
+    "settings.mcp_join": "；",
     "settings.skills": "技能",
     "settings.middleware": "中间件（按顺序）",
     "settings.preferences": "偏好",

@@ -71,6 +71,7 @@ from ventapp.state.turns import (
     current_live,
 )
 from ventapp.state.ui_identity import login_gone, to_login, user_name_var
+from ventapp.state.upload_words import UploadProblem
 from ventapp.state.views import ChatMessageView, SessionView, as_dropped
 
 logger = logging.getLogger(__name__)
@@ -116,6 +117,8 @@ class ChatState(
     upload_error: str = ""
     """Why the file last picked or dropped was refused; gone once a message is sent or another
     chat is shown (:meth:`_leave_drafts`)."""
+    _upload_problem: UploadProblem = UploadProblem()
+    """The same in no language: :meth:`relocalise` words it anew (only while ``upload_error`` shows)."""
     upload_max_bytes: int = Settings.upload_max_bytes
     """``UPLOAD_MAX_BYTES`` (read on load): the browser refuses a larger file before sending it, as
     the server's guard would answer 413 to the upload unseen (:mod:`ventapp.api.guards`)."""
@@ -176,7 +179,9 @@ class ChatState(
         route = ModelState.follow_session(self.session_id, self.user_name)
         if plan is None:
             card = await self._restore_interrupt()
-            unsent = self._show_unsent() if show_unsent else []
+            # Not found: a clean new chat, as the notice says (as 新对话, a reload of "/" brings a new
+            # chat's refused message back; this answer does not).
+            unsent = self._show_unsent() if show_unsent and loaded is not None else []
             missing = [not_found_notice(self.lang)] if loaded is None and turns.current_runtime() else []
             return [session_url_script(self.session_id), route, *card, *unsent, *missing]
         self.messages, start = turns.follow_start(self.messages, plan, self.lang)
@@ -191,6 +196,11 @@ class ChatState(
             *(self._show_unsent() if show_unsent else []),  # one refused while this run answers
             ChatState.follow_live,
         ]
+
+    def show_upload_problem(self, problem: UploadProblem) -> None:
+        """Show why a file was refused, in the page's language (and again after a switch)."""
+        self._upload_problem = problem
+        self.upload_error = problem.words(self.lang)
 
     async def _leave_drafts(self) -> None:
         """Drop unsent attachments (and their files), and why one was refused, before another chat is shown."""

@@ -100,6 +100,8 @@ class ServerView(rx.State, mixin=True):
             return None
         self.lang = lang  # type: ignore[attr-defined]
         self._say_again()  # type: ignore[attr-defined]  # LiveBubble
+        if self.upload_error:  # type: ignore[attr-defined]  # ChatState: a refused file's sentence
+            self.upload_error = self._upload_problem.words(lang)  # type: ignore[attr-defined]
         if not self.user_name:  # type: ignore[attr-defined]
             return None
         self.sessions = await load_sessions(self.user_name, lang)  # type: ignore[attr-defined]

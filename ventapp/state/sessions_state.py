@@ -21,12 +21,12 @@ from ventapp.agent.uploads import UploadRejected, save_upload
 from ventapp.db import session_store
 from ventapp.db.models import SESSION_MODES
 from ventapp.i18n import DEFAULT_LANG, t
-from ventapp.i18n.formats import file_size
 from ventapp.state import turns
 from ventapp.state.chat_data import discard_attachments, load_sessions, session_url_script
 from ventapp.state.chat_state import ChatState
 from ventapp.state.turns import NOT_READY
 from ventapp.state.ui_identity import came_from, login_gone, to_login
+from ventapp.state.upload_words import UploadProblem, refused_upload, too_large
 from ventapp.state.views import SessionView, session_from_row
 
 logger = logging.getLogger(__name__)
@@ -60,11 +60,7 @@ def clean_title(raw: str, lang: str = DEFAULT_LANG) -> tuple[str, str]:
 
 def upload_problem(refused: UploadRejected, limit_bytes: int, lang: str = DEFAULT_LANG) -> str:
     """Why an attachment was refused, in ``lang``: the size limit in KB/MB, or what is wrong with the file."""
-    if refused.code == "too_large":
-        return t("attach.too_large", lang, max=file_size(limit_bytes, lang))
-    # The reason is a sentence of its own; inside the parentheses it loses its full stop.
-    reason = t(refused.key, lang, **refused.params).rstrip("。.")
-    return t("attach.refused", lang, reason=reason)
+    return refused_upload(refused, limit_bytes).words(lang)
 
 
 async def search_sessions(user_name: str, query: str, lang: str = DEFAULT_LANG) -> list[SessionView]:
@@ -290,14 +286,15 @@ class SessionsState(rx.State):
 
         Before the first message of a new chat the session gets its id here (``draft_session_id``).
         """
-        if not files:  # all refused in the browser: refuse_drop says why, and must not be cleared here
+        if not files:  # all refused in the browser: refuse_drop says why
             return None
         if (chat := await self._acting()) is None:
             return self._to_login()
         runtime = _runtime()
-        chat.upload_error = ""
+        # No clearing here: refuse_drop, sent with this drop, said why its other files were refused
+        # (and may have arrived first); :meth:`drop_started` cleared the last drop's sentence.
         if runtime is None:
-            chat.upload_error = t(NOT_READY, chat.lang)
+            chat.show_upload_problem(UploadProblem(NOT_READY))
             return None
         if not chat.user_name:
             chat.name_dialog_open = True
@@ -313,10 +310,22 @@ class SessionsState(rx.State):
                     save_upload, runtime.settings, chat.user_name, session_id, upload.name, data
                 )
             except UploadRejected as exc:
-                chat.upload_error = upload_problem(exc, limit, chat.lang)
+                chat.show_upload_problem(refused_upload(exc, limit))
                 continue
             if path not in chat.attachments:
                 chat.attachments.append(path)
+
+    @rx.event
+    async def drop_started(self) -> Any:
+        """Files were picked or dropped: the last drop's refusal goes (first of the zone's ``on_drop``).
+
+        Sent over the websocket before :meth:`refuse_drop` of the same drop, so that its sentence
+        stays while :meth:`handle_upload` (its own request, which may arrive later) attaches the rest.
+        """
+        if (chat := await self._acting()) is None:
+            return self._to_login()
+        chat.upload_error = ""
+        return None
 
     @rx.event
     async def refuse_drop(self, codes: list[str]) -> Any:
@@ -331,9 +340,7 @@ class SessionsState(rx.State):
         if (chat := await self._acting()) is None:
             return self._to_login()
         if "file-too-large" in codes:
-            chat.upload_error = t(
-                "attach.too_large", chat.lang, max=file_size(chat.upload_max_bytes, chat.lang)
-            )
+            chat.show_upload_problem(too_large(chat.upload_max_bytes))
         return None
 
     @rx.event

@@ -89,10 +89,10 @@ def model_view(summary: dict[str, Any], lang: str = DEFAULT_LANG) -> ModelView:
             source=summary["context_source"],
         ),
         tools=formats.names([label_for(tool, lang) for tool in agent["tools"]], lang),
-        tool_ids=", ".join(agent["tools"]),
+        tool_ids=formats.names(agent["tools"], lang),
         mcp=mcp_view(agent.get("mcp_servers") or {}, lang),
         subagents=formats.names([subagent_label(name, lang) for name in agent["subagents"]], lang),
-        subagent_ids=", ".join(agent["subagents"]),
+        subagent_ids=formats.names(agent["subagents"], lang),
         skills=formats.names(agent["skills"], lang),
         middleware=" → ".join(agent["middleware"]),
     )
@@ -117,12 +117,12 @@ def mcp_view(servers: dict[str, dict[str, Any]], lang: str = DEFAULT_LANG) -> st
     """``agent.mcp_servers`` of ``GET /api/model`` as one line per server's state, worded in ``lang``."""
     if not servers:
         return t("settings.mcp_none", lang)
-    return "; ".join(
+    return t("settings.mcp_join", lang).join(
         t(
             f"settings.mcp_{state['status']}",
             lang,
             name=name,
-            tools=", ".join(state["tools"]) or "-",
+            tools=formats.names(state["tools"], lang) or "-",
             reason=state["reason"].rstrip("."),
         )
         for name, state in servers.items()

@@ -119,7 +119,7 @@ def composer() -> rx.Component:
         no_click=True,
         no_keyboard=True,
         max_size=ChatState.upload_max_bytes,  # a larger file is refused here, saying why (refuse_drop)
-        on_drop=SessionsState.handle_upload(rx.upload_files(upload_id=DROP_ID)),
+        on_drop=[SessionsState.drop_started, SessionsState.handle_upload(rx.upload_files(upload_id=DROP_ID))],
         on_drop_rejected=refuse_drop,
         class_name="composer-drop",
         width="100%",

@@ -91,7 +91,10 @@ def attach_upload() -> rx.Component:
         no_drag=True,
         no_keyboard=True,
         max_size=ChatState.upload_max_bytes,
-        on_drop=SessionsState.handle_upload(rx.upload_files(upload_id=UPLOAD_ID)),
+        on_drop=[
+            SessionsState.drop_started,
+            SessionsState.handle_upload(rx.upload_files(upload_id=UPLOAD_ID)),
+        ],
         on_drop_rejected=refuse_drop,
         class_name="attach-upload",
     )
@@ -149,7 +152,9 @@ def session_bar() -> rx.Component:
         rx.foreach(ChatState.attachments, _attachment_chip),
         rx.cond(
             ChatState.upload_error != "",
-            rx.text(ChatState.upload_error, size="1", color_scheme="red", class_name="upload-error"),
+            rx.text(
+                ChatState.upload_error, size="1", color_scheme="red", class_name="upload-error", role="alert"
+            ),
         ),
         rx.spacer(),
         context_gauge(),
