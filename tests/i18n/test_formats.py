@@ -46,3 +46,13 @@ def test_every_cost_follows_one_precision_rule() -> None:
     assert formats.money(999_999, "CNY", "en") == "¥1.00", "rounded up to the next power of ten"
     assert formats.money(83, "CNY", "en") == "¥0.000083", "never finer than the micro-unit"
     assert formats.money(0, "CNY", "en") == "¥0.00"
+
+
+def test_english_quota_sentences_put_no_count_of_one_before_a_plural() -> None:
+    """try18: a daily limit of 1 read "56,191 of 1 tokens used today"."""
+    from ventapp.i18n import t
+
+    line = t("usage.quota_line", "en", used="56,191", limit="1", left="0", tz="Asia/Shanghai")
+    confirm = t("usage.limit_confirm", "en", used="56,191", count="1")
+    for sentence in (line, confirm):
+        assert "1 tokens" not in sentence and "1 token " not in sentence, sentence

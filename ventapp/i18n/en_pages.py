@@ -25,7 +25,7 @@ MESSAGES: dict[str, str] = {
     "usage.real_hint": "Reported by the model provider",
     "usage.estimate": "estimate {count}",
     "usage.estimate_hint": "Counted offline because the provider reported no usage for these calls",
-    "usage.quota_line": "{used} of {limit} tokens used today · {left} left · resets at 00:00 {tz}",
+    "usage.quota_line": "Tokens used today: {used} of {limit} · {left} left · resets at 00:00 {tz}",
     "usage.quota_progress": "Share of today's token limit used",
     "usage.no_limit": "No daily limit.",
     "usage.pending": "Runs waiting to be booked: {runs}, with {tokens} tokens; they already count toward "
@@ -58,7 +58,7 @@ MESSAGES: dict[str, str] = {
     "usage.needs_name": "Usage is kept per user. Open the chat and set your name first.",
     "usage.not_ready": "The server is still starting. Reload the page in a moment.",
     "usage.load_failed": "Usage could not be read from the database. The error has been logged.",
-    "usage.limit_confirm": "You have used {used} tokens today, not less than {count}: with a limit of {count} your chats stop until midnight Beijing time (you can raise it again later). Set it anyway?",
+    "usage.limit_confirm": "Tokens used today: {used}, already at or over a daily limit of {count}, so your chats would stop until midnight Beijing time (you can raise it again later). Set it anyway?",
     "usage.limit_confirm_yes": "Set it anyway",
     "usage.limit_ceiling": "The most you may set yourself: {ceiling} tokens (set by an operator)",
     "usage.limit_ceiling_none": "The most you may set yourself: no limit",
