@@ -5,12 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 from ventapp.agent import events as ev
-from ventapp.agent.errors import CLIENT_GONE, TIMED_OUT, RunFailure
+from ventapp.agent.errors import (
+    CANCELLED,
+    CANCELLED_EARLY,
+    CLIENT_GONE,
+    CLIENT_GONE_EARLY,
+    INTERNAL,
+    TIMED_OUT,
+    RunFailure,
+    fixed_failure_key,
+)
 from ventapp.agent.kernel import RunTranscript, ToolCard
 from ventapp.agent.reasoning_text import CUT_MARKER, MAX_STORED_REASONING_CHARS
 from ventapp.agent.run_answer import CANCELLED_MARKER, final_record, parked_record, priced, whole_answer
 from ventapp.billing.pricing import Price
 from ventapp.billing.usage import CallUsage
+from ventapp.i18n import MESSAGES
 
 CALLS = [CallUsage("a", 1_000_000, 0, "provider"), CallUsage("b", 0, 500_000, "provider")]
 
@@ -103,3 +113,21 @@ def test_the_answer_keeps_its_reasoning_stopped_or_not_and_caps_it() -> None:
     long.reasoning.append("x" * (MAX_STORED_REASONING_CHARS + 10), (0, 0))
     kept = _record("success", long)["answer"]["reasoning"]
     assert kept == "x" * MAX_STORED_REASONING_CHARS + CUT_MARKER
+
+
+def test_a_stop_before_any_answer_does_not_claim_a_kept_partial_answer() -> None:
+    """try18: "已停止，已保留目前的部分回答。" over an answer that was only "[stopped]"."""
+    early = _record("cancelled", RunTranscript(), CANCELLED)
+    assert early["error"] == CANCELLED_EARLY.message != CANCELLED.message
+    assert MESSAGES["zh-CN"][fixed_failure_key(early["error_code"], early["error"]) or ""] == (
+        "已停止，还没有生成任何回答。"
+    )
+    gone = _record("cancelled", RunTranscript())
+    assert gone["error"] == CLIENT_GONE_EARLY.message and fixed_failure_key("cancelled", gone["error"])
+    with_text = RunTranscript()
+    with_text.append_answer("Partial")
+    assert _record("cancelled", with_text, CANCELLED)["error"] == CANCELLED.message, "text was kept"
+    with_card = RunTranscript()
+    with_card.tool_cards["c1"] = ToolCard(tool_call_id="c1", tool="calc", cn_tool="计算", args={})
+    assert _record("failed", with_card, TIMED_OUT)["error"] == TIMED_OUT.message, "a tool card was kept"
+    assert _record("failed", RunTranscript(), INTERNAL)["error"] == INTERNAL.message, "not a stop"

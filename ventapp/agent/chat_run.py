@@ -49,6 +49,7 @@ from ventapp.agent.kernel import MAIN_AGENT, MAIN_AGENT_LABEL, Kernel
 from ventapp.agent.middleware import UI_LANG_KEY, WORDS_LANG_KEY
 from ventapp.agent.run_answer import (
     answer_so_far,
+    as_ended,
     final_record,
     parked_record,
     priced,
@@ -247,6 +248,7 @@ class ChatRun:
             agent_done: ev.AgentDone | None = None  # after the save: it carries the stored duration
             if failure is not None:
                 status = "cancelled" if failure.code == "cancelled" else "failed"
+                failure = as_ended(failure, transcript)
                 closing = ev.Error(message=failure.message, code=failure.code)
             elif transcript.interrupt is not None:
                 status = "waiting_input"

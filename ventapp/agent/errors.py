@@ -86,6 +86,35 @@ MODEL_TIMED_OUT = RunFailure("model_unreachable", _EN["run_error.model_timeout"]
 CONTEXT_OVERFLOW = RunFailure("context_overflow", _EN["run_error.context_overflow"])
 """The conversation does not fit the model's context window, even after compaction."""
 
+CANCELLED_EARLY = RunFailure("cancelled", _EN["run_error.cancelled.early"])
+CLIENT_GONE_EARLY = RunFailure("cancelled", _EN["run_error.client_gone.early"])
+SERVER_STOPPING_EARLY = RunFailure("cancelled", _EN["run_error.server_stopping.early"])
+TIMED_OUT_EARLY = RunFailure("timeout", _EN["run_error.timeout.early"])
+SHUTDOWN_EARLY = RunFailure("cancelled", _EN["run_error.shutdown.early"])
+_EARLY: dict[RunFailure, RunFailure] = {
+    CANCELLED: CANCELLED_EARLY,
+    CLIENT_GONE: CLIENT_GONE_EARLY,
+    SERVER_STOPPING: SERVER_STOPPING_EARLY,
+    TIMED_OUT: TIMED_OUT_EARLY,
+    SHUTDOWN: SHUTDOWN_EARLY,
+}
+"""Stops whose sentence says "the partial answer has been kept", and their words for a run stopped
+before it wrote anything (try18: "已保留目前的部分回答" over an answer that was only "[stopped]")."""
+
+
+def before_any_answer(failure: RunFailure) -> RunFailure:
+    """``failure`` as worded for a run that ended before any answer text, reasoning or tool card.
+
+    Args:
+        failure: How the run ended.
+
+    Returns:
+        The "before any answer was written" variant of a stop that promises a kept partial answer;
+        any other failure unchanged.
+    """
+    return _EARLY.get(failure, failure)
+
+
 FIXED_FAILURES: dict[RunFailure, str] = {
     UNCONFIGURED: "run_error.model_unconfigured",
     CANCELLED: "run_error.cancelled",
@@ -101,6 +130,11 @@ FIXED_FAILURES: dict[RunFailure, str] = {
     KEY_REJECTED: "run_error.model_key_rejected",
     MODEL_TIMED_OUT: "run_error.model_timeout",
     CONTEXT_OVERFLOW: "run_error.context_overflow",
+    CANCELLED_EARLY: "run_error.cancelled.early",
+    CLIENT_GONE_EARLY: "run_error.client_gone.early",
+    SERVER_STOPPING_EARLY: "run_error.server_stopping.early",
+    TIMED_OUT_EARLY: "run_error.timeout.early",
+    SHUTDOWN_EARLY: "run_error.shutdown.early",
 }
 """Failures whose sentence is fixed, and the catalogue id that words it (its English is the same text)."""
 _FIXED_KEYS = {(failure.code, failure.message): key for failure, key in FIXED_FAILURES.items()}

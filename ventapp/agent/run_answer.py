@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ventapp.agent import events as ev
-from ventapp.agent.errors import CLIENT_GONE, RunFailure
+from ventapp.agent.errors import CLIENT_GONE, RunFailure, before_any_answer
 from ventapp.agent.kernel import RunTranscript
 from ventapp.agent.reasoning_text import stored_reasoning
 from ventapp.billing.pricing import Price
@@ -82,6 +82,14 @@ def answer_so_far(
     return answer
 
 
+def as_ended(failure: RunFailure, transcript: RunTranscript) -> RunFailure:
+    """``failure`` worded for what the run left: a stop before any answer text, reasoning or tool
+    card does not say "the partial answer has been kept" (:func:`ventapp.agent.errors.before_any_answer`)."""
+    if transcript.answer or transcript.tool_cards or transcript.reasoning.chars:
+        return failure
+    return before_any_answer(failure)
+
+
 def final_record(
     *,
     run_id: str,
@@ -100,6 +108,8 @@ def final_record(
     """
     if status == "cancelled" and failure is None:
         failure = CLIENT_GONE  # the consumer left without a stop request (disconnect)
+    if failure is not None:
+        failure = as_ended(failure, transcript)
     answer = transcript.answer
     if status == "cancelled":
         # Stopped before its first token: the bare marker, as the model's thread holds it (try16).
