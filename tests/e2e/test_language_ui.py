@@ -137,3 +137,28 @@ def test_a_knowledge_document_comes_in_the_ui_language_and_links_to_the_other(
     expect(title).to_have_text("自然风压")
     expect(link).to_contain_text("Read the English original")
     page.context.close()
+
+
+def test_a_message_cut_at_the_length_limit_says_so_in_either_language(
+    browser: Browser, app: ReflexApp
+) -> None:
+    """try18: the box's ``maxlength`` cut a pasted 100,000+ character text in silence (the API words it)."""
+    page = _open(browser, app.url, "zh-CN", "长消息")
+    box, notice = page.locator("#chat-input"), page.locator("#composer-full")
+    expect(notice).to_be_hidden()
+    box.focus()
+    page.keyboard.insert_text("风" * 100_010)  # as a paste arrives: through the browser's input path
+    assert box.evaluate("el => el.value.length") == 100_000
+    expect(notice).to_be_visible()
+    expect(notice).to_have_text("消息最多 100,000 个字符，超出的部分已被截掉。")
+    expect(notice).to_have_attribute("role", "status")
+    _switch(page, "English")
+    expect(notice).to_have_text("A message holds at most 100,000 characters; the rest was cut off.")
+    box.press("End")
+    box.press("Backspace")
+    expect(notice).to_be_hidden()
+    page.keyboard.insert_text("风")
+    expect(notice).to_be_visible()
+    page.click("#send")  # a full message is allowed; the emptied box no longer says it is full
+    expect(box).to_have_value("")
+    expect(notice).to_be_hidden()

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.agent.pipeline import MAX_MESSAGE_CHARS
 from ventapp.pages.components.enter_sends import enter_sends
 from ventapp.pages.components.lang import t
+from ventapp.pages.components.length_notice import full_notice, hides_on_reset, shows_when_full
 from ventapp.pages.components.session_bar import name_file_input, refuse_drop
 from ventapp.pages.components.styles import CONTENT_MAX_WIDTH, markdown
 from ventapp.state.chat_state import ChatState
@@ -91,8 +93,8 @@ def composer() -> rx.Component:
                 rows="1",
                 size="3",
                 variant="soft",
-                max_length=100_000,
-                custom_attrs={"on_key_down": enter_sends("#send")},
+                max_length=MAX_MESSAGE_CHARS,
+                custom_attrs={"on_key_down": enter_sends("#send"), "on_change": shows_when_full()},
                 flex="1",
                 min_height="2.75rem",
                 max_height="12rem",
@@ -109,6 +111,7 @@ def composer() -> rx.Component:
         ),
         on_submit=[ChatState.send, ChatState.sent],
         reset_on_submit=True,
+        custom_attrs={"on_reset": hides_on_reset()},
         width="100%",
     )
     # Dropping files anywhere on the composer attaches them (no click or key opens a picker here).
@@ -127,6 +130,7 @@ def composer() -> rx.Component:
     return rx.box(
         name_file_input(drop, t("attach.hint")),
         drop_dialog(),
+        full_notice(),
         rx.text(
             t("composer.hint"),
             size="1",
