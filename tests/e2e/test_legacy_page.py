@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from tests.e2e.browser import watch_csp
 from tests.scripted_llm.script import long_answer
@@ -166,3 +166,42 @@ def test_a_reload_shows_the_answers_duration_and_the_questions_file_as_live(page
     expect(restored).to_contain_text("The result is 60.")
     expect(restored.locator(".usage")).to_have_text(live)
     expect(page.locator(".bubble.user").last.locator(".status")).to_have_text("attached: fans.csv")
+
+
+def _served_in(page: Page, lang: str) -> None:
+    """Serve the page with ``<html lang=…>``, so it asks for ``lang`` from its first request on (a reload too)."""
+
+    def rewrite(route: Route) -> None:
+        response = route.fetch()
+        body = response.text().replace('<html lang="en">', f'<html lang="{lang}">', 1)
+        route.fulfill(response=response, body=body)
+
+    page.route("**/static/index.html", rewrite)
+    page.reload()
+    assert page.evaluate("document.documentElement.lang") == lang
+
+
+@pytest.mark.parametrize(
+    ("lang", "sentence"), [("zh-CN", "这个算式无法计算"), ("en", "cannot be calculated")]
+)
+def test_a_refused_calculation_shows_the_sentence_not_the_models_text(
+    page: Page, llm: ScriptedServer, lang: str, sentence: str
+) -> None:
+    """The card read "Tool 'calculate' failed: [bad_expression] 这个算式无法计算… (division by zero in
+    '1/0')": the wrapper and the code are the model's; a person reads the frame's ``message`` in the
+    page's language (the raw text stays on hover), live and after a reload."""
+    _served_in(page, lang)
+    page.fill("#user", f"legacy-refused-{lang}")
+    llm.push(
+        {"tool_calls": [{"name": "calculate", "arguments": {"expression": "1/0"}}]},
+        {"content": "That cannot be done."},
+    )
+    _send(page, "divide one by zero")
+    for when in ("live", "reloaded"):
+        if when == "reloaded":
+            page.reload()
+        result = page.locator(".bubble.assistant").last.locator(".tool-card.failed .tool-result")
+        expect(result).to_contain_text(sentence)
+        shown = result.text_content() or ""
+        assert "Tool 'calculate' failed" not in shown and "[bad_expression]" not in shown, (when, shown)
+        assert "Tool 'calculate' failed: [bad_expression]" in (result.get_attribute("title") or ""), when

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ventapp.state.tool_summary import failure_for_person
+from ventapp.agent.tool_failure_words import failure_for_person
 
 _SOLVE = re.compile(r"\bsolve\b|解算|求解", re.IGNORECASE)
 _UPLOAD = re.compile(r"/workspace/uploads/[^\s,;]+\.(?:csv|xlsx)", re.IGNORECASE)

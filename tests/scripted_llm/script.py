@@ -25,8 +25,8 @@ from tests.scripted_llm.replies import (
     as_reply,
 )
 from tests.scripted_llm.tokens import message_text
+from ventapp.agent.tool_failure_words import failure_for_person
 from ventapp.i18n import t
-from ventapp.state.tool_summary import failure_for_person
 from ventapp.tools.registry import failure_reason
 
 MODEL_NAME = "scripted-demo"

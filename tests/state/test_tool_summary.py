@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from ventapp.agent import events as ev
+from ventapp.agent.tool_failure_words import failure_for_person
 from ventapp.state.live_answer import LiveAnswer, reduce_event
-from ventapp.state.tool_summary import failure_for_person, tool_summary
+from ventapp.state.tool_summary import tool_summary
 from ventapp.state.views import tool_card_from_dict
 from ventapp.tools import registry, run_language, workspace_files
 

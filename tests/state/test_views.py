@@ -313,7 +313,7 @@ def test_parallel_write_todos_refused_leave_the_reloaded_list_as_it_was() -> Non
     """try14: after a reload the panel showed the items of two refused parallel ``write_todos``
     calls (live it showed the list before them), and their cards langchain's English."""
     from ventapp.agent.nodeless_middleware import PARALLEL_TODOS_ERROR
-    from ventapp.state.tool_summary import failure_for_person
+    from ventapp.agent.tool_failure_words import failure_for_person
 
     kept = [{"content": "Read the rule", "status": "in_progress"}]
     refused = {"tool": "write_todos", "content": PARALLEL_TODOS_ERROR, "error": True}

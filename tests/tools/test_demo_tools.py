@@ -216,7 +216,7 @@ def test_ventilation_calc_skill_front_matter_follows_the_deepagents_format() -> 
 @pytest.mark.parametrize("expression", ["1/0", "2 +", "x + 1", "sqrt(-1)"])
 def test_a_calculators_failure_reads_in_the_persons_language_and_tells_the_model_why(expression: str) -> None:
     """A Chinese card read "division by zero in '1/0'" (the evaluator's English, try13)."""
-    from ventapp.state.tool_summary import failure_for_person
+    from ventapp.agent.tool_failure_words import failure_for_person
     from ventapp.tools import run_language
 
     run_language.set_language_resolver(lambda: "zh-CN")

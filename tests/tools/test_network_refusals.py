@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from ventapp.agent.tool_failure_words import failure_for_person
 from ventapp.domain.network import Airway, Network, NetworkError
-from ventapp.state.tool_summary import failure_for_person
 from ventapp.tools import run_language, workspace_files
 from ventapp.tools.network_tool import refusal, solve_ventilation_network
 from ventapp.tools.refused import Refused

@@ -97,6 +97,10 @@ class ToolResult(_Event):
     tool_call_id: str
     label: str = ""
     """The tool's display name in the request's ``Accept-Language`` (added by the API; ``cn_tool`` stays Chinese)."""
+    message: str = ""
+    """A failed call's reason as a person reads it, in the request's ``Accept-Language`` (added by the API,
+    :func:`~ventapp.agent.tool_failure_words.failure_for_person`: without the ``Tool '<name>' failed:``
+    wrapper nor a refusal's ``[code]``); ``""`` when ``error`` is False. ``content`` stays what the model read."""
 
 
 class Token(_Event):

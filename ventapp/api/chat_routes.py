@@ -43,7 +43,7 @@ from ventapp.agent.workspace_links import workspace_links
 from ventapp.api.deps import CurrentUser, FormUser, RuntimeDep
 from ventapp.api.openapi import SSE_RESPONSE, errors
 from ventapp.api.sse import stream_run
-from ventapp.api.wording import RequestLang, agent_label, worded
+from ventapp.api.wording import RequestLang, agent_label, failure_message, worded
 from ventapp.db import session_store
 from ventapp.db.models import ChatMessage, ExecutionRun, iso_utc
 from ventapp.db.turn_writes import SUPERSEDED_CODE
@@ -279,7 +279,8 @@ async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser, 
     What the live stream said and the stored row does not hold, for a client that redraws the
     session as it streamed it (additive keys): ``agent_label`` is the main agent's name in the
     ``Accept-Language`` (an ``agent_done`` frame's ``label``); each of ``tool_calls`` carries ``label``, the
-    tool's display name in the ``Accept-Language`` (as an ``interrupt`` frame's ``label``);
+    tool's display name in the ``Accept-Language`` (as an ``interrupt`` frame's ``label``), and
+    ``message``, a failed call's reason as its ``tool_result`` frame words it (``""`` otherwise);
     ``model_only`` is the ``citations`` frame's (True for a finished answer without a
     tool-backed source); ``error`` is the closing ``error`` frame's ``{message, code}`` of a
     failed or stopped answer (its ``message`` worded as the frame was), or for a paused answer
@@ -301,7 +302,12 @@ async def history(session_id: str, runtime: RuntimeDep, user_name: CurrentUser, 
                 "content": row.content,
                 "reasoning": row.reasoning or "",
                 "tool_calls": [
-                    {**call, "label": label_for(str(call.get("tool") or ""), lang)} for call in row.tool_calls
+                    {
+                        **call,
+                        "label": label_for(str(call.get("tool") or ""), lang),
+                        "message": failure_message(call.get("content"), call.get("error"), lang),
+                    }
+                    for call in row.tool_calls
                 ],
                 "citations": row.citations,
                 "usage": row.usage,

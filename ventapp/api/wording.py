@@ -8,7 +8,8 @@ frame goes out (``POST /api/chat``, ``/api/chat/resume``, ``GET /api/chat/stream
 ``GET /api/chat/interrupt``); ``reason_code`` stays beside it for clients that word it themselves.
 Each ``agent_start``, ``agent_done`` and ``agent_error`` gets ``label``, the agent's name in it
 (``cn_agent`` stays Chinese); each ``tool_call`` and ``tool_result`` gets ``label``, the tool's
-display name in it (``cn_tool`` stays Chinese). So are the run's opening ``thinking`` line, each ``executing`` line (Chinese as the kernel
+display name in it (``cn_tool`` stays Chinese); a failed ``tool_result`` also gets ``message``, its
+reason as a person reads it in it (``content`` stays what the model read). So are the run's opening ``thinking`` line, each ``executing`` line (Chinese as the kernel
 words it, English from the catalogue), and an ``error`` frame whose sentence is fixed by its
 failure (no model configured, model server unreachable or cut off mid-answer, stopped, timed
 out, quota, storage, internal); ``code`` never changes. An error that quotes the model server
@@ -28,6 +29,7 @@ from ventapp.agent.errors import failure_wording
 from ventapp.agent.interrupts import REASON_DEFAULT, REASON_NEEDS_APPROVAL
 from ventapp.agent.kernel import MAIN_AGENT, label_for
 from ventapp.agent.subagent_tracker import subagent_label
+from ventapp.agent.tool_failure_words import failure_for_person
 from ventapp.i18n import LANGS, accept_language, t
 
 _WORDED_CODES = (REASON_NEEDS_APPROVAL, REASON_DEFAULT)
@@ -75,11 +77,15 @@ def worded(event: ev.ContractEvent, lang: str) -> ev.ContractEvent:
         ``"Calculator needs your approval before it runs."``; an ``error`` of a fixed failure or a model
         failure quoting the server (:func:`~ventapp.agent.errors.failure_wording`), an agent's ``label`` (``agent_start``, ``agent_done``,
         ``agent_error``: ``"Ventilation agent"``), a tool's ``label`` (``tool_call``, ``tool_result``:
-        ``"Calculator"``; ``cn_tool`` stays Chinese), the opening ``thinking`` line and an ``executing`` line
+        ``"Calculator"``; ``cn_tool`` stays Chinese), a failed ``tool_result``'s ``message``
+        (:func:`~ventapp.agent.tool_failure_words.failure_for_person`, ``""`` for a result that did not fail), the opening ``thinking`` line and an ``executing`` line
         (``"Calling Calculator…"``; ``cn_tools`` stays Chinese) in ``lang``; the same object otherwise.
     """
     if isinstance(event, _AGENT_EVENTS):
         return event.model_copy(update={"label": agent_label(event.agent, lang)})
+    if isinstance(event, ev.ToolResult):
+        message = failure_message(event.content, event.error, lang)
+        return event.model_copy(update={"label": label_for(event.tool, lang), "message": message})
     if isinstance(event, _TOOL_EVENTS):
         return event.model_copy(update={"label": label_for(event.tool, lang)})
     if isinstance(event, ev.Error | ev.Thinking):
@@ -104,6 +110,22 @@ _AGENT_EVENTS = (ev.AgentStart, ev.AgentDone, ev.AgentError)
 
 _TOOL_EVENTS = (ev.ToolCall, ev.ToolResult)
 """Events that name a tool: the API adds its display name in the request's language (``label``)."""
+
+
+def failure_message(content: Any, error: Any, lang: str) -> str:
+    """A tool call's ``message`` in ``lang``: its failure as a person reads it, ``""`` when it did not fail.
+
+    Args:
+        content: The tool message's text as the model read it, e.g. ``"Tool 'calculate' failed:
+            [bad_expression] 这个算式无法计算… (division by zero in '1/0')"`` (None while it runs).
+        error: Whether the call failed (a ``tool_result``'s ``error``, a stored call's ``error``).
+        lang: ``"zh-CN"`` or ``"en"``.
+
+    Returns:
+        :func:`~ventapp.agent.tool_failure_words.failure_for_person` of ``content`` for a failed call
+        (the same sentence the Reflex tool card shows); ``""`` otherwise.
+    """
+    return failure_for_person(str(content), lang) if error and content is not None else ""
 
 
 def agent_label(agent: str, lang: str) -> str:

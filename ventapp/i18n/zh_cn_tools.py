@@ -4,7 +4,7 @@
 
 Ids and placeholders match :mod:`ventapp.i18n.en_tools`. A tool refuses with ``[code] sentence (detail)``:
 the sentence (in the run's language) is for the person's tool card, the English detail for the model
-(``ventapp.state.tool_summary.failure_for_person`` keeps only the sentence). A sentence uses no ASCII
+(``ventapp.agent.tool_failure_words.failure_for_person`` keeps only the sentence). A sentence uses no ASCII
 parenthesis: the first "(" starts the detail.
 """
 

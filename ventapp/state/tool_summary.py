@@ -9,15 +9,12 @@ result — an MCP tool, a shape we do not know — says it with a ``summary`` / 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ventapp.agent.nodeless_middleware import PARALLEL_TODOS_ERROR
+from ventapp.agent.tool_failure_words import failure_for_person
 from ventapp.i18n import DEFAULT_LANG, t, tn
 from ventapp.i18n.formats import measure
-from ventapp.state.tool_failures import file_failure_for_person
-from ventapp.tools.registry import failure_reason
 
 SUMMARY_CHARS = 96
 """Longest one-line summary of a tool result (the result itself is behind a disclosure)."""
@@ -156,84 +153,6 @@ def _text_of(payload: Mapping[str, Any]) -> str:
         if isinstance(value, str | int | float) and not isinstance(value, bool) and str(value).strip():
             return str(value)
     return ""
-
-
-_REFUSAL = re.compile(r"^\[[a-z_]+\] (.*)$", re.DOTALL)
-"""A refusal with a code, ``[code] sentence (detail).`` (``network_tool.refusal``, ``tools.refused``, plus
-the registry's stop); :func:`_split_refusal` parts the rest."""
-
-
-def _split_refusal(rest: str) -> tuple[str, str]:
-    """A refusal's ``(sentence, detail)``: ``rest`` parted at the parenthesised English detail that
-    ends it (``""`` when there is none).
-
-    The detail is the group whose ")" ends ``rest``, matched back to its own "(" — so an id the
-    person wrote with parentheses (``E(1)``) stays in the sentence as written. A detail whose own
-    parentheses do not pair up (a quoted value such as ``'3)'``) falls back to the first " (".
-    """
-    rest = rest[:-1] if rest.endswith(").") else rest  # the registry's wrapper may close with "."
-    if rest.endswith(")"):
-        depth = 0
-        for index in range(len(rest) - 1, -1, -1):
-            depth += {")": 1, "(": -1}.get(rest[index], 0)
-            if depth == 0:
-                if index > 0 and rest[index - 1].isspace():
-                    return rest[:index].strip(), rest[index + 1 : -1].strip()
-                break
-        head, sep, detail = rest.partition(" (")
-        if sep:
-            return head.strip(), detail[:-1].strip()
-    return rest.strip(), ""
-
-
-_CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
-"""Chinese (and full-width) characters: a sentence worded for a Chinese UI."""
-
-
-_UNKNOWN_TOOL = re.compile(r"^Error: (\S+) is not a valid tool, try one of \[.*\]\.?$", re.DOTALL)
-"""LangGraph's answer to a call of a tool the agent does not have (``ToolNode``'s ``INVALID_TOOL_NAME_ERROR_TEMPLATE``)."""
-
-
-_INVALID = re.compile(r"^Tool '[^'\n]*' got invalid arguments: (.*?)\.?$", re.DOTALL)
-"""The registry's refusal of arguments that do not fit the tool's schema (``_validation_message``)."""
-
-
-def failure_for_person(content: str, lang: str) -> str:
-    """A failed tool's message as a person reads it in ``lang`` (never raises).
-
-    The model gets the whole message: the registry's ``Tool '<name>' failed:`` wrapper says which
-    tool failed, and a refusal's ``[code]`` and English detail name the row or column to fix. A
-    person gets the reason without the wrapper and without the code (a machine's word, tester #2)
-    and, unless the UI is English, a refusal's localized sentence without the English detail; a file
-    tool's failure without a code in the catalogue's words
-    (:func:`~ventapp.state.tool_failures.file_failure_for_person`).
-
-    Args:
-        content: A tool message's text, e.g. ``"Tool 'x' failed: [empty] 文件为空。 (a.csv is empty)."``.
-        lang: The UI language, e.g. ``"zh-CN"``.
-
-    Returns:
-        E.g. ``"文件为空。"``; text that is no failure comes back stripped but otherwise as is.
-    """
-    reason = failure_reason(content)
-    if reason == PARALLEL_TODOS_ERROR:  # langchain's English to the model, not to a person (try14)
-        return t("tool.refused.parallel_todos", lang)
-    if unknown := _UNKNOWN_TOOL.match(reason):  # langgraph's, with every tool's name (try15)
-        return t("tool.refused.unknown_tool", lang, name=unknown.group(1))
-    invalid = _INVALID.match(reason)
-    if invalid is not None and not lang.startswith("en"):  # pydantic's English, field by field
-        fields = "、".join(dict.fromkeys(re.findall(r"(?:^|; )([\w.]+): ", invalid.group(1))))
-        return t("tool.refused.invalid_arguments", lang, fields=fields or "?")
-    match = _REFUSAL.match(reason)
-    if match is None:
-        # A file tool's English sentence without a code: the catalogue's, with its path.
-        return file_failure_for_person(reason, lang) or reason
-    sentence, detail = _split_refusal(match.group(1))
-    if lang.startswith("en"):  # the detail is English too: keep it, not the code
-        if _CJK.search(sentence):  # a refusal worded in a Chinese turn, read in an English UI
-            return detail or sentence
-        return f"{sentence} ({detail})" if detail else sentence
-    return sentence
 
 
 def tool_summary(content: str, lang: str = DEFAULT_LANG, tool: str = "") -> str:

@@ -22,10 +22,11 @@ from ventapp.agent.errors import RETRYABLE_CODES, failure_wording, fixed_failure
 from ventapp.agent.kernel import label_for
 from ventapp.agent.pipeline import CANCELLED_MARKER
 from ventapp.agent.subagent_tracker import subagent_label
+from ventapp.agent.tool_failure_words import failure_for_person
 from ventapp.billing.guard import raisable_quota_words
 from ventapp.i18n import DEFAULT_LANG, has_message, t
 from ventapp.i18n import formats as fmt
-from ventapp.state.tool_summary import failure_for_person, tool_summary
+from ventapp.state.tool_summary import tool_summary
 from ventapp.state.usage_words import as_usage, usage_footer
 
 STATUS_DONE = "done"

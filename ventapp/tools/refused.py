@@ -2,7 +2,7 @@
 
 A tool refuses as ``[code] sentence (detail)``, as the network solver does: the sentence is the
 catalogue's ``tool.refused.<code>`` (:mod:`ventapp.i18n.zh_cn_tools`) in the run's language, for the
-person's tool card (:func:`ventapp.state.tool_summary.failure_for_person` keeps only it); the detail
+person's tool card (:func:`ventapp.agent.tool_failure_words.failure_for_person` keeps only it); the detail
 is English, for the model, and names the argument to fix.
 """
 
@@ -22,7 +22,7 @@ def refusal_text(code: str, sentence: str, detail: object) -> str:
     """A tool's refusal as the model and the tool card read it: ``[code] sentence (detail)``.
 
     ``sentence`` is the person's (catalogue, their language; the values in it as the person wrote
-    them), ``detail`` the English for the model; :func:`ventapp.state.tool_summary.failure_for_person`
+    them), ``detail`` the English for the model; :func:`ventapp.agent.tool_failure_words.failure_for_person`
     takes the three apart again (the detail is the parenthesised group that ends the text).
     """
     return f"[{code}] {sentence} ({detail})"

@@ -23,7 +23,7 @@ PRIVATE_FOLDERS = frozenset({NETWORK_CLAIMS_FOLDER})
 them (``ls``, ``glob``, ``grep``), and the browser's listing leaves out every dot name."""
 
 # Why a path is refused, in English for the model (it retries with a better path). The card words
-# them for a person through the catalogue (ventapp.state.tool_failures reads the values back), so
+# them for a person through the catalogue (ventapp.agent.tool_failure_words reads the values back), so
 # each sentence is a template, filled only here.
 NO_WORKSPACE = "the session workspace is not available here (no agent run)"
 NO_RUN = "the session workspace is only available during an agent run"

@@ -34,7 +34,8 @@
       var base = { tool: call.tool, cn_tool: call.cn_tool, label: call.label, tool_call_id: call.tool_call_id };
       page.handleEvent(bubble, Object.assign({ type: "tool_call", args: call.args }, base));
       if (call.content != null)
-        page.handleEvent(bubble, Object.assign({ type: "tool_result", content: call.content, error: call.error }, base));
+        page.handleEvent(bubble, Object.assign(
+          { type: "tool_result", content: call.content, error: call.error, message: call.message }, base));
     });
     // The todo list the main agent's last write_todos left (live: the updated_todo_list frame after it ran).
     var todos = null;
