@@ -220,4 +220,5 @@ def test_cards_speak_chinese_on_a_chinese_page(browser: Browser, app: ReflexApp,
     rejected = page.locator('.tool-card[data-state="rejected"]')
     expect(rejected).to_have_count(2)
     expect(rejected.first).to_contain_text("已被你拒绝")
+    expect(rejected.first.locator(".tool-summary")).to_have_text("未运行，你没有说明理由。")
     page.context.close()

@@ -338,7 +338,8 @@ def test_a_reject_without_a_reason_reads_as_one_in_the_pages_language(
     reason = "The user rejected this action without giving a reason."
     answer = page.locator(".msg-assistant:not(.msg-live)").last
     expect(answer.locator(".tool-card")).to_contain_text("Rejected by you", timeout=60_000)
-    expect(answer.locator(".tool-card .tool-summary")).to_have_text(reason)
+    # The badge says it was rejected; the line says it did not run, and that no reason came (try18).
+    expect(answer.locator(".tool-card .tool-summary")).to_have_text("Not run; you gave no reason.")
     # (the scripted model's own answer echoes what it read, langchain's wrapper included)
     expect(answer.locator(".tool-card")).not_to_contain_text("User rejected the tool call")
     tool_messages = [m for m in llm.requests()[-1]["messages"] if m.get("role") == "tool"]

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ventapp.agent import events as ev
+from ventapp.agent.interrupts import rejection_message, rejection_reason
 from ventapp.agent.tool_failure_words import failure_for_person
 from ventapp.state.live_answer import LiveAnswer, reduce_event
 from ventapp.state.tool_summary import tool_summary
@@ -297,3 +298,21 @@ def test_a_network_path_that_is_no_upload_reads_in_chinese(tmp_path: Path, path:
     assert tool_summary(content, "zh-CN", "solve_ventilation_network") == (
         "找不到这个拓扑文件：请确认文件已上传，再让智能体解算。"
     )
+
+
+def test_a_rejected_calls_line_says_it_did_not_run_and_why_not_the_rejection_again() -> None:
+    """try18: the badge said "已被你拒绝" and the result line repeated "用户拒绝了这次操作，理由：…"."""
+    with_reason = rejection_message("  数据不对，先核对风阻 ", "zh-CN")
+    assert tool_summary(with_reason, "zh-CN", "calculate") == "未运行。你的理由：数据不对，先核对风阻"
+    assert tool_summary(with_reason, "en", "calculate") == "Not run. Your reason: 数据不对，先核对风阻"
+    bare = rejection_message("", "en")
+    assert tool_summary(bare, "zh-CN", "calculate") == "未运行，你没有说明理由。"
+    assert rejection_reason(bare) == "" and rejection_reason("60") is None
+    card = tool_card_from_dict(
+        {"tool_call_id": "c1", "tool": "calculate", "args": {}, "content": with_reason, "error": True},
+        "zh-CN",
+    )
+    assert card.summary.startswith("未运行") and card.content == with_reason, (
+        "the model's words stay expanded"
+    )
+    assert tool_summary("用户拒绝了", "zh-CN") == "用户拒绝了", "only our whole sentence is read back"

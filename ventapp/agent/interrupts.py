@@ -25,7 +25,8 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from ventapp.agent import events as ev
-from ventapp.i18n import t
+from ventapp.i18n import LANGS, MESSAGES, t
+from ventapp.i18n.templates import read_back
 from ventapp.tools.registry import is_rememberable, tool_label
 
 REJECT_REASON = "The user rejected this action."
@@ -44,6 +45,18 @@ def rejection_message(reason: str | None, lang: str) -> str:
     if not text:
         return t("approval.reject_default_reason", lang)
     return t("approval.reject_with_reason", lang, reason=text)
+
+
+def rejection_reason(content: str) -> str | None:
+    """The person's reason read back from a rejected call's result (:func:`rejection_message`, in
+    either language): ``""`` when they gave none, None when ``content`` is no rejection of ours."""
+    for lang in LANGS:
+        if read_back(MESSAGES[lang]["approval.reject_default_reason"], content) is not None:
+            return ""
+        values = read_back(MESSAGES[lang]["approval.reject_with_reason"], content)
+        if values is not None:
+            return values["reason"]
+    return None
 
 
 APPROVAL_REASON_TAIL = "needs your approval before it runs."

@@ -97,6 +97,8 @@ MESSAGES: dict[str, str] = {
     "tool.summary_nvp": "NVP {value} Pa",
     "tool.summary_demand": "required airflow {value} m³/s",
     "tool.result": "Result",
+    "tool.rejected_summary": "Not run. Your reason: {reason}",
+    "tool.rejected_summary_bare": "Not run; you gave no reason.",
     "tool.rejected_by_you": "Rejected by you",
     "tool.edited_by_you": "Edited by you",
     "tool.approved_by_you": "Approved by you",

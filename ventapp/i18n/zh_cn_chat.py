@@ -94,6 +94,8 @@ MESSAGES: dict[str, str] = {
     "tool.summary_nvp": "自然风压 {value} Pa",
     "tool.summary_demand": "需风量 {value} m³/s",
     "tool.result": "结果",
+    "tool.rejected_summary": "未运行。你的理由：{reason}",
+    "tool.rejected_summary_bare": "未运行，你没有说明理由。",
     "tool.rejected_by_you": "已被你拒绝",
     "tool.edited_by_you": "已由你修改",
     "tool.approved_by_you": "已由你批准",

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ventapp.agent.interrupts import rejection_reason
 from ventapp.agent.tool_failure_words import failure_for_person
 from ventapp.i18n import DEFAULT_LANG, t, tn
 from ventapp.i18n.formats import measure
@@ -169,6 +170,14 @@ def tool_summary(content: str, lang: str = DEFAULT_LANG, tool: str = "") -> str:
         or the number of ``sources``; a failure as :func:`failure_for_person` says it; anything
         else by its first non-empty line.
     """
+    reason = rejection_reason(content)
+    if reason is not None:  # the card's badge says it was rejected: the line says it did not run, and why
+        line = (
+            t("tool.rejected_summary", lang, reason=reason)
+            if reason
+            else t("tool.rejected_summary_bare", lang)
+        )
+        return _one_line(line)
     text = failure_for_person(content, lang)
     line = ""
     try:
@@ -187,5 +196,10 @@ def tool_summary(content: str, lang: str = DEFAULT_LANG, tool: str = "") -> str:
             line = ", ".join(str(key) for key in list(payload)[:6])
     if not line:
         line = next((part.strip() for part in text.splitlines() if part.strip()), "")
+    return _one_line(line)
+
+
+def _one_line(line: str) -> str:
+    """``line`` with its whitespace runs as one space, cut to ``SUMMARY_CHARS`` with "…"."""
     line = " ".join(line.split())
     return line if len(line) <= SUMMARY_CHARS else line[: SUMMARY_CHARS - 1].rstrip() + "…"
