@@ -12,9 +12,10 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SAWarning
 from sqlmodel import Session, select
 
-from ventapp.db import chat_store, schedule_store, turn_writes
+from ventapp.db import chat_store, schedule_store, session_store, turn_writes
 from ventapp.db.engine import make_engine, upgrade_to_head
 from ventapp.db.schedule_models import Schedule, ScheduleRun
+from ventapp.scheduler.run_errors import run_error_text
 
 TICK0 = datetime(2026, 12, 1, 0, 0)
 TICKS = 20
@@ -128,3 +129,33 @@ def test_deleting_a_schedule_with_runs_deletes_them_without_a_warning(tmp_path: 
         left = db.exec(select(ScheduleRun.schedule_id)).all()
     assert set(left) == {other.id} and len(left) == 17, "the other schedule's runs stay"
     assert not schedule_store.delete_schedule(engine, schedule.id)
+
+
+def test_deleting_a_conversation_keeps_its_schedule_runs_outcomes(tmp_path: Path) -> None:
+    """try19: after the conversation was deleted, its waiting run read "running" for ever (and its
+    finished runs too: their status lived only in the deleted ``execution_runs`` rows)."""
+    engine, _ = _engine(tmp_path)
+    schedule = _schedule(engine)
+    session = "00000000-0000-0000-0000-000000000002"
+    chat_store.create_session(engine, session, "alice", "t", "full")
+    for minute, run_id in enumerate(("run-ok", "run-waiting")):
+        claim = schedule_store.claim_tick(
+            engine, schedule.id, "alice", "cron", TICK0 + timedelta(minutes=minute)
+        )
+        chat_store.start_run(engine, run_id, session, "alice", "", "schedule")
+        schedule_store.attach_run(engine, claim.row_id or "", run_id, session)
+        turn_writes.finalise_run(engine, run_id, "success" if run_id == "run-ok" else "waiting_input")
+    before = {row.run_id: row for row in schedule_store.list_runs(engine, schedule.id)}
+    assert before["run-waiting"].status == "waiting_input" and before["run-ok"].finished_at is not None
+
+    assert session_store.delete_session(engine, session, "alice")
+    after = {row.run_id: row for row in schedule_store.list_runs(engine, schedule.id)}
+    assert after["run-ok"].status == "success" and after["run-ok"].finished_at == before["run-ok"].finished_at
+    waiting = after["run-waiting"]
+    assert (waiting.status, waiting.error_code) == ("cancelled", "session_deleted") and waiting.finished_at
+    assert (
+        run_error_text(waiting.error_code, waiting.error, "zh-CN") == "这次执行还没结束，它的对话就被删除了。"
+    )
+    assert all(row.session_id is None for row in after.values()), "no link to a deleted conversation"
+    claim = schedule_store.claim_tick(engine, schedule.id, "alice", "manual", TICK0 + timedelta(hours=1))
+    assert claim.outcome == "claimed", "the cancelled run no longer blocks the schedule"

@@ -27,8 +27,11 @@ from ventapp.db.models import IDENTITY, LONG_TEXT, TIMESTAMP, new_id, utcnow
 
 SCHEDULE_MODES = ("plan", "full")
 TRIGGERS = ("cron", "manual")
-CLAIM_STATUSES = ("running", "skipped", "missed", "rejected", "failed", "interrupted")
-"""Statuses a schedule run holds itself; a linked run reads its ``execution_runs`` status."""
+CLAIM_STATUSES = ("running", "skipped", "missed", "rejected", "failed", "interrupted", "success", "cancelled")
+"""Statuses a schedule run holds itself; a linked run reads its ``execution_runs`` status (until its
+conversation is deleted: then the run's outcome is copied here, see ``schedule_store.keep_outcomes``)."""
+SESSION_DELETED = "session_deleted"
+"""``error_code`` of a schedule run whose conversation was deleted while the run was unfinished."""
 
 
 class Schedule(SQLModel, table=True):

@@ -22,7 +22,7 @@ from sqlmodel import Session, col, select
 
 from ventapp.db.billing_models import UsageLedger
 from ventapp.db.models import ExecutionRun, utcnow
-from ventapp.db.schedule_models import Schedule, ScheduleRun
+from ventapp.db.schedule_models import SESSION_DELETED, Schedule, ScheduleRun
 
 ClaimOutcome = Literal["claimed", "skipped", "busy", "taken"]
 
@@ -255,6 +255,38 @@ def sweep_unlinked(engine: Engine, claimed_before: datetime) -> int:
             db.add(row)
         db.commit()
         return len(rows)
+
+
+_FINISHED = ("success", "failed", "cancelled")
+"""Pipeline run statuses that are an outcome (``running`` and ``waiting_input`` are not)."""
+
+
+def keep_outcomes(db: Session, session_id: str) -> None:
+    """Before a conversation's runs are deleted: copy each of its schedule runs' outcome into the claim.
+
+    A claim linked to a pipeline run reads its status, times and error from ``execution_runs``;
+    deleting the conversation deletes those rows, and the schedule's history then showed every such
+    run as "running" with a link to a conversation that no longer exists (try19). A finished run
+    keeps its status, finish time and error; an unfinished one (running, waiting for a person)
+    becomes ``cancelled`` with :data:`SESSION_DELETED`. The link to the conversation goes; the
+    tokens of the run, which only ``execution_runs`` held, read 0 (the ledger keeps the cost).
+    Part of the caller's transaction (``db`` is not committed here).
+    """
+    claims = db.exec(select(ScheduleRun).where(ScheduleRun.session_id == session_id)).all()
+    if not claims:
+        return
+    runs = {run.id: run for run in db.exec(select(ExecutionRun).where(ExecutionRun.session_id == session_id))}
+    for claim in claims:
+        run = runs.get(claim.run_id or "")
+        if run is not None and run.status in _FINISHED:
+            claim.status, claim.error_code, claim.error = run.status, run.error_code, run.error
+            claim.finished_at = run.finished_at or utcnow()
+        elif claim.status == "running":
+            claim.status, claim.error_code = "cancelled", SESSION_DELETED
+            claim.error = "The conversation of this run was deleted before the run finished."
+            claim.finished_at = utcnow()
+        claim.session_id = None
+        db.add(claim)
 
 
 def latest_cron_tick(engine: Engine, schedule_id: str) -> datetime | None:

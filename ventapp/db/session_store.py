@@ -17,6 +17,7 @@ from sqlmodel import Session, col, delete, select
 from ventapp.db.chat_store import list_messages
 from ventapp.db.models import ChatMessage, ChatSession, ExecutionRun
 from ventapp.db.preference_models import ApprovalRule
+from ventapp.db.schedule_store import keep_outcomes
 
 LIKE_ESCAPE = "\\"
 
@@ -80,6 +81,7 @@ def delete_session(engine: Engine, session_id: str, user_name: str) -> bool:
     with Session(engine) as db:
         if _owned(db, session_id, user_name) is None:
             return False
+        keep_outcomes(db, session_id)  # the schedule runs' outcomes outlive their conversation
         db.exec(delete(ChatMessage).where(col(ChatMessage.session_id) == session_id))
         db.exec(delete(ExecutionRun).where(col(ExecutionRun.session_id) == session_id))
         db.exec(delete(ApprovalRule).where(col(ApprovalRule.session_id) == session_id))

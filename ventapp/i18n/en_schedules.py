@@ -95,6 +95,7 @@ MESSAGES: dict[str, str] = {
     "schedules.error.refused": "The schedule could not be saved or started (code {code}).",
     "runs.error.overlap": "The previous execution was still running, so this tick did not run.",
     "runs.error.interrupted": "The server stopped before this execution could finish.",
+    "runs.error.session_deleted": "The conversation of this execution was deleted before it finished.",
     "runs.error.missed": "The server was down or busy at this time and the tick was too late to run.",
     "runs.error.model_failed": "The model service failed on its side and this execution got no answer. Use the schedule's Run now to run it again; if it keeps happening, ask the administrator to check the model service's log.",
     "runs.error.other": "This execution did not succeed (code {code}).",

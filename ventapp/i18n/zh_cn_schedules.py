@@ -95,6 +95,7 @@ MESSAGES: dict[str, str] = {
     "schedules.error.refused": "定时任务未能保存或启动（错误码 {code}）。",
     "runs.error.overlap": "上一次执行仍在运行，本次未运行。",
     "runs.error.interrupted": "服务器在本次执行完成前停止了。",
+    "runs.error.session_deleted": "这次执行还没结束，它的对话就被删除了。",
     "runs.error.missed": "此时服务器停机或繁忙，错过了运行时间，本次未运行。",
     "runs.error.model_failed": "模型服务自身出错了，这次执行没有回答。可以用这个定时任务的“立即执行”再运行一次；如果反复出现，请联系管理员查看模型服务的日志。",
     "runs.error.other": "本次执行未成功（错误码 {code}）。",

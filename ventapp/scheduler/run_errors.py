@@ -20,7 +20,7 @@ NOT_STARTED = "runs.error.not_started"
 STORED_SENTENCES = (MISSED_LATE, NOT_STARTED)
 """Catalogue ids whose English sentence the scheduler stores as a run's ``error``."""
 
-RUN_ERRORS = ("overlap", "interrupted", "missed")
+RUN_ERRORS = ("overlap", "interrupted", "missed", "session_deleted")
 """Why a run did not happen, recorded by the scheduler itself (``runs.error.<code>``)."""
 WORDED_HERE = ("model_failed",)
 """Pipeline codes whose chat sentence (``error.<code>``) offers the chat's Retry, which this page does
