@@ -213,6 +213,9 @@ def test_legacy_test_page_is_served(client: httpx.Client) -> None:
     dom = client.get("/static/legacy-dom.js")  # the page's helpers, loaded before its own script
     assert '<script src="/static/legacy-dom.js">' in response.text
     assert dom.status_code == 200 and "window.ventDom" in dom.text
+    stop = client.get("/static/legacy-stop.js")  # the page's Stop button, loaded after its own script
+    assert '<script src="/static/legacy-stop.js">' in response.text
+    assert stop.status_code == 200 and "/api/chat/stop" in stop.text
 
 
 def test_errors_share_one_json_shape(client: httpx.Client) -> None:

@@ -19,6 +19,7 @@ from tests.e2e.browser import watch_csp
 from tests.scripted_llm.script import long_answer
 from tests.scripted_llm.server import ScriptedServer
 from tests.support import ApiServer
+from ventapp.agent.errors import CANCELLED
 
 STATIC = Path(__file__).resolve().parents[2] / "ventapp" / "api" / "static"
 BUBBLES = """() => Array.from(document.querySelectorAll('#log > .bubble')).map(
@@ -95,11 +96,17 @@ def test_a_reload_shows_a_stopped_answer_as_it_stopped(
         page.click("#send")
         expect(page.locator(".bubble.assistant").last.locator(".seg")).to_have_count(1)
         page.wait_for_timeout(300)
-        stop = {"session_id": session_id, "user_name": "legacy-stopped"}
-        assert httpx.post(f"{api.url}/api/chat/stop", data=stop).json() == {"stopped": True}
+        # The page's own Stop (try19: only a reload stopped it), in Send's place while it streams.
+        expect(page.locator("#send")).to_be_hidden()
+        page.click("#stop")
         expect(page.locator(".bubble.assistant").last).to_have_attribute("data-state", "error")
+        expect(page.locator("#send")).to_be_visible()
+        expect(page.locator("#stop")).to_be_hidden()
     finally:
         llm.delay_ms = 0
+    runs = httpx.get(f"{api.url}/api/sessions/{session_id}/runs", params={"user_name": "legacy-stopped"})
+    latest = runs.json()["runs"][0]
+    assert (latest["status"], latest["error"]) == ("cancelled", CANCELLED.message), "the person's Stop"
     live = page.evaluate(BUBBLES)
     assert "[cancelled]" in live[-1]["text"]
 

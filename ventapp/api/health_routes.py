@@ -156,6 +156,12 @@ async def legacy_test_page_restore() -> FileResponse:
     return FileResponse(STATIC_DIR / "legacy-restore.js", media_type="text/javascript")
 
 
+@router.get("/static/legacy-stop.js", include_in_schema=False, openapi_extra=PUBLIC)
+async def legacy_test_page_stop() -> FileResponse:
+    """The test page's Stop button (``POST /api/chat/stop`` for the open session)."""
+    return FileResponse(STATIC_DIR / "legacy-stop.js", media_type="text/javascript")
+
+
 @router.get(
     "/api/kb/{doc_id}",
     responses={200: {"content": {"text/markdown": {"schema": {"type": "string"}}}}, **errors(404)},
