@@ -390,3 +390,35 @@ def test_plan_card_sends_feedback_then_approves(
     page.click("#approve-plan")
     expect(page.locator(".msg-assistant")).to_contain_text("Plan approved; working on it.")
     expect(page.locator(".msg-assistant")).to_have_count(1)
+
+
+def test_dont_ask_again_in_this_conversation_runs_the_next_call_without_a_card(
+    browser: Browser, app: ReflexApp, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Try19: remembering an approval was API-only, though /settings lists remembered approvals."""
+    page = open_chat(browser, app.url, "hitl-remember", TIMEOUT_MS, locale="zh-CN")
+    _send(page, "请计算 (12+8)*3")
+    choice = page.locator(".interrupt-card .approval-call .remember-scope")
+    expect(choice.locator("option")).to_have_text(["仅这一次", "本对话中不再询问", "以后都不再询问"])
+    expect(choice).to_have_value("")  # just this once unless the person says otherwise
+    page.locator(".interrupt-card .edit-call").click()
+    expect(choice).to_have_count(0)  # only with an approval
+    page.locator(".interrupt-card .edit-call").click()
+    choice.select_option("session")
+    page.screenshot(path=str(tmp_path_factory.getbasetemp() / "hitl-remember-card.png"), full_page=True)
+    page.click("#approve-all")
+    expect(page.locator(".msg-assistant[data-state='done']")).to_have_count(1)
+
+    _send(page, "请计算 2*21")
+    expect(page.locator(".msg-assistant[data-state='done']")).to_have_count(2)
+    second = page.locator(".msg-assistant").nth(1)
+    expect(second.locator(".tool-result")).to_have_text("42")
+    expect(page.locator(".interrupt-card")).to_have_count(0)
+    expect(second).not_to_have_attribute("data-state", "waiting")
+
+    page.locator("#settings-link").click()
+    row = page.locator("#rules-list .rule-row")
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text("calculate")
+    expect(row).to_contain_text("仅限一个对话")
+    page.context.close()

@@ -8,8 +8,8 @@ A run that pauses ends with an ``interrupt`` event (:class:`ventapp.agent.events
 * ``ask_user`` — one input per question;
 * ``plan`` — the plan (Markdown), approved or sent back with feedback.
 
-The card's inputs come back as a form (``args_<i>``, ``reason_<i>``, ``answer_<i>``,
-``feedback``); :func:`approval_answer`, :func:`questions_answer` and :func:`plan_answer`
+The card's inputs come back as a form (``args_<i>``, ``reason_<i>``, ``remember_<i>``,
+``answer_<i>``, ``feedback``); :func:`approval_answer`, :func:`questions_answer` and :func:`plan_answer`
 check them and build the :class:`~ventapp.agent.interrupts.ResumeAnswer` for
 :func:`ventapp.agent.resume.start_resume`, or return the card with a readable error.
 Everything here is pure Python (no Reflex, no I/O).
@@ -28,12 +28,16 @@ from ventapp.agent import events as ev
 from ventapp.agent.interrupts import REASON_DEFAULT, REASON_NEEDS_APPROVAL, ResumeAnswer, rejection_message
 from ventapp.i18n import DEFAULT_LANG, t
 from ventapp.state.views import ToolCardView, args_to_json, tool_label
+from ventapp.tools.registry import is_rememberable
 
 CARD_KINDS = frozenset({"tool_approval", "ask_user", "plan"})
 """Interrupt kinds the chat answers with a card (``message`` is only shown as a note)."""
 
 APPROVE, EDIT, REJECT = "approve", "edit", "reject"
 CALL_MODES = (APPROVE, EDIT, REJECT)
+
+REMEMBER_SCOPES = ("session", "always")
+"""An approval's ``remember`` as the API takes it; the card's default (``""``) asks again next time."""
 
 FormData = Mapping[str, Any]
 
@@ -53,6 +57,10 @@ class ApprovalCallView:
         reject_reason: The reason as last submitted.
         error: What is wrong with this call's input (e.g. invalid JSON); empty when fine.
         tool_call_id: The call's card in the answer (marked with the decision once sent).
+        rememberable: Whether an approval of this call may be remembered (the tool's
+            ``rememberable``): only then does the card offer "don't ask again".
+        remember: The "don't ask again" chosen with the approval as last submitted:
+            ``""`` (just this once), ``session`` or ``always``.
     """
 
     index: int = 0
@@ -65,6 +73,8 @@ class ApprovalCallView:
     reject_reason: str = ""
     error: str = ""
     tool_call_id: str = ""
+    rememberable: bool = False
+    remember: str = ""
 
 
 @dataclass
@@ -161,6 +171,7 @@ def interrupt_view(event: ev.Interrupt | None, lang: str = DEFAULT_LANG) -> Inte
                     reason=_shown_reason(request, lang),
                     edit_text=args,
                     tool_call_id=call_ids[index],
+                    rememberable=is_rememberable(str(request.get("tool") or "")),
                 )
             )
         return InterruptView(
@@ -214,8 +225,20 @@ def parse_args(text: str, lang: str = DEFAULT_LANG) -> tuple[dict[str, Any] | No
     return value, ""
 
 
+def _remember(call: ApprovalCallView, form: FormData) -> str:
+    """The call's ``remember_<i>``: a scope only for an approved call whose tool may be remembered
+    (the card offers it only then; an edit or a reject is asked about again, as in the card)."""
+    scope = str(form.get(f"remember_{call.index}", call.remember) or "")
+    return scope if call.mode == APPROVE and call.rememberable and scope in REMEMBER_SCOPES else ""
+
+
 def approval_answer(view: InterruptView, form: FormData) -> tuple[ResumeAnswer | None, InterruptView]:
-    """One decision per call, in order, from the card's form (``args_<i>``, ``reason_<i>``).
+    """One decision per call, in order, from the card's form (``args_<i>``, ``reason_<i>``,
+    ``remember_<i>``).
+
+    An approved call with ``remember_<i>`` ``session`` / ``always`` carries it as the API's
+    ``"remember"`` (per call, like ``POST /api/chat/resume``): the resume stores the rule the same
+    way (:func:`ventapp.agent.resume.start_resume`), so later calls of that tool run without a card.
 
     Returns:
         ``(answer, view)`` with the typed inputs kept in ``view``; ``answer`` is None when
@@ -226,6 +249,7 @@ def approval_answer(view: InterruptView, form: FormData) -> tuple[ResumeAnswer |
     for call in view.calls:
         edit_text = str(form.get(f"args_{call.index}", call.edit_text))
         reject_reason = str(form.get(f"reason_{call.index}", call.reject_reason)).strip()
+        remember = _remember(call, form)
         error = ""
         if call.mode == EDIT:
             args, error = parse_args(edit_text, view.lang)
@@ -235,8 +259,12 @@ def approval_answer(view: InterruptView, form: FormData) -> tuple[ResumeAnswer |
             # language (the bare reason read as the tool's output; not the framework's English).
             decisions.append({"type": REJECT, "message": rejection_message(reject_reason, view.lang)})
         else:
-            decisions.append({"type": APPROVE})
-        calls.append(dataclasses.replace(call, edit_text=edit_text, reject_reason=reject_reason, error=error))
+            decisions.append({"type": APPROVE, "remember": remember} if remember else {"type": APPROVE})
+        calls.append(
+            dataclasses.replace(
+                call, edit_text=edit_text, reject_reason=reject_reason, remember=remember, error=error
+            )
+        )
     view = dataclasses.replace(view, calls=calls, error="")
     if any(call.error for call in calls):
         return None, dataclasses.replace(view, error=t("approval.fix_marked", view.lang))

@@ -4,7 +4,8 @@ DOM hooks: ``.interrupt-card`` with ``data-kind`` (tool_approval | ask_user | pl
 ``data-submitting``; ``.interrupt-error`` (the card's problem, e.g. a refused resume).
 Tool approval: ``.approval-call`` per call (``data-index``, ``data-mode``), toggles
 ``.edit-call`` and ``.reject-call``, inputs ``.edit-args`` (``args_<i>``) and
-``.reject-reason`` (``reason_<i>``), ``.call-error``, and ``#reject-all`` (a batch), ``#approve-all`` (sends one
+``.reject-reason`` (``reason_<i>``), ``.remember-scope`` (``remember_<i>``: ``""`` | ``session`` |
+``always``, an approved call of a tool that may be remembered), ``.call-error``, and ``#reject-all`` (a batch), ``#approve-all`` (sends one
 decision per call). Questions: ``.ask-answer`` (``answer_<i>``) and ``#submit-answers``.
 Plan: ``#approve-plan``, ``#plan-feedback`` and ``#send-plan-feedback``.
 """
@@ -82,6 +83,37 @@ def _toggle(
     )
 
 
+def _remember_choice(call: rx.Var[ApprovalCallView]) -> rx.Component:
+    """ "Don't ask again" with this approval (the API's ``remember``), beside the call it applies to:
+    only while the call is approved and its tool may be remembered (an edit or reject asks again)."""
+    option_style = {"background": rx.color("gray", 1), "color": rx.color("gray", 12)}
+    return rx.cond(
+        (call.mode == "approve") & call.rememberable,
+        rx.hstack(
+            rx.icon("bell_off", size=12, color=rx.color("gray", 10)),
+            rx.el.label(t("approval.remember_label"), html_for=f"remember-{call.index}", font_size="0.75rem"),
+            rx.el.select(
+                rx.el.option(t("approval.remember_once"), value="", style=option_style),
+                rx.el.option(t("approval.remember_session"), value="session", style=option_style),
+                rx.el.option(t("approval.remember_always"), value="always", style=option_style),
+                id=f"remember-{call.index}",
+                name=f"remember_{call.index}",
+                default_value=call.remember,
+                class_name="remember-scope",
+                title=t("approval.remember_hint"),
+                disabled=BUSY,
+                style={**FIELD_STYLE, "width": "auto", "font_size": "0.75rem", "padding": "0.15rem 0.4rem"},
+            ),
+            align="center",
+            justify="end",
+            spacing="2",
+            width="100%",
+            margin_top="0.4rem",
+            color=rx.color("gray", 11),
+        ),
+    )
+
+
 def _approval_call(call: rx.Var[ApprovalCallView]) -> rx.Component:
     editing = call.mode == "edit"
     return rx.box(
@@ -144,6 +176,7 @@ def _approval_call(call: rx.Var[ApprovalCallView]) -> rx.Component:
                 style={**FIELD_STYLE, "margin_top": "0.4rem"},
             ),
         ),
+        _remember_choice(call),
         class_name="approval-call",
         data_index=call.index,
         data_mode=call.mode,
