@@ -419,6 +419,7 @@ def test_dont_ask_again_in_this_conversation_runs_the_next_call_without_a_card(
     page.locator("#settings-link").click()
     row = page.locator("#rules-list .rule-row")
     expect(row).to_have_count(1)
+    expect(row.locator(".rule-tool")).to_have_text("计算器")  # its display name, as on the cards
     expect(row).to_contain_text("calculate")
     expect(row).to_contain_text("仅限一个对话")
     page.context.close()

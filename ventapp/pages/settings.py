@@ -181,7 +181,8 @@ def _preferences_card() -> rx.Component:
 
 def _rule_row(rule: rx.Var[RuleView]) -> rx.Component:
     return rx.hstack(
-        rx.code(rule.tool),
+        rx.text(rule.label, size="2", weight="medium", class_name="rule-tool"),
+        rx.code(rule.tool, size="1", variant="ghost", color_scheme="gray"),
         rx.badge(
             rule.scope_label, variant="soft", color_scheme=rx.cond(rule.scope == "always", "amber", "gray")
         ),

@@ -47,6 +47,8 @@ class RuleView:
 
     id: str = ""
     tool: str = ""
+    label: str = ""
+    """The tool's display name in the page's language (``计算器``); ``tool`` is its code name."""
     scope: str = ""
     scope_label: str = ""
     created: str = ""
@@ -134,6 +136,7 @@ def rule_view(rule: Any, lang: str = DEFAULT_LANG) -> RuleView:
     return RuleView(
         id=rule.id,
         tool=rule.tool,
+        label=label_for(rule.tool, lang),
         scope=rule.scope,
         scope_label=t("settings.rule_always" if rule.scope == "always" else "settings.rule_session", lang),
         created=formats.date_time(rule.created_at, lang, DISPLAY_TZ),
