@@ -116,3 +116,16 @@ def test_an_answer_and_a_tool_result_holding_nul_are_saved_as_replacement_charac
     (card,) = answer["tool_calls"]
     assert "left\ufffdright" in card["content"], card
     assert client.get("/health").json()["spool"] == 0, "nothing parked outside the database"
+
+
+def test_other_typed_fields_with_nul_never_answer_500(client: httpx.Client) -> None:
+    """Probe: every other field a person types that reaches a query must not break PostgreSQL."""
+    user = _user()
+    found = client.get("/api/sessions/search", params={"user_name": user, "q": "a\x00b"})
+    assert found.status_code == 200 and found.json()["sessions"] == []
+    for fields in ({"request_id": "r\x00"}, {"session_id": "s\x00"}, {"model": "m\x00"}, {"mode": "m\x00"}):
+        response, _ = post_chat(client, message="hello", user_name=user, **fields)
+        assert response.status_code in (400, 404, 422), (fields, response.status_code)
+    (runs_url, title_url) = ("/api/sessions/s%00/runs", "/api/sessions/s%00/title")
+    assert client.get(runs_url, params={"user_name": user}).status_code == 404
+    assert client.put(title_url, params={"user_name": user}, json={"title": "t"}).status_code == 404

@@ -24,6 +24,7 @@ MESSAGES: dict[str, str] = {
     "refusal.proxy_user.unsafe": "The user name in {header} may hold only letters (of any script), digits, spaces and {punctuation} (not {character}).",
     "refusal.proxy_user.no_letter": "The user name in {header} must hold at least one letter or digit.",
     "refusal.request_id": "request_id must be 1–{limit} characters.",
+    "refusal.request_id_invisible": "request_id must not contain control or invisible characters.",
     "refusal.mode": "mode must be 'plan' or 'full'.",
     "refusal.session_not_found": "Session not found.",
     "refusal.file_not_found": "File not found.",

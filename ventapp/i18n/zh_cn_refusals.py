@@ -24,6 +24,7 @@ MESSAGES: dict[str, str] = {
     "refusal.proxy_user.unsafe": "{header} 中的用户名只能包含文字（任何语种）、数字、空格和 {punctuation}（不能包含 {character}）。",
     "refusal.proxy_user.no_letter": "{header} 中的用户名至少要有一个文字或数字。",
     "refusal.request_id": "request_id 必须为 1–{limit} 个字符。",
+    "refusal.request_id_invisible": "request_id 不能包含控制字符或不可见字符。",
     "refusal.mode": "mode 只能是 'plan' 或 'full'。",
     "refusal.session_not_found": "找不到这个对话：它不存在，或属于其他用户。",
     "refusal.file_not_found": "找不到这个文件。",
