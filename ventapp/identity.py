@@ -13,7 +13,8 @@ The rule, in order:
 3. whitespace trimmed at both ends and every inner run of whitespace (spaces, tabs,
    no-break spaces, line breaks) folded to one space;
 4. given but blank after that → refused (a blank name is a client bug, not ``default``);
-5. control, format (zero-width, bidi), surrogate and private-use characters → refused;
+5. control, format (zero-width, bidi), surrogate and private-use characters → refused (the
+   one-line name rule titles, schedule names and file names share, :mod:`ventapp.text_rules`);
 6. longer than :data:`MAX_USER_NAME_CHARS` characters → refused;
 7. anything but letters, marks, digits, spaces and :data:`NAME_PUNCTUATION` → refused: ``/``,
    ``\\``, ``:``, quotes, ``<>``, ``|``, ``*``, ``?``, ``%``, ``;``, ``$`` … are path, shell, URL or
@@ -29,6 +30,8 @@ from __future__ import annotations
 
 import unicodedata
 
+from ventapp.text_rules import invisible_character
+
 DEFAULT_USER = "default"
 """The identity of a request that does not name one."""
 MAX_USER_NAME_CHARS = 128
@@ -38,10 +41,6 @@ NAME_PUNCTUATION = "._-@+'"
 ``O'Brien``)."""
 _NAME_CATEGORIES = ("L", "M", "N")
 """Unicode letters (any script), combining marks and digits."""
-
-_REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co"})
-"""Control (NUL, ESC …), format (zero-width space/joiners, BOM, bidi overrides),
-surrogates and private use: invisible or unprintable, so two names could look alike."""
 
 
 class InvalidUserName(ValueError):
@@ -78,7 +77,7 @@ def normalize_user_name(raw: str | None) -> str:
     name = " ".join(unicodedata.normalize("NFC", raw).split())
     if not name:
         raise InvalidUserName("user_name must not be blank: enter a name.", "blank")
-    if any(unicodedata.category(ch) in _REFUSED_CATEGORIES for ch in name):
+    if invisible_character(name) is not None:  # the one-line name rule (ventapp.text_rules)
         raise InvalidUserName(
             "user_name must not contain control or invisible (zero-width) characters.", "invisible"
         )

@@ -51,6 +51,9 @@ def test_clean_upload_name_keeps_plain_names(raw: str, clean: str) -> None:
         "a\x00b",
         "a\nb",
         "a\x7fb",
+        "报告\u202evsc.exe",  # shows as 报告exe.csv (try19)
+        "a\u2066b.txt",
+        "a\u200bb.txt",
         "x" * 256,
     ],
 )

@@ -350,6 +350,21 @@ def test_ask_user_round_trip(http: httpx.Client, llm: ScriptedServer) -> None:
     assert "Twelve people" in str(_tool_messages(llm)[-1]["content"])
 
 
+def test_an_answer_holding_nul_is_a_400_and_the_question_still_waits(
+    http: httpx.Client, llm: ScriptedServer
+) -> None:
+    """Tester (try19): PostgreSQL cannot store NUL; the answer is refused before anything runs."""
+    llm.push({"tool_calls": [{"name": "ask_user", "arguments": {"questions": ["How many people?"]}}]})
+    session_id, frame = _paused(http, "size the airflow")
+    token = frame["interrupt_token"]
+    for answer in ({"answers": ["Twelve\x00people"]}, {"feedback": "no\x00", "approved": False}):
+        response, frames = _resume(http, session_id=session_id, interrupt_token=token, **answer)
+        assert response.status_code == 400 and frames == [], response.text
+        assert response.json()["detail"].startswith("The answer must not contain a NUL character")
+    response, frames = _resume(http, session_id=session_id, interrupt_token=token, answers=["Twelve people"])
+    assert response.status_code == 200 and frames[-1]["type"] == "done"
+
+
 def test_plan_mode_round_trip(http: httpx.Client, llm: ScriptedServer) -> None:
     plan = "1. Search the air requirements.\n2. Calculate the airflow."
     llm.push({"tool_calls": [{"name": "request_plan_approval", "arguments": {"plan": plan}}]})

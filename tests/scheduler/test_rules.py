@@ -77,3 +77,25 @@ def test_a_run_now_refused_for_a_limit_the_user_lowered_names_the_usage_page() -
     assert refusal_text(lowered, "zh-CN").endswith("你可以在用量页面把它调高，最多 5,000 token。")
     at_ceiling = ChatRejected.passed_on(quota_refusal(QuotaStatus(100, "user", 100, 0, ceiling=100)))
     assert refusal_text(at_ceiling, "zh-CN") == "今天的 token 额度已用完，北京时间零点重置。"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "key"),
+    [
+        ("name", "报告\u202egpj.exe", "schedules.error.name_invisible"),
+        ("name", "a\x00b", "schedules.error.name_invisible"),
+        ("prompt", "hello\x00world", "schedules.error.prompt_nul"),
+    ],
+)
+def test_a_name_with_invisible_characters_or_a_prompt_with_nul_is_refused(
+    field: str, value: str, key: str
+) -> None:
+    """Tester (try19): PostgreSQL cannot store NUL; a bidi override spoofs the name's ending."""
+    from ventapp.scheduler.rules import ScheduleRejected
+
+    fields = {"name": "n", "prompt": "p", "cron": "15 7 * * *", field: value}
+    with pytest.raises(ScheduleRejected) as refused:
+        validated(fields, BEIJING, partial=False)
+    assert refused.value.key == key and refused.value.details == {"field": field}
+    assert refusal_text(refused.value, "zh-CN").startswith("名称" if field == "name" else "提示词")
+    assert validated({"prompt": "line\n\ttab"}, BEIJING, partial=True) == {"prompt": "line\n\ttab"}

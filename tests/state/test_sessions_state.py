@@ -63,6 +63,16 @@ def test_clean_title() -> None:
     assert clean_title("   ")[0] == "" and clean_title("x" * 201)[1]
 
 
+@pytest.mark.parametrize("title", ["红砂岗风量报告\u202egpj.exe", "a\x00b", "a\u2067b", "a\u200eb"])
+def test_the_rename_dialog_refuses_invisible_characters_in_its_language(title: str) -> None:
+    """Tester (try19): "报告\u202egpj.exe" showed as "报告exe.jpg" in the sidebar."""
+    assert clean_title(title, "zh-CN") == (
+        "",
+        "标题不能包含控制字符或不可见字符（如零宽字符、文字方向控制符）。",
+    )
+    assert clean_title(title, "en")[1].startswith("Remove control or invisible characters")
+
+
 def test_a_refused_attachment_is_worded_wholly_in_the_ui_language() -> None:
     """The attach box put the upload's English reason inside its Chinese sentence."""
     from ventapp.agent.uploads import UploadRejected, check_upload

@@ -56,6 +56,7 @@ from ventapp.db import chat_store, request_keys, session_store, turn_writes
 from ventapp.db.models import SESSION_MODES
 from ventapp.model_config import DEFAULT_ROUTE
 from ventapp.obs.logs import new_trace_id
+from ventapp.text_rules import holds_nul, invisible_character
 
 logger = logging.getLogger(__name__)
 
@@ -137,6 +138,8 @@ def _check_request(request: ChatRequest) -> None:
         raise rejected(400, "bad_request", "refusal.empty_message")
     if len(request.message) > MAX_MESSAGE_CHARS:
         raise rejected(400, "bad_request", "refusal.message_too_long", limit=MAX_MESSAGE_CHARS)
+    if holds_nul(request.message):  # PostgreSQL cannot store it; SQLite must not take what it refuses
+        raise rejected(400, "bad_request", "refusal.nul_character", field="message")
     try:
         if normalize_user_name(request.user_name) != request.user_name:
             raise InvalidUserName(
@@ -146,6 +149,8 @@ def _check_request(request: ChatRequest) -> None:
         raise user_name_refused(exc) from None
     if request.request_id is not None and not (0 < len(request.request_id) <= MAX_REQUEST_ID_CHARS):
         raise rejected(400, "bad_request", "refusal.request_id", limit=MAX_REQUEST_ID_CHARS)
+    if request.request_id is not None and invisible_character(request.request_id) is not None:
+        raise rejected(400, "bad_request", "refusal.request_id_invisible")  # stored: PostgreSQL refuses NUL
     if request.mode is not None and request.mode not in SESSION_MODES:
         raise rejected(422, "bad_request", "refusal.mode")
     if request.thread_id and request.thread_id != request.session_id:

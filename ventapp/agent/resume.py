@@ -42,6 +42,7 @@ from ventapp.agent.refusals import rejected
 from ventapp.agent.runtime import AgentRuntime
 from ventapp.db import chat_store, preference_store
 from ventapp.obs.logs import new_trace_id
+from ventapp.text_rules import holds_nul
 
 
 @dataclass
@@ -131,8 +132,11 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
     Raises:
         ChatRejected: 404 (not the user's session), 409 (session busy, no pending interrupt,
             stale or already used token), 422 (answer does not fit the interrupt), 429 (gate),
-            503 (the database refuses writes).
+            503 (the database refuses writes); 400 an answer holding NUL (U+0000).
     """
+    answer = request.answer
+    if holds_nul([answer.answers, answer.feedback, answer.decisions]):
+        raise rejected(400, "bad_request", "refusal.nul_character", field="answer")
     session = await owned_session(runtime, request.session_id, request.user_name)
     route = route_name(runtime, None, session.route)  # the session's route, like its chats
     billing = await check_billing(runtime, request.user_name, route)

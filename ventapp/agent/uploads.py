@@ -16,6 +16,7 @@ from ventapp.config import Settings
 from ventapp.i18n import t
 from ventapp.i18n.formats import FileSize, number
 from ventapp.refusal import Refusal
+from ventapp.text_rules import invisible_character
 
 MAX_NAME_BYTES = 255
 """Longest accepted file name in UTF-8 bytes (the usual file-system limit)."""
@@ -68,13 +69,14 @@ def clean_upload_name(filename: str | None) -> str:
     folded to one (the workspace refuses any ``..`` in a path).
 
     Raises:
-        UploadRejected: 400 for an empty name, control characters (NUL included), a
+        UploadRejected: 400 for an empty name, control or invisible characters (NUL, bidi
+            overrides, zero-width; :func:`ventapp.text_rules.invisible_character`), a
             path (``/`` or ``\\``), a name made only of dots, or more than 255 bytes.
     """
     name = unicodedata.normalize("NFC", filename or "").strip()
     if not name:
         raise _bad_name("refusal.upload.no_name")
-    if any(unicodedata.category(ch) == "Cc" for ch in name):
+    if invisible_character(name) is not None:  # "报告\u202evsc.exe" would show as "报告exe.csv"
         raise _bad_name("refusal.upload.control")
     if "/" in name or "\\" in name:  # C:\windows\win.ini too: a Windows path is still a path
         raise _bad_name("refusal.upload.path")

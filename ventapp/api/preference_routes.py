@@ -20,6 +20,7 @@ from ventapp.api.deps import CurrentUser, RuntimeDep, caller_name
 from ventapp.api.openapi import errors
 from ventapp.db import preference_store
 from ventapp.db.models import iso_utc
+from ventapp.text_rules import holds_nul
 
 router = APIRouter(tags=["preferences"])
 
@@ -50,7 +51,7 @@ async def put_preferences(
     """Replace the user's preferences: body ``{"user_name", "preferences": "<text>"}``.
 
     Errors: 413 longer than ``PREFERENCES_MAX_CHARS`` characters; 400 a different ``user_name``
-    in the query and the body; 422 no ``preferences`` string.
+    in the query and the body, or a NUL (U+0000) in the text; 422 no ``preferences`` string.
     """
     stated_twice = user_name is not None and query_user is not None
     if stated_twice and user_name != query_user and getattr(request.state, "caller", None) is None:
@@ -64,6 +65,8 @@ async def put_preferences(
             limit=PREFERENCES_MAX_CHARS,
             count=len(preferences),
         )
+    if holds_nul(preferences):
+        raise rejected(400, "bad_request", "refusal.nul_character", field="preferences")
     row = await asyncio.to_thread(
         preference_store.put_preferences, runtime.engine, owner, preferences.strip()
     )

@@ -30,6 +30,7 @@ from ventapp.api.deps import CurrentUser, RuntimeDep
 from ventapp.api.openapi import UtcDateTime, errors
 from ventapp.db import chat_store, session_store
 from ventapp.db.models import SESSION_MODES, ChatSession, ExecutionRun
+from ventapp.text_rules import invisible_character
 
 router = APIRouter(tags=["sessions"])
 
@@ -312,11 +313,14 @@ async def set_pin(
 async def set_title(
     session_id: str, runtime: RuntimeDep, user_name: CurrentUser, body: TitleUpdate | None = None
 ) -> SessionPublic:
-    """Rename from ``{"title": "..."}``: blanks trimmed and folded; 422 unless 1–200 characters remain."""
+    """Rename from ``{"title": "..."}``: blanks trimmed and folded; 422 unless 1–200 characters remain,
+    400 when it holds control or invisible characters (bidi overrides, zero-width, NUL)."""
     raw = body.title if body is not None and body.title is not None else ""
     title = " ".join(raw.split())
     if not 1 <= len(title) <= MAX_TITLE_CHARS:
         raise rejected(422, "bad_request", "refusal.title_length", limit=MAX_TITLE_CHARS)
+    if invisible_character(title) is not None:  # "报告\u202egpj.exe" would show as "报告exe.jpg"
+        raise rejected(400, "bad_request", "refusal.title_invisible")
     return await _update(runtime, session_id, user_name, title=title)
 
 

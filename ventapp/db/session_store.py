@@ -18,6 +18,7 @@ from ventapp.db.chat_store import list_messages
 from ventapp.db.models import ChatMessage, ChatSession, ExecutionRun
 from ventapp.db.preference_models import ApprovalRule
 from ventapp.db.schedule_store import keep_outcomes
+from ventapp.text_rules import storable
 
 LIKE_ESCAPE = "\\"
 
@@ -44,7 +45,12 @@ def like_pattern(text: str) -> str:
 
 
 def search_sessions(engine: Engine, user_name: str, query: str, limit: int = 200) -> Sequence[ChatSession]:
-    """The user's sessions whose title contains ``query`` (case-insensitive), pinned first, then newest."""
+    """The user's sessions whose title contains ``query`` (case-insensitive), pinned first, then newest.
+
+    A NUL in ``query`` is searched as U+FFFD, as stored text holds it (:func:`ventapp.text_rules.storable`):
+    PostgreSQL refuses NUL even as a parameter.
+    """
+    query = storable(query)
     with Session(engine) as db:
         statement = (
             select(ChatSession)

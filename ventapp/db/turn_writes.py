@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from ventapp.db.models import ChatMessage, ChatSession, ExecutionRun, new_id, utcnow
+from ventapp.text_rules import storable
 
 _SESSIONS = ChatSession.__table__
 _MESSAGES = ChatMessage.__table__
@@ -297,6 +298,9 @@ def finalise_run(
 ) -> FinalisedRun | None:
     """Save a run's answer and set its final status, error and timings in one transaction.
 
+    Every U+0000 in ``answer`` (text, reasoning, tool cards, citations) and ``error`` is stored as
+    U+FFFD (:func:`ventapp.text_rules.storable`), on every backend.
+
     Only a run still ``running`` is finalised, so writing the same finalisation again (a
     write-back from the spool after a crash, a retry) changes nothing the second time.
 
@@ -325,6 +329,10 @@ def finalise_run(
     Raises:
         sqlalchemy.exc.SQLAlchemyError: The write failed; nothing was committed.
     """
+    # The model's text, tool results and error sentences are machine-made: a NUL in them must
+    # not fail the save (PostgreSQL refuses it; a parked answer would retry forever), so every
+    # backend stores U+FFFD. Here, because the spool's write-back comes through this too.
+    answer, error = storable(answer), storable(error)
     with engine.begin() as connection:
         if along is not None:
             along(connection)
@@ -448,6 +456,7 @@ def save_partials(engine: Engine, partials: dict[str, dict[str, Any]]) -> None:
     saved_at = utcnow().isoformat()
     with engine.begin() as connection:
         for run_id, partial in partials.items():
+            # storable: the answer so far is machine-made (see finalise_run); JSON holds no "\u0000".
             connection.execute(
-                _SAVE_PARTIAL, {"p_run": run_id, "p_partial": {**partial, "saved_at": saved_at}}
+                _SAVE_PARTIAL, {"p_run": run_id, "p_partial": storable({**partial, "saved_at": saved_at})}
             )

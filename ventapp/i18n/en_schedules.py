@@ -80,6 +80,8 @@ MESSAGES: dict[str, str] = {
     "schedules.error.prompt_empty": "Write the prompt the agent should run.",
     "schedules.error.name_too_long": "The name must be at most {limit} characters.",
     "schedules.error.prompt_too_long": "The prompt must be at most {limit} characters.",
+    "schedules.error.name_invisible": "The name must not contain control or invisible characters (such as zero-width or text-direction marks).",
+    "schedules.error.prompt_nul": "The prompt must not contain a NUL character (U+0000).",
     "schedules.error.missing": "These fields are missing: {fields}.",
     "schedules.error.mode": "The mode must be plan or full.",
     "schedules.error.enabled": "Enabled must be true or false.",

@@ -80,6 +80,8 @@ MESSAGES: dict[str, str] = {
     "schedules.error.prompt_empty": "请填写智能体要运行的提示词。",
     "schedules.error.name_too_long": "名称最多 {limit} 个字符。",
     "schedules.error.prompt_too_long": "提示词最多 {limit} 个字符。",
+    "schedules.error.name_invisible": "名称不能包含控制字符或不可见字符（如零宽字符、文字方向控制符）。",
+    "schedules.error.prompt_nul": "提示词不能包含 NUL 字符（U+0000）。",
     "schedules.error.missing": "缺少字段：{fields}。",
     "schedules.error.mode": "模式只能是 plan 或 full。",
     "schedules.error.enabled": "启用只能是 true 或 false。",

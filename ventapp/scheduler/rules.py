@@ -20,6 +20,7 @@ from ventapp.db.schedule_models import SCHEDULE_MODES
 from ventapp.i18n import LANGS, formats, has_message, t
 from ventapp.scheduler.cron import parse_cron
 from ventapp.scheduler.cron_problems import CronInvalid, cron_message
+from ventapp.text_rules import holds_nul, invisible_character
 
 MAX_NAME_CHARS = 200
 MAX_CRON_CHARS = 120
@@ -147,7 +148,13 @@ def _text(fields: dict[str, Any], key: str, limit: int) -> str:
         raise refusal(422, "bad_request", f"schedules.error.{key}_empty", field=key)
     if len(value) > limit:
         raise refusal(422, "bad_request", f"schedules.error.{key}_too_long", field=key, limit=limit)
-    return value.strip() if key == "name" else value
+    if key == "name":
+        if invisible_character(value.strip()) is not None:  # a one-line name: no bidi/zero-width/control
+            raise refusal(422, "bad_request", "schedules.error.name_invisible", field=key)
+        return value.strip()
+    if holds_nul(value):  # the prompt becomes each run's message: PostgreSQL cannot store NUL
+        raise refusal(422, "bad_request", "schedules.error.prompt_nul", field=key)
+    return value
 
 
 def zone_name(tz: tzinfo) -> str:

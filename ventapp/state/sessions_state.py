@@ -28,6 +28,7 @@ from ventapp.state.turns import NOT_READY
 from ventapp.state.ui_identity import came_from, login_gone, to_login
 from ventapp.state.upload_words import UploadProblem, refused_upload, too_large
 from ventapp.state.views import SessionView, session_from_row
+from ventapp.text_rules import invisible_character
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +56,8 @@ def clean_title(raw: str, lang: str = DEFAULT_LANG) -> tuple[str, str]:
         return "", t("sidebar.title_empty", lang)
     if len(title) > MAX_TITLE_CHARS:
         return "", t("sidebar.title_too_long", lang, max=MAX_TITLE_CHARS)
+    if invisible_character(title) is not None:  # the API's rule (PUT /api/sessions/{id}/title)
+        return "", t("sidebar.title_invisible", lang)
     return title, ""
 
 
