@@ -109,3 +109,20 @@ def test_only_the_dotenv_file_is_checked_and_other_tools_keys_pass(tmp_path: Pat
         {"DEEP_AGENT_ENV_PRIORITY": "none"}, env_file=_env_file(tmp_path, "CONTEXT_LIMT=1\n")
     )
     assert ignored.unknown_keys == (), "DEEP_AGENT_ENV_PRIORITY=none does not read .env at all"
+
+
+SECONDS_KEYS = [key for key in NUMERIC_KEYS if key.endswith("_S")]
+
+
+@pytest.mark.parametrize("key", SECONDS_KEYS)
+def test_seconds_beyond_100_years_are_refused(key: str) -> None:
+    """``AUTH_SESSION_TTL_S=1000000000000`` loaded, then each login failed: now + that is past year 9999."""
+    with pytest.raises(ValueError, match=f"{key} must be at most 3153600000 seconds"):
+        _load(**{key: "1000000000000"})
+    assert _load(**{key: "3153600000"}) is not None, "100 years is still accepted"
+
+
+def test_a_whole_number_beyond_what_a_database_stores_is_refused() -> None:
+    with pytest.raises(ValueError, match="TFAGENTS_DAILY_TOKEN_LIMIT must be at most 9223372036854775807"):
+        _load(TFAGENTS_DAILY_TOKEN_LIMIT=str(2**63))
+    assert _load(TFAGENTS_DAILY_TOKEN_LIMIT=str(2**63 - 1)).daily_token_limit == 2**63 - 1
