@@ -43,6 +43,7 @@ def _start(command: list[str], port: int, tmp_path: Path, **settings: str) -> tu
         ("DATABASE_URL", "foo://admin:s3cret@db/x", "got a 'foo' one"),
         ("OPENAI_BASE_URL", "localhost:8000/v1", "http:// or https://"),
         ("DATABASE_URL", "postgresql://admin:s3cret@127.0.0.1:99999/x", "port must be a number"),
+        ("RUN_TIMEOUT_S", "nan", "must be a positive number of seconds, got 'nan'"),  # try19
     ],
 )
 def test_a_bad_setting_is_one_line_naming_the_key(tmp_path: Path, key: str, value: str, words: str) -> None:

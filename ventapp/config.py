@@ -11,7 +11,8 @@ wins is ``DEEP_AGENT_ENV_PRIORITY``:
 
 A key set to different values in both places is a *conflict*: it is logged once as
 a WARNING with both values masked and listed by ``/health`` under
-``config_conflicts``.
+``config_conflicts``. A key of ``.env`` nothing reads (a misspelt setting) is logged the same
+way and listed under ``config_unknown_keys`` (:mod:`ventapp.config_unknown`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,10 @@ from dotenv import dotenv_values
 
 from ventapp.config_auth import AUTH_KEYS, AuthSettings, parse_auth
 from ventapp.config_keys import KEYS as BASE_KEYS
+from ventapp.config_text import load_document
+from ventapp.config_unknown import UnknownKey, referenced_names, unknown_keys
 from ventapp.config_urls import check_server_url
+from ventapp.config_values import as_flag, as_float, as_int, as_seconds
 from ventapp.mcp_config import MCP_KEYS, McpSettings, parse_mcp
 from ventapp.model_config import DEFAULT_ROUTE, THINKING_CONTROLS, ModelRoute, check_endpoint, parse_routes
 
@@ -141,6 +145,8 @@ class Settings:
     workspaces_root: Path | None = None
     """``WORKSPACES_DIR`` as an absolute path; None: under ``DATA_DIR`` (see :attr:`workspaces_dir`)."""
     conflicts: tuple[ConfigConflict, ...] = field(default=())
+    unknown_keys: tuple[UnknownKey, ...] = field(default=())
+    """Keys of ``.env`` nothing reads, each with the closest setting (:mod:`ventapp.config_unknown`)."""
 
     @property
     def main_route(self) -> ModelRoute:
@@ -221,30 +227,6 @@ def _variables(dotenv: Mapping[str, str | None], environ: Mapping[str, str], pri
     return {**environ, **from_file}
 
 
-def _as_int(values: dict[str, str], key: str, minimum: int = 0) -> int:
-    try:
-        number = int(values[key])
-    except ValueError:
-        raise ValueError(f"{key} must be a whole number, got {values[key]!r}") from None
-    if number < minimum:
-        raise ValueError(f"{key} must be at least {minimum}, got {number}")
-    return number
-
-
-def _as_flag(values: dict[str, str], key: str) -> bool:
-    flag = values[key].lower()
-    if flag not in ("0", "1", "true", "false", "yes", "no", ""):
-        raise ValueError(f"{key} must be 0 or 1, got {values[key]!r}")
-    return flag in ("1", "true", "yes")
-
-
-def _as_float(values: dict[str, str], key: str) -> float:
-    try:
-        return float(values[key])
-    except ValueError:
-        raise ValueError(f"{key} must be a number, got {values[key]!r}") from None
-
-
 def _as_origins(values: dict[str, str], key: str) -> tuple[str, ...]:
     """Exact web origins (``scheme://host[:port]``); a browser sends them in ``Origin``."""
     origins = []
@@ -323,7 +305,7 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
     log_level = values["LOG_LEVEL"].upper()
     if log_level not in LOG_LEVELS:
         raise ValueError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {values['LOG_LEVEL']!r}")
-    temperature = _as_float(values, "MODEL_TEMPERATURE")
+    temperature = as_float(values, "MODEL_TEMPERATURE", "a number between 0 and 2")
     if not 0 <= temperature <= 2:
         raise ValueError(f"MODEL_TEMPERATURE must be between 0 and 2, got {temperature}")
     openai_compat = values["OPENAI_COMPAT"].lower() or "auto"
@@ -348,57 +330,60 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         raise ValueError(
             f"SCHEDULER_TZ must be an IANA time zone such as Asia/Shanghai, got {scheduler_tz!r}"
         ) from None
-    for key in (
-        "MODEL_TIMEOUT_S",
-        "RUN_TIMEOUT_S",
-        "DB_BUSY_TIMEOUT_S",
-        "WRITEBACK_INTERVAL_S",
-        "RUN_LOG_TTL_S",
-        "RUN_LEASE_S",
-    ):
-        if _as_float(values, key) <= 0:
-            raise ValueError(f"{key} must be a positive number of seconds, got {values[key]!r}")
-    for key in ("SSE_KEEPALIVE_S", "ANSWER_SAVE_INTERVAL_S"):
-        if _as_float(values, key) < 0:
-            raise ValueError(f"{key} must be 0 (off) or a positive number of seconds, got {values[key]!r}")
+    # Every number goes through ventapp.config_values (finite only: `nan` passes any `<= 0` check).
+    seconds = {
+        key: as_seconds(values, key)
+        for key in (
+            "MODEL_TIMEOUT_S",
+            "RUN_TIMEOUT_S",
+            "DB_BUSY_TIMEOUT_S",
+            "WRITEBACK_INTERVAL_S",
+            "RUN_LOG_TTL_S",
+            "RUN_LEASE_S",
+        )
+    }
+    seconds.update(
+        (key, as_seconds(values, key, zero_means_off=True))
+        for key in ("SSE_KEEPALIVE_S", "ANSWER_SAVE_INTERVAL_S")
+    )
     return Settings(
         env_priority=priority,
         openai_base_url=values["OPENAI_BASE_URL"],
         openai_api_key=values["OPENAI_API_KEY"],
         model_name=values["MODEL_NAME"] or KEYS["MODEL_NAME"][0],
-        context_limit=_as_int(values, "CONTEXT_LIMIT", minimum=1024),
+        context_limit=as_int(values, "CONTEXT_LIMIT", minimum=1024),
         data_dir=data_dir,
         workspaces_root=_project_path(values["WORKSPACES_DIR"]) if values["WORKSPACES_DIR"] else None,
         database_url=database_url,
         checkpointer=checkpointer,
         checkpoint_url=checkpoint_url if checkpointer == "postgres" else "",
         redis_url=values["REDIS_URL"],
-        run_lease_s=_as_float(values, "RUN_LEASE_S"),
-        port=_as_int(values, "PORT", minimum=1),
-        demo_mode=_as_flag(values, "DEMO_MODE"),
+        run_lease_s=seconds["RUN_LEASE_S"],
+        port=as_int(values, "PORT", minimum=1),
+        demo_mode=as_flag(values, "DEMO_MODE"),
         model_temperature=temperature,
-        model_timeout_s=_as_float(values, "MODEL_TIMEOUT_S"),
-        model_max_retries=_as_int(values, "MODEL_MAX_RETRIES"),
+        model_timeout_s=seconds["MODEL_TIMEOUT_S"],
+        model_max_retries=as_int(values, "MODEL_MAX_RETRIES"),
         log_level=log_level,
-        compaction_enabled=_as_flag(values, "CTX_COMPACT_ENABLED"),
+        compaction_enabled=as_flag(values, "CTX_COMPACT_ENABLED"),
         openai_compat=openai_compat,
         tools_profile=tools_profile,
-        sse_keepalive_s=_as_float(values, "SSE_KEEPALIVE_S"),
-        db_busy_timeout_s=_as_float(values, "DB_BUSY_TIMEOUT_S"),
-        answer_save_interval_s=_as_float(values, "ANSWER_SAVE_INTERVAL_S"),
-        writeback_interval_s=_as_float(values, "WRITEBACK_INTERVAL_S"),
-        run_log_ttl_s=_as_float(values, "RUN_LOG_TTL_S"),
-        run_log_max_frames=_as_int(values, "RUN_LOG_MAX_FRAMES", minimum=1),
+        sse_keepalive_s=seconds["SSE_KEEPALIVE_S"],
+        db_busy_timeout_s=seconds["DB_BUSY_TIMEOUT_S"],
+        answer_save_interval_s=seconds["ANSWER_SAVE_INTERVAL_S"],
+        writeback_interval_s=seconds["WRITEBACK_INTERVAL_S"],
+        run_log_ttl_s=seconds["RUN_LOG_TTL_S"],
+        run_log_max_frames=as_int(values, "RUN_LOG_MAX_FRAMES", minimum=1),
         hitl_tools=tuple(name.strip() for name in values["HITL_TOOLS"].split(",") if name.strip()),
-        upload_max_bytes=_as_int(values, "UPLOAD_MAX_BYTES", minimum=1),
-        billing_allow_unpriced=_as_flag(values, "BILLING_ALLOW_UNPRICED"),
-        daily_token_limit=_as_int(values, "TFAGENTS_DAILY_TOKEN_LIMIT"),
-        max_concurrent_runs=_as_int(values, "MAX_CONCURRENT_RUNS", minimum=1),
-        max_runs_per_user=_as_int(values, "MAX_RUNS_PER_USER", minimum=1),
-        run_timeout_s=_as_float(values, "RUN_TIMEOUT_S"),
-        request_key_ttl_s=_as_int(values, "REQUEST_KEY_TTL_S", minimum=1),
+        upload_max_bytes=as_int(values, "UPLOAD_MAX_BYTES", minimum=1),
+        billing_allow_unpriced=as_flag(values, "BILLING_ALLOW_UNPRICED"),
+        daily_token_limit=as_int(values, "TFAGENTS_DAILY_TOKEN_LIMIT"),
+        max_concurrent_runs=as_int(values, "MAX_CONCURRENT_RUNS", minimum=1),
+        max_runs_per_user=as_int(values, "MAX_RUNS_PER_USER", minimum=1),
+        run_timeout_s=seconds["RUN_TIMEOUT_S"],
+        request_key_ttl_s=as_int(values, "REQUEST_KEY_TTL_S", minimum=1),
         scheduler_tz=scheduler_tz,
-        scheduler_misfire_grace_s=_as_int(values, "SCHEDULER_MISFIRE_GRACE_S"),
+        scheduler_misfire_grace_s=as_int(values, "SCHEDULER_MISFIRE_GRACE_S"),
         host=values["HOST"] or KEYS["HOST"][0],
         cors_origins=_as_origins(values, "CORS_ORIGINS"),
         thinking_control=thinking_control,
@@ -408,11 +393,26 @@ def load_settings(environ: Mapping[str, str] | None = None, env_file: Path | Non
         checkpoint_sync=checkpoint_sync,
         auth=parse_auth(values),
         conflicts=tuple(conflicts),
+        unknown_keys=() if priority == "none" else _unknown_in(env_file, values["MCP_SERVERS"]),
     )
 
 
+def _unknown_in(env_file: Path, mcp_servers: str) -> tuple[UnknownKey, ...]:
+    """The keys of ``env_file`` nothing reads; ``${NAME}`` in ``.env`` or ``MCP_SERVERS`` makes NAME read."""
+    if not env_file.is_file():
+        return ()
+    raw = dotenv_values(env_file, interpolate=False)  # as written: `${NAME}` not yet replaced
+    servers = load_document(mcp_servers, "MCP_SERVERS", PROJECT_ROOT)  # parsed once already: no error here
+    referenced = referenced_names([*(value or "" for value in raw.values()), repr(servers)])
+    return unknown_keys(raw, KEYS, referenced)
+
+
 def warn_conflicts(settings: Settings) -> None:
-    """Log one WARNING per conflicting key, values masked (called once at start-up)."""
+    """Log one WARNING per conflicting key, values masked, and one per key of ``.env`` nothing reads
+    (``CONTEXT_LIMT in .env is not a setting VentAgent reads; did you mean CONTEXT_LIMIT?``); called
+    once at start-up."""
+    for unknown in settings.unknown_keys:
+        logger.warning("%s", unknown.sentence)
     for conflict in settings.conflicts:
         logger.warning(
             "config conflict: %s is %s in .env but %s in the process environment; using the %s value "

@@ -11,6 +11,7 @@ import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ventapp.config_values import as_int
 from ventapp.identity import InvalidUserName, normalize_user_name
 
 AUTH_MODES = ("none", "local", "header")
@@ -91,16 +92,6 @@ class AuthSettings:
         return self.mode != "none"
 
 
-def _int(values: Mapping[str, str], key: str, minimum: int) -> int:
-    try:
-        number = int(values[key])
-    except ValueError:
-        raise ValueError(f"{key} must be a whole number, got {values[key]!r}") from None
-    if number < minimum:
-        raise ValueError(f"{key} must be at least {minimum}, got {number}")
-    return number
-
-
 def _networks(raw: str) -> tuple[Network, ...]:
     networks = []
     for item in raw.split(","):
@@ -173,9 +164,9 @@ def parse_auth(values: Mapping[str, str]) -> AuthSettings:
         trusted_header=header,
         trusted_proxies=proxies,
         none_operators=operators,
-        session_ttl_s=_int(values, "AUTH_SESSION_TTL_S", 60),
+        session_ttl_s=as_int(values, "AUTH_SESSION_TTL_S", 60),
         cookie_secure=secure,
-        max_failures_per_account=_int(values, "AUTH_LOGIN_MAX_FAILURES", 1),
-        max_failures_per_address=_int(values, "AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS", 1),
-        login_window_s=_int(values, "AUTH_LOGIN_WINDOW_S", 1),
+        max_failures_per_account=as_int(values, "AUTH_LOGIN_MAX_FAILURES", 1),
+        max_failures_per_address=as_int(values, "AUTH_LOGIN_MAX_FAILURES_PER_ADDRESS", 1),
+        login_window_s=as_int(values, "AUTH_LOGIN_WINDOW_S", 1),
     )

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ventapp.config_text import load_document
+from ventapp.config_values import as_seconds
 
 KEY = "MCP_SERVERS"
 MCP_KEYS: dict[str, tuple[str, str]] = {
@@ -238,13 +239,8 @@ def parse_mcp(values: Mapping[str, str], root: Path, variables: Mapping[str, str
     Raises:
         ValueError: A value is malformed; the message names the key.
     """
-    raw_chars, raw_retry = values["MCP_OUTPUT_MAX_CHARS"], values["MCP_RETRY_S"]
+    raw_chars = values["MCP_OUTPUT_MAX_CHARS"]
     if not raw_chars.isdigit() or int(raw_chars) < 1000:
         raise ValueError(f"MCP_OUTPUT_MAX_CHARS must be a whole number of at least 1000, got {raw_chars!r}")
-    try:
-        retry_s = float(raw_retry)
-    except ValueError:
-        retry_s = -1.0
-    if not retry_s > 0:
-        raise ValueError(f"MCP_RETRY_S must be a positive number of seconds, got {raw_retry!r}")
+    retry_s = as_seconds(values, "MCP_RETRY_S")  # finite only: `inf` would never retry
     return McpSettings(parse_servers(values[KEY], root, variables), int(raw_chars), retry_s)

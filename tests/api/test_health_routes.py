@@ -176,3 +176,33 @@ def test_an_unpriced_model_is_degraded_and_warned_at_start(
     assert billing["unpriced_models"] == ["qwen2.5-14b-instruct"]
     warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert any("qwen2.5-14b-instruct" in line and "BILLING_ALLOW_UNPRICED" in line for line in warned), warned
+
+
+async def test_a_key_of_dotenv_nothing_reads_is_listed_with_the_closest_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """try19: ``CONTEXT_LIMT=64000`` in ``.env`` was ignored and ``/health`` said nothing."""
+    from ventapp.api import health_routes
+    from ventapp.api.app import create_api
+    from ventapp.config import load_settings
+
+    def starting() -> None:
+        raise RuntimeError("the agent runtime is not open")
+
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("CONTEXT_LIMT=64000\nLANGSMITH_API_KEY=ls\n")
+    settings = load_settings({}, env_file=dotenv)
+    monkeypatch.setattr(health_routes, "get_settings", lambda: settings)
+    monkeypatch.setattr(health_routes, "get_runtime", starting)  # another test's runtime is not this one
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=create_api(settings=settings)), base_url="http://127.0.0.1"
+    ) as client:
+        body = (await client.get("/health")).json()
+    assert body["config_unknown_keys"] == [
+        {
+            "key": "CONTEXT_LIMT",
+            "suggestion": "CONTEXT_LIMIT",
+            "detail": "CONTEXT_LIMT in .env is not a setting VentAgent reads; did you mean CONTEXT_LIMIT?",
+        }
+    ]
+    assert body["config_conflicts"] == [] and body["model"]["context_limit"] == 128000

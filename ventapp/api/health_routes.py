@@ -35,6 +35,11 @@ class HealthBody(BaseModel):
         default_factory=dict, description="name -> {status: ok|degraded|down, reason, ...}"
     )
     config_conflicts: list[dict[str, str]] = Field(default_factory=list)
+    config_unknown_keys: list[dict[str, str]] = Field(
+        default_factory=list,
+        description="{key, suggestion, detail}: keys of .env that VentAgent does not read (a misspelt "
+        "setting, suggestion = the closest one, or empty); logged once at start, they change nothing",
+    )
     auth: dict[str, Any] = Field(
         default_factory=dict, description="{mode: none|local|header, verified, note}: are identities checked"
     )
@@ -93,7 +98,9 @@ async def health() -> Any:
     ``error`` when a subsystem is down; ``starting`` before the runtime opened),
     ``model{configured,name,base_url,demo,context_limit,prompt}``, ``database`` (``ok`` |
     ``down``), ``spool`` (entries parked outside the database), ``checkpointer``,
-    ``single_process``, ``config_conflicts[]`` and ``env_priority``. ``auth{mode, verified, note}``
+    ``single_process``, ``config_conflicts[]`` and ``env_priority``. ``config_unknown_keys[]``
+    lists keys of ``.env`` nothing reads (``{key, suggestion, detail}``; not a conflict: no value
+    of another source is involved, and ``status`` stays as it is). ``auth{mode, verified, note}``
     says whether identities are checked (``AUTH_MODE``; ``verified: false`` in ``none`` mode).
     """
     settings = get_settings()
@@ -107,6 +114,7 @@ async def health() -> Any:
             "context_limit": settings.context_limit,
         },
         "config_conflicts": [conflict.public() for conflict in settings.conflicts],
+        "config_unknown_keys": [unknown.public() for unknown in settings.unknown_keys],
         "env_priority": settings.env_priority,
         "auth": _auth(settings),
     }
