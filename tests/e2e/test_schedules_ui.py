@@ -163,3 +163,62 @@ def test_the_schedules_table_fits_its_card_at_1400_px(app: ReflexApp, page: Page
         assert visible and icon["x"] + icon["width"] <= visible["x"] + visible["width"], (visible, icon)
     finally:
         wide.context.close()
+
+
+def test_deleting_a_schedule_asks_first_and_its_fields_are_labelled(app: ReflexApp, page: Page) -> None:
+    """Tester (try19, Chinese UI): the trash button deleted the schedule at once, no question and no
+    undo; and the form's fields had captions but no labels (screen readers read the placeholder)."""
+    browser = page.context.browser  # the module's (one Playwright per thread)
+    assert browser is not None
+    zh = open_chat(browser, app.url, "delete-e2e", TIMEOUT_MS, locale="zh-CN")
+    try:
+        zh.click("#schedules-link")
+        expect(zh.locator("#schedules-empty")).to_be_visible()
+        zh.click("#new-schedule")
+        # Each field found by its label, as a screen reader names it.
+        fields = {"名称": "schedule-name", "提示词": "schedule-prompt", "cron 表达式": "schedule-cron"}
+        fields["模式"] = "schedule-mode"
+        for label, field_id in fields.items():
+            expect(zh.get_by_label(label)).to_have_id(field_id)
+        expect(zh.get_by_label("启用")).to_have_class(re.compile("schedule-form-enabled"))
+        zh.get_by_label("名称").fill("夜班检查")
+        zh.get_by_label("提示词").fill("汇总今天的瓦斯读数")
+        zh.get_by_label("cron 表达式").fill("0 8 * * *")
+        expect(zh.locator("#cron-error")).to_have_count(0)
+        zh.click("#schedule-save")
+        expect(zh.locator("#schedule-form")).to_have_count(0)
+        row = _row(zh, "夜班检查")
+        expect(row).to_have_count(1)
+
+        dialog = zh.get_by_role("alertdialog")
+        # Cancel keeps it; so does Escape. The dialog opens on Cancel: Enter does not delete.
+        for close in ("cancel", "escape"):
+            row.locator(".schedule-delete").click()
+            expect(dialog).to_contain_text("删除定时任务“夜班检查”？")
+            expect(dialog).to_contain_text("对话仍保留在对话列表中")
+            expect(zh.locator("#schedule-delete-cancel")).to_be_focused()
+            if close == "cancel":
+                zh.click("#schedule-delete-cancel")
+            else:
+                zh.keyboard.press("Escape")
+            expect(dialog).to_have_count(0)
+            zh.click("#schedules-refresh")
+            expect(row).to_have_count(1)
+
+        row.locator(".schedule-delete").click()
+        expect(zh.locator("#schedule-delete-confirm")).to_have_text("删除")
+        zh.click("#schedule-delete-confirm")
+        expect(dialog).to_have_count(0)
+        expect(row).to_have_count(0)
+        expect(zh.locator("#schedules-empty")).to_be_visible()
+    finally:
+        zh.context.close()
+
+    english = open_chat(browser, app.url, "labels-e2e", TIMEOUT_MS)
+    try:
+        english.click("#schedules-link")
+        english.click("#new-schedule")
+        expect(english.get_by_label("Name", exact=True)).to_have_id("schedule-name")
+        expect(english.get_by_label("Cron expression")).to_have_id("schedule-cron")
+    finally:
+        english.context.close()

@@ -241,3 +241,28 @@ async def test_a_run_now_refusal_is_shown_as_an_error(tab: Tab, service: Schedul
     await tab.fire("run_now", schedule_id=gone.id)
     state = await tab.state()
     assert (state.notice, state.notice_refused) == ("这个定时任务已不存在，或属于其他用户。", True)
+
+
+async def test_the_trash_button_asks_first_and_only_confirming_deletes(
+    tab: Tab, service: ScheduleService
+) -> None:
+    """Tester (try19): the row's trash button deleted at once, no question and no undo."""
+    created = await service.create(USER, {"name": "夜班检查", "prompt": "计算 1+1", "cron": "0 8 * * *"})
+    (await tab.state()).user_name = USER  # as the fixture: the browser's stored name
+    await tab.fire("relocalise", lang="zh-CN")  # re-reads the table
+    await tab.fire("ask_delete", schedule_id=created.id)
+    state = await tab.state()
+    assert (state.delete_id, state.delete_name) == (created.id, "夜班检查")
+    assert [s.id for s in await service.list_for(USER)] == [created.id], "asking deletes nothing"
+
+    await tab.fire("cancel_delete")
+    await tab.fire("ask_delete", schedule_id=created.id)
+    await tab.fire("on_delete_open_change", is_open=False)  # Escape
+    assert (await tab.state()).delete_id == ""
+    assert [s.id for s in await service.list_for(USER)] == [created.id], "Cancel and Escape keep it"
+
+    await tab.fire("ask_delete", schedule_id=created.id)
+    await tab.fire("confirm_delete")
+    state = await tab.state()
+    assert state.delete_id == "" and state.schedules == []
+    assert await service.list_for(USER) == []

@@ -22,6 +22,8 @@ MESSAGES: dict[str, str] = {
     "schedules.run_now": "Run now",
     "schedules.edit": "Edit",
     "schedules.delete": "Delete",
+    "schedules.delete_title": "Delete schedule?",
+    "schedules.delete_body": "Delete the schedule “{name}”? It will not start another run, and its run records are deleted with it; this cannot be undone. The conversations its runs created stay in your conversation list.",
     "schedules.runs": "Runs",
     "schedules.never": "—",
     "schedules.paused": "paused",

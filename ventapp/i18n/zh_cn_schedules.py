@@ -22,6 +22,8 @@ MESSAGES: dict[str, str] = {
     "schedules.run_now": "立即执行",
     "schedules.edit": "编辑",
     "schedules.delete": "删除",
+    "schedules.delete_title": "删除定时任务？",
+    "schedules.delete_body": "删除定时任务“{name}”？它不会再启动新的运行，它的执行记录也会一并删除，且无法恢复。它的运行创建的对话仍保留在对话列表中。",
     "schedules.runs": "执行记录",
     "schedules.never": "—",
     "schedules.paused": "已暂停",

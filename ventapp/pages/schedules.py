@@ -3,8 +3,10 @@
 Every sentence comes from :mod:`ventapp.i18n`. DOM hooks: ``#new-schedule``; rows
 ``.schedule-row`` (``data-schedule-id``) with ``.schedule-name``, ``.schedule-cron``,
 ``.schedule-description``, ``.schedule-next``, ``.schedule-last``, ``.schedule-enabled``,
-``.schedule-run-now``, ``.schedule-show-runs``, ``.schedule-edit``, ``.schedule-delete`` (in ``#schedules-table-scroll``);
+``.schedule-run-now``, ``.schedule-show-runs``, ``.schedule-edit``, ``.schedule-delete`` (in ``#schedules-table-scroll``),
+which opens ``#schedule-delete-dialog`` (``#schedule-delete-cancel``, ``#schedule-delete-confirm``);
 the form ``#schedule-form`` with ``#schedule-name``, ``#schedule-prompt``, ``#schedule-cron``,
+``#schedule-mode``, ``.schedule-form-enabled`` (each with its ``<label>``),
 ``#cron-error``, ``#cron-description``, ``.cron-preview-item``, ``#schedule-save``; the runs
 table ``#schedule-runs`` with ``.schedule-run-row`` (``data-status``) and ``.schedule-run-open``.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.pages.components.confirm_dialog import confirm_dialog
 from ventapp.pages.components.header import page_bar
 from ventapp.pages.components.lang import t
 from ventapp.pages.components.page_frame import page_frame, refusal_callout, section_head
@@ -115,7 +118,7 @@ def _row(schedule: rx.Var[ScheduleView]) -> rx.Component:
                     size="1",
                     variant="ghost",
                     color_scheme="red",
-                    on_click=SchedulesState.delete(schedule.id),
+                    on_click=SchedulesState.ask_delete(schedule.id),
                     class_name="schedule-delete",
                     aria_label=t("schedules.delete"),
                 ),
@@ -265,13 +268,35 @@ def _runs() -> rx.Component:
     )
 
 
+def _label(key: str, field_id: str) -> rx.Component:
+    """A form field's caption as its real ``<label for=…>``: screen readers name the field by it
+    (they read the placeholder when the caption was plain text), and clicking it focuses the field."""
+    return rx.el.label(rx.text(t(key), as_="span", size="2", weight="medium"), html_for=field_id)
+
+
+def _delete_dialog() -> rx.Component:
+    """Asks before a schedule is deleted, naming it and saying what goes and what stays."""
+    return confirm_dialog(
+        title=t("schedules.delete_title"),
+        body=t("schedules.delete_body", name=SchedulesState.delete_name),
+        confirm=t("schedules.delete"),
+        is_open=SchedulesState.delete_id != "",
+        on_open_change=SchedulesState.on_delete_open_change,
+        on_cancel=SchedulesState.cancel_delete,
+        on_confirm=SchedulesState.confirm_delete,
+        cancel_id="schedule-delete-cancel",
+        confirm_id="schedule-delete-confirm",
+        id="schedule-delete-dialog",
+    )
+
+
 def _form() -> rx.Component:
     return rx.dialog.root(
         rx.dialog.content(
             rx.dialog.title(rx.cond(SchedulesState.form_id != "", t("form.title_edit"), t("form.title_new"))),
             rx.form(
                 rx.vstack(
-                    rx.text(t("form.name"), size="2", weight="medium"),
+                    _label("form.name", "schedule-name"),
                     rx.input(
                         name="name",
                         id="schedule-name",
@@ -280,7 +305,7 @@ def _form() -> rx.Component:
                         max_length=200,
                         width="100%",
                     ),
-                    rx.text(t("form.prompt"), size="2", weight="medium"),
+                    _label("form.prompt", "schedule-prompt"),
                     rx.text_area(
                         name="prompt",
                         id="schedule-prompt",
@@ -289,7 +314,7 @@ def _form() -> rx.Component:
                         rows="4",
                         width="100%",
                     ),
-                    rx.text(t("form.cron"), size="2", weight="medium"),
+                    _label("form.cron", "schedule-cron"),
                     rx.input(
                         name="cron",
                         id="schedule-cron",
@@ -318,7 +343,7 @@ def _form() -> rx.Component:
                         ),
                     ),
                     rx.hstack(
-                        rx.text(t("form.mode"), size="2", weight="medium"),
+                        _label("form.mode", "schedule-mode"),
                         rx.select.root(
                             rx.select.trigger(id="schedule-mode"),
                             rx.select.content(
@@ -329,9 +354,18 @@ def _form() -> rx.Component:
                             on_change=SchedulesState.pick_mode,
                         ),
                         rx.spacer(),
-                        rx.text(t("form.enabled"), size="2", weight="medium"),
-                        rx.switch(
-                            checked=SchedulesState.form_enabled, on_change=SchedulesState.switch_enabled
+                        # The switch inside its label, without an id: a form control with an id
+                        # is submitted by it (deprecated in Reflex 0.10.1); save reads form_enabled.
+                        rx.el.label(
+                            rx.text(t("form.enabled"), as_="span", size="2", weight="medium"),
+                            rx.switch(
+                                checked=SchedulesState.form_enabled,
+                                on_change=SchedulesState.switch_enabled,
+                                class_name="schedule-form-enabled",
+                            ),
+                            display="flex",
+                            align_items="center",
+                            gap="var(--space-2)",
                         ),
                         align="center",
                         width="100%",
@@ -415,6 +449,6 @@ def schedules_page() -> rx.Component:
         _body(),
         # Leaving the page ends its following of the schedules (SchedulesState.load_page starts it).
         rx.box(display="none", on_unmount=SchedulesState.leave_page),
-        dialogs=[_form()],
+        dialogs=[_form(), _delete_dialog()],
         on_mount=[AuthState.check_login, SchedulesState.load_page],
     )

@@ -160,6 +160,10 @@ class SchedulesState(FollowSchedules, rx.State):
     runs_name: str = ""
     runs: list[RunView] = []
 
+    delete_id: str = ""
+    """The schedule the delete confirmation asks about (``""``: closed)."""
+    delete_name: str = ""
+
     form_open: bool = False
     form_id: str = ""
     form_name: str = ""
@@ -301,14 +305,37 @@ class SchedulesState(FollowSchedules, rx.State):
         return self._keep_following()
 
     @rx.event
-    async def delete(self, schedule_id: str) -> Any:
-        """Delete a schedule (its conversations stay)."""
+    def ask_delete(self, schedule_id: str) -> None:
+        """The row's trash button: open the confirmation naming the schedule (nothing deleted yet)."""
+        row = next((s for s in self.schedules if s.id == schedule_id), None)
+        if row is not None:
+            self.delete_id, self.delete_name = row.id, row.name
+
+    @rx.event
+    def cancel_delete(self) -> None:
+        """The confirmation's Cancel: the schedule stays."""
+        self.delete_id = ""
+
+    @rx.event
+    def on_delete_open_change(self, is_open: bool) -> None:
+        """Escape closes the confirmation; the schedule stays."""
+        if not is_open:
+            self.delete_id = ""
+
+    @rx.event
+    async def confirm_delete(self) -> Any:
+        """Delete the schedule in the confirmation, with its run records; the conversations its
+        runs created stay (:meth:`ScheduleService.delete`)."""
+        schedule_id, self.delete_id = self.delete_id, ""
+        if not schedule_id:
+            return None
         if await self._signed_out():
             return to_login(came_from(self))
         self.notice = ""
         if self.runs_for == schedule_id:
             self.runs_for, self.runs = "", []
         await self._act(lambda s: s.delete(schedule_id, self.user_name))
+        return self._keep_following()
 
     @rx.event
     async def show_runs(self, schedule_id: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.pages.components.confirm_dialog import confirm_dialog
 from ventapp.pages.components.lang import IS_EN, t
 from ventapp.pages.components.styles import SIDEBAR_WIDTH
 from ventapp.state.chat_state import ChatState
@@ -246,39 +247,20 @@ def delete_dialog() -> rx.Component:
 
     A running conversation's button reads "Stop and delete" (:meth:`SessionsState.confirm_delete`).
     """
-    return rx.alert_dialog.root(
-        rx.alert_dialog.content(
-            rx.alert_dialog.title(t("sidebar.delete_title")),
-            rx.alert_dialog.description(
-                rx.cond(
-                    SessionsState.delete_running,
-                    t("sidebar.delete_running_body", title=SessionsState.delete_title),
-                    t("sidebar.delete_body", title=SessionsState.delete_title),
-                ),
-                size="2",
-            ),
-            rx.hstack(
-                rx.button(
-                    t("common.cancel"),
-                    variant="soft",
-                    color_scheme="gray",
-                    id="delete-cancel",
-                    on_click=SessionsState.cancel_delete,
-                ),
-                rx.button(
-                    rx.cond(SessionsState.delete_running, t("sidebar.stop_and_delete"), t("sidebar.delete")),
-                    color_scheme="red",
-                    id="delete-confirm",
-                    on_click=SessionsState.confirm_delete,
-                ),
-                justify="end",
-                spacing="3",
-                margin_top="1rem",
-            ),
-            max_width="26rem",
+    return confirm_dialog(
+        title=t("sidebar.delete_title"),
+        body=rx.cond(
+            SessionsState.delete_running,
+            t("sidebar.delete_running_body", title=SessionsState.delete_title),
+            t("sidebar.delete_body", title=SessionsState.delete_title),
         ),
-        open=SessionsState.delete_id != "",
+        confirm=rx.cond(SessionsState.delete_running, t("sidebar.stop_and_delete"), t("sidebar.delete")),
+        is_open=SessionsState.delete_id != "",
         on_open_change=SessionsState.on_delete_open_change,
+        on_cancel=SessionsState.cancel_delete,
+        on_confirm=SessionsState.confirm_delete,
+        cancel_id="delete-cancel",
+        confirm_id="delete-confirm",
     )
 
 
