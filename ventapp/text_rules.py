@@ -62,6 +62,16 @@ def holds_nul(value: Any) -> bool:
     return False
 
 
+def without_nul(text: str) -> str:
+    """``text`` with its NULs dropped: for what a person pasted into the browser UI's message boxes.
+
+    A text box shows no NUL, so a person told to remove one could not find it (try20); the UI sends
+    the text as it shows it. API clients keep the refusal (:func:`holds_nul`): their text is a
+    program's, and its author can see the byte.
+    """
+    return text.replace(NUL, "") if NUL in text else text
+
+
 def storable(value: Any) -> Any:
     """``value`` with every U+0000 in its strings replaced by U+FFFD (dict keys too).
 

@@ -360,7 +360,7 @@ def test_an_answer_holding_nul_is_a_400_and_the_question_still_waits(
     for answer in ({"answers": ["Twelve\x00people"]}, {"feedback": "no\x00", "approved": False}):
         response, frames = _resume(http, session_id=session_id, interrupt_token=token, **answer)
         assert response.status_code == 400 and frames == [], response.text
-        assert response.json()["detail"].startswith("The answer must not contain a NUL character")
+        assert response.json()["detail"].startswith("The answer holds an invisible NUL character")
     response, frames = _resume(http, session_id=session_id, interrupt_token=token, answers=["Twelve people"])
     assert response.status_code == 200 and frames[-1]["type"] == "done"
 

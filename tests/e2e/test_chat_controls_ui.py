@@ -166,6 +166,14 @@ def test_the_edit_box_grows_with_a_long_message_then_scrolls(
     box.fill("short")
     size = _box_size(page)
     assert 3 * size["line"] <= size["client"] <= 5 * size["line"], f"shrinks back to three lines: {size}"
+
+    # try20: the edit box took 120,000 pasted characters, then refused the message with no reason
+    notice = page.locator("#edit-full")
+    expect(notice).to_be_hidden()
+    box.press("Control+a")
+    page.keyboard.insert_text("x" * 100_010)
+    assert box.evaluate("el => el.value.length") == 100_000
+    expect(notice).to_be_visible()
     page.context.close()
 
 

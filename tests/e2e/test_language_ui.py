@@ -150,10 +150,12 @@ def test_a_message_cut_at_the_length_limit_says_so_in_either_language(
     page.keyboard.insert_text("风" * 100_010)  # as a paste arrives: through the browser's input path
     assert box.evaluate("el => el.value.length") == 100_000
     expect(notice).to_be_visible()
-    expect(notice).to_have_text("消息最多 100,000 个字符，超出的部分已被截掉。")
+    expect(notice).to_have_text("消息最多 100,000 个字符，已到上限；超出的部分不会输入进来。")
     expect(notice).to_have_attribute("role", "status")
     _switch(page, "English")
-    expect(notice).to_have_text("A message holds at most 100,000 characters; the rest was cut off.")
+    expect(notice).to_have_text(
+        "A message holds at most 100,000 characters: this one is at the limit, and anything more is not taken in."
+    )
     box.press("End")
     box.press("Backspace")
     expect(notice).to_be_hidden()

@@ -9,10 +9,12 @@ import pytest
 import sqlalchemy as sa
 
 from ventapp.agent import events as ev
+from ventapp.agent.refusals import rejected
 from ventapp.agent.writeback import RUN, park_run
 from ventapp.db import turn_writes
 from ventapp.db.spool import Spool
 from ventapp.state import turns
+from ventapp.text_rules import without_nul
 
 SESSION = "00000000-0000-0000-0000-0000000000a1"
 PAUSE = ev.Interrupt(kind="ask_user", interrupt_token="tok", tool_call_ids=["c1"])
@@ -45,3 +47,18 @@ async def test_a_pause_parked_in_the_spool_still_waits(
     assert park_run(runtime.spool, {"run_id": "run-1", "status": "waiting_input", "answer": None})
     assert await turns.load_interrupt(SESSION, "u") == PAUSE
     assert reads == [SESSION]
+
+
+def test_a_refused_message_says_what_was_wrong_with_it_in_the_pages_language() -> None:
+    """try20: a too-long message read "这条消息无法按原样发送。" with the reason in English under it."""
+    too_long = rejected(400, "bad_request", "refusal.message_too_long", limit="100,000")
+    assert turns._refusal_words(too_long, "zh-CN") == "消息超过 100,000 个字符。"
+    assert turns._refusal_words(too_long, "en") == "The message is longer than 100,000 characters."
+    busy = rejected(429, "busy", "refusal.gate_full_user", retry_after=5, limit=2)
+    assert turns._refusal_words(busy, "zh-CN") == busy.message, "a plain sentence stands for busy"
+
+
+def test_the_ui_drops_nul_a_person_cannot_see_in_the_box() -> None:
+    """try20: told to remove a NUL from the message, the person could not find it (invisible)."""
+    assert without_nul("air\x00flow check") == "airflow check"
+    assert without_nul("风量") == "风量"

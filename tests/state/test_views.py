@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 from ventapp.agent import events as ev
-from ventapp.agent.errors import CANCELLED, SERVER_STOPPING
+from ventapp.agent.errors import CANCELLED, CANCELLED_EARLY, SERVER_STOPPING, SERVER_STOPPING_EARLY
 from ventapp.agent.interrupts import ResumeAnswer
 from ventapp.i18n import MESSAGES
 from ventapp.scheduler.execution import session_title
@@ -307,6 +307,13 @@ def test_an_answer_the_server_stopped_says_so_live_and_stored() -> None:
     assert (stored.status, stored.notice) == ("stopped", SERVER_STOPPING.message)
     stop = ev.Error(message=CANCELLED.message, code="cancelled")
     assert to_message(reduce_event(LiveAnswer(text="x"), stop)).notice == "", "the person's own Stop"
+    # try20: stopped by the shutdown before any text, the bubble read only "已停止" again
+    early = ev.Error(message=SERVER_STOPPING_EARLY.message, code="cancelled")
+    assert to_message(reduce_event(LiveAnswer(lang="zh-CN"), early)).notice == (
+        "服务器正在关闭，运行在生成回答之前已被停止。"
+    )
+    bare = ev.Error(message=CANCELLED_EARLY.message, code="cancelled")
+    assert to_message(reduce_event(LiveAnswer(lang="zh-CN"), bare)).notice == "", "the person's own Stop"
 
 
 def test_parallel_write_todos_refused_leave_the_reloaded_list_as_it_was() -> None:

@@ -140,6 +140,16 @@ FIXED_FAILURES: dict[RunFailure, str] = {
 _FIXED_KEYS = {(failure.code, failure.message): key for failure, key in FIXED_FAILURES.items()}
 
 
+SERVER_STOPS = frozenset({SERVER_STOPPING, SHUTDOWN, SERVER_STOPPING_EARLY, SHUTDOWN_EARLY})
+"""Stops that were not the person's: the server shut down under the answer (or before its text)."""
+
+
+def server_stop_key(code: str, message: str) -> str | None:
+    """The catalogue id of a run's ending when the server stopped it (:data:`SERVER_STOPS`), else None."""
+    key = fixed_failure_key(code, message)
+    return key if any(FIXED_FAILURES[stop] == key for stop in SERVER_STOPS) else None
+
+
 def fixed_failure_key(code: str, message: str) -> str | None:
     """The catalogue id that words a fixed failure, for its ``(code, message)`` as a run ended with it.
 

@@ -139,7 +139,7 @@ def _check_request(request: ChatRequest) -> None:
     if len(request.message) > MAX_MESSAGE_CHARS:
         raise rejected(400, "bad_request", "refusal.message_too_long", limit=MAX_MESSAGE_CHARS)
     if holds_nul(request.message):  # PostgreSQL cannot store it; SQLite must not take what it refuses
-        raise rejected(400, "bad_request", "refusal.nul_character", field="message")
+        raise rejected(400, "bad_request", "refusal.nul_character.message")
     try:
         if normalize_user_name(request.user_name) != request.user_name:
             raise InvalidUserName(

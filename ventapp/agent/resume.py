@@ -136,7 +136,7 @@ async def start_resume(runtime: AgentRuntime, request: ResumeRequest) -> ChatRun
     """
     answer = request.answer
     if holds_nul([answer.answers, answer.feedback, answer.decisions]):
-        raise rejected(400, "bad_request", "refusal.nul_character", field="answer")
+        raise rejected(400, "bad_request", "refusal.nul_character.answer")
     session = await owned_session(runtime, request.session_id, request.user_name)
     route = route_name(runtime, None, session.route)  # the session's route, like its chats
     billing = await check_billing(runtime, request.user_name, route)

@@ -66,7 +66,7 @@ async def put_preferences(
             count=len(preferences),
         )
     if holds_nul(preferences):
-        raise rejected(400, "bad_request", "refusal.nul_character", field="preferences")
+        raise rejected(400, "bad_request", "refusal.nul_character.preferences")
     row = await asyncio.to_thread(
         preference_store.put_preferences, runtime.engine, owner, preferences.strip()
     )

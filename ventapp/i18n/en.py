@@ -75,7 +75,7 @@ MESSAGES: dict[str, str] = {
     "name.no_letter": "A name needs at least one letter or digit.",
     "name.saved_refused": "The name this browser saved, “{name}”, is no longer accepted: {reason} Choose another name. Your conversations under the old name are still on the server: an operator can move them to the new name with python -m ventapp.auth rename-user.",
     # --- composer, attachments, mode ---
-    "composer.full": "A message holds at most {limit} characters; the rest was cut off.",
+    "composer.full": "A message holds at most {limit} characters: this one is at the limit, and anything more is not taken in.",
     "composer.label": "Message",
     "composer.placeholder": "Ask about airflow, fans, gas limits…",
     "composer.send": "Send",

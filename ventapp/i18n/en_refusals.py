@@ -9,7 +9,9 @@ from __future__ import annotations
 MESSAGES: dict[str, str] = {
     "refusal.empty_message": "The message is empty. Type something to send.",
     "refusal.message_too_long": "The message is longer than {limit} characters.",
-    "refusal.nul_character": "The {field} must not contain a NUL character (U+0000); remove it and send again.",
+    "refusal.nul_character.message": "The message holds an invisible NUL character (U+0000, most often pasted from a binary file); remove it and send again.",
+    "refusal.nul_character.answer": "The answer holds an invisible NUL character (U+0000); remove it and send again.",
+    "refusal.nul_character.preferences": "The preferences hold an invisible NUL character (U+0000); remove it and save again.",
     "refusal.user_name.blank": "user_name must not be blank: enter a name.",
     "refusal.user_name.invisible": "user_name must not contain control or invisible (zero-width) characters.",
     "refusal.user_name.too_long": "user_name must be at most {limit} characters.",

@@ -74,7 +74,7 @@ MESSAGES: dict[str, str] = {
     "name.no_letter": "名字至少要有一个文字或数字。",
     "name.saved_refused": "此浏览器保存的名字“{name}”已不再被接受：{reason}请换一个名字。原名字下的对话仍保存在服务器上，运维人员可以用 python -m ventapp.auth rename-user 把它们转到新名字下。",
     # --- 输入框、附件、模式 ---
-    "composer.full": "消息最多 {limit} 个字符，超出的部分已被截掉。",
+    "composer.full": "消息最多 {limit} 个字符，已到上限；超出的部分不会输入进来。",
     "composer.label": "消息",
     "composer.placeholder": "询问风量、风机、瓦斯限值……",
     "composer.send": "发送",

@@ -9,7 +9,10 @@ from __future__ import annotations
 MESSAGES: dict[str, str] = {
     "refusal.empty_message": "消息是空的，请输入内容后再发送。",
     "refusal.message_too_long": "消息超过 {limit} 个字符。",
-    "refusal.nul_character": "{field} 不能包含 NUL 字符（U+0000），请删除后再发送。",
+    # NUL（U+0000）在输入框里看不见，多半来自从二进制文件粘贴的内容
+    "refusal.nul_character.message": "消息里有一个看不见的 NUL 字符（U+0000，多半是从二进制文件粘贴进来的），请删除后再发送。",
+    "refusal.nul_character.answer": "回答里有一个看不见的 NUL 字符（U+0000），请删除后再发送。",
+    "refusal.nul_character.preferences": "偏好设置里有一个看不见的 NUL 字符（U+0000），请删除后再保存。",
     "refusal.user_name.blank": "user_name 不能为空，请填写名字。",
     "refusal.user_name.invisible": "user_name 不能包含控制字符或不可见（零宽）字符。",
     "refusal.user_name.too_long": "user_name 最多 {limit} 个字符。",

@@ -27,6 +27,7 @@ from ventapp.state.chat_data import edit_into_view
 from ventapp.state.live_answer import failed_answer, to_message
 from ventapp.state.ui_identity import came_from, to_login
 from ventapp.state.views import ChatMessageView, sent_turns
+from ventapp.text_rules import without_nul
 
 
 def turn_of(messages: list[ChatMessageView], message_id: str) -> int | None:
@@ -164,7 +165,7 @@ class ChatControls(rx.State, mixin=True):
     async def send_edit(self, form_data: dict[str, Any]) -> Any:
         """Send the edited text in place of that turn: its later turns are replaced."""
         turn = turn_of(self.messages, self.editing_id)  # type: ignore[attr-defined]
-        text = str(form_data.get("edited") or "").strip()
+        text = without_nul(str(form_data.get("edited") or "")).strip()  # as the chat box sends it
         if turn is None or not text or self.is_streaming:  # type: ignore[attr-defined]
             return None
         held = await self._ask_before_dropping(text, turn)  # type: ignore[attr-defined]

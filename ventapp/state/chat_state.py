@@ -73,6 +73,7 @@ from ventapp.state.turns import (
 from ventapp.state.ui_identity import login_gone, to_login, user_name_var
 from ventapp.state.upload_words import UploadProblem
 from ventapp.state.views import ChatMessageView, SessionView, as_dropped
+from ventapp.text_rules import without_nul
 
 logger = logging.getLogger(__name__)
 
@@ -277,7 +278,7 @@ class ChatState(
     @rx.event
     async def send(self, form_data: dict[str, Any]) -> Any:
         """Submit of the composer form (field ``message``); asks first while a card waits."""
-        text = str(form_data.get("message") or "")
+        text = without_nul(str(form_data.get("message") or ""))  # invisible in the box: not refusable
         held = await self._ask_before_dropping(text)
         return self._begin(text) if held is None else held or None
 

@@ -232,8 +232,8 @@ def _refusal_words(refused: ChatRejected, lang: str) -> str:
     """A refusal's sentence for the bubble: worded in ``lang`` from its catalogue id when no plain
     sentence (``error.<code>``) stands for its code — the sentence itself is then the bubble's line
     (``#skill:`` naming no installed skill: which ones are, in the person's language)."""
-    if refused.key and not has_message(f"error.{refused.code}"):
-        return refused.worded(lang)
+    if refused.key and (refused.code == "bad_request" or not has_message(f"error.{refused.code}")):
+        return refused.worded(lang)  # what was wrong with this message, not "could not be sent as is"
     return refused.message
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ventapp.agent import events as ev
-from ventapp.agent.errors import RETRYABLE_CODES, failure_wording, fixed_failure_key
+from ventapp.agent.errors import RETRYABLE_CODES, failure_wording, server_stop_key
 from ventapp.agent.kernel import label_for
 from ventapp.agent.pipeline import CANCELLED_MARKER
 from ventapp.agent.subagent_tracker import subagent_label
@@ -305,15 +305,11 @@ _OWN_LINE = frozenset({"run_error.model_path_not_found", "run_error.model_path_n
 line, where the code's generic one ("模型服务在当前设置下拒绝工作。") would say nothing to fix."""
 
 
-_SERVER_STOPS = frozenset({"run_error.server_stopping", "run_error.shutdown"})
-"""Stops that were not the person's: the server shut down under the answer."""
-
-
 def stop_notice(code: str, message: str, lang: str = DEFAULT_LANG) -> str:
     """Why a stopped answer stopped when the server stopped it (it shut down), in ``lang``; else ``""``
     (the person's own Stop needs no more than the bubble's "Stopped" note)."""
-    key = fixed_failure_key(code, message.strip())
-    return t(key, lang) if key in _SERVER_STOPS else ""
+    key = server_stop_key(code, message.strip())
+    return t(key, lang) if key else ""
 
 
 def args_to_json(args: Any) -> str:

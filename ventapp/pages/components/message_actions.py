@@ -10,11 +10,16 @@ from __future__ import annotations
 
 import reflex as rx
 
+from ventapp.agent.pipeline import MAX_MESSAGE_CHARS
 from ventapp.pages.components.enter_sends import enter_sends
 from ventapp.pages.components.lang import t
+from ventapp.pages.components.length_notice import full_notice, shows_when_full
 from ventapp.state.chat_data import EDIT_FORM_ID
 from ventapp.state.chat_state import ChatState
 from ventapp.state.views import ChatMessageView
+
+EDIT_FULL_ID = "edit-full"
+"""DOM id of the edit box's sentence at the length limit (the chat box's is ``composer-full``)."""
 
 
 def _icon_button(icon: str, label: rx.Var[str], class_name: str, on_click: object) -> rx.Component:
@@ -128,12 +133,17 @@ def edit_form(message: rx.Var[ChatMessageView]) -> rx.Component:
                 class_name="edit-input",
                 aria_label=t("message.edit_label"),
                 auto_focus=True,
-                custom_attrs={"on_key_down": enter_sends(".edit-send")},  # as in the chat box
+                max_length=MAX_MESSAGE_CHARS,  # as in the chat box, and says so (try20)
+                custom_attrs={
+                    "on_key_down": enter_sends(".edit-send"),
+                    "on_change": shows_when_full(EDIT_FULL_ID),
+                },
                 width="100%",
                 # Browsers without ``field-sizing`` (Firefox) open it with a row per line of the text.
                 rows=_edit_rows(text),
                 style=EDIT_INPUT_STYLE,
             ),
+            full_notice(EDIT_FULL_ID),
             rx.cond(
                 ChatState.edit_attachments.length() > 0,
                 rx.hstack(rx.foreach(ChatState.edit_attachments, _edit_attachment), spacing="1", wrap="wrap"),
