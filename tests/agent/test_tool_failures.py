@@ -14,10 +14,12 @@ import pytest
 
 from ventapp.agent import events as ev
 from ventapp.agent.tool_failure_words import failure_for_person
+from ventapp.i18n import t
 from ventapp.state.live_answer import LiveAnswer, reduce_event
 from ventapp.state.tool_summary import tool_summary
 from ventapp.state.views import tool_card_from_dict
 from ventapp.tools import registry, workspace_files
+from ventapp.tools.refused import refusal_text
 
 LATIN_WORDS = re.compile(r"\b(?:does|not|exist|found|Error|File|Path|String|allowed|permission)\b")
 """English words a Chinese sentence must not show (paths and numbers may stay)."""
@@ -113,3 +115,20 @@ def test_a_call_of_a_tool_the_agent_lacks_is_worded_for_the_person() -> None:
     assert "fan_curve_lookup" in failure_for_person(content, "en") and "ls" not in failure_for_person(
         content, "en"
     )
+
+
+def test_a_refusal_worded_in_one_language_reads_in_the_other_with_its_values() -> None:
+    """try20: a refusal from a Chinese run read in an English UI (or the history in English) showed
+    only the model's English detail; an English one read in Chinese stayed English."""
+    zh = "Tool 'airway_velocity' failed: " + refusal_text(
+        "unknown_airway_type", t("tool.refused.unknown_airway_type", "zh-CN", name="斜巷"), "no such type"
+    )
+    assert failure_for_person(zh, "en") == (
+        t("tool.refused.unknown_airway_type", "en", name="斜巷") + " (no such type)"
+    )
+    en = "Tool 'airway_velocity' failed: " + refusal_text(
+        "unknown_airway_type", t("tool.refused.unknown_airway_type", "en", name="ramp"), "no such type"
+    )
+    assert failure_for_person(en, "zh-CN") == t("tool.refused.unknown_airway_type", "zh-CN", name="ramp")
+    same = "Tool 'calculate' failed: " + refusal_text("bad_expression", "自己的话", "1/0")
+    assert failure_for_person(same, "en") == "1/0", "a sentence no template made stays as before"

@@ -72,8 +72,8 @@ def test_the_same_failure_reads_in_each_language_and_a_success_has_no_message(
         for headers, lang in ((ZH, "zh-CN"), (EN, "en"))
     }
     assert history["zh-CN"] == _result(frames)["message"] == t("tool.refused.bad_expression", "zh-CN")
-    # Refused in a Chinese turn, read in English: the refusal's English detail (as the Reflex card says it).
-    assert history["en"] == "division by zero in '1/0'"
+    # Refused in a Chinese turn, read in English: worded again in English, the detail after it (try20).
+    assert history["en"] == t("tool.refused.bad_expression", "en") + " (division by zero in '1/0')"
 
     ok_session, ok_frames = _chat(client, "please calculate (12+8)*3", "divider-both", EN)
     ok = _result(ok_frames)
@@ -99,5 +99,6 @@ def test_a_follower_of_the_run_gets_the_message_in_its_own_language(
         blocks = "".join(joined.iter_text()).split("\n\n")
     # Each joined frame is "id: <seq>\ndata: {json}"; keep-alive comments start with ":".
     followed = _result([json.loads(b.split("data: ", 1)[1]) for b in blocks if "data: " in b])
-    assert followed["message"] == "division by zero in '1/0'", "worded for the follower (English)"
+    english = t("tool.refused.bad_expression", "en") + " (division by zero in '1/0')"
+    assert followed["message"] == english, "worded for the follower (English)"
     assert _result(frames)["message"] == t("tool.refused.bad_expression", "zh-CN"), "for the poster"

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from ventapp.agent.nodeless_middleware import PARALLEL_TODOS_ERROR
-from ventapp.i18n import t
+from ventapp.i18n import LANGS, MESSAGES, t
 from ventapp.i18n.templates import read_back
 from ventapp.tools import workspace_files as wf
 from ventapp.tools.registry import failure_reason
@@ -79,7 +79,7 @@ def file_failure_for_person(reason: str, lang: str) -> str | None:
     return None
 
 
-_REFUSAL = re.compile(r"^\[[a-z_]+\] (.*)$", re.DOTALL)
+_REFUSAL = re.compile(r"^\[([a-z_]+)\] (.*)$", re.DOTALL)
 """A refusal with a code, ``[code] sentence (detail).`` (``network_tool.refusal``, ``tools.refused``, plus
 the registry's stop); :func:`_split_refusal` parts the rest."""
 
@@ -105,6 +105,28 @@ def _split_refusal(rest: str) -> tuple[str, str]:
         if sep:
             return head.strip(), detail[:-1].strip()
     return rest.strip(), ""
+
+
+def _in_language(code: str, sentence: str, lang: str) -> str | None:
+    """A refusal's ``sentence``, worded in one language when its turn ran in the other, in ``lang``.
+
+    The tool worded it from its catalogue id (``tool.refused.<code>``, the network solver's
+    ``solver.refused.<code>…``) in the run's language; its values are read back from that
+    language's template and worded again (try20: a Chinese run read in English showed only the
+    evaluator's detail). None when no template of the other language made it.
+    """
+    for other in LANGS:
+        if lang.startswith(other[:2]):
+            continue
+        for key, template in MESSAGES[other].items():
+            if key not in (f"tool.refused.{code}", f"solver.refused.{code}") and not key.startswith(
+                f"solver.refused.{code}."
+            ):
+                continue
+            values = read_back(template, sentence)
+            if values is not None:
+                return t(key, lang, **values)
+    return None
 
 
 _CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
@@ -149,9 +171,11 @@ def failure_for_person(content: str, lang: str) -> str:
     if match is None:
         # A file tool's English sentence without a code: the catalogue's, with its path.
         return file_failure_for_person(reason, lang) or reason
-    sentence, detail = _split_refusal(match.group(1))
+    sentence, detail = _split_refusal(match.group(2))
+    reworded = _in_language(match.group(1), sentence, lang)
+    sentence = reworded or sentence
     if lang.startswith("en"):  # the detail is English too: keep it, not the code
-        if _CJK.search(sentence):  # a refusal worded in a Chinese turn, read in an English UI
+        if reworded is None and _CJK.search(sentence):  # Chinese, and no template to word it again
             return detail or sentence
         return f"{sentence} ({detail})" if detail else sentence
     return sentence
