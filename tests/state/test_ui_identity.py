@@ -212,7 +212,7 @@ async def test_schedules_and_settings_need_a_live_login_too(alice_tab: _Tab, eng
     await other.fire_on(AuthState, "logout")
 
     for state_cls, name, payload in (
-        (SchedulesState, "delete", {"schedule_id": "s1"}),
+        (SchedulesState, "confirm_delete", {}),
         (SchedulesState, "save", {"form_data": {"name": "n", "prompt": "p", "cron": "0 8 * * *"}}),
         (SettingsState, "save_preferences", {"form_data": {"preferences": "metric units"}}),
         (SettingsState, "set_thinking", {"level": "high"}),

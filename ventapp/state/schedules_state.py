@@ -327,10 +327,10 @@ class SchedulesState(FollowSchedules, rx.State):
         """Delete the schedule in the confirmation, with its run records; the conversations its
         runs created stay (:meth:`ScheduleService.delete`)."""
         schedule_id, self.delete_id = self.delete_id, ""
+        if await self._signed_out():  # first: a login that ended is told so, whatever was asked
+            return to_login(came_from(self))
         if not schedule_id:
             return None
-        if await self._signed_out():
-            return to_login(came_from(self))
         self.notice = ""
         if self.runs_for == schedule_id:
             self.runs_for, self.runs = "", []
