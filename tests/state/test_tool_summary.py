@@ -140,8 +140,12 @@ def test_a_refused_network_reads_in_chinese_on_its_card_while_the_model_keeps_th
     assert stored.summary == "拓扑文件缺少必需的列：r_N_s2_m8。表头也可以用中文：编号、起点、终点、风阻。"
     # English keeps the detail (it is the person's language), but not the model's wrapper or code.
     english = tool_summary(content, "en", "solve_ventilation_network")
-    # try15: an English UI reads the English detail alone, not the Chinese sentence before it.
-    assert english.startswith("topology.csv lacks the column") and "拓扑" not in english
+    # try15: an English UI reads no Chinese sentence; try20: it reads the catalogue's English one,
+    # worded again with the values read back from the Chinese (then the detail, when room is left).
+    assert (
+        english.startswith("The topology file lacks the required columns r_N_s2_m8.")
+        and "拓扑" not in english
+    )
 
 
 def test_a_failed_cards_expanded_result_reads_as_a_person_reads_it_live_and_reloaded(

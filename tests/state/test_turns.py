@@ -13,7 +13,9 @@ from ventapp.agent.refusals import rejected
 from ventapp.agent.writeback import RUN, park_run
 from ventapp.db import turn_writes
 from ventapp.db.spool import Spool
+from ventapp.i18n import t
 from ventapp.state import turns
+from ventapp.state.live_answer import failed_answer, to_message
 from ventapp.text_rules import without_nul
 
 SESSION = "00000000-0000-0000-0000-0000000000a1"
@@ -56,6 +58,10 @@ def test_a_refused_message_says_what_was_wrong_with_it_in_the_pages_language() -
     assert turns._refusal_words(too_long, "en") == "The message is longer than 100,000 characters."
     busy = rejected(429, "busy", "refusal.gate_full_user", retry_after=5, limit=2)
     assert turns._refusal_words(busy, "zh-CN") == busy.message, "a plain sentence stands for busy"
+    # try21: the bubble re-worded it by its code ("这条消息无法按原样发送。"), the reason under 详情
+    conflict = rejected(400, "bad_request", "refusal.prefix_conflict")
+    bubble = to_message(failed_answer(turns._refusal_words(conflict, "zh-CN"), conflict.code, "zh-CN"))
+    assert (bubble.error, bubble.error_detail) == (t("refusal.prefix_conflict", "zh-CN"), "")
 
 
 def test_the_ui_drops_nul_a_person_cannot_see_in_the_box() -> None:

@@ -385,10 +385,12 @@ async def admit_resume(request: ResumeRequest, lang: str = DEFAULT_LANG) -> tupl
     try:
         return await start_resume(runtime, request), ""
     except ChatRejected as exc:
-        plain, detail = worded_error(exc.code, exc.message, lang)
+        if exc.code == "bad_request":  # the answer does not fit the card: its own sentence, in lang
+            return None, exc.worded(lang) if exc.key else exc.message
+        plain, _detail = worded_error(exc.code, exc.message, lang)
         if exc.code in PAUSE_GONE:
             raise CardGone(plain) from None
-        return None, f"{plain} ({detail})" if exc.code == "bad_request" and detail else plain
+        return None, plain
     except Exception:
         logger.exception("resuming session %s failed", request.session_id)
         return None, t(UI_FAILURE, lang)

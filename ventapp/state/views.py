@@ -278,7 +278,8 @@ def worded_error(code: str, message: str, lang: str = DEFAULT_LANG) -> tuple[str
         lang: The UI language.
 
     Returns:
-        ``(plain sentence in lang, detail)``; for a code without a plain sentence, ``(message, "")``;
+        ``(plain sentence in lang, detail)``; for a code without a plain sentence, or a ``bad_request``
+        refusal's own sentence, ``(message, "")``;
         for a failure in :data:`_OWN_LINE`, ``(its own sentence in lang, "")``.
         A detail that is a run failure's sentence (``run_error.*``, a model server's reason quoted
         as it said it; as the API words it) is worded in ``lang`` too, e.g. ``"尚未配置模型。请在 .env 中设置 OPENAI_BASE_URL…"``.
@@ -286,8 +287,8 @@ def worded_error(code: str, message: str, lang: str = DEFAULT_LANG) -> tuple[str
     if code == "quota" and (raisable := raisable_quota_words(message, lang)) is not None:
         return raisable  # the user lowered their own limit: the usage page raises it again
     key = f"error.{code}"
-    if not code or not has_message(key):
-        return message, ""
+    if not code or not has_message(key) or (code == "bad_request" and message.strip()):
+        return message, ""  # a refused message's own sentence (worded by the caller) says what to fix
     plain = t(key, lang)
     if message.strip() in ("", plain):
         return plain, ""
