@@ -89,6 +89,8 @@ def test_current_time_tool_output_parses_as_iso_8601() -> None:
         ("10**15", "1e+15"),
         ("999999999999999", "999999999999999"),
         ("3 × 4 ÷ 2", "6"),
+        ("（12+8）×3", "60"),  # try21: a Chinese input method's full-width brackets
+        ("１２＋３　*　２", "18"),  # full-width digits, plus and the ideographic space
     ],
 )
 def test_calculate_evaluates_arithmetic(expression: str, expected: str) -> None:

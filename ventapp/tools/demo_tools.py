@@ -165,6 +165,11 @@ def _format_number(value: float | int) -> str:
     return f"{value:.10g}"
 
 
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
+"""Full-width forms (``（`` ``）`` ``１`` ``＋`` …) -> the ASCII characters they stand for (Unicode's
+Halfwidth and Fullwidth Forms block, https://www.unicode.org/charts/PDF/UFF00.pdf)."""
+
+
 def evaluate(expression: str) -> str:
     """Evaluate an arithmetic expression safely and format the result.
 
@@ -184,7 +189,10 @@ def evaluate(expression: str) -> str:
         raise ValueError("the expression is empty")
     if len(text) > MAX_EXPRESSION_CHARS:
         raise ValueError(f"the expression is longer than {MAX_EXPRESSION_CHARS} characters")
-    # Users and models write ^ for power; Python's ^ is XOR with the wrong precedence.
+    # A Chinese input method types full-width brackets, digits and operators (（12+8）×３): the
+    # ASCII they stand for (U+FF01–U+FF5E are U+0021–U+007E shifted; not NFKC, which would make
+    # "3²" into "32"). Users and models write ^ for power; Python's ^ is XOR with the wrong precedence.
+    text = text.translate(_FULL_WIDTH).replace("\u3000", " ")
     text = text.replace("^", "**").replace("×", "*").replace("÷", "/")
     try:
         tree = ast.parse(text, mode="eval")
