@@ -47,6 +47,14 @@ def invisible_character(text: str) -> str | None:
     return next((ch for ch in text if unicodedata.category(ch) in INVISIBLE_CATEGORIES), None)
 
 
+def without_invisible(text: str) -> str:
+    """``text`` without the characters :func:`invisible_character` finds: for a name typed or pasted
+    into the browser UI (a zero-width space pasted from a chat app cannot be seen, so a person told to
+    remove it could not find it, try21); the name kept is the one the box showed. API clients keep
+    the refusal."""
+    return "".join(ch for ch in text if unicodedata.category(ch) not in INVISIBLE_CATEGORIES)
+
+
 def holds_nul(value: Any) -> bool:
     """Whether ``value`` (a string, or lists/tuples/dicts of them, keys included) holds U+0000.
 

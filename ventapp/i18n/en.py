@@ -60,7 +60,6 @@ MESSAGES: dict[str, str] = {
     "sidebar.new_title": "New chat",
     "sidebar.title_empty": "Enter a title.",
     "sidebar.title_too_long": "Use at most {max} characters.",
-    "sidebar.title_invisible": "Remove control or invisible characters (such as zero-width or text-direction marks).",
     "sidebar.delete_busy": "This conversation is answering right now. Stop it or wait, then delete.",
     "sidebar.delete_failed": "The conversation's files could not be deleted. Try again.",
     # --- name dialog ---

@@ -59,7 +59,6 @@ MESSAGES: dict[str, str] = {
     "sidebar.new_title": "新对话",
     "sidebar.title_empty": "请输入标题。",
     "sidebar.title_too_long": "标题最多 {max} 个字符。",
-    "sidebar.title_invisible": "标题不能包含控制字符或不可见字符（如零宽字符、文字方向控制符）。",
     "sidebar.delete_busy": "这个对话正在回答中。请先停止或等待完成，再删除。",
     "sidebar.delete_failed": "无法删除这个对话的文件，请重试。",
     # --- 名字对话框 ---

@@ -28,7 +28,7 @@ from ventapp.state.turns import NOT_READY
 from ventapp.state.ui_identity import came_from, login_gone, to_login
 from ventapp.state.upload_words import UploadProblem, refused_upload, too_large
 from ventapp.state.views import SessionView, session_from_row
-from ventapp.text_rules import invisible_character
+from ventapp.text_rules import without_invisible
 
 logger = logging.getLogger(__name__)
 
@@ -50,14 +50,13 @@ def _runtime() -> AgentRuntime | None:
 
 
 def clean_title(raw: str, lang: str = DEFAULT_LANG) -> tuple[str, str]:
-    """A typed title with blanks trimmed and folded: ``(title, "")``, or ``("", problem in lang)``."""
-    title = " ".join(str(raw or "").split())
+    """A typed title with blanks trimmed and folded and invisible characters dropped (the API refuses
+    them; here the title kept is the one the box showed): ``(title, "")``, or ``("", problem in lang)``."""
+    title = " ".join(without_invisible(" ".join(str(raw or "").split())).split())
     if not title:
         return "", t("sidebar.title_empty", lang)
     if len(title) > MAX_TITLE_CHARS:
         return "", t("sidebar.title_too_long", lang, max=MAX_TITLE_CHARS)
-    if invisible_character(title) is not None:  # the API's rule (PUT /api/sessions/{id}/title)
-        return "", t("sidebar.title_invisible", lang)
     return title, ""
 
 
