@@ -96,7 +96,7 @@ MESSAGES: dict[str, str] = {
     "tool.summary_outside": "outside limits",
     "tool.summary_nvp": "NVP {value} Pa",
     "tool.summary_demand": "required airflow {value} m³/s",
-    "tool.result": "Result",
+    "tool.result_label": "Result: ",
     "tool.rejected_summary": "Not run. Your reason: {reason}",
     "tool.rejected_summary_bare": "Not run; you gave no reason.",
     "tool.rejected_by_you": "Rejected by you",

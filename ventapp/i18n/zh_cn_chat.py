@@ -93,7 +93,7 @@ MESSAGES: dict[str, str] = {
     "tool.summary_outside": "超出限值",
     "tool.summary_nvp": "自然风压 {value} Pa",
     "tool.summary_demand": "需风量 {value} m³/s",
-    "tool.result": "结果",
+    "tool.result_label": "结果：",  # 全角冒号，与中文句子一致
     "tool.rejected_summary": "未运行。你的理由：{reason}",
     "tool.rejected_summary_bare": "未运行，你没有说明理由。",
     "tool.rejected_by_you": "已被你拒绝",

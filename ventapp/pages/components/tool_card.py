@@ -114,7 +114,7 @@ def _result(card: rx.Var[ToolCardView]) -> rx.Component:
         card.done,
         rx.el.details(
             rx.el.summary(
-                rx.text(t("tool.result"), ": ", size="1", weight="medium", color_scheme="gray", as_="span"),
+                rx.text(t("tool.result_label"), size="1", weight="medium", color_scheme="gray", as_="span"),
                 rx.text(card.summary, size="1", color_scheme="gray", as_="span", class_name="tool-summary"),
                 cursor="pointer",
                 style={"user_select": "none", "overflow_wrap": "anywhere"},
